@@ -1,0 +1,30 @@
+# A host-memory arena: the device arena's bookkeeping (buckets, hits,
+# misses, budget, trim-and-retry on out-of-memory) running over malloc, so
+# it is tested on machines without a GPU.  Internal; used by the tests.
+
+arena_host <- function(device_bytes = 0, budget_bytes = 0)
+  .Call(gg_host_arena_new, as.double(device_bytes), as.double(budget_bytes))
+
+arena_host_alloc <- function(arena, n, label = "test")
+  .Call(gg_host_arena_alloc, arena, as.double(n), as.character(label))
+
+arena_host_release <- function(arena, id)
+  invisible(.Call(gg_host_arena_release, arena, as.integer(id)))
+
+arena_host_trim <- function(arena) .Call(gg_host_arena_trim, arena)
+
+arena_host_stats <- function(arena) arena_totals(.Call(gg_host_arena_stats, arena))
+
+arena_host_free <- function(arena) invisible(.Call(gg_host_arena_free, arena))
+
+arena_bucket_of <- function(n) .Call(gg_arena_bucket_of_r, as.double(n))
+
+# Take n doubles from a device arena and give them back (error paths).
+arena_device_try <- function(n, label = "test", ordinal = 0L)
+  .Call(gg_arena_try_alloc_r, as.integer(ordinal), as.double(n), as.character(label))
+
+nvrtc_arch <- function(major, minor)
+  .Call(gg_nvrtc_arch_r, as.integer(major), as.integer(minor))
+
+record_fallback <- function(backend, reason)
+  invisible(.Call(gg_record_fallback_r, as.character(backend), as.character(reason)))

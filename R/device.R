@@ -1,0 +1,230 @@
+# The device runtime seen from R: what is usable and why not, device memory
+# held by the arena, compiled kernels, telemetry and the compile check.
+
+#' Is a GPU usable, and what is it?
+#'
+#' Probes the CUDA driver (loading `libcuda.so.1` and NVRTC at run time) and
+#' reports whether a device is usable and, if not, exactly why: built
+#' without CUDA, the driver library not loadable (with the loader's
+#' message), `cuInit` failing, no device, NVRTC not loadable. With policy
+#' `"off"` nothing is probed.
+#'
+#' @param device The device policy, see [gpu_policy()].
+#' @return A list of class `gamgpu_gpu_info`: `built_with_cuda`, `toolkit`
+#'   and `toolkit_version` (what configure found), `usable`, `reason` and
+#'   `reason_class` when not usable, `driver_version`, `nvrtc_version`,
+#'   `nvrtc_library`, and `devices`, a data frame with one row per device
+#'   (ordinal, name, compute capability, multiprocessors, total and free
+#'   memory in bytes, the NVRTC architecture kernels are compiled for).
+#' @examples
+#' gpu_info()
+#' @export
+gpu_info <- function(device = gpu_policy()) {
+  policy <- check_policy(device)
+  info <- .Call(gg_gpu_info_r, policy != "off")
+  info$policy <- policy
+  if (policy == "off") {
+    info$reason <- "device policy is \"off\": the driver was not probed"
+    info$reason_class <- "gamgpu_device_off"
+  }
+  structure(info, class = "gamgpu_gpu_info")
+}
+
+format_bytes <- function(x) {
+  units <- c("B", "KiB", "MiB", "GiB", "TiB")
+  vapply(x, function(b) {
+    if (is.na(b)) return("NA")
+    u <- 1L
+    while (b >= 1024 && u < length(units)) { b <- b / 1024; u <- u + 1L }
+    if (u == 1L) sprintf("%.0f %s", b, units[u]) else sprintf("%.1f %s", b, units[u])
+  }, "")
+}
+
+#' @export
+print.gamgpu_gpu_info <- function(x, ...) {
+  cat("gamgpu device runtime\n")
+  cat("  build:   ", if (x$built_with_cuda)
+        sprintf("CUDA (toolkit %s, CUDA %s)", x$toolkit, x$toolkit_version)
+      else "CPU only", "\n", sep = "")
+  cat("  policy:  ", x$policy, "\n", sep = "")
+  if (nzchar(x$driver_version))
+    cat("  driver:  CUDA ", x$driver_version, "\n", sep = "")
+  if (nzchar(x$nvrtc_version))
+    cat("  NVRTC:   ", x$nvrtc_version, " (", x$nvrtc_library, ")\n", sep = "")
+  else if (nzchar(x$nvrtc_problem))
+    cat("  NVRTC:   not loadable: ", x$nvrtc_problem, "\n", sep = "")
+  if (x$usable) {
+    cat("  usable:  yes\n")
+    d <- x$devices
+    for (i in seq_len(nrow(d)))
+      cat(sprintf("  [%d] %s, compute %s (%s), %d SMs, %s total, %s free\n",
+                  d$ordinal[i], d$name[i], d$compute_capability[i], d$nvrtc_arch[i],
+                  d$multiprocessors[i], format_bytes(d$total_memory[i]),
+                  format_bytes(d$free_memory[i])))
+  } else {
+    cat("  usable:  no\n")
+    cat(strwrap(x$reason, indent = 4, exdent = 4, prefix = ""), sep = "\n")
+  }
+  invisible(x)
+}
+
+#' Device memory held by the arena
+#'
+#' Each device has an arena of double-precision buffers in power-of-two
+#' buckets (a request for `n` doubles is served from bucket
+#' `2^ceiling(log2(max(n, 1)))`). Released buffers stay cached for the next
+#' request of the same bucket, so a repeated fit allocates no new memory.
+#' `gpu_arena_release()` frees the cached buffers.
+#'
+#' @param ordinal The device.
+#' @return `gpu_arena()`: a data frame with one row per bucket ever used:
+#'   `bucket` (log2 of the size), `elements` (doubles per buffer), `cached`
+#'   and `in_use` (buffers), `bytes_cached`, `bytes_in_use`, `hits`
+#'   (requests served from the cache) and `misses` (fresh allocations); the
+#'   totals are attributes `bytes_cached` and `bytes_in_use`. Empty when no
+#'   device is usable or the policy is `"off"`.
+#'   `gpu_arena_release()`: invisibly, the bytes freed.
+#' @examples
+#' gpu_arena()
+#' gpu_arena_release()
+#' @export
+gpu_arena <- function(ordinal = 0L) {
+  stats <- if (current_policy() != "off") .Call(gg_arena_stats_r, as.integer(ordinal))
+  if (is.null(stats))
+    stats <- data.frame(bucket = integer(), elements = double(), cached = double(),
+                        in_use = double(), bytes_cached = double(),
+                        bytes_in_use = double(), hits = double(), misses = double())
+  arena_totals(stats)
+}
+
+arena_totals <- function(stats) {
+  attr(stats, "bytes_cached") <- sum(stats$bytes_cached)
+  attr(stats, "bytes_in_use") <- sum(stats$bytes_in_use)
+  stats
+}
+
+#' @rdname gpu_arena
+#' @export
+gpu_arena_release <- function(ordinal = 0L) {
+  freed <- if (current_policy() != "off") .Call(gg_arena_release_r, as.integer(ordinal)) else 0
+  invisible(freed)
+}
+
+#' Kernels compiled in this session
+#'
+#' Each kernel source is compiled by NVRTC at most once per process per
+#' device, on first use, with `--fmad=false` (device arithmetic rounds like
+#' the CPU's) and the architecture pinned to the device.
+#'
+#' @return A data frame: `device`, `name`, `arch`, `ok` (FALSE when the
+#'   compile or load failed; the failure is then a recorded CPU fallback),
+#'   `compile_seconds`, `requests` and `compiles`.
+#' @examples
+#' gpu_modules()
+#' @export
+gpu_modules <- function() {
+  .Call(gg_modules_r)
+}
+
+#' What ran on the device, and every fallback
+#'
+#' Counters per backend (for example `"gram"`): device dispatches, kernel
+#' launches, bytes copied host-to-device and device-to-host, and CPU
+#' fallbacks with their reasons. A fallback is never silent: whenever work
+#' that policy `"auto"` wanted on the device ran on the CPU, it is counted
+#' here with why.
+#'
+#' @param reset Clear the counters after reading them.
+#' @return A data frame of class `gamgpu_telemetry` with columns `backend`,
+#'   `dispatches`, `launches`, `h2d_bytes`, `d2h_bytes`, `fallbacks`, and
+#'   attribute `fallback_reasons`, a data frame of `backend`, `reason`,
+#'   `count`.
+#' @examples
+#' gpu_telemetry()
+#' @export
+gpu_telemetry <- function(reset = FALSE) {
+  t <- .Call(gg_telemetry_r, isTRUE(reset))
+  reasons <- t$reasons
+  t$reasons <- NULL
+  out <- as.data.frame(t, stringsAsFactors = FALSE)
+  attr(out, "fallback_reasons") <- data.frame(
+    backend = rep(out$backend, lengths(reasons)),
+    reason = as.character(unlist(lapply(reasons, names))),
+    count = as.numeric(unlist(reasons)),
+    stringsAsFactors = FALSE
+  )
+  class(out) <- c("gamgpu_telemetry", "data.frame")
+  out
+}
+
+#' @export
+print.gamgpu_telemetry <- function(x, ...) {
+  if (nrow(x) == 0L) {
+    cat("gamgpu telemetry: nothing recorded\n")
+    return(invisible(x))
+  }
+  y <- x
+  class(y) <- "data.frame"
+  attr(y, "fallback_reasons") <- NULL
+  y$h2d_bytes <- format_bytes(y$h2d_bytes)
+  y$d2h_bytes <- format_bytes(y$d2h_bytes)
+  cat("gamgpu telemetry\n")
+  print(y, row.names = FALSE)
+  r <- attr(x, "fallback_reasons")
+  if (nrow(r) > 0L) {
+    cat("CPU fallbacks:\n")
+    for (i in seq_len(nrow(r)))
+      cat(sprintf("  %s (x%d): %s\n", r$backend[i], as.integer(r$count[i]), r$reason[i]))
+  }
+  invisible(x)
+}
+
+#' Compile every kernel with NVRTC, without a GPU
+#'
+#' NVRTC runs on the CPU, so this checks that each kernel source shipped in
+#' the package compiles for a given architecture on any machine with the
+#' CUDA toolkit, GPU or not, using the same options as the module cache.
+#'
+#' @param arch NVRTC virtual architectures, e.g. `"compute_90"`.
+#' @param kernels Kernel names (file names without `.cu`); default all.
+#' @return A data frame of class `gamgpu_compile_check`: `kernel`, `arch`,
+#'   `ok` and `log` (the compiler's log; its error text when not ok).
+#'   An error of class `gamgpu_nvrtc_unavailable` when NVRTC cannot be
+#'   loaded (or the package was built without CUDA).
+#' @examples
+#' if (gpu_info("off")$built_with_cuda) {
+#'   try(gpu_compile_check("compute_90"))
+#' }
+#' @export
+gpu_compile_check <- function(arch = "compute_90", kernels = NULL) {
+  dir <- system.file("kernels", package = "gamgpu")
+  files <- list.files(dir, pattern = "\\.cu$", full.names = TRUE)
+  names <- sub("\\.cu$", "", basename(files))
+  if (!is.null(kernels)) {
+    unknown <- setdiff(kernels, names)
+    if (length(unknown))
+      gamgpu_abort("gamgpu_bad_input",
+                   paste("no such kernel:", paste(unknown, collapse = ", ")), call = NULL)
+    files <- files[names %in% kernels]
+    names <- names[names %in% kernels]
+  }
+  if (!is.character(arch) || !length(arch) || anyNA(arch) ||
+      !all(grepl("^compute_[0-9]+a?$", arch)))
+    gamgpu_abort("gamgpu_bad_input",
+                 "arch must be NVRTC architectures such as \"compute_90\"", call = NULL)
+  sources <- vapply(files, function(f) paste(readLines(f, warn = FALSE), collapse = "\n"), "")
+  out <- do.call(rbind, lapply(arch, function(a)
+    .Call(gg_compile_check_r, names, unname(sources), a)))
+  class(out) <- c("gamgpu_compile_check", "data.frame")
+  out
+}
+
+#' @export
+print.gamgpu_compile_check <- function(x, ...) {
+  for (i in seq_len(nrow(x))) {
+    cat(sprintf("%-12s %-12s %s\n", x$kernel[i], x$arch[i], if (x$ok[i]) "OK" else "FAILED"))
+    if (!x$ok[i] || nzchar(trimws(x$log[i])))
+      cat(strwrap(x$log[i], indent = 4, exdent = 4), sep = "\n")
+  }
+  invisible(x)
+}

@@ -1,0 +1,20 @@
+#' gamgpu: generalized additive models on NVIDIA GPUs
+#'
+#' gamgpu fits models written with 'mgcv' formulas and families, running the
+#' row-wise work of the fit on an NVIDIA GPU through the CUDA driver API and
+#' run-time compilation (NVRTC), and on the CPU with the same C engine where
+#' no GPU is usable.
+#'
+#' The device runtime: [gpu_info()] says whether a device is usable and why
+#' not; [gpu_policy()] chooses between `"auto"`, `"off"` and `"required"`;
+#' [gpu_arena()], [gpu_modules()] and [gpu_telemetry()] show device memory,
+#' compiled kernels and what ran where; [gpu_compile_check()] compiles every
+#' kernel without a GPU; [gpu_gram()] is the weighted Gram product, the first
+#' kernel through the whole path.
+#'
+#' Options: `gamgpu.device` (the policy; environment variable
+#' `GAMGPU_DEVICE` when the option is unset).
+#'
+#' @keywords internal
+#' @useDynLib gamgpu, .registration = TRUE
+"_PACKAGE"

@@ -1,0 +1,103 @@
+// gram.cu -- weighted Gram matrix G = X' diag(w) X of an n x q column-major
+// matrix, in two launches:
+//   gram_partial: block (tile pair, slab) accumulates one 64 x 64 tile of G
+//                 over one slab of rows, in registers, and writes it to its
+//                 own slot of `partial` (no atomics: results are
+//                 reproducible bit for bit from run to run);
+//   gram_reduce:  sums the slabs in a fixed order and writes G symmetric.
+// Only tile pairs (ti <= tj) are computed.  Callers append z as column q-1
+// to get X'Wz and z'Wz from the same pass.  Compiled by NVRTC with
+// --fmad=false (see cuda_modules.c).  w == NULL means unit weights.
+
+#define TILE 64
+#define KROWS 16
+#define NTHREADS 256
+
+extern "C" __global__ void __launch_bounds__(NTHREADS)
+gram_partial(const double *__restrict__ X, const double *__restrict__ w,
+             long long n, int q, long long rows_per_slab,
+             double *__restrict__ partial)
+{
+    const int nt = (q + TILE - 1) / TILE;
+    int t = blockIdx.x, ti = 0;
+    while (t >= nt - ti) {
+        t -= nt - ti;
+        ti++;
+    }
+    const int tj = ti + t;
+
+    __shared__ double As[KROWS][TILE];   // w_r * X[r, tile ti]
+    __shared__ double Bs[KROWS][TILE];   //       X[r, tile tj]
+
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    double acc[4][4];
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++)
+            acc[a][b] = 0.0;
+
+    const long long r0 = (long long) blockIdx.y * rows_per_slab;
+    long long r1 = r0 + rows_per_slab;
+    if (r1 > n)
+        r1 = n;
+
+    for (long long rb = r0; rb < r1; rb += KROWS) {
+        for (int e = threadIdx.x; e < KROWS * TILE; e += NTHREADS) {
+            const int rr = e % KROWS, cc = e / KROWS;
+            const long long r = rb + rr;
+            const int ci = ti * TILE + cc, cj = tj * TILE + cc;
+            double a = 0.0, b = 0.0;
+            if (r < r1) {
+                const double wr = w != nullptr ? w[r] : 1.0;
+                if (ci < q)
+                    a = X[(size_t) ci * n + r] * wr;
+                if (cj < q)
+                    b = X[(size_t) cj * n + r];
+            }
+            As[rr][cc] = a;
+            Bs[rr][cc] = b;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < KROWS; k++) {
+            double av[4], bv[4];
+            for (int a = 0; a < 4; a++)
+                av[a] = As[k][ty + 16 * a];
+            for (int b = 0; b < 4; b++)
+                bv[b] = Bs[k][tx + 16 * b];
+            for (int a = 0; a < 4; a++)
+                for (int b = 0; b < 4; b++)
+                    acc[a][b] += av[a] * bv[b];
+        }
+        __syncthreads();
+    }
+
+    double *out = partial + (size_t) blockIdx.y * q * q;
+    for (int a = 0; a < 4; a++) {
+        const int i = ti * TILE + ty + 16 * a;
+        if (i >= q)
+            continue;
+        for (int b = 0; b < 4; b++) {
+            const int j = tj * TILE + tx + 16 * b;
+            if (j < q)
+                out[(size_t) j * q + i] = acc[a][b];
+        }
+    }
+}
+
+// G[i, j] = G[j, i] = sum over slabs of partial[s][j][i], for i <= j.
+extern "C" __global__ void
+gram_reduce(const double *__restrict__ partial, int n_slabs, int q,
+            double *__restrict__ G)
+{
+    const long long idx = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= (long long) q * q)
+        return;
+    const int i = (int) (idx % q), j = (int) (idx / q);
+    if (i > j)
+        return;
+    double s = 0.0;
+    for (int k = 0; k < n_slabs; k++)
+        s += partial[(size_t) k * q * q + (size_t) j * q + i];
+    G[(size_t) j * q + i] = s;
+    G[(size_t) i * q + j] = s;
+}

@@ -1,0 +1,476 @@
+/* device_r.c -- R glue of the device runtime: gpu_info(), the probe behind
+ * the device policy, arena statistics, the module list, telemetry, the
+ * NVRTC compile check, and the runtime handle whose finalizer frees every
+ * device resource at unload and at R exit.
+ *
+ * Also a host-memory arena (an external pointer) that runs the arena's
+ * bookkeeping with malloc instead of cuMemAlloc, so hits, misses, budget
+ * and trim-and-retry are tested on machines with no GPU. */
+#include <R.h>
+#include <Rinternals.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device_r.h"
+#include "errors_r.h"
+#include "gpu.h"
+#include "gpu_telemetry.h"
+#include "sexp_r.h"
+
+/* ---- runtime handle ------------------------------------------------- */
+
+static SEXP tag_runtime(void) { return Rf_install("gamgpu_runtime"); }
+
+static void runtime_finalizer(SEXP ptr)
+{
+    if (R_ExternalPtrAddr(ptr) == NULL)
+        return;
+    gg_gpu_shutdown();
+    R_ClearExternalPtr(ptr);
+}
+
+/* Called from .onLoad: remembers where kernels live and returns the handle
+ * that owns the runtime (finalized on unload or, onexit = TRUE, R exit). */
+SEXP gg_runtime_attach(SEXP kernel_dir)
+{
+    if (!Rf_isString(kernel_dir) || XLENGTH(kernel_dir) != 1)
+        gg_abort("gamgpu_bad_input", "kernel_dir must be one string");
+    gg_gpu_set_kernel_dir(Rf_translateCharUTF8(STRING_ELT(kernel_dir, 0)));
+    static int token;  /* any non-NULL address: the state itself is static */
+    SEXP ptr = PROTECT(R_MakeExternalPtr(&token, tag_runtime(), R_NilValue));
+    R_RegisterCFinalizerEx(ptr, runtime_finalizer, TRUE);
+    UNPROTECT(1);
+    return ptr;
+}
+
+SEXP gg_runtime_detach(SEXP ptr)
+{
+    if (TYPEOF(ptr) != EXTPTRSXP || R_ExternalPtrTag(ptr) != tag_runtime())
+        gg_abort("gamgpu_bad_input", "not a gamgpu runtime handle");
+    runtime_finalizer(ptr);
+    return R_NilValue;
+}
+
+/* ---- probe and info ------------------------------------------------- */
+
+SEXP gg_gpu_probe_r(void)
+{
+    gg_status why;
+    gg_status_clear(&why);
+    int ok = gg_gpu_probe(&why) == 0;
+    const char *names[] = {"usable", "reason", "class"};
+    SEXP out = PROTECT(gg_named_list(3, names));
+    SET_VECTOR_ELT(out, 0, Rf_ScalarLogical(ok));
+    SET_VECTOR_ELT(out, 1, gg_scalar_string(ok ? "" : why.msg));
+    SET_VECTOR_ELT(out, 2, gg_scalar_string(ok ? "" : why.cls));
+    UNPROTECT(1);
+    return out;
+}
+
+static SEXP devices_frame(int n)
+{
+    const char *names[] = {"ordinal", "name", "compute_capability", "multiprocessors",
+                           "total_memory", "free_memory", "nvrtc_arch"};
+    SEXP df = PROTECT(gg_named_list(7, names));
+    SEXP ord = PROTECT(Rf_allocVector(INTSXP, n)), nm = PROTECT(Rf_allocVector(STRSXP, n)),
+         cc = PROTECT(Rf_allocVector(STRSXP, n)), sm = PROTECT(Rf_allocVector(INTSXP, n)),
+         tot = PROTECT(Rf_allocVector(REALSXP, n)), fre = PROTECT(Rf_allocVector(REALSXP, n)),
+         arch = PROTECT(Rf_allocVector(STRSXP, n));
+    for (int i = 0; i < n; i++) {
+        gg_device_info info;
+        gg_status st;
+        gg_status_clear(&st);
+        if (gg_gpu_device_info(i, &info, &st) != 0)
+            gg_raise(&st);
+        char buf[32];
+        snprintf(buf, sizeof buf, "%d.%d", info.cc_major, info.cc_minor);
+        INTEGER(ord)[i] = info.ordinal;
+        SET_STRING_ELT(nm, i, Rf_mkChar(info.name));
+        SET_STRING_ELT(cc, i, Rf_mkChar(buf));
+        INTEGER(sm)[i] = info.multiprocessors;
+        REAL(tot)[i] = info.total_bytes;
+        REAL(fre)[i] = info.free_bytes < 0 ? NA_REAL : info.free_bytes;
+        SET_STRING_ELT(arch, i, Rf_mkChar(info.arch));
+    }
+    SEXP cols[] = {ord, nm, cc, sm, tot, fre, arch};
+    for (int j = 0; j < 7; j++)
+        SET_VECTOR_ELT(df, j, cols[j]);
+    gg_as_data_frame(df, n);
+    UNPROTECT(8);
+    return df;
+}
+
+SEXP gg_gpu_info_r(SEXP probe)
+{
+    int do_probe = Rf_asLogical(probe) == TRUE;
+    gg_status why;
+    gg_status_clear(&why);
+    int usable = do_probe && gg_gpu_probe(&why) == 0;
+    int n = usable ? gg_gpu_device_count() : 0;
+
+    char driver[32] = "", nvrtc[32] = "";
+    int major = 0, minor = 0;
+    if (do_probe && gg_gpu_driver_version() > 0)
+        snprintf(driver, sizeof driver, "%d.%d", gg_gpu_driver_version() / 1000,
+                 (gg_gpu_driver_version() % 1000) / 10);
+    gg_status nv;
+    gg_status_clear(&nv);
+    if (do_probe && gg_gpu_nvrtc_version(&major, &minor, &nv) == 0)
+        snprintf(nvrtc, sizeof nvrtc, "%d.%d", major, minor);
+    char toolkit_version[32] = "";
+    if (gg_gpu_toolkit_version() > 0)
+        snprintf(toolkit_version, sizeof toolkit_version, "%d.%d",
+                 gg_gpu_toolkit_version() / 1000, (gg_gpu_toolkit_version() % 1000) / 10);
+
+    const char *names[] = {"built_with_cuda", "toolkit", "toolkit_version", "probed", "usable",
+                           "reason", "reason_class", "driver_version", "nvrtc_version",
+                           "nvrtc_library", "nvrtc_problem", "devices", "kernel_dir"};
+    SEXP out = PROTECT(gg_named_list(13, names));
+    SET_VECTOR_ELT(out, 0, Rf_ScalarLogical(gg_gpu_compiled()));
+    SET_VECTOR_ELT(out, 1, gg_scalar_string(gg_gpu_toolkit()));
+    SET_VECTOR_ELT(out, 2, gg_scalar_string(toolkit_version));
+    SET_VECTOR_ELT(out, 3, Rf_ScalarLogical(do_probe));
+    SET_VECTOR_ELT(out, 4, Rf_ScalarLogical(usable));
+    SET_VECTOR_ELT(out, 5, gg_scalar_string(usable ? "" : why.msg));
+    SET_VECTOR_ELT(out, 6, gg_scalar_string(usable ? "" : why.cls));
+    SET_VECTOR_ELT(out, 7, gg_scalar_string(driver));
+    SET_VECTOR_ELT(out, 8, gg_scalar_string(nvrtc));
+    SET_VECTOR_ELT(out, 9, gg_scalar_string(gg_gpu_nvrtc_path()));
+    SET_VECTOR_ELT(out, 10, gg_scalar_string(nv.failed ? nv.msg : ""));
+    SET_VECTOR_ELT(out, 11, devices_frame(n));
+    SET_VECTOR_ELT(out, 12, gg_scalar_string(gg_gpu_kernel_dir()));
+    UNPROTECT(1);
+    return out;
+}
+
+SEXP gg_nvrtc_arch_r(SEXP major, SEXP minor)
+{
+    char buf[16];
+    gg_nvrtc_arch(Rf_asInteger(major), Rf_asInteger(minor), buf, sizeof buf);
+    return gg_scalar_string(buf);
+}
+
+/* ---- arena ---------------------------------------------------------- */
+
+static SEXP arena_frame(gg_arena *a)
+{
+    gg_arena_bucket_stats rows[GG_ARENA_NBUCKETS];
+    double cached = 0, in_use = 0;
+    int n = gg_arena_stats(a, rows, &cached, &in_use);
+    const char *names[] = {"bucket", "elements", "cached", "in_use", "bytes_cached",
+                           "bytes_in_use", "hits", "misses"};
+    SEXP df = PROTECT(gg_named_list(8, names));
+    for (int j = 0; j < 8; j++)
+        SET_VECTOR_ELT(df, j, Rf_allocVector(j == 0 ? INTSXP : REALSXP, n));
+    for (int i = 0; i < n; i++) {
+        INTEGER(VECTOR_ELT(df, 0))[i] = rows[i].bucket;
+        REAL(VECTOR_ELT(df, 1))[i] = (double) rows[i].elements;
+        REAL(VECTOR_ELT(df, 2))[i] = (double) rows[i].n_cached;
+        REAL(VECTOR_ELT(df, 3))[i] = (double) rows[i].n_in_use;
+        REAL(VECTOR_ELT(df, 4))[i] = rows[i].bytes_cached;
+        REAL(VECTOR_ELT(df, 5))[i] = rows[i].bytes_in_use;
+        REAL(VECTOR_ELT(df, 6))[i] = (double) rows[i].hits;
+        REAL(VECTOR_ELT(df, 7))[i] = (double) rows[i].misses;
+    }
+    gg_as_data_frame(df, n);
+    UNPROTECT(1);
+    return df;
+}
+
+/* Stats of one device's arena, or NULL when no device is usable (the
+ * caller decides whether that is worth probing). */
+SEXP gg_arena_stats_r(SEXP ordinal)
+{
+    gg_status st;
+    gg_status_clear(&st);
+    gg_arena *a = gg_gpu_arena(Rf_asInteger(ordinal), &st);
+    return a == NULL ? R_NilValue : arena_frame(a);
+}
+
+SEXP gg_arena_release_r(SEXP ordinal)
+{
+    gg_status st;
+    gg_status_clear(&st);
+    gg_arena *a = gg_gpu_arena(Rf_asInteger(ordinal), &st);
+    return Rf_ScalarReal(a == NULL ? 0 : gg_arena_trim(a));
+}
+
+/* Take n doubles from the device arena for `label` and give them back:
+ * exercises allocation failure paths from R. */
+SEXP gg_arena_try_alloc_r(SEXP ordinal, SEXP n, SEXP label)
+{
+    gg_status st;
+    gg_status_clear(&st);
+    gg_arena *a = gg_gpu_arena(Rf_asInteger(ordinal), &st);
+    if (a == NULL)
+        gg_raise(&st);
+    double nd = Rf_asReal(n);
+    if (!R_FINITE(nd) || nd < 0)
+        gg_abort("gamgpu_bad_input", "n must be a non-negative number");
+    gg_dbuf buf;
+    if (gg_arena_alloc(a, (size_t) nd, CHAR(STRING_ELT(label, 0)), &buf, &st) != 0)
+        gg_raise(&st);
+    gg_arena_release(a, &buf);
+    return Rf_ScalarLogical(TRUE);
+}
+
+SEXP gg_set_memory_budget_r(SEXP bytes)
+{
+    double b = Rf_asReal(bytes);
+    gg_gpu_set_memory_budget(R_FINITE(b) && b > 0 ? b : 0);
+    return R_NilValue;
+}
+
+/* ---- host arena: the arena over malloc, for bookkeeping tests -------- */
+
+#define HOST_SLOTS 256
+typedef struct host_arena {
+    gg_arena arena;
+    gg_dbuf  slot[HOST_SLOTS];   /* buffers handed to R, by index */
+    double   device_bytes;       /* simulated "device" capacity (0 = none) */
+    double   allocated;          /* bytes malloc'd and not freed */
+} host_arena;
+
+static SEXP tag_host_arena(void) { return Rf_install("gamgpu_host_arena"); }
+
+/* Buffers carry their size in a 16-byte header so frees (also those the
+ * arena makes while trimming inside an allocation) keep `allocated` exact. */
+static int host_alloc(void *ctx, size_t bytes, uint64_t *out, char *err, size_t errlen)
+{
+    host_arena *h = ctx;
+    if (h->device_bytes > 0 && h->allocated + (double) bytes > h->device_bytes) {
+        snprintf(err, errlen, "simulated out of memory");
+        return GG_ALLOC_OOM;
+    }
+    char *p = malloc(bytes + 16);
+    if (p == NULL) {
+        snprintf(err, errlen, "malloc failed");
+        return GG_ALLOC_OOM;
+    }
+    memcpy(p, &bytes, sizeof bytes);
+    h->allocated += (double) bytes;
+    *out = (uint64_t) (uintptr_t) (p + 16);
+    return GG_ALLOC_OK;
+}
+
+static void host_free(void *ctx, uint64_t ptr)
+{
+    host_arena *h = ctx;
+    char *p = (char *) (uintptr_t) ptr - 16;
+    size_t bytes;
+    memcpy(&bytes, p, sizeof bytes);
+    h->allocated -= (double) bytes;
+    free(p);
+}
+
+static host_arena *host_arena_get(SEXP ptr)
+{
+    if (TYPEOF(ptr) != EXTPTRSXP || R_ExternalPtrTag(ptr) != tag_host_arena())
+        gg_abort("gamgpu_bad_input", "not a host arena");
+    host_arena *h = R_ExternalPtrAddr(ptr);
+    if (h == NULL)
+        gg_abort("gamgpu_stale_pointer",
+                 "this host arena has been freed or was saved and reloaded");
+    return h;
+}
+
+static void host_arena_finalizer(SEXP ptr)
+{
+    host_arena *h = R_ExternalPtrAddr(ptr);
+    if (h == NULL)
+        return;
+    for (int i = 0; i < HOST_SLOTS; i++)
+        gg_arena_release(&h->arena, &h->slot[i]);
+    gg_arena_destroy(&h->arena);
+    free(h);
+    R_ClearExternalPtr(ptr);
+}
+
+SEXP gg_host_arena_new(SEXP device_bytes, SEXP budget_bytes)
+{
+    host_arena *h = calloc(1, sizeof *h);
+    if (h == NULL)
+        gg_abort("gamgpu_host_oom", "out of memory");
+    h->device_bytes = Rf_asReal(device_bytes);
+    gg_allocator a = {.ctx = h, .alloc = host_alloc, .free = host_free};
+    gg_strlcpy(a.where, "host", sizeof a.where);
+    gg_arena_init(&h->arena, a);
+    double budget = Rf_asReal(budget_bytes);
+    if (R_FINITE(budget) && budget > 0)
+        gg_arena_set_budget(&h->arena, (size_t) budget);
+    for (int i = 0; i < HOST_SLOTS; i++)
+        h->slot[i].bucket = -1;
+    SEXP ptr = PROTECT(R_MakeExternalPtr(h, tag_host_arena(), R_NilValue));
+    R_RegisterCFinalizerEx(ptr, host_arena_finalizer, TRUE);
+    UNPROTECT(1);
+    return ptr;
+}
+
+SEXP gg_host_arena_alloc(SEXP ptr, SEXP n, SEXP label)
+{
+    host_arena *h = host_arena_get(ptr);
+    int i = 0;
+    while (i < HOST_SLOTS && h->slot[i].ptr != 0)
+        i++;
+    if (i == HOST_SLOTS)
+        gg_abort("gamgpu_bad_input", "host arena: too many live buffers");
+    gg_status st;
+    gg_status_clear(&st);
+    int rc = gg_arena_alloc(&h->arena, (size_t) Rf_asReal(n), CHAR(STRING_ELT(label, 0)),
+                            &h->slot[i], &st);
+    if (rc != 0)
+        gg_raise(&st);
+    return Rf_ScalarInteger(i + 1);
+}
+
+SEXP gg_host_arena_release(SEXP ptr, SEXP id)
+{
+    host_arena *h = host_arena_get(ptr);
+    int i = Rf_asInteger(id) - 1;
+    if (i < 0 || i >= HOST_SLOTS || h->slot[i].ptr == 0)
+        gg_abort("gamgpu_bad_input", "host arena: no such live buffer");
+    gg_arena_release(&h->arena, &h->slot[i]);
+    return R_NilValue;
+}
+
+SEXP gg_host_arena_trim(SEXP ptr)
+{
+    host_arena *h = host_arena_get(ptr);
+    double freed = gg_arena_trim(&h->arena);
+    return Rf_ScalarReal(freed);
+}
+
+SEXP gg_host_arena_stats(SEXP ptr)
+{
+    host_arena *h = host_arena_get(ptr);
+    SEXP df = PROTECT(arena_frame(&h->arena));
+    Rf_setAttrib(df, Rf_install("oom_retries"), Rf_ScalarReal((double) h->arena.oom_retries));
+    UNPROTECT(1);
+    return df;
+}
+
+SEXP gg_host_arena_free(SEXP ptr)
+{
+    host_arena_get(ptr);
+    host_arena_finalizer(ptr);
+    return R_NilValue;
+}
+
+SEXP gg_arena_bucket_of_r(SEXP n)
+{
+    R_xlen_t len = XLENGTH(n);
+    SEXP out = PROTECT(Rf_allocVector(INTSXP, len));
+    for (R_xlen_t i = 0; i < len; i++) {
+        double v = REAL(n)[i];
+        INTEGER(out)[i] = (!R_FINITE(v) || v < 0) ? NA_INTEGER : gg_arena_bucket_of((size_t) v);
+    }
+    UNPROTECT(1);
+    return out;
+}
+
+/* ---- modules, telemetry, compile check ------------------------------ */
+
+SEXP gg_modules_r(void)
+{
+    gg_module_info m[128];
+    int n = gg_gpu_module_list(m, 128);
+    const char *names[] = {"device", "name", "arch", "ok", "compile_seconds", "requests",
+                           "compiles"};
+    SEXP df = PROTECT(gg_named_list(7, names));
+    SET_VECTOR_ELT(df, 0, Rf_allocVector(INTSXP, n));
+    SET_VECTOR_ELT(df, 1, Rf_allocVector(STRSXP, n));
+    SET_VECTOR_ELT(df, 2, Rf_allocVector(STRSXP, n));
+    SET_VECTOR_ELT(df, 3, Rf_allocVector(LGLSXP, n));
+    SET_VECTOR_ELT(df, 4, Rf_allocVector(REALSXP, n));
+    SET_VECTOR_ELT(df, 5, Rf_allocVector(REALSXP, n));
+    SET_VECTOR_ELT(df, 6, Rf_allocVector(REALSXP, n));
+    for (int i = 0; i < n; i++) {
+        INTEGER(VECTOR_ELT(df, 0))[i] = m[i].device;
+        SET_STRING_ELT(VECTOR_ELT(df, 1), i, Rf_mkChar(m[i].name));
+        SET_STRING_ELT(VECTOR_ELT(df, 2), i, Rf_mkChar(m[i].arch));
+        LOGICAL(VECTOR_ELT(df, 3))[i] = m[i].ok;
+        REAL(VECTOR_ELT(df, 4))[i] = m[i].compile_seconds;
+        REAL(VECTOR_ELT(df, 5))[i] = (double) m[i].requests;
+        REAL(VECTOR_ELT(df, 6))[i] = (double) m[i].compiles;
+    }
+    gg_as_data_frame(df, n);
+    UNPROTECT(1);
+    return df;
+}
+
+SEXP gg_telemetry_r(SEXP reset)
+{
+    gg_tel_entry *e = malloc(GG_TEL_MAX_BACKENDS * sizeof *e);
+    if (e == NULL)
+        gg_abort("gamgpu_host_oom", "out of memory");
+    int n = gg_tel_snapshot(e, GG_TEL_MAX_BACKENDS);
+    if (Rf_asLogical(reset) == TRUE)
+        gg_tel_reset();
+    const char *names[] = {"backend", "dispatches", "launches", "h2d_bytes", "d2h_bytes",
+                           "fallbacks", "reasons"};
+    SEXP out = PROTECT(gg_named_list(7, names));
+    SET_VECTOR_ELT(out, 0, Rf_allocVector(STRSXP, n));
+    for (int j = 1; j < 6; j++)
+        SET_VECTOR_ELT(out, j, Rf_allocVector(REALSXP, n));
+    SET_VECTOR_ELT(out, 6, Rf_allocVector(VECSXP, n));
+    for (int i = 0; i < n; i++) {
+        SET_STRING_ELT(VECTOR_ELT(out, 0), i, Rf_mkChar(e[i].backend));
+        REAL(VECTOR_ELT(out, 1))[i] = (double) e[i].dispatches;
+        REAL(VECTOR_ELT(out, 2))[i] = (double) e[i].launches;
+        REAL(VECTOR_ELT(out, 3))[i] = e[i].h2d_bytes;
+        REAL(VECTOR_ELT(out, 4))[i] = e[i].d2h_bytes;
+        REAL(VECTOR_ELT(out, 5))[i] = (double) e[i].fallbacks;
+        SEXP r = PROTECT(Rf_allocVector(REALSXP, e[i].n_reasons));
+        SEXP rn = PROTECT(Rf_allocVector(STRSXP, e[i].n_reasons));
+        for (int k = 0; k < e[i].n_reasons; k++) {
+            REAL(r)[k] = (double) e[i].reason[k].count;
+            SET_STRING_ELT(rn, k, Rf_mkCharCE(e[i].reason[k].text, CE_UTF8));
+        }
+        Rf_setAttrib(r, R_NamesSymbol, rn);
+        SET_VECTOR_ELT(VECTOR_ELT(out, 6), i, r);
+        UNPROTECT(2);
+    }
+    free(e);
+    UNPROTECT(1);
+    return out;
+}
+
+SEXP gg_record_fallback_r(SEXP backend, SEXP reason)
+{
+    gg_tel_fallback(CHAR(STRING_ELT(backend, 0)), Rf_translateCharUTF8(STRING_ELT(reason, 0)));
+    return R_NilValue;
+}
+
+/* Compile each (name, source) with NVRTC for `arch`; no device needed. */
+SEXP gg_compile_check_r(SEXP names, SEXP sources, SEXP arch)
+{
+    R_xlen_t n = XLENGTH(names);
+    const char *a = CHAR(STRING_ELT(arch, 0));
+    const char *cols[] = {"kernel", "arch", "ok", "log"};
+    SEXP df = PROTECT(gg_named_list(4, cols));
+    SET_VECTOR_ELT(df, 0, Rf_duplicate(names));
+    SET_VECTOR_ELT(df, 1, Rf_allocVector(STRSXP, n));
+    SET_VECTOR_ELT(df, 2, Rf_allocVector(LGLSXP, n));
+    SET_VECTOR_ELT(df, 3, Rf_allocVector(STRSXP, n));
+    for (R_xlen_t i = 0; i < n; i++) {
+        gg_status st;
+        gg_status_clear(&st);
+        char *log = NULL;
+        int ok = gg_gpu_compile_source(CHAR(STRING_ELT(names, i)),
+                                       CHAR(STRING_ELT(sources, i)), a, &log, &st) == 0;
+        SET_STRING_ELT(VECTOR_ELT(df, 1), i, Rf_mkChar(a));
+        LOGICAL(VECTOR_ELT(df, 2))[i] = ok;
+        SEXP text = Rf_mkCharCE(ok ? (log ? log : "") : st.msg, CE_UTF8);
+        free(log);
+        SET_STRING_ELT(VECTOR_ELT(df, 3), i, text);
+        if (!ok && strcmp(st.cls, "gamgpu_nvrtc_unavailable") == 0) {
+            UNPROTECT(1);
+            gg_raise(&st);
+        }
+    }
+    gg_as_data_frame(df, n);
+    UNPROTECT(1);
+    return df;
+}

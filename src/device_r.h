@@ -1,0 +1,29 @@
+/* device_r.h -- .Call entry points of the device glue (device_r.c, gram_r.c). */
+#ifndef GAMGPU_DEVICE_R_H
+#define GAMGPU_DEVICE_R_H
+
+#include <Rinternals.h>
+
+SEXP gg_runtime_attach(SEXP kernel_dir);
+SEXP gg_runtime_detach(SEXP ptr);
+SEXP gg_gpu_probe_r(void);
+SEXP gg_gpu_info_r(SEXP probe);
+SEXP gg_nvrtc_arch_r(SEXP major, SEXP minor);
+SEXP gg_arena_stats_r(SEXP ordinal);
+SEXP gg_arena_release_r(SEXP ordinal);
+SEXP gg_arena_try_alloc_r(SEXP ordinal, SEXP n, SEXP label);
+SEXP gg_arena_bucket_of_r(SEXP n);
+SEXP gg_set_memory_budget_r(SEXP bytes);
+SEXP gg_host_arena_new(SEXP device_bytes, SEXP budget_bytes);
+SEXP gg_host_arena_alloc(SEXP ptr, SEXP n, SEXP label);
+SEXP gg_host_arena_release(SEXP ptr, SEXP id);
+SEXP gg_host_arena_trim(SEXP ptr);
+SEXP gg_host_arena_stats(SEXP ptr);
+SEXP gg_host_arena_free(SEXP ptr);
+SEXP gg_modules_r(void);
+SEXP gg_telemetry_r(SEXP reset);
+SEXP gg_record_fallback_r(SEXP backend, SEXP reason);
+SEXP gg_compile_check_r(SEXP names, SEXP sources, SEXP arch);
+SEXP gg_gram_r(SEXP X, SEXP w, SEXP z, SEXP mode, SEXP ordinal);
+
+#endif

@@ -1,0 +1,14 @@
+/* gram_cpu.h -- weighted Gram product on the CPU (see gram_cpu.c). */
+#ifndef GAMGPU_GRAM_CPU_H
+#define GAMGPU_GRAM_CPU_H
+
+#include <stddef.h>
+
+#include "status.h"
+
+/* A = X'WX (p x p); when z != NULL also b = X'Wz and *zwz = z'Wz.
+ * X is n x p column-major; w == NULL means unit weights; n must fit int. */
+int gg_cpu_gram(const double *X, size_t n, int p, const double *w, const double *z,
+                double *A, double *b, double *zwz, gg_status *st);
+
+#endif

@@ -1,0 +1,70 @@
+/* gram_r.c -- R glue of the weighted Gram product (gpu_gram() in R).
+ *
+ * mode: 0 = CPU (policy "off", or the caller chose it), 1 = device with a
+ * recorded CPU fallback on any device failure ("auto"), 2 = device or a
+ * classed error ("required").  The device path owns its buffers and has
+ * released them before any R error is raised here. */
+#include <R.h>
+#include <Rinternals.h>
+#include <limits.h>
+
+#include "device_r.h"
+#include "errors_r.h"
+#include "gpu.h"
+#include "gpu_telemetry.h"
+#include "gram_cpu.h"
+#include "sexp_r.h"
+
+SEXP gg_gram_r(SEXP X, SEXP w, SEXP z, SEXP mode_, SEXP ordinal_)
+{
+    if (!Rf_isReal(X) || !Rf_isMatrix(X))
+        gg_abort("gamgpu_bad_input", "X must be a double matrix");
+    SEXP dim = Rf_getAttrib(X, R_DimSymbol);
+    const size_t n = (size_t) INTEGER(dim)[0];
+    const int p = INTEGER(dim)[1];
+    if (w != R_NilValue && (!Rf_isReal(w) || (size_t) XLENGTH(w) != n))
+        gg_abort("gamgpu_bad_input", "w must be a double vector with one value per row of X");
+    if (z != R_NilValue && (!Rf_isReal(z) || (size_t) XLENGTH(z) != n))
+        gg_abort("gamgpu_bad_input", "z must be a double vector with one value per row of X");
+    const int mode = Rf_asInteger(mode_), ordinal = Rf_asInteger(ordinal_);
+    const double *wp = w == R_NilValue ? NULL : REAL(w);
+    const double *zp = z == R_NilValue ? NULL : REAL(z);
+
+    const char *names[] = {"XtWX", "XtWz", "zWz", "device", "fallback"};
+    SEXP out = PROTECT(gg_named_list(5, names));
+    SEXP A = PROTECT(Rf_allocMatrix(REALSXP, p, p));
+    SEXP b = PROTECT(Rf_allocVector(REALSXP, zp ? p : 0));
+    double zwz = NA_REAL;
+
+    gg_status st;
+    gg_status_clear(&st);
+    char device[32] = "cpu";
+    const char *fallback = "";
+    int done = 0;
+    if (mode > 0) {
+        if (gg_gpu_gram(ordinal, REAL(X), n, p, wp, zp, REAL(A), REAL(b), &zwz, &st) == 0) {
+            snprintf(device, sizeof device, "cuda:%d", ordinal);
+            done = 1;
+        } else if (mode == 2) {
+            gg_raise(&st);
+        } else {
+            gg_tel_fallback("gram", st.msg);
+            fallback = st.msg;
+        }
+    }
+    if (!done) {
+        if (n > INT_MAX)
+            gg_abort("gamgpu_bad_input", "the CPU Gram product needs fewer than 2^31 rows");
+        gg_status cst;
+        gg_status_clear(&cst);
+        if (gg_cpu_gram(REAL(X), n, p, wp, zp, REAL(A), REAL(b), &zwz, &cst) != 0)
+            gg_raise(&cst);
+    }
+    SET_VECTOR_ELT(out, 0, A);
+    SET_VECTOR_ELT(out, 1, b);
+    SET_VECTOR_ELT(out, 2, Rf_ScalarReal(zp ? zwz : NA_REAL));
+    SET_VECTOR_ELT(out, 3, gg_scalar_string(device));
+    SET_VECTOR_ELT(out, 4, gg_scalar_string(fallback));
+    UNPROTECT(3);
+    return out;
+}

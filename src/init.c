@@ -1,0 +1,42 @@
+/* init.c -- registration of every .Call routine, in one table.
+ * Symbols are not searched dynamically and R code calls them as objects
+ * (.Call(gg_gram_r, ...)), so a typo is an error at load, not at call. */
+#include <R.h>
+#include <R_ext/Rdynload.h>
+#include <Rinternals.h>
+
+#include "device_r.h"
+
+#define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
+
+static const R_CallMethodDef call_methods[] = {
+    CALLDEF(gg_runtime_attach,      1),
+    CALLDEF(gg_runtime_detach,      1),
+    CALLDEF(gg_gpu_probe_r,         0),
+    CALLDEF(gg_gpu_info_r,          1),
+    CALLDEF(gg_nvrtc_arch_r,        2),
+    CALLDEF(gg_arena_stats_r,       1),
+    CALLDEF(gg_arena_release_r,     1),
+    CALLDEF(gg_arena_try_alloc_r,   3),
+    CALLDEF(gg_arena_bucket_of_r,   1),
+    CALLDEF(gg_set_memory_budget_r, 1),
+    CALLDEF(gg_host_arena_new,      2),
+    CALLDEF(gg_host_arena_alloc,    3),
+    CALLDEF(gg_host_arena_release,  2),
+    CALLDEF(gg_host_arena_trim,     1),
+    CALLDEF(gg_host_arena_stats,    1),
+    CALLDEF(gg_host_arena_free,     1),
+    CALLDEF(gg_modules_r,           0),
+    CALLDEF(gg_telemetry_r,         1),
+    CALLDEF(gg_record_fallback_r,   2),
+    CALLDEF(gg_compile_check_r,     3),
+    CALLDEF(gg_gram_r,              5),
+    {NULL, NULL, 0}
+};
+
+void R_init_gamgpu(DllInfo *dll)
+{
+    R_registerRoutines(dll, NULL, call_methods, NULL, NULL);
+    R_useDynamicSymbols(dll, FALSE);
+    R_forceSymbols(dll, TRUE);
+}

@@ -1,0 +1,68 @@
+/* nocuda_runtime.c -- the device runtime of a CPU-only build.
+ *
+ * configure compiles this file instead of the cuda_*.c files when it found
+ * no CUDA toolkit or was given --without-cuda.  Every query answers "built
+ * without CUDA", so the same glue, policy and tests run unchanged. */
+#include "gpu.h"
+#include "build_config.h"
+
+static const char *WHY =
+    "gamgpu was built without CUDA (" GAMGPU_BUILD_REASON "); reinstall with a CUDA toolkit "
+    "(configure looks at --with-cuda=DIR, CUDA_HOME, CUDA_PATH, nvcc on PATH, /usr/local/cuda)";
+
+static int unavailable(gg_status *st)
+{
+    return gg_fail(st, "gamgpu_device_unavailable", "%s", WHY);
+}
+
+int         gg_gpu_compiled(void)        { return 0; }
+const char *gg_gpu_toolkit(void)         { return ""; }
+int         gg_gpu_toolkit_version(void) { return 0; }
+int         gg_gpu_probe(gg_status *why) { return unavailable(why); }
+int         gg_gpu_device_count(void)    { return 0; }
+int         gg_gpu_driver_version(void)  { return 0; }
+const char *gg_gpu_nvrtc_path(void)      { return ""; }
+const char *gg_gpu_kernel_dir(void)      { return ""; }
+void        gg_gpu_set_kernel_dir(const char *dir) { (void) dir; }
+void        gg_gpu_set_memory_budget(double bytes) { (void) bytes; }
+int         gg_gpu_module_list(gg_module_info *out, int max) { (void) out; (void) max; return 0; }
+void        gg_gpu_shutdown(void) {}
+
+int gg_gpu_device_info(int ordinal, gg_device_info *out, gg_status *st)
+{
+    (void) ordinal;
+    (void) out;
+    return unavailable(st);
+}
+
+int gg_gpu_nvrtc_version(int *major, int *minor, gg_status *st)
+{
+    *major = *minor = 0;
+    return gg_fail(st, "gamgpu_nvrtc_unavailable", "%s", WHY);
+}
+
+gg_arena *gg_gpu_arena(int ordinal, gg_status *st)
+{
+    (void) ordinal;
+    unavailable(st);
+    return 0;
+}
+
+int gg_gpu_compile_source(const char *name, const char *source, const char *arch,
+                          char **log, gg_status *st)
+{
+    (void) name;
+    (void) source;
+    (void) arch;
+    if (log)
+        *log = 0;
+    return gg_fail(st, "gamgpu_nvrtc_unavailable", "%s", WHY);
+}
+
+int gg_gpu_gram(int ordinal, const double *X, size_t n, int p, const double *w,
+                const double *z, double *A, double *b, double *zwz, gg_status *st)
+{
+    (void) ordinal; (void) X; (void) n; (void) p; (void) w; (void) z;
+    (void) A; (void) b; (void) zwz;
+    return unavailable(st);
+}

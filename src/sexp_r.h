@@ -1,0 +1,13 @@
+/* sexp_r.h -- small SEXP builders shared by the glue files. */
+#ifndef GAMGPU_SEXP_R_H
+#define GAMGPU_SEXP_R_H
+
+#include <Rinternals.h>
+
+/* A list with the given names (n of them), elements NULL; caller protects. */
+SEXP gg_named_list(int n, const char **names);
+/* Turn a named list of equal-length vectors into a data.frame in place. */
+SEXP gg_as_data_frame(SEXP list, R_xlen_t nrow);
+SEXP gg_scalar_string(const char *s);
+
+#endif
