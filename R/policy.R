@@ -68,6 +68,7 @@ device_plan <- function(device, backend) {
   ordinal <- 0L
   if (policy == "off")
     return(list(mode = 0L, ordinal = ordinal))
+  sync_memory_budget()
   if (policy == "required") {
     probe <- .Call(gg_gpu_probe_r)
     if (!probe$usable)
@@ -77,4 +78,30 @@ device_plan <- function(device, backend) {
     return(list(mode = 2L, ordinal = ordinal))
   }
   list(mode = 1L, ordinal = ordinal)
+}
+
+# Device-memory cap for the arenas, from option gamgpu.device_memory
+# (bytes, or a string such as "2GB", "512MiB"); NULL or 0 = no cap.
+parse_bytes <- function(x) {
+  if (is.null(x)) return(0)
+  if (is.numeric(x) && length(x) == 1L && !is.na(x) && x >= 0) return(as.double(x))
+  m <- if (is.character(x) && length(x) == 1L)
+    regmatches(toupper(x), regexec("^\\s*([0-9.]+)\\s*([KMGT]?I?B?)\\s*$", toupper(x)))[[1L]]
+  if (length(m) != 3L || is.na(suppressWarnings(as.numeric(m[2L]))))
+    gamgpu_abort("gamgpu_bad_input",
+                 sprintf("option gamgpu.device_memory must be bytes or a size such as \"2GB\", not %s",
+                         paste(format(x), collapse = " ")), call = NULL)
+  unit <- substr(m[3L], 1L, 1L)
+  scale <- c(K = 1024, M = 1024^2, G = 1024^3, T = 1024^4)[unit]
+  if (is.na(scale)) scale <- 1
+  as.numeric(m[2L]) * unname(scale)
+}
+
+sync_memory_budget <- function() {
+  bytes <- parse_bytes(getOption("gamgpu.device_memory"))
+  if (!identical(.gamgpu_state$budget, bytes)) {
+    .Call(gg_set_memory_budget_r, bytes)
+    .gamgpu_state$budget <- bytes
+  }
+  invisible(bytes)
 }

@@ -46,7 +46,7 @@ int gg_cu_check(CUresult r, const char *what, gg_status *st)
                    "%s: %s", what, buf);
 }
 
-static int forked(void) { return probed && owner_pid != getpid(); }
+static int forked(void) { return owner_pid != 0 && owner_pid != getpid(); }
 
 /* ---- the arena's allocator: cuMemAlloc in the device's primary context */
 
@@ -135,8 +135,6 @@ int gg_gpu_probe(gg_status *why)
     if (!probed) {
         usable = probe_locked() == 0;
         probed = 1;
-        if (owner_pid == 0)
-            owner_pid = getpid();
     }
     int ok = usable && !forked();
     pthread_mutex_unlock(&rt_lock);
