@@ -1,19 +1,30 @@
 # Load and unload hooks.  The runtime handle is an external pointer whose
 # finalizer (registered with onexit = TRUE) frees every device resource, so
-# device memory is returned when the package unloads and when R exits.
+# device memory is returned when the package unloads and when R exits.  The
+# finalizer is an R closure that calls into C only while the DLL is loaded
+# (see gg_runtime_attach in src/device_r.c for why).
 
 .gamgpu_state <- new.env(parent = emptyenv())
 
 .onLoad <- function(libname, pkgname) {
   kernels <- system.file("kernels", package = pkgname, lib.loc = libname)
-  .gamgpu_state$runtime <- .Call(gg_runtime_attach, kernels)
+  runtime <- .Call(gg_runtime_attach, kernels)
+  reg.finalizer(runtime, runtime_finalizer, onexit = TRUE)
+  .gamgpu_state$runtime <- runtime
+  .gamgpu_state$dll_loaded <- TRUE
+  invisible()
+}
+
+runtime_finalizer <- function(runtime) {
+  if (isTRUE(.gamgpu_state$dll_loaded))
+    .Call(gg_runtime_detach, runtime)
   invisible()
 }
 
 .onUnload <- function(libpath) {
-  if (!is.null(.gamgpu_state$runtime)) {
+  if (!is.null(.gamgpu_state$runtime))
     .Call(gg_runtime_detach, .gamgpu_state$runtime)
-    .gamgpu_state$runtime <- NULL
-  }
+  .gamgpu_state$runtime <- NULL
+  .gamgpu_state$dll_loaded <- FALSE
   library.dynam.unload("gamgpu", libpath)
 }

@@ -23,33 +23,32 @@
 
 static SEXP tag_runtime(void) { return Rf_install("gamgpu_runtime"); }
 
-static void runtime_finalizer(SEXP ptr)
-{
-    if (R_ExternalPtrAddr(ptr) == NULL)
-        return;
-    gg_gpu_shutdown();
-    R_ClearExternalPtr(ptr);
-}
+/* The handle's finalizer is an R closure (R/zzz.R), not a C function: a C
+ * finalizer would be a pointer into this DLL, and a handle collected after
+ * the DLL is unloaded (unloadNamespace, then gc) would jump into unmapped
+ * memory.  The closure calls gg_runtime_detach only while the DLL is loaded. */
 
 /* Called from .onLoad: remembers where kernels live and returns the handle
- * that owns the runtime (finalized on unload or, onexit = TRUE, R exit). */
+ * that owns the runtime. */
 SEXP gg_runtime_attach(SEXP kernel_dir)
 {
     if (!Rf_isString(kernel_dir) || XLENGTH(kernel_dir) != 1)
         gg_abort("gamgpu_bad_input", "kernel_dir must be one string");
     gg_gpu_set_kernel_dir(Rf_translateCharUTF8(STRING_ELT(kernel_dir, 0)));
     static int token;  /* any non-NULL address: the state itself is static */
-    SEXP ptr = PROTECT(R_MakeExternalPtr(&token, tag_runtime(), R_NilValue));
-    R_RegisterCFinalizerEx(ptr, runtime_finalizer, TRUE);
-    UNPROTECT(1);
-    return ptr;
+    return R_MakeExternalPtr(&token, tag_runtime(), R_NilValue);
 }
 
+/* Free every device resource (arena buffers, modules, contexts).  Idempotent:
+ * the handle is cleared, and a cleared handle is ignored. */
 SEXP gg_runtime_detach(SEXP ptr)
 {
     if (TYPEOF(ptr) != EXTPTRSXP || R_ExternalPtrTag(ptr) != tag_runtime())
         gg_abort("gamgpu_bad_input", "not a gamgpu runtime handle");
-    runtime_finalizer(ptr);
+    if (R_ExternalPtrAddr(ptr) != NULL) {
+        gg_gpu_shutdown();
+        R_ClearExternalPtr(ptr);
+    }
     return R_NilValue;
 }
 
