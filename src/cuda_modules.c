@@ -201,6 +201,16 @@ int gg_cuda_function(int ordinal, const char *module, const char *fn, CUfunction
     return 0;
 }
 
+int gg_gpu_module_request(int ordinal, const char *module, const char *fn, gg_status *st)
+{
+    if (gg_cuda_enter(ordinal, st) != 0)
+        return -1;
+    CUfunction f;
+    int rc = gg_cuda_function(ordinal, module, fn, &f, st);
+    gg_cuda_leave(ordinal);
+    return rc;
+}
+
 int gg_gpu_module_list(gg_module_info *out, int max)
 {
     pthread_mutex_lock(&mod_lock);

@@ -371,6 +371,26 @@ SEXP gg_arena_bucket_of_r(SEXP n)
 
 /* ---- modules, telemetry, compile check ------------------------------ */
 
+/* Point the module cache at another kernel directory; returns the old one.
+ * For tests of compile failures (a broken source in a temporary folder). */
+SEXP gg_set_kernel_dir_r(SEXP dir)
+{
+    SEXP old = PROTECT(gg_scalar_string(gg_gpu_kernel_dir()));
+    gg_gpu_set_kernel_dir(Rf_translateCharUTF8(STRING_ELT(dir, 0)));
+    UNPROTECT(1);
+    return old;
+}
+
+SEXP gg_module_request_r(SEXP ordinal, SEXP module, SEXP fn)
+{
+    gg_status st;
+    gg_status_clear(&st);
+    if (gg_gpu_module_request(Rf_asInteger(ordinal), CHAR(STRING_ELT(module, 0)),
+                              CHAR(STRING_ELT(fn, 0)), &st) != 0)
+        gg_raise(&st);
+    return Rf_ScalarLogical(TRUE);
+}
+
 SEXP gg_modules_r(void)
 {
     gg_module_info m[128];

@@ -21,6 +21,8 @@ SEXP gg_host_arena_trim(SEXP ptr);
 SEXP gg_host_arena_stats(SEXP ptr);
 SEXP gg_host_arena_free(SEXP ptr);
 SEXP gg_modules_r(void);
+SEXP gg_set_kernel_dir_r(SEXP dir);
+SEXP gg_module_request_r(SEXP ordinal, SEXP module, SEXP fn);
 SEXP gg_telemetry_r(SEXP reset);
 SEXP gg_record_fallback_r(SEXP backend, SEXP reason);
 SEXP gg_compile_check_r(SEXP names, SEXP sources, SEXP arch);

@@ -55,6 +55,9 @@ void gg_gpu_set_memory_budget(double bytes);
 void gg_gpu_set_kernel_dir(const char *dir);
 const char *gg_gpu_kernel_dir(void);
 int  gg_gpu_module_list(gg_module_info *out, int max);
+/* Fetch kernel `fn` of module `module` on a device through the cache
+ * (compiling on first request): 0 when it is there, else -1 with why. */
+int  gg_gpu_module_request(int ordinal, const char *module, const char *fn, gg_status *st);
 /* Compile one kernel source with the module cache's options for `arch`
  * (no device needed).  0 = OK.  *log receives the NVRTC log (malloc'd, may
  * be NULL); the caller frees it. */

@@ -27,6 +27,8 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_host_arena_stats,    1),
     CALLDEF(gg_host_arena_free,     1),
     CALLDEF(gg_modules_r,           0),
+    CALLDEF(gg_set_kernel_dir_r,    1),
+    CALLDEF(gg_module_request_r,    3),
     CALLDEF(gg_telemetry_r,         1),
     CALLDEF(gg_record_fallback_r,   2),
     CALLDEF(gg_compile_check_r,     3),

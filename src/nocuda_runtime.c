@@ -28,6 +28,14 @@ void        gg_gpu_set_memory_budget(double bytes) { (void) bytes; }
 int         gg_gpu_module_list(gg_module_info *out, int max) { (void) out; (void) max; return 0; }
 void        gg_gpu_shutdown(void) {}
 
+int gg_gpu_module_request(int ordinal, const char *module, const char *fn, gg_status *st)
+{
+    (void) ordinal;
+    (void) module;
+    (void) fn;
+    return unavailable(st);
+}
+
 int gg_gpu_device_info(int ordinal, gg_device_info *out, gg_status *st)
 {
     (void) ordinal;

@@ -1,3 +1,5 @@
+# Internal hooks used by the tests.
+#
 # A host-memory arena: the device arena's bookkeeping (buckets, hits,
 # misses, budget, trim-and-retry on out-of-memory) running over malloc, so
 # it is tested on machines without a GPU.  Internal; used by the tests.
@@ -28,3 +30,8 @@ nvrtc_arch <- function(major, minor)
 
 record_fallback <- function(backend, reason)
   invisible(.Call(gg_record_fallback_r, as.character(backend), as.character(reason)))
+
+set_kernel_dir <- function(dir) .Call(gg_set_kernel_dir_r, as.character(dir))
+
+module_request <- function(module, fn, ordinal = 0L)
+  .Call(gg_module_request_r, as.integer(ordinal), as.character(module), as.character(fn))
