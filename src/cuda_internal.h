@@ -27,4 +27,25 @@ int  gg_cuda_function(int ordinal, const char *module, const char *fn,
 /* Unload every module of a device (context current) / of all devices. */
 void gg_cuda_modules_unload(int ordinal);
 
+/* The Gram product on device-resident arrays (cuda_gram.c).  A plan fixes
+ * the grid (tile pairs x row slabs) and the size of the partial-sum buffer
+ * (partial_elements doubles) the caller provides as dP; dG holds q*q. */
+typedef struct gg_gram_plan {
+    int       n_pairs, n_slabs;
+    long long rows_per_slab;
+    size_t    partial_elements;
+} gg_gram_plan;
+
+void gg_cuda_gram_plan(int ordinal, size_t n, int q, gg_gram_plan *plan);
+/* Launch (asynchronously) G = [X z]' W [X z]; dz and dw may be 0. */
+int  gg_cuda_gram_run(int ordinal, const char *label, CUdeviceptr dX, CUdeviceptr dz,
+                      CUdeviceptr dw, size_t n, int p, const gg_gram_plan *plan,
+                      CUdeviceptr dP, CUdeviceptr dG, gg_status *st);
+/* Wait, copy G back and split it into A (p x p), b and *zwz (with_z). */
+int  gg_cuda_gram_fetch(const char *label, CUdeviceptr dG, int p, int with_z, double *A,
+                        double *b, double *zwz, gg_status *st);
+/* Synchronous host -> device copy of n doubles, counted in telemetry. */
+int  gg_cuda_upload(const char *label, CUdeviceptr dst, const double *src, size_t n,
+                    gg_status *st);
+
 #endif

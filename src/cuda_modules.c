@@ -13,6 +13,7 @@
  *                             two agree to the last bits we test (1e-9..1e-12)
  *   --gpu-architecture=compute_NN   pinned to the device (gpu_arch.c); NVRTC's
  *                             default lacks double atomicAdd
+ *   -I<kernel dir>            shared headers (family_math.h) beside the sources
  *   -I<toolkit>/include       the toolkit configure found */
 #include "cuda_internal.h"
 #include "build_config.h"
@@ -61,11 +62,12 @@ static int compile_ptx(const char *name, const char *source, const char *arch,
         *log = NULL;
     if (gg_nvrtc_load(st) != 0)
         return -1;
-    char opt_arch[64], opt_inc[1100];
+    char opt_arch[64], opt_kernels[1100], opt_inc[1100];
     snprintf(opt_arch, sizeof opt_arch, "--gpu-architecture=%s", arch);
+    snprintf(opt_kernels, sizeof opt_kernels, "-I%s", kernel_dir);
     snprintf(opt_inc, sizeof opt_inc, "-I%s/include", GAMGPU_CUDA_HOME);
-    const char *opts[] = {"--fmad=false", opt_arch, opt_inc};
-    int n_opts = GAMGPU_CUDA_HOME[0] ? 3 : 2;
+    const char *opts[] = {"--fmad=false", opt_arch, opt_kernels, opt_inc};
+    int n_opts = GAMGPU_CUDA_HOME[0] ? 4 : 3;
 
     char file[80];
     snprintf(file, sizeof file, "%s.cu", name);

@@ -5,8 +5,9 @@
 //                 own slot of `partial` (no atomics: results are
 //                 reproducible bit for bit from run to run);
 //   gram_reduce:  sums the slabs in a fixed order and writes G symmetric.
-// Only tile pairs (ti <= tj) are computed.  Callers append z as column q-1
-// to get X'Wz and z'Wz from the same pass.  Compiled by NVRTC with
+// Only tile pairs (ti <= tj) are computed.  With z non-null, the matrix is
+// [X z] (q = p + 1): X'Wz and z'Wz come from the same pass over the rows.
+// Compiled by NVRTC with
 // --fmad=false (see cuda_modules.c).  w == NULL means unit weights.
 
 #define TILE 64
@@ -14,10 +15,11 @@
 #define NTHREADS 256
 
 extern "C" __global__ void __launch_bounds__(NTHREADS)
-gram_partial(const double *__restrict__ X, const double *__restrict__ w,
-             long long n, int q, long long rows_per_slab,
+gram_partial(const double *__restrict__ X, const double *__restrict__ z,
+             const double *__restrict__ w, long long n, int p, long long rows_per_slab,
              double *__restrict__ partial)
 {
+    const int q = z != nullptr ? p + 1 : p;
     const int nt = (q + TILE - 1) / TILE;
     int t = blockIdx.x, ti = 0;
     while (t >= nt - ti) {
@@ -48,10 +50,14 @@ gram_partial(const double *__restrict__ X, const double *__restrict__ w,
             double a = 0.0, b = 0.0;
             if (r < r1) {
                 const double wr = w != nullptr ? w[r] : 1.0;
-                if (ci < q)
+                if (ci < p)
                     a = X[(size_t) ci * n + r] * wr;
-                if (cj < q)
+                else if (ci < q)
+                    a = z[r] * wr;
+                if (cj < p)
                     b = X[(size_t) cj * n + r];
+                else if (cj < q)
+                    b = z[r];
             }
             As[rr][cc] = a;
             Bs[rr][cc] = b;

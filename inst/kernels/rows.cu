@@ -1,0 +1,113 @@
+// rows.cu -- the row-wise steps of penalized IRLS on resident device data:
+// starting values, X beta, step halving, the family/link row state
+// (mu, working weights, working response, deviance), and the row quadratic
+// forms behind leverages and prediction standard errors.  The family and
+// link arithmetic is family_math.h, shared with the CPU backend.
+// All reductions are per-block partial sums in a fixed grid, summed on the
+// host in block order: results are reproducible bit for bit.
+
+#include "family_math.h"
+
+#define NTHREADS 256
+
+// Block-level sum of v into partial[blockIdx.x] (fixed tree order).
+static __device__ void block_sum(double v, double *partial)
+{
+    __shared__ double s[NTHREADS];
+    s[threadIdx.x] = v;
+    __syncthreads();
+    for (int k = NTHREADS / 2; k > 0; k >>= 1) {
+        if (threadIdx.x < k)
+            s[threadIdx.x] += s[threadIdx.x + k];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        partial[blockIdx.x] = s[0];
+}
+
+// eta[i] = linkfun(mustart(y[i], pw[i])); partial[b] = number of rows of
+// block b without a valid start (the host then finds which).
+extern "C" __global__ void __launch_bounds__(NTHREADS)
+rows_init_eta(int fam, int link, const double *__restrict__ y,
+              const double *__restrict__ pw, long long n, double *__restrict__ eta,
+              double *__restrict__ eta_old, double *__restrict__ partial)
+{
+    double bad = 0.0;
+    for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long) gridDim.x * blockDim.x) {
+        double e = gg_fm_linkfun(link, gg_fm_mustart(fam, y[i], pw[i]));
+        if (!gg_fm_start_valid(fam, link, e))
+            bad += 1.0;
+        eta[i] = e;
+        eta_old[i] = e;
+    }
+    block_sum(bad, partial);
+}
+
+// eta = X beta + offset; beta lives in device memory (p doubles).
+extern "C" __global__ void rows_xbeta(const double *__restrict__ X, long long n, int p,
+                                      const double *__restrict__ beta,
+                                      const double *__restrict__ offset,
+                                      double *__restrict__ eta)
+{
+    for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long) gridDim.x * blockDim.x) {
+        double s = 0.0;
+        for (int j = 0; j < p; j++)
+            s += X[(size_t) j * n + i] * beta[j];
+        eta[i] = offset != nullptr ? s + offset[i] : s;
+    }
+}
+
+// mode 0: eta_old = eta (keep);  mode 1: eta = (eta + eta_old) / 2 (halve)
+extern "C" __global__ void rows_eta_step(int mode, long long n, double *__restrict__ eta,
+                                         double *__restrict__ eta_old)
+{
+    for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long) gridDim.x * blockDim.x) {
+        if (mode == 0)
+            eta_old[i] = eta[i];
+        else
+            eta[i] = (eta[i] + eta_old[i]) / 2;
+    }
+}
+
+// mu, w, z from eta for every row; partial[b] = block b's deviance sum.
+// off may be null (no offset).  Launched with NTHREADS threads per block.
+extern "C" __global__ void __launch_bounds__(NTHREADS)
+rows_state(int fam, int link, const double *__restrict__ y, const double *__restrict__ pw,
+           const double *__restrict__ off, const double *__restrict__ eta, long long n,
+           double *__restrict__ mu, double *__restrict__ w, double *__restrict__ z,
+           double *__restrict__ partial)
+{
+    double dev = 0.0;
+    for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long) gridDim.x * blockDim.x) {
+        double m, wi, zi;
+        dev += gg_fm_irls_row(fam, link, y[i], pw[i], off != nullptr ? off[i] : 0.0, eta[i],
+                              &m, &wi, &zi);
+        mu[i] = m;
+        w[i] = wi;
+        z[i] = zi;
+    }
+    block_sum(dev, partial);
+}
+
+// h[i] = (w ? w[i] : 1) * x_i' M x_i, M p x p symmetric (device memory).
+extern "C" __global__ void rows_quadform(const double *__restrict__ X, long long n, int p,
+                                         const double *__restrict__ M,
+                                         const double *__restrict__ w,
+                                         double *__restrict__ h)
+{
+    for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long) gridDim.x * blockDim.x) {
+        double s = 0.0;
+        for (int j = 0; j < p; j++) {
+            double t = 0.0;
+            for (int k = 0; k < p; k++)
+                t += M[(size_t) j * p + k] * X[(size_t) k * n + i];
+            s += X[(size_t) j * n + i] * t;
+        }
+        h[i] = w != nullptr ? w[i] * s : s;
+    }
+}
