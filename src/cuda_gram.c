@@ -40,18 +40,19 @@ void gg_cuda_gram_plan(int ordinal, size_t n, int q, gg_gram_plan *plan)
     plan->partial_elements = (size_t) plan->n_slabs * (size_t) q * (size_t) q;
 }
 
-int gg_cuda_gram_run(int ordinal, const char *label, CUdeviceptr dX, CUdeviceptr dz,
-                     CUdeviceptr dw, size_t n, int p, const gg_gram_plan *plan,
-                     CUdeviceptr dP, CUdeviceptr dG, gg_status *st)
+int gg_cuda_gram_run(int ordinal, const char *label, CUdeviceptr dX, size_t ldx,
+                     CUdeviceptr dz, CUdeviceptr dw, size_t n, int p,
+                     const gg_gram_plan *plan, CUdeviceptr dP, CUdeviceptr dG,
+                     int accumulate, gg_status *st)
 {
     CUfunction f_partial, f_reduce;
     if (gg_cuda_function(ordinal, "gram", "gram_partial", &f_partial, st) != 0 ||
         gg_cuda_function(ordinal, "gram", "gram_reduce", &f_reduce, st) != 0)
         return -1;
     int q = p + (dz != 0);
-    long long n_ll = (long long) n, rows = plan->rows_per_slab;
+    long long n_ll = (long long) n, ld = (long long) ldx, rows = plan->rows_per_slab;
     int n_slabs = plan->n_slabs;
-    void *args_partial[] = {&dX, &dz, &dw, &n_ll, &p, &rows, &dP};
+    void *args_partial[] = {&dX, &ld, &dz, &dw, &n_ll, &p, &rows, &dP};
     if (gg_cu_check(gg_cu.cuLaunchKernel(f_partial, (unsigned) plan->n_pairs,
                                          (unsigned) n_slabs, 1, GRAM_THREADS, 1, 1, 0, NULL,
                                          args_partial, NULL),
@@ -59,7 +60,7 @@ int gg_cuda_gram_run(int ordinal, const char *label, CUdeviceptr dX, CUdeviceptr
         return -1;
     gg_tel_launch(label, 1);
     size_t qq = (size_t) q * (size_t) q;
-    void *args_reduce[] = {&dP, &n_slabs, &q, &dG};
+    void *args_reduce[] = {&dP, &n_slabs, &q, &accumulate, &dG};
     unsigned blocks = (unsigned) ((qq + GRAM_THREADS - 1) / GRAM_THREADS);
     if (gg_cu_check(gg_cu.cuLaunchKernel(f_reduce, blocks, 1, 1, GRAM_THREADS, 1, 1, 0, NULL,
                                          args_reduce, NULL),
@@ -134,7 +135,7 @@ int gg_gpu_gram(int ordinal, const double *X, size_t n, int p, const double *w,
         (z && gg_cuda_upload(label, dz, z, n, st)) ||
         (w && gg_cuda_upload(label, dw, w, n, st)))
         goto done;
-    if (gg_cuda_gram_run(ordinal, label, dX, dz, dw, n, p, &plan, dP, dG, st) ||
+    if (gg_cuda_gram_run(ordinal, label, dX, n, dz, dw, n, p, &plan, dP, dG, 0, st) ||
         gg_cuda_gram_fetch(label, dG, p, z != NULL, A, b, zwz, st))
         goto done;
     rc = 0;

@@ -1,5 +1,5 @@
 // gram.cu -- weighted Gram matrix G = X' diag(w) X of an n x q column-major
-// matrix, in two launches:
+// matrix (leading dimension ldx), in two launches:
 //   gram_partial: block (tile pair, slab) accumulates one 64 x 64 tile of G
 //                 over one slab of rows, in registers, and writes it to its
 //                 own slot of `partial` (no atomics: results are
@@ -15,7 +15,7 @@
 #define NTHREADS 256
 
 extern "C" __global__ void __launch_bounds__(NTHREADS)
-gram_partial(const double *__restrict__ X, const double *__restrict__ z,
+gram_partial(const double *__restrict__ X, long long ldx, const double *__restrict__ z,
              const double *__restrict__ w, long long n, int p, long long rows_per_slab,
              double *__restrict__ partial)
 {
@@ -51,11 +51,11 @@ gram_partial(const double *__restrict__ X, const double *__restrict__ z,
             if (r < r1) {
                 const double wr = w != nullptr ? w[r] : 1.0;
                 if (ci < p)
-                    a = X[(size_t) ci * n + r] * wr;
+                    a = X[(size_t) ci * ldx + r] * wr;
                 else if (ci < q)
                     a = z[r] * wr;
                 if (cj < p)
-                    b = X[(size_t) cj * n + r];
+                    b = X[(size_t) cj * ldx + r];
                 else if (cj < q)
                     b = z[r];
             }
@@ -90,9 +90,10 @@ gram_partial(const double *__restrict__ X, const double *__restrict__ z,
     }
 }
 
-// G[i, j] = G[j, i] = sum over slabs of partial[s][j][i], for i <= j.
+// G[i, j] = G[j, i] = sum over slabs of partial[s][j][i], for i <= j; with
+// accumulate, added to what G holds (rows streamed through in chunks).
 extern "C" __global__ void
-gram_reduce(const double *__restrict__ partial, int n_slabs, int q,
+gram_reduce(const double *__restrict__ partial, int n_slabs, int q, int accumulate,
             double *__restrict__ G)
 {
     const long long idx = (long long) blockIdx.x * blockDim.x + threadIdx.x;
@@ -101,7 +102,7 @@ gram_reduce(const double *__restrict__ partial, int n_slabs, int q,
     const int i = (int) (idx % q), j = (int) (idx / q);
     if (i > j)
         return;
-    double s = 0.0;
+    double s = accumulate ? G[(size_t) j * q + i] : 0.0;
     for (int k = 0; k < n_slabs; k++)
         s += partial[(size_t) k * q * q + (size_t) j * q + i];
     G[(size_t) j * q + i] = s;

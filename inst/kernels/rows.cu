@@ -44,8 +44,10 @@ rows_init_eta(int fam, int link, const double *__restrict__ y,
     block_sum(bad, partial);
 }
 
-// eta = X beta + offset; beta lives in device memory (p doubles).
-extern "C" __global__ void rows_xbeta(const double *__restrict__ X, long long n, int p,
+// eta = X beta + offset; beta lives in device memory (p doubles).  X has
+// leading dimension ldx (n when resident, the chunk's rows when streamed).
+extern "C" __global__ void rows_xbeta(const double *__restrict__ X, long long ldx,
+                                      long long n, int p,
                                       const double *__restrict__ beta,
                                       const double *__restrict__ offset,
                                       double *__restrict__ eta)
@@ -54,7 +56,7 @@ extern "C" __global__ void rows_xbeta(const double *__restrict__ X, long long n,
          i += (long long) gridDim.x * blockDim.x) {
         double s = 0.0;
         for (int j = 0; j < p; j++)
-            s += X[(size_t) j * n + i] * beta[j];
+            s += X[(size_t) j * ldx + i] * beta[j];
         eta[i] = offset != nullptr ? s + offset[i] : s;
     }
 }
@@ -94,7 +96,8 @@ rows_state(int fam, int link, const double *__restrict__ y, const double *__rest
 }
 
 // h[i] = (w ? w[i] : 1) * x_i' M x_i, M p x p symmetric (device memory).
-extern "C" __global__ void rows_quadform(const double *__restrict__ X, long long n, int p,
+extern "C" __global__ void rows_quadform(const double *__restrict__ X, long long ldx,
+                                         long long n, int p,
                                          const double *__restrict__ M,
                                          const double *__restrict__ w,
                                          double *__restrict__ h)
@@ -105,8 +108,8 @@ extern "C" __global__ void rows_quadform(const double *__restrict__ X, long long
         for (int j = 0; j < p; j++) {
             double t = 0.0;
             for (int k = 0; k < p; k++)
-                t += M[(size_t) j * p + k] * X[(size_t) k * n + i];
-            s += X[(size_t) j * n + i] * t;
+                t += M[(size_t) j * p + k] * X[(size_t) k * ldx + i];
+            s += X[(size_t) j * ldx + i] * t;
         }
         h[i] = w != nullptr ? w[i] * s : s;
     }
