@@ -219,6 +219,8 @@ SEXP gg_family_rows(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt)
     gg_family f;
     if (gg_family_lookup(CHAR(STRING_ELT(family, 0)), CHAR(STRING_ELT(link, 0)), &f, &st))
         gg_raise(&st);
+    if (TYPEOF(eta) != REALSXP || TYPEOF(y) != REALSXP || TYPEOF(wt) != REALSXP)
+        gg_abort("gamgpu_bad_input", "eta, y and wt must be double vectors");
     R_xlen_t n = XLENGTH(eta);
     if (XLENGTH(y) != n || XLENGTH(wt) != n) gg_abort("gamgpu_bad_input", "eta, y and wt must have equal lengths");
     const char *names[] = {"mu", "mu.eta", "variance", "dev.resids", "linkfun", "mustart",

@@ -1,0 +1,4 @@
+library(testthat)
+library(gamgpu)
+
+test_check("gamgpu")
