@@ -258,12 +258,14 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     class(Gp) <- "gam"
     Gp$coefficients <- rep(0, p)
     Gp$model <- G$mf
+    # large blocks: predict.gam's per-block overhead dominates small ones
     mgcv::predict.gam(Gp, newdata = G$mf, type = "lpmatrix",
-                      newdata.guaranteed = TRUE, block.size = control$chunk.size)
+                      newdata.guaranteed = TRUE,
+                      block.size = max(control$chunk.size, 50000L))
   }
-  X <- unname(X)
-  storage.mode(X) <- "double"
+  dimnames(X) <- NULL
   attr(X, "model.offset") <- NULL
+  if (!is.double(X)) storage.mode(X) <- "double"
   t1 <- proc.time()[["elapsed"]]
 
   ## ---- the fit --------------------------------------------------------------
