@@ -249,3 +249,52 @@ SEXP gg_family_rows(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt)
     UNPROTECT(2);
     return res;
 }
+
+/* One pass of every backend operation on given data, for tests and for
+ * checking another backend against the CPU one: eta = X beta + offset, row
+ * state, gram, leverages with M, then fetch of all four vectors. */
+SEXP gg_backend_check(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link,
+                      SEXP beta, SEXP M)
+{
+    gg_status st;
+    gg_status_clear(&st);
+    if (!Rf_isMatrix(X) || TYPEOF(X) != REALSXP || TYPEOF(y) != REALSXP ||
+        TYPEOF(w) != REALSXP || TYPEOF(beta) != REALSXP || TYPEOF(M) != REALSXP ||
+        (offset != R_NilValue && TYPEOF(offset) != REALSXP))
+        gg_abort("gamgpu_bad_input", "X, y, w, offset, beta and M must be double");
+    const int n = Rf_nrows(X), p = Rf_ncols(X);
+    if (XLENGTH(y) != n || XLENGTH(w) != n || XLENGTH(beta) != p ||
+        XLENGTH(M) != (R_xlen_t) p * p || (offset != R_NilValue && XLENGTH(offset) != n))
+        gg_abort("gamgpu_bad_input", "inconsistent dimensions");
+    gg_family f;
+    if (gg_family_lookup(CHAR(STRING_ELT(family, 0)), CHAR(STRING_ELT(link, 0)), &f, &st))
+        gg_raise(&st);
+    const char *names[] = {"deviance", "A", "b", "zwz", "eta", "mu", "w", "z", "h"};
+    SEXP res = PROTECT(Rf_allocVector(VECSXP, 9));
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 9));
+    for (int i = 0; i < 9; i++) SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
+    Rf_setAttrib(res, R_NamesSymbol, nm);
+    SET_VECTOR_ELT(res, 0, Rf_allocVector(REALSXP, 1));
+    SET_VECTOR_ELT(res, 1, new_mat(p, p));
+    SET_VECTOR_ELT(res, 2, Rf_allocVector(REALSXP, p));
+    SET_VECTOR_ELT(res, 3, Rf_allocVector(REALSXP, 1));
+    for (int i = 4; i < 9; i++) SET_VECTOR_ELT(res, i, Rf_allocVector(REALSXP, n));
+    gg_backend be;
+    if (gg_backend_cpu_init(&be, 7, &st)) gg_raise(&st);   /* small chunks: exercise the blocking */
+    gg_data d = {(size_t) n, p, REAL(X), REAL(y), REAL(w),
+                 offset == R_NilValue ? NULL : REAL(offset)};
+    int rc = be.ops->load(&be, &d, &st);
+    if (rc == 0) rc = be.ops->xbeta(&be, REAL(beta), &st);
+    if (rc == 0) rc = be.ops->row_state(&be, &f, REAL(VECTOR_ELT(res, 0)), &st);
+    if (rc == 0) rc = be.ops->gram(&be, REAL(VECTOR_ELT(res, 1)), REAL(VECTOR_ELT(res, 2)),
+                                   REAL(VECTOR_ELT(res, 3)), &st);
+    if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_ETA, REAL(VECTOR_ELT(res, 4)), &st);
+    if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_MU, REAL(VECTOR_ELT(res, 5)), &st);
+    if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_W, REAL(VECTOR_ELT(res, 6)), &st);
+    if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_Z, REAL(VECTOR_ELT(res, 7)), &st);
+    if (rc == 0) rc = be.ops->leverage(&be, REAL(M), REAL(VECTOR_ELT(res, 8)), &st);
+    be.ops->release(&be);
+    if (rc) gg_raise(&st);
+    UNPROTECT(2);
+    return res;
+}
