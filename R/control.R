@@ -1,3 +1,4 @@
+# Control settings of gam_gpu(): iteration limits, tolerances, trace, block sizes.
 #' Control settings for gam_gpu()
 #'
 #' @param trace print one line per IRLS iteration: iteration, REML score,

@@ -1,3 +1,4 @@
+# Package documentation and the native routine registration (useDynLib).
 #' gamgpu: generalized additive models fitted on GPUs or the CPU
 #'
 #' Fits GAMs written as 'mgcv' formulas with a C engine: penalized IRLS

@@ -77,3 +77,12 @@ test_that("binomial responses: 0/1, proportions with weights, cbind() agree", {
   # the fitted function rather than the coefficients
   expect_equal(predict(g3, d), predict(g1, d), tolerance = 1e-6)
 })
+
+test_that("bam's subsample setup (n > chunk.size) gives bam's fit", {
+  f <- yb ~ s(x0, bs = "cr") + s(x1) + s(x2, by = fac) + fac
+  g <- gam_gpu(f, family = binomial, data = dat,
+               control = gam_gpu_control(chunk.size = 1000, epsilon = 1e-10))
+  b <- mgcv::bam(f, family = binomial, data = dat, chunk.size = 1000, control = tight())
+  expect_agrees_with_mgcv(g, b)
+  expect_equal(nrow(g$model), nrow(dat))
+})
