@@ -399,7 +399,7 @@ print.gam_gpu <- function(x, ...) {
   if (!is.null(d)) {
     tm <- d$timings
     cat(sprintf("Device: %s (%s)\n", d$backend, d$reason))
-    cat(sprintf("Time: setup %.2fs, iterations %.2fs, post-processing %.2fs (%d IRLS iterations)\n",
+    cat(sprintf("Time: setup %.3fs, iterations %.3fs, post-processing %.3fs (%d IRLS iterations)\n",
                 tm[["setup"]], tm[["iterations"]], tm[["postproc"]], as.integer(x$iter)))
   }
   invisible(x)
