@@ -5,6 +5,12 @@
 #' run-time compilation (NVRTC), and on the CPU with the same C engine where
 #' no GPU is usable.
 #'
+#' The fit: [gam_gpu()] -- penalized IRLS whose smoothing parameters are
+#' chosen by fast REML at every iteration, as `mgcv::bam(method = "fREML")`.
+#' Model setup (bases, constraints, penalties) is mgcv's own and the result
+#' is an mgcv `gam` object, so `predict`, `summary`, `plot`, `anova` and
+#' `gam.check` work on it.
+#'
 #' The device runtime: [gpu_info()] says whether a device is usable and why
 #' not; [gpu_policy()] chooses between `"auto"`, `"off"` and `"required"`;
 #' [gpu_arena()], [gpu_modules()] and [gpu_telemetry()] show device memory,
@@ -17,4 +23,6 @@
 #'
 #' @keywords internal
 #' @useDynLib gamgpu, .registration = TRUE
+#' @importFrom stats gaussian binomial poisson Gamma inverse.gaussian
+#'   quasibinomial quasipoisson na.omit var weighted.mean
 "_PACKAGE"

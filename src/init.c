@@ -6,6 +6,7 @@
 #include <Rinternals.h>
 
 #include "device_r.h"
+#include "fit_r.h"
 
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
@@ -33,6 +34,9 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_record_fallback_r,   2),
     CALLDEF(gg_compile_check_r,     3),
     CALLDEF(gg_gram_r,              5),
+    CALLDEF(gg_fit,                 12),
+    CALLDEF(gg_family_rows,         5),
+    CALLDEF(gg_backend_check,       8),
     {NULL, NULL, 0}
 };
 

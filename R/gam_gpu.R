@@ -1,0 +1,406 @@
+# gam_gpu(): formula -> mgcv's bam() model setup -> C engine -> an mgcv
+# "gam" object.  The setup (bases, constraints, penalties, model frame) is
+# mgcv's, so every method written for gam objects works on the result.
+
+.gg_links <- list(
+  gaussian = c("identity", "log", "inverse"),
+  binomial = c("logit", "probit", "cloglog", "cauchit", "log"),
+  quasibinomial = c("logit", "probit", "cloglog", "cauchit", "log"),
+  poisson = c("log", "identity", "sqrt"),
+  quasipoisson = c("log", "identity", "sqrt"),
+  Gamma = c("inverse", "log", "identity"),
+  inverse.gaussian = c("1/mu^2", "inverse", "log", "identity"))
+
+# TODO(merge): replaced by the device policy (gpu_policy()) at merge.
+resolve_device <- function(device) "cpu"
+
+resolve_family <- function(family, env) {
+  family <- tryCatch(family, error = function(e)
+    gamgpu_abort("gamgpu_bad_family",
+                 paste("invalid family:", conditionMessage(e)), call = NULL))
+  if (is.character(family)) {
+    fname <- family
+    family <- tryCatch(get(fname, mode = "function", envir = env),
+                       error = function(e) gamgpu_abort(
+                         "gamgpu_bad_family",
+                         sprintf("unknown family '%s'", fname), call = NULL))
+  }
+  if (is.function(family))
+    family <- tryCatch(family(), error = function(e)
+      gamgpu_abort("gamgpu_bad_family", paste("invalid family:",
+                                              conditionMessage(e)), call = NULL))
+  if (!inherits(family, "family") || !is.character(family$family))
+    gamgpu_abort("gamgpu_bad_family", "'family' must be a family object, such as binomial()",
+                 call = NULL)
+  links <- .gg_links[[family$family]]
+  if (is.null(links))
+    gamgpu_abort("gamgpu_bad_family",
+                 sprintf("family '%s' is not supported; supported: %s", family$family,
+                         paste(names(.gg_links), collapse = ", ")), call = NULL)
+  if (!(family$link %in% links))
+    gamgpu_abort("gamgpu_bad_link",
+                 sprintf("link '%s' is not supported for family '%s' (supported: %s)",
+                         family$link, family$family, paste(links, collapse = ", ")),
+                 call = NULL)
+  family
+}
+
+# Variables the formula names must exist in data or the formula's environment.
+check_variables <- function(formula, data, env) {
+  if (!inherits(formula, "formula"))
+    gamgpu_abort("gamgpu_bad_formula", "'formula' must be a formula", call = NULL)
+  gp <- tryCatch(mgcv::interpret.gam(formula), error = function(e)
+    gamgpu_abort("gamgpu_bad_formula", conditionMessage(e), call = NULL))
+  vars <- all.vars(gp$fake.formula)
+  have <- if (is.null(data)) character(0) else names(data)
+  fenv <- environment(formula)
+  if (is.null(fenv)) fenv <- env
+  missing <- vars[!(vars %in% have) &
+                    !vapply(vars, exists, logical(1), envir = fenv)]
+  if (length(missing))
+    gamgpu_abort("gamgpu_unknown_variable",
+                 sprintf("variable%s not found in 'data' or the formula's environment: %s",
+                         if (length(missing) > 1) "s" else "",
+                         paste(missing, collapse = ", ")), call = NULL)
+  invisible(TRUE)
+}
+
+classify_setup_error <- function(e) {
+  msg <- conditionMessage(e)
+  cls <- if (grepl("more coefficients than data", msg, fixed = TRUE) ||
+             grepl("fewer unique covariate combinations", msg, fixed = TRUE))
+    "gamgpu_too_many_coefficients"
+  else if (grepl("non-NA) data", msg, fixed = TRUE) ||
+           grepl("0 (non-NA) cases", msg, fixed = TRUE) ||
+           grepl("no (non-missing) observations", msg, fixed = TRUE))
+    "gamgpu_no_data"
+  else if (grepl("not found", msg, fixed = TRUE))
+    "gamgpu_unknown_variable"
+  else "gamgpu_setup_failed"
+  gamgpu_abort(cls, paste("model setup failed:", msg), call = NULL)
+}
+
+#' Fit a generalized additive model with the gamgpu engine
+#'
+#' Fits the GAM described by an mgcv formula by penalized iteratively
+#' re-weighted least squares, choosing the smoothing parameters by fast REML
+#' on the working model at every iteration (the performance iteration of
+#' \code{mgcv::bam(method = "fREML")}).  The model setup (bases,
+#' identifiability constraints, penalties, term names) is mgcv's own,
+#' built by \code{bam(..., fit = FALSE)}; the fit runs in C, with every
+#' O(n) step (working weights, X'WX, X beta) in a backend that works on
+#' row blocks.
+#'
+#' @param formula an mgcv model formula: \code{s()}, \code{te()}, \code{ti()},
+#'   \code{t2()} smooths with any basis mgcv's \code{bam()} accepts,
+#'   parametric terms, \code{by=} variables and \code{offset()}.
+#' @param family one of \code{gaussian}, \code{binomial},
+#'   \code{quasibinomial}, \code{poisson}, \code{quasipoisson}, \code{Gamma},
+#'   \code{inverse.gaussian} with one of the links R allows for it; a family
+#'   object, function or name.
+#' @param data a data frame (or list) holding the variables of the formula.
+#' @param weights prior weights (non-negative, finite).
+#' @param subset an optional vector selecting the rows to use.
+#' @param na.action what to do with missing values (default \code{na.omit}).
+#' @param offset an offset, added to the linear predictor (not used by
+#'   \code{predict()} on new data, as in mgcv).
+#' @param method \code{"fREML"} (default); \code{"REML"} is accepted for
+#'   gaussian identity models, where it is the same criterion as
+#'   \code{gam(method = "REML")}.
+#' @param sp optional smoothing parameters, one per free smoothing parameter
+#'   of the model; negative entries are estimated, the others fixed.
+#' @param knots optional knots, passed to mgcv's setup.
+#' @param gamma REML "gamma": values above 1 give smoother fits.
+#' @param select add a null-space penalty to each smooth, so that terms can
+#'   be penalized out of the model.
+#' @param device where to run: \code{"auto"}, \code{"off"} (CPU) or
+#'   \code{"required"}.  This version of the engine fits on the CPU; the
+#'   chosen backend and the reason are recorded in \code{fit$device}.
+#' @param control a list from \code{\link{gam_gpu_control}}.
+#' @param ... further arguments for mgcv's \code{bam()} setup, such as
+#'   \code{paraPen} or \code{drop.intercept}.
+#' @return An object of class \code{c("gam_gpu", "gam", "glm", "lm")}: an
+#'   mgcv gam object (see \code{mgcv::gamObject}) with, in addition,
+#'   \code{device}: a list with the \code{backend} that ran the fit, the
+#'   \code{reason} it was chosen and \code{timings} (seconds of setup,
+#'   iterations and post-processing).
+#' @examples
+#' library(mgcv)
+#' set.seed(2)
+#' dat <- gamSim(1, n = 2000, dist = "normal", scale = 2, verbose = FALSE)
+#' fit <- gam_gpu(y ~ s(x0) + s(x1) + s(x2, bs = "cr") + s(x3), data = dat)
+#' fit
+#' summary(fit)
+#' plot(fit, pages = 1)
+#' predict(fit, newdata = dat[1:5, ], se.fit = TRUE)
+#'
+#' # a binomial model
+#' dat$yb <- rbinom(nrow(dat), 1, binomial()$linkinv((dat$f - 8) / 4))
+#' fitb <- gam_gpu(yb ~ s(x0) + s(x1) + s(x2), family = binomial, data = dat)
+#' fitb$device
+#' @export
+gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
+                    subset = NULL, na.action = na.omit, offset = NULL,
+                    method = "fREML", sp = NULL, knots = NULL, gamma = 1,
+                    select = FALSE, device = "auto",
+                    control = gam_gpu_control(), ...) {
+  t0 <- proc.time()[["elapsed"]]
+  cl <- match.call()
+  env <- parent.frame()
+  family <- resolve_family(family, env)
+  if (!is.character(method) || length(method) != 1L ||
+      !(method %in% c("fREML", "REML")))
+    gamgpu_abort("gamgpu_bad_method", "'method' must be \"fREML\" or \"REML\"")
+  additive <- family$family == "gaussian" && family$link == "identity"
+  if (method == "REML" && !additive)
+    gamgpu_abort("gamgpu_unsupported_method",
+                 "method = \"REML\" is available for gaussian identity models only; use \"fREML\"")
+  if (!is.list(control)) gamgpu_abort("gamgpu_bad_control", "'control' must come from gam_gpu_control()")
+  control <- do.call(gam_gpu_control, control[intersect(names(control),
+                                                      names(formals(gam_gpu_control)))])
+  if (!is.numeric(gamma) || length(gamma) != 1L || !is.finite(gamma) || gamma <= 0)
+    gamgpu_abort("gamgpu_bad_input", "'gamma' must be a single positive number")
+  if (!is.null(sp) && (!is.numeric(sp) || anyNA(sp)))
+    gamgpu_abort("gamgpu_bad_sp", "'sp' must be a numeric vector without NAs")
+  backend <- resolve_device(device)
+  check_variables(formula, if (missing(data)) NULL else data, env)
+
+  ## ---- mgcv's setup: bam(..., fit = FALSE) --------------------------------
+  mc <- match.call(expand.dots = TRUE)
+  mc[[1L]] <- quote(mgcv::bam)
+  mc$device <- mc$control <- mc$sp <- NULL
+  mc$family <- family
+  mc$method <- "fREML"
+  mc$fit <- FALSE
+  mc$chunk.size <- control$chunk.size
+  G <- withCallingHandlers(
+    tryCatch(eval(mc, env), error = classify_setup_error),
+    warning = function(w) {
+      if (grepl("chunk.size", conditionMessage(w), fixed = TRUE))
+        invokeRestart("muffleWarning")
+    })
+  n <- nrow(G$mf)
+  if (n < 1L) gamgpu_abort("gamgpu_no_data", "no rows left after NA handling and subsetting")
+  p <- ncol(G$X)
+  if (p > n)
+    gamgpu_abort("gamgpu_too_many_coefficients",
+                 sprintf("the model has %d coefficients but only %d rows of data", p, n))
+  if (!is.null(G$smooth)) for (s in G$smooth)
+    if (!is.null(s$updateS))
+      gamgpu_abort("gamgpu_unsupported_smooth",
+                   sprintf("smooth '%s' has a non-linear penalty, not supported", s$label))
+
+  ## user smoothing parameters (as bam() does for a supplied G)
+  L <- G$L
+  lsp0 <- G$lsp0
+  nfree <- if (is.null(L)) length(G$sp) else ncol(L)
+  sp.names <- if (is.null(L)) names(G$sp) else colnames(L)
+  if (is.null(sp.names) && length(G$sp) == nfree) sp.names <- names(G$sp)
+  if (!is.null(sp)) {
+    if (length(sp) != nfree)
+      gamgpu_abort("gamgpu_bad_sp",
+                   sprintf("'sp' has length %d but the model has %d smoothing parameters",
+                           length(sp), nfree))
+    if (any(sp >= 0)) {
+      if (is.null(L)) L <- diag(length(G$sp))
+      ind <- sp >= 0
+      spind <- log(sp[ind])
+      spind[!is.finite(spind)] <- -30
+      lsp0 <- lsp0 + drop(L[, ind, drop = FALSE] %*% spind)
+      L <- L[, !ind, drop = FALSE]
+      sp.names <- sp.names[!ind]
+    }
+  }
+
+  ## ---- response, weights, offset ------------------------------------------
+  y <- G$y
+  w <- as.numeric(G$w)
+  binom <- family$family %in% c("binomial", "quasibinomial")
+  if (binom && is.matrix(y) && ncol(y) == 2L) {
+    if (any(!is.finite(y)) || any(y < 0))
+      gamgpu_abort("gamgpu_bad_response",
+                   "binomial counts in cbind(successes, failures) must be finite and non-negative")
+    nt <- y[, 1] + y[, 2]
+    y <- ifelse(nt == 0, 0, y[, 1] / nt)
+    w <- w * nt
+  } else if (binom && is.factor(y)) {
+    y <- as.numeric(y != levels(y)[1L])
+  } else if (is.matrix(y) && ncol(y) > 1L) {
+    gamgpu_abort("gamgpu_bad_response", "a matrix response is only allowed for binomial families")
+  }
+  y <- as.numeric(y)
+  if (any(!is.finite(w)) || any(w < 0))
+    gamgpu_abort("gamgpu_bad_weights", "weights must be finite and non-negative")
+  if (!any(w > 0)) gamgpu_abort("gamgpu_bad_weights", "all weights are zero")
+  if (any(!is.finite(y)))
+    gamgpu_abort("gamgpu_bad_response", "the response has non-finite values")
+  bad <- switch(family$family,
+                binomial = , quasibinomial = any(y < 0 | y > 1),
+                poisson = , quasipoisson = any(y < 0),
+                Gamma = , inverse.gaussian = any(y <= 0),
+                FALSE)
+  if (bad)
+    gamgpu_abort("gamgpu_bad_response",
+                 sprintf("the response is outside the support of the %s family%s",
+                         family$family,
+                         switch(family$family,
+                                binomial = , quasibinomial = " (must be in [0, 1])",
+                                poisson = , quasipoisson = " (must be >= 0)",
+                                Gamma = , inverse.gaussian = " (must be > 0)", "")))
+  offset <- as.numeric(G$offset)
+  if (length(offset) != n || all(offset == 0)) offset <- NULL
+  else if (any(!is.finite(offset)))
+    gamgpu_abort("gamgpu_bad_input", "the offset has non-finite values")
+
+  ## ---- the full model matrix ----------------------------------------------
+  X <- if (nrow(G$X) == n) G$X else {
+    Gp <- G
+    class(Gp) <- "gam"
+    Gp$coefficients <- rep(0, p)
+    Gp$model <- G$mf
+    # large blocks: predict.gam's per-block overhead dominates small ones
+    mgcv::predict.gam(Gp, newdata = G$mf, type = "lpmatrix",
+                      newdata.guaranteed = TRUE,
+                      block.size = max(control$chunk.size, 50000L))
+  }
+  dimnames(X) <- NULL
+  attr(X, "model.offset") <- NULL
+  if (!is.double(X)) storage.mode(X) <- "double"
+  t1 <- proc.time()[["elapsed"]]
+
+  ## ---- the fit --------------------------------------------------------------
+  scale <- if (family$family %in% c("binomial", "poisson")) 1 else -1
+  S <- lapply(G$S, function(s) { storage.mode(s) <- "double"; s })
+  spec <- list(nobs = n, scale = scale, gamma = gamma, additive = additive,
+               yvar = stats::var(as.numeric(y)), hat = control$hat)
+  res <- .Call(gg_fit, X, y, w, offset, family$family, family$link, S,
+               as.integer(G$off), if (is.null(L)) NULL else {
+                 L <- unname(L); storage.mode(L) <- "double"; L },
+               if (length(S)) as.numeric(lsp0) else NULL, spec,
+               unclass(control))
+  rm(X)
+  t2 <- proc.time()[["elapsed"]]
+  fit <- gg_assemble(G, res, family, y, w, offset, n, method, gamma, cl, control,
+                     sp.names, scale)
+  sc <- res$scalars
+  if (!fit$converged)
+    gamgpu_warn("gamgpu_not_converged",
+                sprintf("penalized IRLS did not converge in %d iterations (control maxit = %d)",
+                        as.integer(sc[["iter"]]), control$maxit))
+  if (sc[["newton.status"]] == 2)
+    gamgpu_warn("gamgpu_not_converged",
+                sprintf("REML Newton iteration reached its limit of %d iterations",
+                        control$newton.maxit))
+  t3 <- proc.time()[["elapsed"]]
+  fit$device <- list(
+    backend = res$backend,
+    reason = "CPU engine (device policy not wired in this build)",
+    timings = c(setup = t1 - t0, iterations = sc[["t.iterations"]],
+                postproc = sc[["t.postproc"]] + (t3 - t2) +
+                  max(0, (t2 - t1) - sc[["t.iterations"]] - sc[["t.postproc"]])),
+    counters = res$counters)
+  fit
+}
+
+# Build the mgcv-compatible object (mirrors what mgcv::bam() returns).
+gg_assemble <- function(G, res, family, y, w, offset, n, method, gamma, cl, control,
+                        sp.names, scale) {
+  sc <- res$scalars
+  p <- length(res$coefficients)
+  nsp <- ncol(res$db.drho)
+  est <- scale <= 0
+  object <- list()
+  object$coefficients <- res$coefficients
+  names(object$coefficients) <- G$term.names
+  object$edf <- res$edf
+  names(object$edf) <- G$term.names
+  object$edf1 <- res$edf1
+  object$edf2 <- res$edf2
+  names(object$edf1) <- names(object$edf2) <- G$term.names
+  object$Vp <- res$Vp
+  object$Ve <- res$Ve
+  object$Vc <- res$Vc
+  object$V.sp <- res$V.sp
+  if (!is.null(G$L)) attr(object$V.sp, "L") <- G$L
+  object$db.drho <- res$db.drho
+  object$gcv.ubre <- sc[["reml"]]
+  names(object$gcv.ubre) <- method
+  object$hat <- res$hat
+  conv.msg <- c("full convergence", "step failed", "iteration limit reached")[sc[["newton.status"]] + 1]
+  object$mgcv.conv <- list(iter = as.integer(sc[["newton.iter"]]), message = conv.msg)
+  object$rank <- as.integer(sc[["rank"]])
+  object$outer.info <- list(conv = conv.msg, iter = as.integer(sc[["newton.iter"]]),
+                            grad = res$grad, hess = res$hess)
+  object$optimizer <- c("perf", "newton")
+  object$scale.estimated <- est
+  object$sig2 <- sc[["sig2"]]
+  object$scale <- object$sig2
+  object$reml.scale <- object$sig2
+  object$sp <- exp(res$rho[seq_len(nsp)])
+  names(object$sp) <- sp.names
+  full.sp <- exp(res$rho.full)
+  names(full.sp) <- names(G$lsp0)
+  if (!(length(full.sp) == length(object$sp) &&
+        isTRUE(all.equal(unname(object$sp), unname(full.sp)))))
+    object$full.sp <- full.sp
+  object$R <- res$R
+  object$iter <- as.integer(sc[["iter"]])
+  object$wt <- res$weights
+  object$weights <- res$weights
+  object$y <- y
+  object$prior.weights <- w
+  object$AR1.rho <- 0
+  object$gamma <- gamma
+  object$assign <- G$assign
+  object$boundary <- FALSE
+  object$call <- cl
+  object$cmX <- G$cmX
+  object$contrasts <- G$contrasts
+  object$control <- c(mgcv::gam.control(), unclass(control))
+  object$converged <- sc[["converged"]] == 1
+  object$data <- NA
+  object$df.null <- n
+  object$df.residual <- n - sum(object$edf)
+  object$family <- family
+  object$formula <- G$formula
+  object$method <- method
+  object$min.edf <- G$min.edf
+  object$model <- G$mf
+  object$na.action <- attr(G$mf, "na.action")
+  object$NA.action <- G$na.action
+  object$nsdf <- G$nsdf
+  object$offset <- G$offset
+  object$pterms <- G$pterms
+  object$pred.formula <- G$pred.formula
+  object$smooth <- G$smooth
+  object$terms <- G$terms
+  object$var.summary <- G$var.summary
+  object$xlevels <- G$xlevels
+  object$linear.predictors <- res$linear.predictors
+  object$fitted.values <- res$fitted.values
+  mu <- object$fitted.values
+  object$residuals <- sqrt(pmax(family$dev.resids(y, mu, w), 0)) * sign(y - mu)
+  object$deviance <- sum(object$residuals^2)
+  dev <- if (family$family != "gaussian") object$sig2 * sum(w) else object$deviance
+  object$aic <- family$aic(y, 1, mu, w, dev) + 2 * sum(object$edf)
+  object$null.deviance <- sum(family$dev.resids(y, weighted.mean(y, w), w))
+  environment(object$formula) <- environment(object$pred.formula) <-
+    environment(object$terms) <- environment(object$pterms) <- .GlobalEnv
+  if (!is.null(attr(object$model, "terms")))
+    environment(attr(object$model, "terms")) <- .GlobalEnv
+  class(object) <- c("gam_gpu", "gam", "glm", "lm")
+  object
+}
+
+#' @export
+print.gam_gpu <- function(x, ...) {
+  NextMethod()
+  d <- x$device
+  if (!is.null(d)) {
+    tm <- d$timings
+    cat(sprintf("Device: %s (%s)\n", d$backend, d$reason))
+    cat(sprintf("Time: setup %.3fs, iterations %.3fs, post-processing %.3fs (%d IRLS iterations)\n",
+                tm[["setup"]], tm[["iterations"]], tm[["postproc"]], as.integer(x$iter)))
+  }
+  invisible(x)
+}

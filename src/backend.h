@@ -1,0 +1,108 @@
+/* backend.h -- the contract between the fitting engine and whatever holds
+ * the data (CPU memory today, a GPU later).
+ *
+ * The engine owns every p x p quantity (penalties, REML, coefficients,
+ * covariances); a backend owns every n-length one: the model matrix X, the
+ * response, prior weights and offset it was loaded with, and the row state
+ * it derives from them (eta, the eta of the last accepted step, mu, working
+ * weights w and working response z).  The engine never sees an n-length
+ * array until it asks for one with fetch() at the end of a fit, so a GPU
+ * backend can keep all of them resident on the device and return only p x p
+ * summaries per iteration.
+ *
+ * Every operation returns 0 on success or -1 with *st filled (class and
+ * message); after a failure the engine calls release() and stops.  An
+ * implementation must not call exit/abort or print, and must free all it
+ * allocated in release(), whatever state it is in.
+ *
+ * One IRLS iteration, as the engine drives it:
+ *     xbeta(beta)            eta = X beta + offset
+ *     row_state(fam, &dev)   mu, w, z from eta; returns sum of deviance residuals
+ *     gram(A, b, &zwz)       A = X'WX, b = X'Wz, zwz = z'Wz
+ * plus keep_eta()/halve_eta() for step halving, init_eta() for the start,
+ * leverage() for the hat values and fetch() for the final vectors. */
+#ifndef GAMGPU_BACKEND_H
+#define GAMGPU_BACKEND_H
+
+#include <stddef.h>
+
+#include "family.h"
+#include "status.h"
+
+/* The data a backend is loaded with.  All arrays are the caller's and stay
+ * valid (and unchanged) until release(); a CPU backend may use them in
+ * place, a GPU backend copies them to the device in load(). */
+typedef struct gg_data {
+    size_t        n;        /* rows */
+    int           p;        /* columns of X */
+    const double *X;        /* n x p, column-major, leading dimension n */
+    const double *y;        /* n: response (binomial: proportion) */
+    const double *pw;       /* n: prior weights (binomial: trials x weight) */
+    const double *offset;   /* n, or NULL for none */
+} gg_data;
+
+typedef enum {
+    GG_VEC_ETA = 0,         /* linear predictor, offset included */
+    GG_VEC_MU,              /* fitted mean (after row_state) */
+    GG_VEC_W,               /* IRLS working weights (after row_state) */
+    GG_VEC_Z                /* IRLS working response, offset removed */
+} gg_vec;
+
+typedef struct gg_backend gg_backend;
+
+typedef struct gg_backend_ops {
+    const char *name;       /* "cpu", "cuda", ... (recorded in fit$device) */
+
+    /* Take the data; allocate the row state (eta, eta_old, mu, w, z). */
+    int (*load)(gg_backend *self, const gg_data *data, gg_status *st);
+
+    /* eta = linkfun(mustart(y, pw)) for every row, R's family$initialize;
+     * fails with "gamgpu_bad_start" if some row has no valid start. */
+    int (*init_eta)(gg_backend *self, const gg_family *fam, gg_status *st);
+
+    /* eta = X beta + offset (beta has p entries, host memory). */
+    int (*xbeta)(gg_backend *self, const double *beta, gg_status *st);
+
+    /* eta_old = eta (the last accepted step). */
+    int (*keep_eta)(gg_backend *self, gg_status *st);
+
+    /* eta = (eta + eta_old) / 2 (one step halving). */
+    int (*halve_eta)(gg_backend *self, gg_status *st);
+
+    /* From eta: mu, w, z for every row (family.h: gg_irls_row); *dev = sum
+     * of the deviance residuals.  Fails with "gamgpu_nonfinite" if the
+     * deviance is not finite. */
+    int (*row_state)(gg_backend *self, const gg_family *fam, double *dev,
+                     gg_status *st);
+
+    /* A = X'WX (p x p, both triangles), b = X'Wz (p), *zwz = z'Wz, from the
+     * current row state.  Host memory, overwritten. */
+    int (*gram)(gg_backend *self, double *A, double *b, double *zwz,
+                gg_status *st);
+
+    /* h[i] = w[i] * x_i' M x_i for every row (M: p x p symmetric, host);
+     * with M = (X'WX + S)^-1 these are the leverages.  h: n, host. */
+    int (*leverage)(gg_backend *self, const double *M, double *h,
+                    gg_status *st);
+
+    /* Copy one n-length vector of the row state to host memory out[n]. */
+    int (*fetch)(gg_backend *self, gg_vec which, double *out, gg_status *st);
+
+    /* Free everything; safe to call more than once and after any failure. */
+    void (*release)(gg_backend *self);
+} gg_backend_ops;
+
+struct gg_backend {
+    const gg_backend_ops *ops;
+    void   *impl;           /* the backend's private state */
+    size_t  n;              /* set by load() */
+    int     p;
+    /* work counters, for telemetry and tests */
+    long    n_gram, n_xbeta, n_row_state;
+};
+
+/* The CPU backend: BLAS on row chunks of `chunk_rows` rows (0 = default),
+ * extra memory O(chunk_rows * p) besides the 5 n-vectors of row state. */
+int gg_backend_cpu_init(gg_backend *be, size_t chunk_rows, gg_status *st);
+
+#endif

@@ -1,0 +1,237 @@
+/* backend_cpu.c -- the CPU implementation of backend.h.
+ *
+ * Uses the caller's X, y, weights and offset in place (no copy) and keeps
+ * five n-vectors of row state.  X'WX and X'Wz are accumulated over row
+ * chunks: each chunk of sqrt(w)-scaled rows is copied into a chunk x p
+ * buffer and added with BLAS dsyrk/dgemv, so the memory beyond the data is
+ * O(chunk x p + p^2) and the BLAS works on cache-sized blocks. */
+#define USE_FC_LEN_T
+#include <R_ext/BLAS.h>
+#ifndef FCONE
+#define FCONE
+#endif
+
+#include "backend.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GG_CPU_CHUNK_DEFAULT 4096
+
+typedef struct cpu_state {
+    gg_data d;
+    size_t  chunk;
+    double *eta, *eta_old, *mu, *w, *z;
+    double *buf;            /* chunk x p */
+    double *buf2;           /* chunk x p (leverage) */
+    double *zb;             /* chunk */
+} cpu_state;
+
+static cpu_state *S(gg_backend *be) { return (cpu_state *) be->impl; }
+
+static void cpu_release(gg_backend *be)
+{
+    cpu_state *s = S(be);
+    if (s == NULL) return;
+    free(s->eta); free(s->eta_old); free(s->mu); free(s->w); free(s->z);
+    free(s->buf); free(s->buf2); free(s->zb);
+    free(s);
+    be->impl = NULL;
+}
+
+static int cpu_load(gg_backend *be, const gg_data *d, gg_status *st)
+{
+    if (d->n == 0 || d->p <= 0)
+        return gg_fail(st, "gamgpu_bad_input", "no data to fit (n = %lu, p = %d)",
+                       (unsigned long) d->n, d->p);
+    if (d->n > (size_t) INT_MAX)
+        return gg_fail(st, "gamgpu_too_large",
+                       "the CPU backend handles at most %d rows", INT_MAX);
+    cpu_state *s = S(be);          /* allocated by gg_backend_cpu_init */
+    if (s == NULL) return gg_fail(st, "gamgpu_internal_error", "cpu backend not initialised");
+    if (s->eta != NULL) return gg_fail(st, "gamgpu_internal_error", "cpu backend loaded twice");
+    s->d = *d;
+    be->n = d->n;
+    be->p = d->p;
+    s->chunk = s->chunk ? s->chunk : GG_CPU_CHUNK_DEFAULT;
+    if (s->chunk > d->n) s->chunk = d->n;
+    size_t n = d->n, cp = s->chunk * (size_t) d->p;
+    s->eta = malloc(n * sizeof(double));
+    s->eta_old = malloc(n * sizeof(double));
+    s->mu = malloc(n * sizeof(double));
+    s->w = malloc(n * sizeof(double));
+    s->z = malloc(n * sizeof(double));
+    s->buf = malloc(cp * sizeof(double));
+    s->buf2 = malloc(cp * sizeof(double));
+    s->zb = malloc(s->chunk * sizeof(double));
+    if (!s->eta || !s->eta_old || !s->mu || !s->w || !s->z || !s->buf ||
+        !s->buf2 || !s->zb)
+        return gg_fail(st, "gamgpu_host_oom",
+                       "out of memory allocating the row state for %lu rows",
+                       (unsigned long) n);
+    memset(s->eta, 0, n * sizeof(double));
+    memset(s->eta_old, 0, n * sizeof(double));
+    memset(s->mu, 0, n * sizeof(double));
+    memset(s->w, 0, n * sizeof(double));
+    memset(s->z, 0, n * sizeof(double));
+    return 0;
+}
+
+static int cpu_init_eta(gg_backend *be, const gg_family *fam, gg_status *st)
+{
+    cpu_state *s = S(be);
+    for (size_t i = 0; i < s->d.n; i++) {
+        double mu = gg_mustart(fam->fam, s->d.y[i], s->d.pw[i]);
+        double eta = gg_linkfun(fam->link, mu);
+        if (!isfinite(eta) || !gg_eta_valid(fam->link, eta) ||
+            !gg_mu_valid(fam->fam, gg_linkinv(fam->link, eta)))
+            return gg_fail(st, "gamgpu_bad_start",
+                           "cannot find valid starting values for the %s family "
+                           "with %s link (row %lu, y = %g)",
+                           gg_family_name(fam->fam), gg_link_name(fam->link),
+                           (unsigned long) i + 1, s->d.y[i]);
+        s->eta[i] = eta;
+    }
+    memcpy(s->eta_old, s->eta, s->d.n * sizeof(double));
+    return 0;
+}
+
+static int cpu_xbeta(gg_backend *be, const double *beta, gg_status *st)
+{
+    (void) st;
+    cpu_state *s = S(be);
+    int n = (int) s->d.n, p = s->d.p, one = 1;
+    double a = 1.0, zero = 0.0;
+    F77_CALL(dgemv)("N", &n, &p, &a, s->d.X, &n, beta, &one, &zero, s->eta, &one FCONE);
+    if (s->d.offset)
+        for (size_t i = 0; i < s->d.n; i++) s->eta[i] += s->d.offset[i];
+    be->n_xbeta++;
+    return 0;
+}
+
+static int cpu_keep_eta(gg_backend *be, gg_status *st)
+{
+    (void) st;
+    cpu_state *s = S(be);
+    memcpy(s->eta_old, s->eta, s->d.n * sizeof(double));
+    return 0;
+}
+
+static int cpu_halve_eta(gg_backend *be, gg_status *st)
+{
+    (void) st;
+    cpu_state *s = S(be);
+    for (size_t i = 0; i < s->d.n; i++) s->eta[i] = (s->eta[i] + s->eta_old[i]) / 2;
+    return 0;
+}
+
+static int cpu_row_state(gg_backend *be, const gg_family *fam, double *dev,
+                         gg_status *st)
+{
+    cpu_state *s = S(be);
+    double D = 0.0;
+    const double *off = s->d.offset;
+    for (size_t i = 0; i < s->d.n; i++)
+        D += gg_irls_row(fam, s->d.y[i], s->d.pw[i], off ? off[i] : 0.0, s->eta[i],
+                         &s->mu[i], &s->w[i], &s->z[i]);
+    be->n_row_state++;
+    *dev = D;
+    if (!isfinite(D))
+        return gg_fail(st, "gamgpu_nonfinite", "non-finite deviance");
+    return 0;
+}
+
+static int cpu_gram(gg_backend *be, double *A, double *b, double *zwz, gg_status *st)
+{
+    (void) st;
+    cpu_state *s = S(be);
+    const int p = s->d.p, one = 1;
+    const size_t n = s->d.n;
+    const double *X = s->d.X;
+    double done = 1.0;
+    double zz = 0.0;
+    memset(A, 0, (size_t) p * p * sizeof(double));
+    memset(b, 0, (size_t) p * sizeof(double));
+    for (size_t r0 = 0; r0 < n; r0 += s->chunk) {
+        int m = (int) ((n - r0) < s->chunk ? (n - r0) : s->chunk);
+        double *zb = s->zb;
+        for (int i = 0; i < m; i++) {
+            double sw = sqrt(s->w[r0 + i]);
+            zb[i] = sw;                       /* temporarily sqrt(w) */
+        }
+        for (int j = 0; j < p; j++) {
+            const double *xc = X + (size_t) j * n + r0;
+            double *bc = s->buf + (size_t) j * m;
+            for (int i = 0; i < m; i++) bc[i] = xc[i] * zb[i];
+        }
+        for (int i = 0; i < m; i++) {
+            zb[i] *= s->z[r0 + i];
+            zz += zb[i] * zb[i];
+        }
+        F77_CALL(dsyrk)("U", "T", &p, &m, &done, s->buf, &m, &done, A, &p FCONE FCONE);
+        F77_CALL(dgemv)("T", &m, &p, &done, s->buf, &m, zb, &one, &done, b, &one FCONE);
+    }
+    for (int j = 0; j < p; j++)
+        for (int i = j + 1; i < p; i++) A[i + (size_t) j * p] = A[j + (size_t) i * p];
+    *zwz = zz;
+    be->n_gram++;
+    return 0;
+}
+
+static int cpu_leverage(gg_backend *be, const double *M, double *h, gg_status *st)
+{
+    (void) st;
+    cpu_state *s = S(be);
+    const int p = s->d.p;
+    const size_t n = s->d.n;
+    double done = 1.0, dzero = 0.0;
+    for (size_t r0 = 0; r0 < n; r0 += s->chunk) {
+        int m = (int) ((n - r0) < s->chunk ? (n - r0) : s->chunk);
+        for (int j = 0; j < p; j++)
+            memcpy(s->buf + (size_t) j * m, s->d.X + (size_t) j * n + r0,
+                   (size_t) m * sizeof(double));
+        F77_CALL(dgemm)("N", "N", &m, &p, &p, &done, s->buf, &m, M, &p, &dzero,
+                        s->buf2, &m FCONE FCONE);
+        for (int i = 0; i < m; i++) h[r0 + i] = 0.0;
+        for (int j = 0; j < p; j++) {
+            const double *a = s->buf + (size_t) j * m, *c = s->buf2 + (size_t) j * m;
+            for (int i = 0; i < m; i++) h[r0 + i] += a[i] * c[i];
+        }
+        for (int i = 0; i < m; i++) h[r0 + i] *= s->w[r0 + i];
+    }
+    return 0;
+}
+
+static int cpu_fetch(gg_backend *be, gg_vec which, double *out, gg_status *st)
+{
+    cpu_state *s = S(be);
+    const double *src = NULL;
+    switch (which) {
+    case GG_VEC_ETA: src = s->eta; break;
+    case GG_VEC_MU: src = s->mu; break;
+    case GG_VEC_W: src = s->w; break;
+    case GG_VEC_Z: src = s->z; break;
+    }
+    if (src == NULL) return gg_fail(st, "gamgpu_internal_error", "fetch: unknown vector");
+    memcpy(out, src, s->d.n * sizeof(double));
+    return 0;
+}
+
+static const gg_backend_ops cpu_ops = {
+    "cpu", cpu_load, cpu_init_eta, cpu_xbeta, cpu_keep_eta, cpu_halve_eta,
+    cpu_row_state, cpu_gram, cpu_leverage, cpu_fetch, cpu_release};
+
+int gg_backend_cpu_init(gg_backend *be, size_t chunk_rows, gg_status *st)
+{
+    (void) st;
+    memset(be, 0, sizeof *be);
+    be->ops = &cpu_ops;
+    /* the chunk size travels to load() through a pre-allocated state */
+    cpu_state *s = calloc(1, sizeof *s);
+    if (s == NULL) return gg_fail(st, "gamgpu_host_oom", "out of memory (cpu backend)");
+    s->chunk = chunk_rows;
+    be->impl = s;
+    return 0;
+}

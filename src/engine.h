@@ -1,0 +1,92 @@
+/* engine.h -- the fitting engine's public face: penalized IRLS with
+ * smoothing parameters chosen by fast REML on each working model (the
+ * performance iteration of mgcv::bam(method = "fREML")).
+ *
+ * The engine is pure C: it talks to the data only through a backend
+ * (backend.h) and to the user only through the callbacks in gg_fit_control.
+ * The caller (the glue, fit_r.c) allocates every output array of
+ * gg_fit_out beforehand, so the engine allocates only scratch that it frees
+ * before returning, on success and on failure alike. */
+#ifndef GAMGPU_ENGINE_H
+#define GAMGPU_ENGINE_H
+
+#include "backend.h"
+#include "family.h"
+#include "status.h"
+
+/* Quadratic penalties, as mgcv's G$S, G$off, G$L, G$lsp0: penalty k is
+ * exp(rho_full[k]) * S[k] on coefficients off[k] .. off[k]+dim[k]-1, with
+ * rho_full = L rho + lsp0 and rho the nsp free log smoothing parameters. */
+typedef struct gg_penalties {
+    int                  m;      /* number of penalty matrices */
+    const int           *off;    /* m: 0-based first coefficient */
+    const int           *dim;    /* m: side of S[k] */
+    const double *const *S;      /* m: column-major dim x dim, symmetric PSD */
+    int                  nsp;    /* free log smoothing parameters */
+    const double        *L;      /* m x nsp column-major; NULL = identity */
+    const double        *lsp0;   /* m; NULL = zeros */
+} gg_penalties;
+
+typedef struct gg_fit_control {
+    int    maxit;          /* IRLS iterations (mgcv: 200) */
+    double epsilon;        /* IRLS deviance tolerance (mgcv: 1e-7) */
+    int    newton_maxit;   /* REML Newton iterations per working model (200) */
+    double newton_tol;     /* REML convergence tolerance (sqrt(DBL_EPSILON)) */
+    int    trace;          /* call trace() once per iteration */
+    /* trace line: iteration, REML score, deviance, total EDF, seconds */
+    void (*trace_fn)(void *ctx, int iter, double reml, double dev, double edf,
+                     double seconds);
+    /* polled between iterations; nonzero stops the fit ("gamgpu_interrupted") */
+    int  (*interrupted)(void *ctx);
+    void  *ctx;
+} gg_fit_control;
+
+typedef struct gg_fit_spec {
+    gg_family family;
+    double    nobs;        /* number of observations (rows of the model frame) */
+    double    scale;       /* > 0: known scale; <= 0: estimate it */
+    double    gamma;       /* REML gamma (1) */
+    int       additive;    /* gaussian identity: one weighted least squares pass */
+    double    yvar;        /* var(y), for the initial log scale */
+    int       n_fixed_sp;  /* 1 when every smoothing parameter is fixed */
+} gg_fit_spec;
+
+/* Outputs; every pointer is caller-allocated with the size shown
+ * (p = columns, m = penalties, nsp = free smoothing parameters,
+ * nth = nsp + (scale estimated), n = rows).  hat may be NULL. */
+typedef struct gg_fit_out {
+    double *coef;          /* p */
+    double *Vp, *Ve, *Vc;  /* p x p */
+    double *edf, *edf1, *edf2;  /* p */
+    double *R;             /* p x p, R'R = X'WX at the final weights */
+    double *db_drho;       /* p x nsp */
+    double *rho;           /* nth: free log sp, then log scale if estimated */
+    double *rho_full;      /* m */
+    double *grad;          /* nth */
+    double *hess;          /* nth x nth */
+    double *V_sp;          /* nsp x nsp */
+    double *hat;           /* n or NULL */
+    /* scalars */
+    double reml;           /* REML score of the final working model */
+    double sig2;           /* REML scale estimate (or the known scale) */
+    double scale_vp;       /* scale used for Vp: rss / (nobs - sum(edf)) or known */
+    double deviance;       /* sum of deviance residuals at the final eta */
+    double rss;            /* working residual sum of squares */
+    int    iter;           /* IRLS iterations */
+    int    converged;      /* IRLS converged */
+    int    newton_iter;    /* Newton iterations of the last REML fit */
+    int    newton_status;  /* 0 full convergence, 1 step failed, 2 iteration limit */
+    int    rank;           /* numerical rank of X'WX + S */
+    int    Mp;             /* penalty null space dimension */
+    double t_iterations;   /* seconds in the IRLS loop */
+    double t_postproc;     /* seconds in post-processing */
+} gg_fit_out;
+
+/* Runs the fit on a loaded backend.  0 = OK; -1 with *st filled. */
+int gg_engine_fit(gg_backend *be, const gg_penalties *pen, const gg_fit_spec *spec,
+                  const gg_fit_control *ctl, gg_fit_out *out, gg_status *st);
+
+/* Number of free smoothing parameters + 1 if the scale is estimated. */
+int gg_engine_ntheta(const gg_penalties *pen, const gg_fit_spec *spec);
+
+#endif

@@ -1,0 +1,179 @@
+/* engine_pirls.c -- the fit: penalized IRLS whose smoothing parameters are
+ * re-estimated by fast REML on every working model (the performance
+ * iteration of mgcv's bgam.fit with method = "fREML"), with bgam.fit's
+ * deviance convergence test and step halving on the penalized deviance.
+ * Gaussian identity models are one weighted least squares pass (bam.fit).
+ * All O(n) work goes through the backend; this file sees p x p only. */
+#include "engine_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gg_engine_ntheta(const gg_penalties *pen, const gg_fit_spec *spec)
+{
+    return pen->nsp + (spec->scale > 0 ? 0 : 1);
+}
+
+/* beta' S_lambda beta with lambda = exp(rho_full) */
+static double pen_quad(const gg_penalties *pin, const double *rho_full, const double *beta)
+{
+    double s = 0;
+    for (int k = 0; k < pin->m; k++) {
+        int d = pin->dim[k], o = pin->off[k];
+        double l = exp(rho_full[k]), t = 0;
+        for (int j = 0; j < d; j++)
+            for (int i = 0; i < d; i++)
+                t += beta[o + i] * pin->S[k][i + (size_t) j * d] * beta[o + j];
+        s += l * t;
+    }
+    return s;
+}
+
+static double total_edf(int p, const double *P, const double *A)
+{
+    double s = 0;
+    for (size_t i = 0; i < (size_t) p * p; i++) s += P[i] * A[i];
+    return s;
+}
+
+int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *spec,
+                  const gg_fit_control *ctl, gg_fit_out *out, gg_status *st)
+{
+    const int p = be->p, m = pin->m;
+    const double t0 = gg_now();
+    const gg_family *fam = &spec->family;
+    const int phi_fixed = spec->scale > 0;
+    gg_reml r;
+    memset(&r, 0, sizeof r);
+    double *A = malloc((size_t) p * p * sizeof(double));
+    double *b = malloc((size_t) p * sizeof(double));
+    double *coef = calloc((size_t) p, sizeof(double));
+    double *coef0 = calloc((size_t) p, sizeof(double));
+    double *pcoef0 = calloc((size_t) p, sizeof(double));
+    double *sp0 = malloc((size_t) (m > 0 ? m : 1) * sizeof(double));
+    double *rho_fit = calloc((size_t) (m > 0 ? m : 1), sizeof(double));
+    double *theta = calloc((size_t) (pin->nsp + 1), sizeof(double));
+    int rc = 0;
+    if (!A || !b || !coef || !coef0 || !pcoef0 || !sp0 || !rho_fit || !theta) {
+        rc = gg_fail(st, "gamgpu_host_oom", "out of memory (engine)");
+        goto done;
+    }
+    if ((rc = gg_reml_alloc(&r, pin, p, phi_fixed, spec->scale, spec->nobs, spec->gamma, st)))
+        goto done;
+    r.A = A;
+    r.b = b;
+    out->Mp = r.Mp;
+
+    double dev = 0, devold, dev0 = 0, zwz = 0, log_phi = 0;
+    int have_coef = 0, conv = 0, iter = 0, newton_iter = 0, newton_status = 0;
+    gg_reml_pt *best = NULL;
+    const int maxit = spec->additive ? 1 : ctl->maxit;
+
+    if (!spec->additive) {
+        if ((rc = be->ops->init_eta(be, fam, st))) goto done;
+    } else {
+        double *zero = calloc((size_t) p, sizeof(double));
+        if (!zero) { rc = gg_fail(st, "gamgpu_host_oom", "out of memory"); goto done; }
+        rc = be->ops->xbeta(be, zero, st);      /* eta = offset */
+        free(zero);
+        if (rc) goto done;
+    }
+    if ((rc = be->ops->row_state(be, fam, &dev, st))) goto done;
+
+    for (iter = 1; iter <= maxit; iter++) {
+        if (ctl->interrupted && ctl->interrupted(ctl->ctx)) {
+            rc = gg_fail(st, "gamgpu_interrupted", "fit interrupted at iteration %d", iter);
+            goto done;
+        }
+        double t_it = gg_now();
+        devold = dev;
+        int kk = 0;
+        for (;;) {
+            if (have_coef && (rc = be->ops->xbeta(be, coef, st))) goto done;
+            if ((rc = be->ops->row_state(be, fam, &dev, st))) goto done;
+            if ((rc = be->ops->gram(be, A, b, &zwz, st))) goto done;
+            if (iter > 2 && fabs(dev - devold) / (0.1 + fabs(dev)) < ctl->epsilon) {
+                conv = 1;
+                break;
+            }
+            if (kk > 0) break;
+            if (iter > 2) {
+                double pen0 = dev0 + pen_quad(pin, rho_fit, pcoef0);
+                double pen1 = dev + pen_quad(pin, rho_fit, coef);
+                while (pen0 < pen1 && kk < 6) {
+                    for (int i = 0; i < p; i++) coef[i] = (coef0[i] + coef[i]) / 2;
+                    if ((rc = be->ops->halve_eta(be, st))) goto done;
+                    if ((rc = be->ops->row_state(be, fam, &dev, st))) goto done;
+                    pen1 = dev + pen_quad(pin, rho_fit, coef);
+                    kk++;
+                }
+            }
+            if (kk == 0) break;
+        }
+        if (conv) break;
+        if (iter > 1) {
+            memcpy(coef0, coef, (size_t) p * sizeof(double));
+            memcpy(pcoef0, coef, (size_t) p * sizeof(double));
+            if ((rc = be->ops->keep_eta(be, st))) goto done;
+            dev0 = dev;
+        }
+        /* fast REML on the working model, from mgcv's initial sp */
+        r.zwz = zwz;
+        if ((rc = gg_pen_initial_sp(&r.pen, A, sp0, st))) goto done;
+        for (int k = 0; k < m; k++) sp0[k] = log(sp0[k]);
+        if ((rc = gg_reml_theta_from_full(&r, sp0, theta, st))) goto done;
+        if (!phi_fixed) {
+            if (iter == 1) log_phi = log(spec->yvar * 0.05);
+            if (!isfinite(log_phi)) log_phi = 0;
+            theta[pin->nsp] = log_phi;
+        }
+        if ((rc = gg_reml_newton(&r, theta, ctl->newton_maxit, ctl->newton_tol, &best,
+                                 &newton_iter, &newton_status, st)))
+            goto done;
+        memcpy(coef, best->beta, (size_t) p * sizeof(double));
+        have_coef = 1;
+        gg_reml_rho_full(&r, best->theta, rho_fit);
+        if (!phi_fixed) log_phi = best->theta[pin->nsp];
+        for (int i = 0; i < p; i++)
+            if (!isfinite(coef[i])) {
+                rc = gg_fail(st, "gamgpu_nonfinite", "non-finite coefficients at iteration %d", iter);
+                goto done;
+            }
+        if (ctl->trace && ctl->trace_fn)
+            ctl->trace_fn(ctl->ctx, iter, best->V, dev, total_edf(p, best->P, A),
+                          gg_now() - t_it);
+    }
+    if (iter > maxit) iter = maxit;
+    if (spec->additive) conv = 1;
+    if (!conv || spec->additive) {
+        /* the last fit's coefficients have not reached eta yet */
+        if ((rc = be->ops->xbeta(be, coef, st))) goto done;
+        if ((rc = be->ops->row_state(be, fam, &dev, st))) goto done;
+        if (!spec->additive)
+            if ((rc = be->ops->gram(be, A, b, &zwz, st))) goto done;
+    }
+    out->t_iterations = gg_now() - t0;
+    double t1 = gg_now();
+    out->iter = iter;
+    out->converged = conv;
+    out->newton_iter = newton_iter;
+    out->newton_status = newton_status;
+    out->deviance = dev;
+    out->reml = best->V;
+    out->sig2 = best->phi;
+    out->rss = best->rss;
+    out->rank = best->rank;
+    for (int i = 0; i < r.nth; i++) out->rho[i] = best->theta[i];
+    gg_reml_rho_full(&r, best->theta, out->rho_full);
+    memcpy(out->grad, best->grad, (size_t) r.nth * sizeof(double));
+    memcpy(out->hess, best->hess, (size_t) r.nth * r.nth * sizeof(double));
+    if ((rc = gg_postproc(&r, best, A, be, phi_fixed, spec->scale, out, st))) goto done;
+    out->t_postproc = gg_now() - t1;
+done:
+    gg_reml_free(&r);
+    free(A); free(b); free(coef); free(coef0); free(pcoef0); free(sp0); free(rho_fit);
+    free(theta);
+    return rc;
+}

@@ -1,0 +1,300 @@
+/* fit_r.c -- glue between R and the fitting engine: unpacks the model
+ * matrix, response, weights, offset, family and mgcv's penalty setup into
+ * plain C structs, runs gg_engine_fit() on the CPU backend, and returns
+ * the results as a named list.  Output vectors are allocated here (R
+ * memory) before the engine runs, so a failure leaks nothing: the engine
+ * frees its scratch, the backend is released, then the classed error is
+ * raised.  Trace lines are printed here (Rprintf), interrupts are polled
+ * without longjmp through R_ToplevelExec. */
+#include <R.h>
+#include <Rinternals.h>
+
+#include <string.h>
+
+#include "backend.h"
+#include "engine.h"
+#include "errors_r.h"
+#include "family.h"
+#include "fit_r.h"
+
+static SEXP list_get(SEXP list, const char *name)
+{
+    SEXP names = Rf_getAttrib(list, R_NamesSymbol);
+    for (R_xlen_t i = 0; i < XLENGTH(list); i++)
+        if (strcmp(CHAR(STRING_ELT(names, i)), name) == 0) return VECTOR_ELT(list, i);
+    return R_NilValue;
+}
+
+static double list_num(SEXP list, const char *name, double dflt)
+{
+    SEXP v = list_get(list, name);
+    if (v == R_NilValue || XLENGTH(v) < 1) return dflt;
+    return Rf_asReal(v);
+}
+
+static void trace_line(void *ctx, int iter, double reml, double dev, double edf,
+                       double secs)
+{
+    (void) ctx;
+    Rprintf("iter %3d  REML %.10g  deviance %.10g  edf %8.3f  %6.2fs\n", iter, reml, dev,
+            edf, secs);
+}
+
+static void check_interrupt_fn(void *unused) { (void) unused; R_CheckUserInterrupt(); }
+
+static int interrupted(void *ctx)
+{
+    (void) ctx;
+    return R_ToplevelExec(check_interrupt_fn, NULL) == FALSE;
+}
+
+static SEXP new_mat(int r, int c) { return Rf_allocMatrix(REALSXP, r, c); }
+
+SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
+            SEXP off, SEXP L, SEXP lsp0, SEXP spec, SEXP control)
+{
+    gg_status st;
+    gg_status_clear(&st);
+    if (!Rf_isMatrix(X) || TYPEOF(X) != REALSXP) gg_abort("gamgpu_bad_input", "X must be a double matrix");
+    const int n = Rf_nrows(X), p = Rf_ncols(X);
+    if (TYPEOF(y) != REALSXP || XLENGTH(y) != n || TYPEOF(w) != REALSXP || XLENGTH(w) != n)
+        gg_abort("gamgpu_bad_input", "y and weights must be double vectors with one entry per row of X");
+    if (offset != R_NilValue && (TYPEOF(offset) != REALSXP || XLENGTH(offset) != n))
+        gg_abort("gamgpu_bad_input", "offset must be NULL or a double vector with one entry per row");
+
+    gg_fit_spec sp;
+    memset(&sp, 0, sizeof sp);
+    if (gg_family_lookup(CHAR(STRING_ELT(family, 0)), CHAR(STRING_ELT(link, 0)), &sp.family, &st))
+        gg_raise(&st);
+    sp.nobs = list_num(spec, "nobs", n);
+    sp.scale = list_num(spec, "scale", 0);
+    sp.gamma = list_num(spec, "gamma", 1);
+    sp.additive = (int) list_num(spec, "additive", 0);
+    sp.yvar = list_num(spec, "yvar", 1);
+    const int want_hat = (int) list_num(spec, "hat", 1);
+
+    /* penalties */
+    const int m = Rf_length(S);
+    if (TYPEOF(off) != INTSXP || XLENGTH(off) != m) gg_abort("gamgpu_bad_input", "off must be an integer vector, one per penalty");
+    const double **Sp = (const double **) R_alloc(m > 0 ? m : 1, sizeof(double *));
+    int *dims = (int *) R_alloc(m > 0 ? m : 1, sizeof(int));
+    int *offs = (int *) R_alloc(m > 0 ? m : 1, sizeof(int));
+    for (int k = 0; k < m; k++) {
+        SEXP Sk = VECTOR_ELT(S, k);
+        if (!Rf_isMatrix(Sk) || TYPEOF(Sk) != REALSXP || Rf_nrows(Sk) != Rf_ncols(Sk))
+            gg_abort("gamgpu_bad_input", "each penalty must be a square double matrix");
+        Sp[k] = REAL(Sk);
+        dims[k] = Rf_nrows(Sk);
+        offs[k] = INTEGER(off)[k] - 1;
+    }
+    gg_penalties pen;
+    pen.m = m;
+    pen.off = offs;
+    pen.dim = dims;
+    pen.S = Sp;
+    if (L == R_NilValue) {
+        pen.L = NULL;
+        pen.nsp = m;
+    } else {
+        if (!Rf_isMatrix(L) || TYPEOF(L) != REALSXP || Rf_nrows(L) != m)
+            gg_abort("gamgpu_bad_input", "L must be a double matrix with one row per penalty");
+        pen.L = REAL(L);
+        pen.nsp = Rf_ncols(L);
+    }
+    if (lsp0 != R_NilValue && (TYPEOF(lsp0) != REALSXP || XLENGTH(lsp0) != m))
+        gg_abort("gamgpu_bad_input", "lsp0 must be a double vector, one per penalty");
+    pen.lsp0 = lsp0 == R_NilValue ? NULL : REAL(lsp0);
+
+    gg_fit_control ctl;
+    memset(&ctl, 0, sizeof ctl);
+    ctl.maxit = (int) list_num(control, "maxit", 200);
+    ctl.epsilon = list_num(control, "epsilon", 1e-7);
+    ctl.newton_maxit = (int) list_num(control, "newton.maxit", 200);
+    ctl.newton_tol = list_num(control, "newton.tol", 1.490116119384765625e-08);
+    ctl.trace = (int) list_num(control, "trace", 0);
+    ctl.trace_fn = trace_line;
+    ctl.interrupted = interrupted;
+    const double chunk = list_num(control, "chunk.size", 0);
+
+    const int nsp = pen.nsp, nth = gg_engine_ntheta(&pen, &sp);
+
+    /* outputs */
+    const char *names[] = {"coefficients", "Vp", "Ve", "Vc", "edf", "edf1", "edf2", "R",
+                           "db.drho", "rho", "rho.full", "grad", "hess", "V.sp", "hat",
+                           "linear.predictors", "fitted.values", "weights", "scalars",
+                           "backend", "counters"};
+    const int nout = (int) (sizeof names / sizeof names[0]);
+    SEXP res = PROTECT(Rf_allocVector(VECSXP, nout));
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, nout));
+    for (int i = 0; i < nout; i++) SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
+    Rf_setAttrib(res, R_NamesSymbol, nm);
+    SET_VECTOR_ELT(res, 0, Rf_allocVector(REALSXP, p));
+    SET_VECTOR_ELT(res, 1, new_mat(p, p));
+    SET_VECTOR_ELT(res, 2, new_mat(p, p));
+    SET_VECTOR_ELT(res, 3, new_mat(p, p));
+    SET_VECTOR_ELT(res, 4, Rf_allocVector(REALSXP, p));
+    SET_VECTOR_ELT(res, 5, Rf_allocVector(REALSXP, p));
+    SET_VECTOR_ELT(res, 6, Rf_allocVector(REALSXP, p));
+    SET_VECTOR_ELT(res, 7, new_mat(p, p));
+    SET_VECTOR_ELT(res, 8, new_mat(p, nsp));
+    SET_VECTOR_ELT(res, 9, Rf_allocVector(REALSXP, nth));
+    SET_VECTOR_ELT(res, 10, Rf_allocVector(REALSXP, m));
+    SET_VECTOR_ELT(res, 11, Rf_allocVector(REALSXP, nth));
+    SET_VECTOR_ELT(res, 12, new_mat(nth, nth));
+    SET_VECTOR_ELT(res, 13, new_mat(nsp, nsp));
+    SET_VECTOR_ELT(res, 14, want_hat ? Rf_allocVector(REALSXP, n) : R_NilValue);
+    SET_VECTOR_ELT(res, 15, Rf_allocVector(REALSXP, n));
+    SET_VECTOR_ELT(res, 16, Rf_allocVector(REALSXP, n));
+    SET_VECTOR_ELT(res, 17, Rf_allocVector(REALSXP, n));
+
+    gg_fit_out out;
+    memset(&out, 0, sizeof out);
+    out.coef = REAL(VECTOR_ELT(res, 0));
+    out.Vp = REAL(VECTOR_ELT(res, 1));
+    out.Ve = REAL(VECTOR_ELT(res, 2));
+    out.Vc = REAL(VECTOR_ELT(res, 3));
+    out.edf = REAL(VECTOR_ELT(res, 4));
+    out.edf1 = REAL(VECTOR_ELT(res, 5));
+    out.edf2 = REAL(VECTOR_ELT(res, 6));
+    out.R = REAL(VECTOR_ELT(res, 7));
+    out.db_drho = REAL(VECTOR_ELT(res, 8));
+    out.rho = REAL(VECTOR_ELT(res, 9));
+    out.rho_full = REAL(VECTOR_ELT(res, 10));
+    out.grad = REAL(VECTOR_ELT(res, 11));
+    out.hess = REAL(VECTOR_ELT(res, 12));
+    out.V_sp = REAL(VECTOR_ELT(res, 13));
+    out.hat = want_hat ? REAL(VECTOR_ELT(res, 14)) : NULL;
+
+    gg_backend be;
+    if (gg_backend_cpu_init(&be, chunk > 0 ? (size_t) chunk : 0, &st)) gg_raise(&st);
+    gg_data d;
+    d.n = (size_t) n;
+    d.p = p;
+    d.X = REAL(X);
+    d.y = REAL(y);
+    d.pw = REAL(w);
+    d.offset = offset == R_NilValue ? NULL : REAL(offset);
+    int rc = be.ops->load(&be, &d, &st);
+    if (rc == 0) rc = gg_engine_fit(&be, &pen, &sp, &ctl, &out, &st);
+    if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_ETA, REAL(VECTOR_ELT(res, 15)), &st);
+    if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_MU, REAL(VECTOR_ELT(res, 16)), &st);
+    if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_W, REAL(VECTOR_ELT(res, 17)), &st);
+    long counters[3] = {be.n_gram, be.n_xbeta, be.n_row_state};
+    be.ops->release(&be);
+    if (rc) gg_raise(&st);
+
+    const char *snames[] = {"reml", "sig2", "scale.vp", "deviance", "rss", "iter",
+                            "converged", "newton.iter", "newton.status", "rank", "Mp",
+                            "t.iterations", "t.postproc"};
+    const int ns = (int) (sizeof snames / sizeof snames[0]);
+    SEXP sc = PROTECT(Rf_allocVector(REALSXP, ns));
+    SEXP scn = PROTECT(Rf_allocVector(STRSXP, ns));
+    double sv[] = {out.reml, out.sig2, out.scale_vp, out.deviance, out.rss, out.iter,
+                   out.converged, out.newton_iter, out.newton_status, out.rank, out.Mp,
+                   out.t_iterations, out.t_postproc};
+    for (int i = 0; i < ns; i++) {
+        REAL(sc)[i] = sv[i];
+        SET_STRING_ELT(scn, i, Rf_mkChar(snames[i]));
+    }
+    Rf_setAttrib(sc, R_NamesSymbol, scn);
+    SET_VECTOR_ELT(res, 18, sc);
+    SET_VECTOR_ELT(res, 19, Rf_mkString(be.ops ? "cpu" : "cpu"));
+    SEXP cnt = PROTECT(Rf_allocVector(REALSXP, 3));
+    SEXP cntn = PROTECT(Rf_allocVector(STRSXP, 3));
+    const char *cn[] = {"gram", "xbeta", "row_state"};
+    for (int i = 0; i < 3; i++) {
+        REAL(cnt)[i] = (double) counters[i];
+        SET_STRING_ELT(cntn, i, Rf_mkChar(cn[i]));
+    }
+    Rf_setAttrib(cnt, R_NamesSymbol, cntn);
+    SET_VECTOR_ELT(res, 20, cnt);
+    UNPROTECT(6);
+    return res;
+}
+
+SEXP gg_family_rows(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt)
+{
+    gg_status st;
+    gg_status_clear(&st);
+    gg_family f;
+    if (gg_family_lookup(CHAR(STRING_ELT(family, 0)), CHAR(STRING_ELT(link, 0)), &f, &st))
+        gg_raise(&st);
+    if (TYPEOF(eta) != REALSXP || TYPEOF(y) != REALSXP || TYPEOF(wt) != REALSXP)
+        gg_abort("gamgpu_bad_input", "eta, y and wt must be double vectors");
+    R_xlen_t n = XLENGTH(eta);
+    if (XLENGTH(y) != n || XLENGTH(wt) != n) gg_abort("gamgpu_bad_input", "eta, y and wt must have equal lengths");
+    const char *names[] = {"mu", "mu.eta", "variance", "dev.resids", "linkfun", "mustart",
+                           "w", "z"};
+    SEXP res = PROTECT(Rf_allocVector(VECSXP, 8));
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 8));
+    for (int i = 0; i < 8; i++) {
+        SET_VECTOR_ELT(res, i, Rf_allocVector(REALSXP, n));
+        SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
+    }
+    Rf_setAttrib(res, R_NamesSymbol, nm);
+    double *o[8];
+    for (int i = 0; i < 8; i++) o[i] = REAL(VECTOR_ELT(res, i));
+    const double *e = REAL(eta), *yy = REAL(y), *ww = REAL(wt);
+    for (R_xlen_t i = 0; i < n; i++) {
+        double mu = gg_linkinv(f.link, e[i]);
+        o[0][i] = mu;
+        o[1][i] = gg_mu_eta(f.link, e[i]);
+        o[2][i] = gg_variance(f.fam, mu);
+        o[3][i] = gg_dev_resid(f.fam, yy[i], mu, ww[i]);
+        o[4][i] = gg_linkfun(f.link, mu);
+        o[5][i] = gg_mustart(f.fam, yy[i], ww[i]);
+        double m2;
+        gg_irls_row(&f, yy[i], ww[i], 0.0, e[i], &m2, &o[6][i], &o[7][i]);
+    }
+    UNPROTECT(2);
+    return res;
+}
+
+/* One pass of every backend operation on given data, for tests and for
+ * checking another backend against the CPU one: eta = X beta + offset, row
+ * state, gram, leverages with M, then fetch of all four vectors. */
+SEXP gg_backend_check(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link,
+                      SEXP beta, SEXP M)
+{
+    gg_status st;
+    gg_status_clear(&st);
+    if (!Rf_isMatrix(X) || TYPEOF(X) != REALSXP || TYPEOF(y) != REALSXP ||
+        TYPEOF(w) != REALSXP || TYPEOF(beta) != REALSXP || TYPEOF(M) != REALSXP ||
+        (offset != R_NilValue && TYPEOF(offset) != REALSXP))
+        gg_abort("gamgpu_bad_input", "X, y, w, offset, beta and M must be double");
+    const int n = Rf_nrows(X), p = Rf_ncols(X);
+    if (XLENGTH(y) != n || XLENGTH(w) != n || XLENGTH(beta) != p ||
+        XLENGTH(M) != (R_xlen_t) p * p || (offset != R_NilValue && XLENGTH(offset) != n))
+        gg_abort("gamgpu_bad_input", "inconsistent dimensions");
+    gg_family f;
+    if (gg_family_lookup(CHAR(STRING_ELT(family, 0)), CHAR(STRING_ELT(link, 0)), &f, &st))
+        gg_raise(&st);
+    const char *names[] = {"deviance", "A", "b", "zwz", "eta", "mu", "w", "z", "h"};
+    SEXP res = PROTECT(Rf_allocVector(VECSXP, 9));
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 9));
+    for (int i = 0; i < 9; i++) SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
+    Rf_setAttrib(res, R_NamesSymbol, nm);
+    SET_VECTOR_ELT(res, 0, Rf_allocVector(REALSXP, 1));
+    SET_VECTOR_ELT(res, 1, new_mat(p, p));
+    SET_VECTOR_ELT(res, 2, Rf_allocVector(REALSXP, p));
+    SET_VECTOR_ELT(res, 3, Rf_allocVector(REALSXP, 1));
+    for (int i = 4; i < 9; i++) SET_VECTOR_ELT(res, i, Rf_allocVector(REALSXP, n));
+    gg_backend be;
+    if (gg_backend_cpu_init(&be, 7, &st)) gg_raise(&st);   /* small chunks: exercise the blocking */
+    gg_data d = {(size_t) n, p, REAL(X), REAL(y), REAL(w),
+                 offset == R_NilValue ? NULL : REAL(offset)};
+    int rc = be.ops->load(&be, &d, &st);
+    if (rc == 0) rc = be.ops->xbeta(&be, REAL(beta), &st);
+    if (rc == 0) rc = be.ops->row_state(&be, &f, REAL(VECTOR_ELT(res, 0)), &st);
+    if (rc == 0) rc = be.ops->gram(&be, REAL(VECTOR_ELT(res, 1)), REAL(VECTOR_ELT(res, 2)),
+                                   REAL(VECTOR_ELT(res, 3)), &st);
+    if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_ETA, REAL(VECTOR_ELT(res, 4)), &st);
+    if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_MU, REAL(VECTOR_ELT(res, 5)), &st);
+    if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_W, REAL(VECTOR_ELT(res, 6)), &st);
+    if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_Z, REAL(VECTOR_ELT(res, 7)), &st);
+    if (rc == 0) rc = be.ops->leverage(&be, REAL(M), REAL(VECTOR_ELT(res, 8)), &st);
+    be.ops->release(&be);
+    if (rc) gg_raise(&st);
+    UNPROTECT(2);
+    return res;
+}

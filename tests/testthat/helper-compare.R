@@ -1,0 +1,46 @@
+# Agreement of a gam_gpu() fit with an mgcv fit of the same call, at the
+# tolerances of issue 3: linear predictors to 1e-5 relative to their range,
+# total EDF within 0.01, each smooth's EDF within 0.05, REML score no worse
+# than mgcv's by more than 1e-6 relative.
+expect_agrees_with_mgcv <- function(g, b, eta_tol = 1e-5, reml = TRUE,
+                                    eta_b = b$linear.predictors) {
+  expect_s3_class(g, c("gam_gpu", "gam", "glm", "lm"))
+  expect_equal(length(g$coefficients), length(b$coefficients))
+  expect_identical(names(g$coefficients), names(b$coefficients))
+  r <- diff(range(eta_b))
+  expect_lt(max(abs(g$linear.predictors - eta_b)) / r, eta_tol)
+  expect_lt(abs(sum(g$edf) - sum(b$edf)), 0.01)
+  for (s in b$smooth) {
+    ii <- s$first.para:s$last.para
+    expect_lt(abs(sum(g$edf[ii]) - sum(b$edf[ii])), 0.05)
+  }
+  if (reml)
+    expect_lte(g$gcv.ubre[[1]], b$gcv.ubre[[1]] + 1e-6 * abs(b$gcv.ubre[[1]]))
+  invisible(TRUE)
+}
+
+tight <- function() mgcv::gam.control(epsilon = 1e-10)
+tight_gg <- function() gam_gpu_control(epsilon = 1e-10)
+
+sim_data <- function(n = 3000, seed = 3) {
+  set.seed(seed)
+  dat <- mgcv::gamSim(1, n = n, dist = "normal", scale = 2, verbose = FALSE)
+  dat$fac <- factor(sample(letters[1:3], n, TRUE))
+  dat$re <- factor(sample(1:20, n, TRUE))
+  dat$t <- runif(n)
+  dat$expo <- runif(n, 0.5, 2)
+  lp <- (dat$f - mean(dat$f)) / 4 + 0.3 * sin(2 * pi * dat$t) +
+    stats::rnorm(20, 0, 0.3)[dat$re] + c(0, 0.3, -0.2)[dat$fac]
+  dat$yb <- stats::rbinom(n, 1, stats::binomial()$linkinv(lp))
+  dat$yp <- stats::rpois(n, exp(lp / 2 + log(dat$expo)))
+  dat$yg <- stats::rgamma(n, shape = 3, scale = exp(lp / 2) / 3)
+  dat
+}
+
+# inverse Gaussian draws without statmod (Michael, Schucany & Haas 1976)
+statmod_free_rinvgauss <- function(n, mu, lambda = 2) {
+  nu <- stats::rnorm(n)^2
+  x <- mu + mu^2 * nu / (2 * lambda) -
+    mu / (2 * lambda) * sqrt(4 * mu * lambda * nu + mu^2 * nu^2)
+  ifelse(stats::runif(n) <= mu / (mu + x), x, mu^2 / x)
+}

@@ -1,0 +1,103 @@
+# mgcv's methods on gam_gpu objects give what they give on the bam fit.
+dat <- sim_data()
+f <- yb ~ s(x0) + s(x1, by = fac) + fac + te(x2, x3) + s(t, bs = "cc")
+g <- gam_gpu(f, family = binomial, data = dat, control = tight_gg())
+b <- mgcv::bam(f, family = binomial, data = dat, control = tight())
+fg <- y ~ s(x0) + s(x1, bs = "cr") + te(x2, x3)
+gg <- gam_gpu(fg, data = dat)
+bg <- mgcv::bam(fg, data = dat)
+nd <- sim_data(n = 200, seed = 11)
+
+test_that("predict(): link, response, terms, lpmatrix, se.fit, newdata", {
+  for (m in list(list(g, b), list(gg, bg))) {
+    for (ty in c("link", "response", "terms")) {
+      pg <- predict(m[[1]], nd, type = ty, se.fit = TRUE)
+      pb <- predict(m[[2]], nd, type = ty, se.fit = TRUE)
+      expect_equal(unname(pg$fit), unname(pb$fit), tolerance = 1e-4)
+      expect_equal(unname(pg$se.fit), unname(pb$se.fit), tolerance = 1e-4)
+    }
+    expect_equal(predict(m[[1]], nd, type = "lpmatrix"),
+                 predict(m[[2]], nd, type = "lpmatrix"))
+    expect_equal(unname(c(predict(m[[1]]))), unname(m[[1]]$linear.predictors))
+  }
+})
+
+test_that("summary(): EDFs, test statistics and p-values", {
+  sg <- summary(g); sb <- summary(b)
+  expect_equal(sg$s.table, sb$s.table, tolerance = 1e-4)
+  expect_equal(sg$p.table, sb$p.table, tolerance = 1e-4)
+  expect_equal(sg$dev.expl, sb$dev.expl, tolerance = 1e-6)
+  expect_equal(sg$r.sq, sb$r.sq, tolerance = 1e-6)
+  s2g <- summary(gg); s2b <- summary(bg)
+  expect_equal(s2g$s.table, s2b$s.table, tolerance = 1e-4)
+  expect_equal(s2g$scale, s2b$scale, tolerance = 1e-6)
+  expect_output(print(sg), "Approximate significance of smooth terms")
+})
+
+test_that("anova(): one fit and two nested fits", {
+  expect_equal(anova(g)$s.table, anova(b)$s.table, tolerance = 1e-4)
+  g0 <- gam_gpu(yb ~ s(x0) + fac, family = binomial, data = dat, control = tight_gg())
+  b0 <- mgcv::bam(yb ~ s(x0) + fac, family = binomial, data = dat, control = tight())
+  ag <- anova(g0, g, test = "Chisq"); ab <- anova(b0, b, test = "Chisq")
+  expect_equal(ag$Deviance, ab$Deviance, tolerance = 1e-5)
+  expect_equal(ag$`Pr(>Chi)`, ab$`Pr(>Chi)`, tolerance = 1e-4)
+})
+
+test_that("AIC(), logLik(), vcov(), fitted(), residuals() of every type", {
+  expect_equal(AIC(g), AIC(b), tolerance = 1e-6)
+  expect_equal(c(logLik(g)), c(logLik(b)), tolerance = 1e-6)
+  expect_equal(attr(logLik(g), "df"), attr(logLik(b), "df"), tolerance = 1e-4)
+  expect_equal(AIC(gg), AIC(bg), tolerance = 1e-6)
+  expect_equal(vcov(g), vcov(b), tolerance = 1e-4)
+  expect_equal(vcov(g, unconditional = TRUE), vcov(b, unconditional = TRUE),
+               tolerance = 1e-4)
+  expect_equal(unname(fitted(g)), unname(fitted(b)), tolerance = 1e-6)
+  for (ty in c("deviance", "pearson", "working", "response"))
+    expect_equal(unname(residuals(g, type = ty)), unname(residuals(b, type = ty)),
+                 tolerance = 1e-5, label = ty)
+  expect_equal(g$deviance, b$deviance, tolerance = 1e-7)
+  expect_equal(g$null.deviance, b$null.deviance)
+})
+
+test_that("leverages are the diagonal of the influence matrix", {
+  X <- predict(gg, type = "lpmatrix")
+  h <- rowSums((X %*% gg$Vp) * X)          # = hat * (scale used for Vp)
+  expect_equal(unname(h / gg$hat), rep(unname(h[1] / gg$hat[1]), nrow(X)), tolerance = 1e-8)
+  expect_true(all(gg$hat > 0 & gg$hat < 1))
+  expect_equal(sum(gg$hat), sum(gg$edf), tolerance = 1e-8)
+  expect_length(gg$hat, nrow(dat))
+})
+
+test_that("plot(): 1-d, 2-d (te), by-factor and cyclic smooths with bands", {
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  pg <- plot(g, pages = 1, se = TRUE)
+  pb <- plot(b, pages = 1, se = TRUE)
+  expect_length(pg, length(b$smooth))
+  for (i in seq_along(pg)) {
+    expect_equal(pg[[i]]$fit, pb[[i]]$fit, tolerance = 1e-4)
+    expect_equal(pg[[i]]$se, pb[[i]]$se, tolerance = 1e-4)
+  }
+  expect_silent(plot(gg, select = 3, scheme = 2))
+})
+
+test_that("gam.check() and concurvity() work and agree", {
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  set.seed(1); kg <- mgcv::k.check(gg)
+  set.seed(1); kb <- mgcv::k.check(bg)
+  expect_equal(kg[, 1:3], kb[, 1:3], tolerance = 1e-4)
+  expect_output(mgcv::gam.check(g), "Basis dimension")
+  expect_equal(mgcv::concurvity(g), mgcv::concurvity(b), tolerance = 1e-5)
+  expect_equal(mgcv::concurvity(g, full = FALSE)$estimate,
+               mgcv::concurvity(b, full = FALSE)$estimate, tolerance = 1e-5)
+})
+
+test_that("print() reports the device and the phase times; fit$device is data", {
+  expect_output(print(g), "Device: cpu")
+  expect_output(print(g), "setup .*iterations .*post-processing")
+  expect_identical(g$device$backend, "cpu")
+  expect_named(g$device$timings, c("setup", "iterations", "postproc"))
+  expect_true(all(g$device$timings >= 0))
+  expect_gt(g$device$counters[["gram"]], 1)
+})
