@@ -34,8 +34,8 @@ best_time <- function(expr) {
 }
 
 # warm-up (first-call costs of mgcv and gamgpu are not what we measure)
-invisible(gam_gpu(y ~ s(x0) + s(x1, bs = "cr"), data = dat[1:2000, ]))
-invisible(bam(y ~ s(x0) + s(x1, bs = "cr"), data = dat[1:2000, ]))
+invisible(gam_gpu(y ~ s(x0) + s(x1, bs = "cr"), data = dat[1:min(n, 20000), ]))
+invisible(bam(y ~ s(x0) + s(x1, bs = "cr"), data = dat[1:min(n, 20000), ]))
 
 rows <- list()
 for (bs in c("cr", "tp")) for (fam in c("gaussian", "binomial")) {
