@@ -11,8 +11,25 @@
   Gamma = c("inverse", "log", "identity"),
   inverse.gaussian = c("1/mu^2", "inverse", "log", "identity"))
 
-# TODO(merge): replaced by the device policy (gpu_policy()) at merge.
-resolve_device <- function(device) "cpu"
+# Under "auto", a model this small fits faster on the CPU than the device's
+# fixed costs (context, module load, launches, copies) allow: the threshold
+# is option gamgpu.auto_min_rows (rows), measured in bench/auto_threshold.R.
+# Returns the reason when the CPU is chosen, else "".
+auto_too_small <- function(plan, n, p) {
+  min_rows <- getOption("gamgpu.auto_min_rows", 20000)
+  if (plan$mode != 1L || n >= min_rows) return("")
+  sprintf("device policy \"auto\": %d rows is below the device threshold of %d (option gamgpu.auto_min_rows)",
+          n, as.integer(min_rows))
+}
+
+# Why the fit ran where it ran, in words, for fit$device$reason.
+device_reason <- function(policy, backend, fallback) {
+  if (backend == "cuda")
+    return(sprintf("device policy \"%s\": fitted on the GPU", policy))
+  if (policy == "off")
+    return("device policy \"off\": fitted on the CPU")
+  paste("fell back to the CPU:", fallback)
+}
 
 resolve_family <- function(family, env) {
   family <- tryCatch(family, error = function(e)
@@ -142,7 +159,7 @@ classify_setup_error <- function(e) {
 gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                     subset = NULL, na.action = na.omit, offset = NULL,
                     method = "fREML", sp = NULL, knots = NULL, gamma = 1,
-                    select = FALSE, device = "auto",
+                    select = FALSE, device = gpu_policy(),
                     control = gam_gpu_control(), ...) {
   t0 <- proc.time()[["elapsed"]]
   cl <- match.call()
@@ -162,7 +179,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     gamgpu_abort("gamgpu_bad_input", "'gamma' must be a single positive number")
   if (!is.null(sp) && (!is.numeric(sp) || anyNA(sp)))
     gamgpu_abort("gamgpu_bad_sp", "'sp' must be a numeric vector without NAs")
-  backend <- resolve_device(device)
+  policy <- check_policy(device)
+  plan <- device_plan(policy, "engine")
   check_variables(formula, if (missing(data)) NULL else data, env)
 
   ## ---- mgcv's setup: bam(..., fit = FALSE) --------------------------------
@@ -271,8 +289,14 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   ## ---- the fit --------------------------------------------------------------
   scale <- if (family$family %in% c("binomial", "poisson")) 1 else -1
   S <- lapply(G$S, function(s) { storage.mode(s) <- "double"; s })
+  small <- auto_too_small(plan, n, p)
+  if (nzchar(small)) {
+    record_fallback("engine", small)
+    plan$mode <- 0L
+  }
   spec <- list(nobs = n, scale = scale, gamma = gamma, additive = additive,
-               yvar = stats::var(as.numeric(y)), hat = control$hat)
+               yvar = stats::var(as.numeric(y)), hat = control$hat,
+               device_mode = plan$mode, device_ordinal = plan$ordinal)
   res <- .Call(gg_fit, X, y, w, offset, family$family, family$link, S,
                as.integer(G$off), if (is.null(L)) NULL else {
                  L <- unname(L); storage.mode(L) <- "double"; L },
@@ -294,7 +318,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   t3 <- proc.time()[["elapsed"]]
   fit$device <- list(
     backend = res$backend,
-    reason = "CPU engine (device policy not wired in this build)",
+    reason = device_reason(policy, res$backend,
+                           if (nzchar(res$fallback)) res$fallback else small),
     timings = c(setup = t1 - t0, iterations = sc[["t.iterations"]],
                 postproc = sc[["t.postproc"]] + (t3 - t2) +
                   max(0, (t2 - t1) - sc[["t.iterations"]] - sc[["t.postproc"]])),

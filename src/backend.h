@@ -101,6 +101,11 @@ struct gg_backend {
     long    n_gram, n_xbeta, n_row_state;
 };
 
+/* The device backend (cuda_backend.c; on a CPU-only build nocuda_runtime.c,
+ * which fails with class gamgpu_device_unavailable): X, the response and
+ * the row state resident in device `ordinal`'s memory. */
+int gg_backend_cuda_init(gg_backend *be, int ordinal, gg_status *st);
+
 /* The CPU backend: BLAS on row chunks of `chunk_rows` rows (0 = default),
  * extra memory O(chunk_rows * p) besides the 5 n-vectors of row state. */
 int gg_backend_cpu_init(gg_backend *be, size_t chunk_rows, gg_status *st);

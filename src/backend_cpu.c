@@ -85,8 +85,7 @@ static int cpu_init_eta(gg_backend *be, const gg_family *fam, gg_status *st)
     for (size_t i = 0; i < s->d.n; i++) {
         double mu = gg_mustart(fam->fam, s->d.y[i], s->d.pw[i]);
         double eta = gg_linkfun(fam->link, mu);
-        if (!isfinite(eta) || !gg_eta_valid(fam->link, eta) ||
-            !gg_mu_valid(fam->fam, gg_linkinv(fam->link, eta)))
+        if (!gg_start_valid(fam, eta))
             return gg_fail(st, "gamgpu_bad_start",
                            "cannot find valid starting values for the %s family "
                            "with %s link (row %lu, y = %g)",

@@ -60,6 +60,8 @@ int    gg_y_valid(gg_family_id f, double y);
 /* family$validmu / link valideta. */
 int    gg_mu_valid(gg_family_id f, double mu);
 int    gg_eta_valid(gg_link_id l, double eta);
+/* A usable starting eta: finite, valid for the link, its mean valid. */
+int    gg_start_valid(const gg_family *fam, double eta);
 
 /* One IRLS row: from eta (offset included) to mu, working weight w and
  * working response z = (eta - offset) + (y - mu)/mu_eta, as mgcv's bgam.fit.

@@ -16,6 +16,7 @@
 #include "errors_r.h"
 #include "family.h"
 #include "fit_r.h"
+#include "gpu_telemetry.h"
 
 static SEXP list_get(SEXP list, const char *name)
 {
@@ -122,7 +123,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     const char *names[] = {"coefficients", "Vp", "Ve", "Vc", "edf", "edf1", "edf2", "R",
                            "db.drho", "rho", "rho.full", "grad", "hess", "V.sp", "hat",
                            "linear.predictors", "fitted.values", "weights", "scalars",
-                           "backend", "counters"};
+                           "backend", "counters", "fallback"};
     const int nout = (int) (sizeof names / sizeof names[0]);
     SEXP res = PROTECT(Rf_allocVector(VECSXP, nout));
     SEXP nm = PROTECT(Rf_allocVector(STRSXP, nout));
@@ -165,8 +166,6 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     out.V_sp = REAL(VECTOR_ELT(res, 13));
     out.hat = want_hat ? REAL(VECTOR_ELT(res, 14)) : NULL;
 
-    gg_backend be;
-    if (gg_backend_cpu_init(&be, chunk > 0 ? (size_t) chunk : 0, &st)) gg_raise(&st);
     gg_data d;
     d.n = (size_t) n;
     d.p = p;
@@ -174,13 +173,38 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     d.y = REAL(y);
     d.pw = REAL(w);
     d.offset = offset == R_NilValue ? NULL : REAL(offset);
-    int rc = be.ops->load(&be, &d, &st);
-    if (rc == 0) rc = gg_engine_fit(&be, &pen, &sp, &ctl, &out, &st);
-    if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_ETA, REAL(VECTOR_ELT(res, 15)), &st);
-    if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_MU, REAL(VECTOR_ELT(res, 16)), &st);
-    if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_W, REAL(VECTOR_ELT(res, 17)), &st);
-    long counters[3] = {be.n_gram, be.n_xbeta, be.n_row_state};
-    be.ops->release(&be);
+
+    /* Device first when the policy allows (device_mode 1 = "auto", 2 =
+     * "required"), then the CPU: under "auto" a failure of the device (not
+     * of the data, which the CPU would hit too) is a counted fallback. */
+    const int mode = (int) list_num(spec, "device_mode", 0);
+    const int ordinal = (int) list_num(spec, "device_ordinal", 0);
+    char fallback[GG_TEL_REASON] = "";
+    const char *backend_name = "cpu";
+    long counters[3] = {0, 0, 0};
+    int rc = -1;
+    for (int on_device = mode > 0; on_device >= 0; on_device--) {
+        gg_backend be;
+        gg_status_clear(&st);
+        rc = on_device ? gg_backend_cuda_init(&be, ordinal, &st)
+                       : gg_backend_cpu_init(&be, chunk > 0 ? (size_t) chunk : 0, &st);
+        if (rc == 0) rc = be.ops->load(&be, &d, &st);
+        if (rc == 0) rc = gg_engine_fit(&be, &pen, &sp, &ctl, &out, &st);
+        if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_ETA, REAL(VECTOR_ELT(res, 15)), &st);
+        if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_MU, REAL(VECTOR_ELT(res, 16)), &st);
+        if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_W, REAL(VECTOR_ELT(res, 17)), &st);
+        counters[0] = be.n_gram;
+        counters[1] = be.n_xbeta;
+        counters[2] = be.n_row_state;
+        if (be.ops != NULL) be.ops->release(&be);
+        if (rc == 0) {
+            backend_name = on_device ? "cuda" : "cpu";
+            break;
+        }
+        if (!on_device || mode == 2 || !gg_device_failure(&st)) break;
+        gg_tel_fallback("engine", st.msg);
+        gg_strlcpy(fallback, st.msg, sizeof fallback);
+    }
     if (rc) gg_raise(&st);
 
     const char *snames[] = {"reml", "sig2", "scale.vp", "deviance", "rss", "iter",
@@ -198,7 +222,8 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     }
     Rf_setAttrib(sc, R_NamesSymbol, scn);
     SET_VECTOR_ELT(res, 18, sc);
-    SET_VECTOR_ELT(res, 19, Rf_mkString(be.ops ? "cpu" : "cpu"));
+    SET_VECTOR_ELT(res, 19, Rf_mkString(backend_name));
+    SET_VECTOR_ELT(res, 21, Rf_mkString(fallback));
     SEXP cnt = PROTECT(Rf_allocVector(REALSXP, 3));
     SEXP cntn = PROTECT(Rf_allocVector(STRSXP, 3));
     const char *cn[] = {"gram", "xbeta", "row_state"};

@@ -3,6 +3,7 @@
  * configure compiles this file instead of the cuda_*.c files when it found
  * no CUDA toolkit or was given --without-cuda.  Every query answers "built
  * without CUDA", so the same glue, policy and tests run unchanged. */
+#include "backend.h"
 #include "gpu.h"
 #include "build_config.h"
 
@@ -72,5 +73,13 @@ int gg_gpu_gram(int ordinal, const double *X, size_t n, int p, const double *w,
 {
     (void) ordinal; (void) X; (void) n; (void) p; (void) w; (void) z;
     (void) A; (void) b; (void) zwz;
+    return unavailable(st);
+}
+
+int gg_backend_cuda_init(gg_backend *be, int ordinal, gg_status *st)
+{
+    (void) ordinal;
+    be->ops = 0;
+    be->impl = 0;
     return unavailable(st);
 }

@@ -25,6 +25,13 @@ int gg_fail(gg_status *st, const char *cls, const char *fmt, ...)
     return -1;
 }
 
+int gg_device_failure(const gg_status *st)
+{
+    return strncmp(st->cls, "gamgpu_device_", 14) == 0 ||
+           strcmp(st->cls, "gamgpu_kernel_compile") == 0 ||
+           strcmp(st->cls, "gamgpu_nvrtc_unavailable") == 0;
+}
+
 void gg_strlcpy(char *dst, const char *src, size_t size)
 {
     if (size == 0)

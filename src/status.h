@@ -25,6 +25,11 @@ int  gg_fail(gg_status *st, const char *cls, const char *fmt, ...)
 #endif
     ;
 
+/* 1 when the failure is the device's (no usable device, out of device
+ * memory, a kernel that failed to compile or run), 0 when it is the data's
+ * or the model's -- which decides whether "auto" may retry on the CPU. */
+int  gg_device_failure(const gg_status *st);
+
 /* snprintf into a fixed buffer, never overflowing, always terminated. */
 void gg_strlcpy(char *dst, const char *src, size_t size);
 

@@ -1,0 +1,124 @@
+# The engine on the device against the engine on the CPU: every family and
+# link, the model formulas of the engine's tests.  Each device fit must
+# launch kernels and record no fallback; after each, no device memory is in
+# use.
+
+parity_data <- function(n, fam, link, seed = 1) {
+  set.seed(seed)
+  x0 <- runif(n); x1 <- runif(n); x2 <- runif(n); fac <- factor(sample(letters[1:4], n, TRUE))
+  f <- sin(2 * pi * x0) + 0.5 * exp(x1) - 1 + 0.3 * (as.integer(fac) - 2.5)
+  u <- (f - min(f)) / (max(f) - min(f))          # in [0, 1]
+  mu <- switch(fam,
+    gaussian = , quasi = switch(link, identity = 2 * f, 1 + u),
+    binomial = , quasibinomial = 0.15 + 0.7 * u,
+    poisson = , quasipoisson = 1 + 4 * u,
+    Gamma = 1 + 2 * u,
+    inverse.gaussian = 1 + u)
+  y <- switch(fam,
+    gaussian = mu + rnorm(n, sd = 0.3),
+    binomial = rbinom(n, 1, mu),
+    quasibinomial = rbinom(n, 5, mu) / 5,
+    poisson = , quasipoisson = rpois(n, mu),
+    Gamma = rgamma(n, shape = 5, rate = 5 / mu),
+    inverse.gaussian = mu * exp(rnorm(n, sd = 0.1)))
+  data.frame(y = y, x0 = x0, x1 = x1, x2 = x2, fac = fac, w = runif(n, 0.5, 1.5))
+}
+
+rel <- function(a, b) max(abs(a - b)) / max(abs(b), 1e-300)
+
+expect_parity <- function(fd, fc, tol = 1e-9) {
+  expect_identical(fd$device$backend, "cuda")
+  expect_identical(fc$device$backend, "cpu")
+  expect_lt(rel(coef(fd), coef(fc)), tol)
+  expect_lt(rel(fitted(fd), fitted(fc)), tol)
+  expect_lt(rel(fd$linear.predictors, fc$linear.predictors), tol)
+  if (length(fc$sp)) expect_lt(rel(log(fd$sp), log(fc$sp)), tol)
+  expect_lt(rel(fd$edf, fc$edf), tol)
+  expect_lt(abs(fd$deviance - fc$deviance) / fc$deviance, tol)
+}
+
+cases <- list(
+  c("gaussian", "identity"), c("gaussian", "log"), c("gaussian", "inverse"),
+  c("binomial", "logit"), c("binomial", "probit"), c("binomial", "cloglog"),
+  c("binomial", "cauchit"), c("quasibinomial", "logit"),
+  c("poisson", "log"), c("poisson", "identity"), c("poisson", "sqrt"),
+  c("quasipoisson", "log"),
+  c("Gamma", "log"), c("Gamma", "inverse"), c("Gamma", "identity"),
+  c("inverse.gaussian", "log"), c("inverse.gaussian", "1/mu^2"),
+  c("inverse.gaussian", "inverse"), c("inverse.gaussian", "identity")
+)
+
+for (cs in cases) {
+  test_that(sprintf("device and CPU fits agree to 1e-9: %s(%s)", cs[1], cs[2]), {
+    skip_if_no_device()
+    d <- parity_data(3000, cs[1], cs[2], seed = nchar(paste(cs, collapse = "")))
+    fam <- get(cs[1], mode = "function")(link = cs[2])
+    form <- y ~ s(x0, bs = "cr") + s(x1) + fac
+    gpu_telemetry(reset = TRUE)
+    fd <- gam_gpu(form, family = fam, data = d, weights = w, device = "required")
+    t <- gpu_telemetry()
+    expect_gt(t$launches[t$backend == "engine"], 0)
+    expect_equal(sum(t$fallbacks), 0)
+    expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+    fc <- gam_gpu(form, family = fam, data = d, weights = w, device = "off")
+    expect_parity(fd, fc)
+  })
+}
+
+test_that("richer formulas agree on the device: te, by-factor, re, cc, offset", {
+  skip_if_no_device()
+  d <- parity_data(4000, "poisson", "log", seed = 7)
+  d$g <- factor(sample(1:20, nrow(d), TRUE))
+  d$off <- log(runif(nrow(d), 0.5, 2))
+  form <- y ~ te(x0, x1, k = c(5, 5)) + s(x2, by = fac) + s(g, bs = "re") +
+    s(x1, bs = "cc") + fac + offset(off)
+  gpu_telemetry(reset = TRUE)
+  fd <- gam_gpu(form, family = poisson(), data = d, device = "required")
+  fc <- gam_gpu(form, family = poisson(), data = d, device = "off")
+  expect_parity(fd, fc)
+  t <- gpu_telemetry()
+  expect_equal(sum(t$fallbacks), 0)
+  expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+})
+
+test_that("a repeated fit compiles nothing and allocates no new device memory", {
+  skip_if_no_device()
+  d <- parity_data(5000, "binomial", "logit", seed = 3)
+  form <- y ~ s(x0) + s(x1)
+  gam_gpu(form, family = binomial(), data = d, device = "required")
+  m1 <- gpu_modules(); a1 <- gpu_arena()
+  gam_gpu(form, family = binomial(), data = d, device = "required")
+  m2 <- gpu_modules(); a2 <- gpu_arena()
+  expect_identical(m2$compiles, m1$compiles)
+  expect_equal(sum(a2$misses), sum(a1$misses))
+  expect_gt(sum(a2$hits), sum(a1$hits))
+  expect_equal(attr(a2, "bytes_in_use"), 0)
+})
+
+test_that("'auto' without a usable device fits on the CPU and says why", {
+  skip_if(device_usable(), "a GPU is usable here")
+  local_gg_options(gamgpu.auto_min_rows = 0)
+  d <- parity_data(500, "gaussian", "identity")
+  gpu_telemetry(reset = TRUE)
+  f <- gam_gpu(y ~ s(x0), data = d, device = "auto")
+  expect_identical(f$device$backend, "cpu")
+  expect_match(f$device$reason, "libcuda|without CUDA")
+  t <- gpu_telemetry()
+  expect_gte(sum(t$fallbacks), 1)
+  expect_error(gam_gpu(y ~ s(x0), data = d, device = "required"),
+               class = "gamgpu_device_unavailable")
+})
+
+test_that("'auto' keeps small models on the CPU, counted with the reason", {
+  local_gg_options(gamgpu.auto_min_rows = 1000)
+  d <- parity_data(600, "gaussian", "identity")
+  gpu_telemetry(reset = TRUE)
+  f <- gam_gpu(y ~ s(x0), data = d, device = "auto")
+  expect_identical(f$device$backend, "cpu")
+  expect_match(f$device$reason, "600 rows is below the device threshold of 1000")
+  t <- gpu_telemetry()
+  expect_equal(t$fallbacks[t$backend == "engine"], 1)
+  expect_match(attr(t, "fallback_reasons")$reason, "gamgpu.auto_min_rows")
+  f <- gam_gpu(y ~ s(x0), data = d, device = "off")
+  expect_identical(f$device$reason, "device policy \"off\": fitted on the CPU")
+})
