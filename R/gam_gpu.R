@@ -320,9 +320,16 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     backend = res$backend,
     reason = device_reason(policy, res$backend,
                            if (nzchar(res$fallback)) res$fallback else small),
+    placement = res$placement,
     timings = c(setup = t1 - t0, iterations = sc[["t.iterations"]],
                 postproc = sc[["t.postproc"]] + (t3 - t2) +
                   max(0, (t2 - t1) - sc[["t.iterations"]] - sc[["t.postproc"]])),
+    # the device's share: copies of data and results (load, fetch), the
+    # row-wise kernels (with their small result copies), and the host's p x p
+    # REML work inside the iterations
+    split = if (res$backend == "cuda")
+      c(transfer = res$device.times[["transfer"]], kernels = res$device.times[["rows"]],
+        host_reml = max(0, sc[["t.iterations"]] - res$device.times[["rows"]])),
     counters = res$counters)
   fit
 }
@@ -426,6 +433,10 @@ print.gam_gpu <- function(x, ...) {
     cat(sprintf("Device: %s (%s)\n", d$backend, d$reason))
     cat(sprintf("Time: setup %.3fs, iterations %.3fs, post-processing %.3fs (%d IRLS iterations)\n",
                 tm[["setup"]], tm[["iterations"]], tm[["postproc"]], as.integer(x$iter)))
+    if (!is.null(d$split))
+      cat(sprintf("Device: %s; transfers %.3fs, kernels %.3fs, host REML %.3fs\n",
+                  d$placement, d$split[["transfer"]], d$split[["kernels"]],
+                  d$split[["host_reml"]]))
   }
   invisible(x)
 }

@@ -99,6 +99,11 @@ struct gg_backend {
     int     p;
     /* work counters, for telemetry and tests */
     long    n_gram, n_xbeta, n_row_state;
+    /* where the time went (seconds, host clock): copies of the data and
+     * results between host and device, and the row-wise work itself */
+    double  t_transfer, t_rows;
+    /* where X lives: "host", "device (resident)", "device (streamed ...)" */
+    char    placement[96];
 };
 
 /* The device backend (cuda_backend.c; on a CPU-only build nocuda_runtime.c,

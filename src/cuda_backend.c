@@ -1,22 +1,31 @@
 /* cuda_backend.c -- the engine's backend (backend.h) on an NVIDIA device.
  *
- * load() copies X, y, prior weights and offset to the device once; the row
- * state (eta, eta_old, mu, w, z) is born and stays there.  Each IRLS
- * iteration then moves only p doubles in (beta) and (p+1)^2 + a few hundred
- * out (the Gram matrix and the deviance partial sums).  Every buffer comes
- * from the device's arena and goes back in release(), on every path.
- * Kernels: inst/kernels/rows.cu (row state, X beta, quadratic forms) and
- * gram.cu.  Reductions are fixed-order, so a fit is reproducible bit for
- * bit.  Compiled only with CUDA. */
+ * load() puts y, prior weights, offset and the row state (eta, eta_old, mu,
+ * w, z) in device memory for the whole fit, and X too when it fits: then
+ * each IRLS iteration moves only p doubles in (beta) and (p+1)^2 plus a few
+ * hundred out (the Gram matrix, deviance partial sums).  When X does not fit
+ * in what the arena may use (the device, or option gamgpu.device_memory),
+ * it stays on the host and every pass over it streams row chunks through
+ * two pinned host buffers and two device buffers, copies on one stream
+ * overlapping kernels on another.  Chunks are whole slabs of the resident
+ * Gram plan, so a streamed fit equals the resident one bit for bit.
+ *
+ * Every buffer comes from the device's arena and goes back in release(), on
+ * every path.  Kernels: inst/kernels/rows.cu and gram.cu.  Reductions are
+ * fixed-order, so fits are reproducible.  Compiled only with CUDA. */
 #include "backend.h"
 #include "cuda_internal.h"
 #include "gpu_telemetry.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define ROW_THREADS 256
+/* Streamed chunks aim at this many doubles of X each (~128 MiB). */
+#define CHUNK_TARGET_DOUBLES ((size_t) 1 << 24)
 static const char *LABEL = "engine";
 
 typedef struct cuda_state {
@@ -26,37 +35,72 @@ typedef struct cuda_state {
     size_t       n;
     int          p;
     CUdeviceptr  X, y, pw, off, eta, eta_old, mu, w, z, beta, gP, G, partial, M, h;
-    gg_gram_plan plan;
+    gg_gram_plan plan;            /* resident plan: its slab height rules chunks */
     unsigned     row_blocks;      /* grid of the row kernels */
     double      *partial_host;    /* row_blocks doubles */
     CUfunction   f_init, f_xbeta, f_step, f_state, f_quad;
+    /* streaming (X on the host) */
+    int          streamed;
+    const double *host_X;
+    size_t       chunk_rows;
+    double      *pinned[2];
+    CUdeviceptr  xbuf[2];
+    CUstream     s_copy, s_comp;  /* blocking streams: ordered with the default one */
+    CUevent      h2d_done[2], comp_done[2];
 } cuda_state;
 
 static cuda_state *S(gg_backend *be) { return (cuda_state *) be->impl; }
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
 
 static void cuda_release(gg_backend *be)
 {
     cuda_state *s = S(be);
     if (s == NULL)
         return;
+    gg_status ignore;
+    gg_status_clear(&ignore);
+    int entered = gg_cuda_enter(s->ordinal, &ignore) == 0;
+    if (entered) {
+        if (s->s_comp) gg_cu.cuStreamSynchronize(s->s_comp);
+        if (s->s_copy) gg_cu.cuStreamSynchronize(s->s_copy);
+        for (int b = 0; b < 2; b++) {
+            if (s->pinned[b]) gg_cu.cuMemFreeHost(s->pinned[b]);
+            if (s->h2d_done[b]) gg_cu.cuEventDestroy(s->h2d_done[b]);
+            if (s->comp_done[b]) gg_cu.cuEventDestroy(s->comp_done[b]);
+        }
+        if (s->s_copy) gg_cu.cuStreamDestroy(s->s_copy);
+        if (s->s_comp) gg_cu.cuStreamDestroy(s->s_comp);
+        gg_cuda_leave(s->ordinal);
+    }
     gg_buflist_release(&s->bufs);
     free(s->partial_host);
     free(s);
     be->impl = NULL;
 }
 
-/* Run one kernel over the rows; counts the launch. */
-static int launch_rows(cuda_state *s, CUfunction f, void **args, const char *what,
-                       gg_status *st)
+/* The stream row-wise work runs on: the compute stream when streaming (so
+ * it orders with the chunk copies), else the default stream. */
+static CUstream work_stream(const cuda_state *s) { return s->streamed ? s->s_comp : NULL; }
+
+/* Run one kernel over n rows; counts the launch. */
+static int launch_rows(cuda_state *s, CUfunction f, void **args, CUstream stream,
+                       const char *what, gg_status *st)
 {
-    if (gg_cu_check(gg_cu.cuLaunchKernel(f, s->row_blocks, 1, 1, ROW_THREADS, 1, 1, 0, NULL,
+    if (gg_cu_check(gg_cu.cuLaunchKernel(f, s->row_blocks, 1, 1, ROW_THREADS, 1, 1, 0, stream,
                                          args, NULL), what, st))
         return -1;
     gg_tel_launch(LABEL, 1);
     return 0;
 }
 
-/* Sum the per-block partials (in block order) into *out. */
+/* Sum the per-block partials (in block order) into *out.  The synchronous
+ * copy on the default stream waits for the blocking work stream too. */
 static int sum_partials(cuda_state *s, double *out, gg_status *st)
 {
     if (gg_cu_check(gg_cu.cuMemcpyDtoH(s->partial_host, s->partial,
@@ -68,6 +112,102 @@ static int sum_partials(cuda_state *s, double *out, gg_status *st)
     for (unsigned b = 0; b < s->row_blocks; b++)
         t += s->partial_host[b];
     *out = t;
+    return 0;
+}
+
+/* ---- passes over X: resident, or streamed in chunks ------------------ */
+
+/* fn sees rows r0 .. r0+rows-1 of X at Xc (leading dimension ldx). */
+typedef int (*x_pass_fn)(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, size_t rows,
+                         CUstream stream, void *ctx, gg_status *st);
+
+static int for_each_x_chunk(cuda_state *s, x_pass_fn fn, void *ctx, gg_status *st)
+{
+    if (!s->streamed)
+        return fn(s, s->X, s->n, 0, s->n, NULL, ctx, st);
+    const size_t n = s->n, C = s->chunk_rows;
+    const int p = s->p;
+    for (size_t k = 0, r0 = 0; r0 < n; k++, r0 += C) {
+        const int b = (int) (k % 2);
+        const size_t rows = n - r0 < C ? n - r0 : C;
+        /* pinned[b] is free once the copy of chunk k-2 is done */
+        if (k >= 2 && gg_cu_check(gg_cu.cuEventSynchronize(s->h2d_done[b]),
+                                  "engine: waiting for a chunk copy", st))
+            return -1;
+        for (int j = 0; j < p; j++)
+            memcpy(s->pinned[b] + (size_t) j * rows, s->host_X + (size_t) j * n + r0,
+                   rows * sizeof(double));
+        /* xbuf[b] is free once the kernels of chunk k-2 are done */
+        if ((k >= 2 && gg_cu_check(gg_cu.cuStreamWaitEvent(s->s_copy, s->comp_done[b], 0),
+                                   "engine: ordering a chunk copy", st)) ||
+            gg_cu_check(gg_cu.cuMemcpyHtoDAsync(s->xbuf[b], s->pinned[b],
+                                                rows * (size_t) p * sizeof(double), s->s_copy),
+                        "engine: copying a chunk of X to the device", st) ||
+            gg_cu_check(gg_cu.cuEventRecord(s->h2d_done[b], s->s_copy), "engine: event", st) ||
+            gg_cu_check(gg_cu.cuStreamWaitEvent(s->s_comp, s->h2d_done[b], 0),
+                        "engine: ordering chunk kernels", st))
+            return -1;
+        gg_tel_h2d(LABEL, (double) (rows * (size_t) p * sizeof(double)));
+        if (fn(s, s->xbuf[b], rows, r0, rows, s->s_comp, ctx, st) != 0 ||
+            gg_cu_check(gg_cu.cuEventRecord(s->comp_done[b], s->s_comp), "engine: event", st))
+            return -1;
+    }
+    return gg_cu_check(gg_cu.cuStreamSynchronize(s->s_comp), "engine: streamed pass", st);
+}
+
+static CUdeviceptr rows_at(CUdeviceptr base, size_t r0)
+{
+    return base ? base + r0 * sizeof(double) : 0;
+}
+
+/* ---- load ------------------------------------------------------------ */
+
+/* Set up streaming: chunks of whole slabs, two device and two pinned
+ * buffers, two streams.  Halves the chunk until the buffers fit. */
+static int setup_streaming(cuda_state *s, const gg_data *d, gg_status *st)
+{
+    const long long R = s->plan.rows_per_slab;
+    size_t slabs = CHUNK_TARGET_DOUBLES / ((size_t) d->p * (size_t) R);
+    if (slabs < 1)
+        slabs = 1;
+    size_t max_slabs = (d->n + (size_t) R - 1) / (size_t) R;
+    if (slabs > max_slabs)
+        slabs = max_slabs;
+    for (;;) {
+        gg_status try;
+        gg_status_clear(&try);
+        size_t C = slabs * (size_t) R;
+        int mark = s->bufs.n;
+        CUdeviceptr a = gg_buflist_alloc(&s->bufs, C * (size_t) d->p, LABEL, &try);
+        CUdeviceptr b = a ? gg_buflist_alloc(&s->bufs, C * (size_t) d->p, LABEL, &try) : 0;
+        if (b) {
+            s->xbuf[0] = a;
+            s->xbuf[1] = b;
+            s->chunk_rows = C;
+            break;
+        }
+        gg_buflist_truncate(&s->bufs, mark);   /* give back what this attempt took */
+        if (slabs == 1 || !gg_device_failure(&try)) {
+            *st = try;
+            return -1;
+        }
+        slabs /= 2;
+    }
+    const size_t bytes = s->chunk_rows * (size_t) d->p * sizeof(double);
+    for (int b = 0; b < 2; b++) {
+        void *host = NULL;
+        if (gg_cu_check(gg_cu.cuMemHostAlloc(&host, bytes, 0), "engine: pinned host buffer", st))
+            return -1;
+        s->pinned[b] = host;
+        if (gg_cu_check(gg_cu.cuEventCreate(&s->h2d_done[b], CU_EVENT_DISABLE_TIMING), "engine: event", st) ||
+            gg_cu_check(gg_cu.cuEventCreate(&s->comp_done[b], CU_EVENT_DISABLE_TIMING), "engine: event", st))
+            return -1;
+    }
+    if (gg_cu_check(gg_cu.cuStreamCreate(&s->s_copy, CU_STREAM_DEFAULT), "engine: stream", st) ||
+        gg_cu_check(gg_cu.cuStreamCreate(&s->s_comp, CU_STREAM_DEFAULT), "engine: stream", st))
+        return -1;
+    s->host_X = d->X;
+    s->streamed = 1;
     return 0;
 }
 
@@ -83,6 +223,7 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
     be->p = d->p;
     const size_t n = d->n;
     const int p = d->p;
+    double t0 = now();
     if (gg_cuda_enter(s->ordinal, st) != 0)
         return -1;
     int rc = -1;
@@ -95,7 +236,8 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
     gg_tel_dispatch(LABEL);
 
     long long blocks = ((long long) n + ROW_THREADS - 1) / ROW_THREADS;
-    long long cap = 8LL * (gg_cuda_sm_count(s->ordinal) > 0 ? gg_cuda_sm_count(s->ordinal) : 80);
+    int sm = gg_cuda_sm_count(s->ordinal);
+    long long cap = 8LL * (sm > 0 ? sm : 80);
     s->row_blocks = (unsigned) (blocks < cap ? blocks : cap);
     s->partial_host = malloc(s->row_blocks * sizeof(double));
     if (s->partial_host == NULL) {
@@ -104,9 +246,9 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
     }
     gg_cuda_gram_plan(s->ordinal, n, p + 1, &s->plan);
 
+    /* the row state first: it must be resident */
     gg_buflist *b = &s->bufs;
-    if (!(s->X = gg_buflist_alloc(b, n * (size_t) p, LABEL, st)) ||
-        !(s->y = gg_buflist_alloc(b, n, LABEL, st)) ||
+    if (!(s->y = gg_buflist_alloc(b, n, LABEL, st)) ||
         !(s->pw = gg_buflist_alloc(b, n, LABEL, st)) ||
         (d->offset && !(s->off = gg_buflist_alloc(b, n, LABEL, st))) ||
         !(s->eta = gg_buflist_alloc(b, n, LABEL, st)) ||
@@ -115,31 +257,54 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
         !(s->w = gg_buflist_alloc(b, n, LABEL, st)) ||
         !(s->z = gg_buflist_alloc(b, n, LABEL, st)) ||
         !(s->beta = gg_buflist_alloc(b, (size_t) p, LABEL, st)) ||
-        !(s->gP = gg_buflist_alloc(b, s->plan.partial_elements, LABEL, st)) ||
         !(s->G = gg_buflist_alloc(b, (size_t) (p + 1) * (p + 1), LABEL, st)) ||
-        !(s->partial = gg_buflist_alloc(b, s->row_blocks, LABEL, st)))
+        !(s->partial = gg_buflist_alloc(b, s->row_blocks, LABEL, st)) ||
+        !(s->gP = gg_buflist_alloc(b, s->plan.partial_elements, LABEL, st)))
         goto done;
-    if (gg_cuda_upload(LABEL, s->X, d->X, n * (size_t) p, st) ||
-        gg_cuda_upload(LABEL, s->y, d->y, n, st) ||
+
+    /* then X: resident if it fits, else streamed */
+    gg_status x_st;
+    gg_status_clear(&x_st);
+    s->X = gg_buflist_alloc(b, n * (size_t) p, LABEL, &x_st);
+    if (s->X) {
+        if (gg_cuda_upload(LABEL, s->X, d->X, n * (size_t) p, st))
+            goto done;
+        snprintf(be->placement, sizeof be->placement, "device (X resident)");
+    } else {
+        if (!gg_device_failure(&x_st)) {
+            *st = x_st;
+            goto done;
+        }
+        if (setup_streaming(s, d, st))
+            goto done;
+        snprintf(be->placement, sizeof be->placement,
+                 "device (X streamed from the host in chunks of %lu rows)",
+                 (unsigned long) s->chunk_rows);
+    }
+    if (gg_cuda_upload(LABEL, s->y, d->y, n, st) ||
         gg_cuda_upload(LABEL, s->pw, d->pw, n, st) ||
         (d->offset && gg_cuda_upload(LABEL, s->off, d->offset, n, st)))
         goto done;
     rc = 0;
 done:
     gg_cuda_leave(s->ordinal);
+    be->t_transfer += now() - t0;
     return rc;
 }
+
+/* ---- the row-wise steps ---------------------------------------------- */
 
 static int cuda_init_eta(gg_backend *be, const gg_family *fam, gg_status *st)
 {
     cuda_state *s = S(be);
+    double t0 = now();
     if (gg_cuda_enter(s->ordinal, st) != 0)
         return -1;
     int f = (int) fam->fam, l = (int) fam->link, rc = -1;
     long long n = (long long) s->n;
     void *args[] = {&f, &l, &s->y, &s->pw, &n, &s->eta, &s->eta_old, &s->partial};
     double bad = 0;
-    if (launch_rows(s, s->f_init, args, "engine: launching rows_init_eta", st) ||
+    if (launch_rows(s, s->f_init, args, work_stream(s), "engine: launching rows_init_eta", st) ||
         sum_partials(s, &bad, st))
         goto done;
     if (bad > 0) {
@@ -164,33 +329,49 @@ static int cuda_init_eta(gg_backend *be, const gg_family *fam, gg_status *st)
     rc = 0;
 done:
     gg_cuda_leave(s->ordinal);
+    be->t_rows += now() - t0;
     return rc;
+}
+
+typedef struct xbeta_ctx { CUdeviceptr off, eta; } xbeta_ctx;
+
+static int xbeta_chunk(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, size_t rows,
+                       CUstream stream, void *ctx_, gg_status *st)
+{
+    xbeta_ctx *c = ctx_;
+    long long ld = (long long) ldx, nr = (long long) rows;
+    int p = s->p;
+    CUdeviceptr off = rows_at(c->off, r0), eta = rows_at(c->eta, r0);
+    void *args[] = {&Xc, &ld, &nr, &p, &s->beta, &off, &eta};
+    return launch_rows(s, s->f_xbeta, args, stream, "engine: launching rows_xbeta", st);
 }
 
 static int cuda_xbeta(gg_backend *be, const double *beta, gg_status *st)
 {
     cuda_state *s = S(be);
+    double t0 = now();
     if (gg_cuda_enter(s->ordinal, st) != 0)
         return -1;
-    long long n = (long long) s->n;
-    int p = s->p;
-    void *args[] = {&s->X, &n, &n, &p, &s->beta, &s->off, &s->eta};
-    int rc = gg_cuda_upload(LABEL, s->beta, beta, (size_t) p, st) ||
-             launch_rows(s, s->f_xbeta, args, "engine: launching rows_xbeta", st) ? -1 : 0;
+    xbeta_ctx c = {s->off, s->eta};
+    int rc = gg_cuda_upload(LABEL, s->beta, beta, (size_t) s->p, st) ||
+             for_each_x_chunk(s, xbeta_chunk, &c, st) ? -1 : 0;
     gg_cuda_leave(s->ordinal);
     be->n_xbeta++;
+    be->t_rows += now() - t0;
     return rc;
 }
 
 static int eta_step(gg_backend *be, int mode, gg_status *st)
 {
     cuda_state *s = S(be);
+    double t0 = now();
     if (gg_cuda_enter(s->ordinal, st) != 0)
         return -1;
     long long n = (long long) s->n;
     void *args[] = {&mode, &n, &s->eta, &s->eta_old};
-    int rc = launch_rows(s, s->f_step, args, "engine: launching rows_eta_step", st);
+    int rc = launch_rows(s, s->f_step, args, work_stream(s), "engine: launching rows_eta_step", st);
     gg_cuda_leave(s->ordinal);
+    be->t_rows += now() - t0;
     return rc;
 }
 
@@ -200,48 +381,71 @@ static int cuda_halve_eta(gg_backend *be, gg_status *st) { return eta_step(be, 1
 static int cuda_row_state(gg_backend *be, const gg_family *fam, double *dev, gg_status *st)
 {
     cuda_state *s = S(be);
+    double t0 = now();
     if (gg_cuda_enter(s->ordinal, st) != 0)
         return -1;
     int f = (int) fam->fam, l = (int) fam->link;
     long long n = (long long) s->n;
     void *args[] = {&f, &l, &s->y, &s->pw, &s->off, &s->eta, &n,
                     &s->mu, &s->w, &s->z, &s->partial};
-    int rc = launch_rows(s, s->f_state, args, "engine: launching rows_state", st) ||
+    int rc = launch_rows(s, s->f_state, args, work_stream(s), "engine: launching rows_state", st) ||
              sum_partials(s, dev, st) ? -1 : 0;
     gg_cuda_leave(s->ordinal);
     be->n_row_state++;
+    be->t_rows += now() - t0;
     if (rc == 0 && !isfinite(*dev))
         return gg_fail(st, "gamgpu_nonfinite", "non-finite deviance");
     return rc;
 }
 
+static int gram_chunk(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, size_t rows,
+                      CUstream stream, void *ctx, gg_status *st)
+{
+    (void) ctx;
+    gg_gram_plan plan;
+    gg_cuda_gram_plan_rows(rows, s->p + 1, s->plan.rows_per_slab, &plan);
+    return gg_cuda_gram_run(s->ordinal, LABEL, Xc, ldx, rows_at(s->z, r0), rows_at(s->w, r0),
+                            rows, s->p, &plan, s->gP, s->G, r0 > 0, stream, st);
+}
+
 static int cuda_gram(gg_backend *be, double *A, double *b, double *zwz, gg_status *st)
 {
     cuda_state *s = S(be);
+    double t0 = now();
     if (gg_cuda_enter(s->ordinal, st) != 0)
         return -1;
-    int rc = gg_cuda_gram_run(s->ordinal, LABEL, s->X, s->n, s->z, s->w, s->n, s->p,
-                              &s->plan, s->gP, s->G, 0, st) ||
+    int rc = for_each_x_chunk(s, gram_chunk, NULL, st) ||
              gg_cuda_gram_fetch(LABEL, s->G, s->p, 1, A, b, zwz, st) ? -1 : 0;
     gg_cuda_leave(s->ordinal);
     be->n_gram++;
+    be->t_rows += now() - t0;
     return rc;
+}
+
+static int quad_chunk(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, size_t rows,
+                      CUstream stream, void *ctx, gg_status *st)
+{
+    (void) ctx;
+    long long ld = (long long) ldx, nr = (long long) rows;
+    int p = s->p;
+    CUdeviceptr w = rows_at(s->w, r0), h = rows_at(s->h, r0);
+    void *args[] = {&Xc, &ld, &nr, &p, &s->M, &w, &h};
+    return launch_rows(s, s->f_quad, args, stream, "engine: launching rows_quadform", st);
 }
 
 static int cuda_leverage(gg_backend *be, const double *M, double *h, gg_status *st)
 {
     cuda_state *s = S(be);
+    double t0 = now();
     if (gg_cuda_enter(s->ordinal, st) != 0)
         return -1;
     int rc = -1;
     const int p = s->p;
-    long long n = (long long) s->n;
     if ((!s->M && !(s->M = gg_buflist_alloc(&s->bufs, (size_t) p * p, LABEL, st))) ||
         (!s->h && !(s->h = gg_buflist_alloc(&s->bufs, s->n, LABEL, st))))
         goto done;
-    void *args[] = {&s->X, &n, &n, (void *) &p, &s->M, &s->w, &s->h};
     if (gg_cuda_upload(LABEL, s->M, M, (size_t) p * p, st) ||
-        launch_rows(s, s->f_quad, args, "engine: launching rows_quadform", st) ||
+        for_each_x_chunk(s, quad_chunk, NULL, st) ||
         gg_cu_check(gg_cu.cuMemcpyDtoH(h, s->h, s->n * sizeof(double)),
                     "engine: copying leverages back", st))
         goto done;
@@ -249,6 +453,7 @@ static int cuda_leverage(gg_backend *be, const double *M, double *h, gg_status *
     rc = 0;
 done:
     gg_cuda_leave(s->ordinal);
+    be->t_rows += now() - t0;
     return rc;
 }
 
@@ -264,6 +469,7 @@ static int cuda_fetch(gg_backend *be, gg_vec which, double *out, gg_status *st)
     }
     if (src == 0)
         return gg_fail(st, "gamgpu_internal_error", "fetch: unknown vector");
+    double t0 = now();
     if (gg_cuda_enter(s->ordinal, st) != 0)
         return -1;
     int rc = gg_cu_check(gg_cu.cuMemcpyDtoH(out, src, s->n * sizeof(double)),
@@ -271,6 +477,7 @@ static int cuda_fetch(gg_backend *be, gg_vec which, double *out, gg_status *st)
     if (rc == 0)
         gg_tel_d2h(LABEL, (double) (s->n * sizeof(double)));
     gg_cuda_leave(s->ordinal);
+    be->t_transfer += now() - t0;
     return rc;
 }
 

@@ -40,10 +40,21 @@ void gg_cuda_gram_plan(int ordinal, size_t n, int q, gg_gram_plan *plan)
     plan->partial_elements = (size_t) plan->n_slabs * (size_t) q * (size_t) q;
 }
 
+void gg_cuda_gram_plan_rows(size_t n, int q, long long rows_per_slab, gg_gram_plan *plan)
+{
+    int nt = (q + GRAM_TILE - 1) / GRAM_TILE;
+    plan->n_pairs = nt * (nt + 1) / 2;
+    plan->rows_per_slab = rows_per_slab;
+    plan->n_slabs = (int) (((long long) n + rows_per_slab - 1) / rows_per_slab);
+    if (plan->n_slabs < 1)
+        plan->n_slabs = 1;
+    plan->partial_elements = (size_t) plan->n_slabs * (size_t) q * (size_t) q;
+}
+
 int gg_cuda_gram_run(int ordinal, const char *label, CUdeviceptr dX, size_t ldx,
                      CUdeviceptr dz, CUdeviceptr dw, size_t n, int p,
                      const gg_gram_plan *plan, CUdeviceptr dP, CUdeviceptr dG,
-                     int accumulate, gg_status *st)
+                     int accumulate, CUstream stream, gg_status *st)
 {
     CUfunction f_partial, f_reduce;
     if (gg_cuda_function(ordinal, "gram", "gram_partial", &f_partial, st) != 0 ||
@@ -54,7 +65,7 @@ int gg_cuda_gram_run(int ordinal, const char *label, CUdeviceptr dX, size_t ldx,
     int n_slabs = plan->n_slabs;
     void *args_partial[] = {&dX, &ld, &dz, &dw, &n_ll, &p, &rows, &dP};
     if (gg_cu_check(gg_cu.cuLaunchKernel(f_partial, (unsigned) plan->n_pairs,
-                                         (unsigned) n_slabs, 1, GRAM_THREADS, 1, 1, 0, NULL,
+                                         (unsigned) n_slabs, 1, GRAM_THREADS, 1, 1, 0, stream,
                                          args_partial, NULL),
                     "gram: launching gram_partial", st))
         return -1;
@@ -62,7 +73,7 @@ int gg_cuda_gram_run(int ordinal, const char *label, CUdeviceptr dX, size_t ldx,
     size_t qq = (size_t) q * (size_t) q;
     void *args_reduce[] = {&dP, &n_slabs, &q, &accumulate, &dG};
     unsigned blocks = (unsigned) ((qq + GRAM_THREADS - 1) / GRAM_THREADS);
-    if (gg_cu_check(gg_cu.cuLaunchKernel(f_reduce, blocks, 1, 1, GRAM_THREADS, 1, 1, 0, NULL,
+    if (gg_cu_check(gg_cu.cuLaunchKernel(f_reduce, blocks, 1, 1, GRAM_THREADS, 1, 1, 0, stream,
                                          args_reduce, NULL),
                     "gram: launching gram_reduce", st))
         return -1;
@@ -135,7 +146,7 @@ int gg_gpu_gram(int ordinal, const double *X, size_t n, int p, const double *w,
         (z && gg_cuda_upload(label, dz, z, n, st)) ||
         (w && gg_cuda_upload(label, dw, w, n, st)))
         goto done;
-    if (gg_cuda_gram_run(ordinal, label, dX, n, dz, dw, n, p, &plan, dP, dG, 0, st) ||
+    if (gg_cuda_gram_run(ordinal, label, dX, n, dz, dw, n, p, &plan, dP, dG, 0, NULL, st) ||
         gg_cuda_gram_fetch(label, dG, p, z != NULL, A, b, zwz, st))
         goto done;
     rc = 0;

@@ -37,12 +37,16 @@ typedef struct gg_gram_plan {
 } gg_gram_plan;
 
 void gg_cuda_gram_plan(int ordinal, size_t n, int q, gg_gram_plan *plan);
+/* The plan for n rows cut into slabs of rows_per_slab rows: row chunks
+ * streamed with the resident plan's slab height sum their slabs in the
+ * resident order, so the streamed Gram is bit-identical to the resident. */
+void gg_cuda_gram_plan_rows(size_t n, int q, long long rows_per_slab, gg_gram_plan *plan);
 /* Launch (asynchronously) G = [X z]' W [X z] over n rows, X with leading
  * dimension ldx; dz and dw may be 0.  With accumulate, G += instead. */
 int  gg_cuda_gram_run(int ordinal, const char *label, CUdeviceptr dX, size_t ldx,
                       CUdeviceptr dz, CUdeviceptr dw, size_t n, int p,
                       const gg_gram_plan *plan, CUdeviceptr dP, CUdeviceptr dG,
-                      int accumulate, gg_status *st);
+                      int accumulate, CUstream stream, gg_status *st);
 /* Wait, copy G back and split it into A (p x p), b and *zwz (with_z). */
 int  gg_cuda_gram_fetch(const char *label, CUdeviceptr dG, int p, int with_z, double *A,
                         double *b, double *zwz, gg_status *st);

@@ -72,7 +72,13 @@ static int load_cuda_locked(void)
         RESOLVE(ls, w, gg_cu, cuMemAlloc) || RESOLVE(ls, w, gg_cu, cuMemFree) ||
         RESOLVE(ls, w, gg_cu, cuMemcpyHtoD) || RESOLVE(ls, w, gg_cu, cuMemcpyDtoH) ||
         RESOLVE(ls, w, gg_cu, cuModuleLoadData) || RESOLVE(ls, w, gg_cu, cuModuleUnload) ||
-        RESOLVE(ls, w, gg_cu, cuModuleGetFunction) || RESOLVE(ls, w, gg_cu, cuLaunchKernel)) {
+        RESOLVE(ls, w, gg_cu, cuModuleGetFunction) || RESOLVE(ls, w, gg_cu, cuLaunchKernel) ||
+        RESOLVE(ls, w, gg_cu, cuMemHostAlloc) || RESOLVE(ls, w, gg_cu, cuMemFreeHost) ||
+        RESOLVE(ls, w, gg_cu, cuMemcpyHtoDAsync) || RESOLVE(ls, w, gg_cu, cuStreamCreate) ||
+        RESOLVE(ls, w, gg_cu, cuStreamDestroy) || RESOLVE(ls, w, gg_cu, cuStreamSynchronize) ||
+        RESOLVE(ls, w, gg_cu, cuStreamWaitEvent) || RESOLVE(ls, w, gg_cu, cuEventCreate) ||
+        RESOLVE(ls, w, gg_cu, cuEventRecord) || RESOLVE(ls, w, gg_cu, cuEventSynchronize) ||
+        RESOLVE(ls, w, gg_cu, cuEventDestroy)) {
         dlclose(ls->handle);
         ls->handle = NULL;
         return -1;

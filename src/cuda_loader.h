@@ -42,6 +42,17 @@ typedef struct gg_cuda_api {
     GG_CU_FN(cuModuleUnload);
     GG_CU_FN(cuModuleGetFunction);
     GG_CU_FN(cuLaunchKernel);
+    GG_CU_FN(cuMemHostAlloc);
+    GG_CU_FN(cuMemFreeHost);
+    GG_CU_FN(cuMemcpyHtoDAsync);
+    GG_CU_FN(cuStreamCreate);
+    GG_CU_FN(cuStreamDestroy);
+    GG_CU_FN(cuStreamSynchronize);
+    GG_CU_FN(cuStreamWaitEvent);
+    GG_CU_FN(cuEventCreate);
+    GG_CU_FN(cuEventRecord);
+    GG_CU_FN(cuEventSynchronize);
+    GG_CU_FN(cuEventDestroy);
 } gg_cuda_api;
 
 typedef struct gg_nvrtc_api {

@@ -123,7 +123,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     const char *names[] = {"coefficients", "Vp", "Ve", "Vc", "edf", "edf1", "edf2", "R",
                            "db.drho", "rho", "rho.full", "grad", "hess", "V.sp", "hat",
                            "linear.predictors", "fitted.values", "weights", "scalars",
-                           "backend", "counters", "fallback"};
+                           "backend", "counters", "fallback", "placement", "device.times"};
     const int nout = (int) (sizeof names / sizeof names[0]);
     SEXP res = PROTECT(Rf_allocVector(VECSXP, nout));
     SEXP nm = PROTECT(Rf_allocVector(STRSXP, nout));
@@ -182,6 +182,8 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     char fallback[GG_TEL_REASON] = "";
     const char *backend_name = "cpu";
     long counters[3] = {0, 0, 0};
+    char placement[96] = "host";
+    double t_transfer = 0, t_rows = 0;
     int rc = -1;
     for (int on_device = mode > 0; on_device >= 0; on_device--) {
         gg_backend be;
@@ -196,6 +198,9 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
         counters[0] = be.n_gram;
         counters[1] = be.n_xbeta;
         counters[2] = be.n_row_state;
+        if (on_device && be.placement[0]) gg_strlcpy(placement, be.placement, sizeof placement);
+        t_transfer = be.t_transfer;
+        t_rows = be.t_rows;
         if (be.ops != NULL) be.ops->release(&be);
         if (rc == 0) {
             backend_name = on_device ? "cuda" : "cpu";
@@ -224,6 +229,15 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     SET_VECTOR_ELT(res, 18, sc);
     SET_VECTOR_ELT(res, 19, Rf_mkString(backend_name));
     SET_VECTOR_ELT(res, 21, Rf_mkString(fallback));
+    SET_VECTOR_ELT(res, 22, Rf_mkString(rc == 0 && strcmp(backend_name, "cuda") == 0 ? placement : "host"));
+    SEXP dt = PROTECT(Rf_allocVector(REALSXP, 2));
+    SEXP dtn = PROTECT(Rf_allocVector(STRSXP, 2));
+    REAL(dt)[0] = t_transfer;
+    REAL(dt)[1] = t_rows;
+    SET_STRING_ELT(dtn, 0, Rf_mkChar("transfer"));
+    SET_STRING_ELT(dtn, 1, Rf_mkChar("rows"));
+    Rf_setAttrib(dt, R_NamesSymbol, dtn);
+    SET_VECTOR_ELT(res, 23, dt);
     SEXP cnt = PROTECT(Rf_allocVector(REALSXP, 3));
     SEXP cntn = PROTECT(Rf_allocVector(STRSXP, 3));
     const char *cn[] = {"gram", "xbeta", "row_state"};
@@ -233,7 +247,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     }
     Rf_setAttrib(cnt, R_NamesSymbol, cntn);
     SET_VECTOR_ELT(res, 20, cnt);
-    UNPROTECT(6);
+    UNPROTECT(8);
     return res;
 }
 

@@ -239,9 +239,13 @@ uint64_t gg_buflist_alloc(gg_buflist *l, size_t n, const char *label, gg_status 
     return b->ptr;
 }
 
+void gg_buflist_truncate(gg_buflist *l, int keep)
+{
+    while (l->n > keep)
+        gg_arena_release(l->arena, &l->buf[--l->n]);
+}
+
 void gg_buflist_release(gg_buflist *l)
 {
-    for (int i = l->n - 1; i >= 0; i--)
-        gg_arena_release(l->arena, &l->buf[i]);
-    l->n = 0;
+    gg_buflist_truncate(l, 0);
 }

@@ -100,5 +100,7 @@ void gg_buflist_init(gg_buflist *l, gg_arena *a);
 /* Allocate into the list; returns the device address or 0 on failure. */
 uint64_t gg_buflist_alloc(gg_buflist *l, size_t n, const char *label, gg_status *st);
 void gg_buflist_release(gg_buflist *l);
+/* Release the buffers taken after the first `keep` (an abandoned attempt). */
+void gg_buflist_truncate(gg_buflist *l, int keep);
 
 #endif

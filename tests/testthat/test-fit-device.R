@@ -131,3 +131,30 @@ test_that("'auto' keeps small models on the CPU, counted with the reason", {
   f <- gam_gpu(y ~ s(x0), data = d, device = "off")
   expect_identical(f$device$reason, "device policy \"off\": fitted on the CPU")
 })
+
+test_that("X three times the device-memory cap streams through and equals the resident fit", {
+  skip_if_no_device()
+  d <- parity_data(200000, "binomial", "logit", seed = 11)
+  form <- y ~ s(x0, k = 20) + s(x1, k = 20) + s(x2, k = 20) + fac
+  resident <- gam_gpu(form, family = binomial(), data = d, device = "required")
+  expect_match(resident$device$placement, "resident")
+  x_bytes <- nrow(d) * length(coef(resident)) * 8
+  gpu_arena_release()
+  local_gg_options(gamgpu.device_memory = floor(x_bytes / 3))
+  gpu_telemetry(reset = TRUE)
+  streamed <- gam_gpu(form, family = binomial(), data = d, device = "required")
+  expect_match(streamed$device$placement, "streamed")
+  t <- gpu_telemetry()
+  expect_equal(t$fallbacks[t$backend == "engine"], 0)
+  # every IRLS pass streams X again: several times its size crossed the bus
+  expect_gt(t$h2d_bytes[t$backend == "engine"], 3 * x_bytes)
+  expect_lte(attr(gpu_arena(), "bytes_cached") + attr(gpu_arena(), "bytes_in_use"),
+             floor(x_bytes / 3))
+  expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+  # chunks are whole slabs of the resident Gram plan: the same sums in the
+  # same order, so the same fit bit for bit
+  expect_identical(coef(streamed), coef(resident))
+  expect_identical(fitted(streamed), fitted(resident))
+  expect_identical(streamed$sp, resident$sp)
+  expect_identical(streamed$hat, resident$hat)
+})
