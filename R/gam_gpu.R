@@ -273,16 +273,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     gamgpu_abort("gamgpu_bad_input", "the offset has non-finite values")
 
   ## ---- the full model matrix ----------------------------------------------
-  X <- if (nrow(G$X) == n) G$X else {
-    Gp <- G
-    class(Gp) <- "gam"
-    Gp$coefficients <- rep(0, p)
-    Gp$model <- G$mf
-    # large blocks: predict.gam's per-block overhead dominates small ones
-    mgcv::predict.gam(Gp, newdata = G$mf, type = "lpmatrix",
-                      newdata.guaranteed = TRUE,
-                      block.size = max(control$chunk.size, 50000L))
-  }
+  X <- if (nrow(G$X) == n) G$X else full_model_matrix(G, G$mf)
   dimnames(X) <- NULL
   attr(X, "model.offset") <- NULL
   if (!is.double(X)) storage.mode(X) <- "double"
