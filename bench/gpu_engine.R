@@ -57,7 +57,7 @@ for (n in ns) {
   dat <- gamSim(1, n = n, dist = "normal", scale = 2, verbose = FALSE)
   dat$yb <- rbinom(n, 1, binomial()$linkinv((dat$f - mean(dat$f)) / 4))
   cases <- expand.grid(bs = bases, fam = families, stringsAsFactors = FALSE)
-  cases$big <- FALSE
+  cases$big <- rep(FALSE, nrow(cases))
   if (big && n <= 1e6) cases <- rbind(cases, data.frame(bs = "tp", fam = "gaussian", big = TRUE))
   for (i in seq_len(nrow(cases))) {
     bs <- cases$bs[i]; fam <- cases$fam[i]; is_big <- cases$big[i]
