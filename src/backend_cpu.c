@@ -1,9 +1,8 @@
 /* backend_cpu.c -- the CPU implementation of backend.h.
  *
  * Uses the caller's X, y, weights and offset in place (no copy) and keeps
- * five n-vectors of row state.  X'WX and X'Wz are accumulated over row
- * chunks: each chunk of sqrt(w)-scaled rows is copied into a chunk x p
- * buffer and added with BLAS dsyrk/dgemv, so the memory beyond the data is
+ * five n-vectors of row state.  X'WX and X'Wz come from gram_cpu.c (BLAS
+ * over row chunks of sqrt(w)-scaled rows), so the memory beyond the data is
  * O(chunk x p + p^2) and the BLAS works on cache-sized blocks. */
 #define USE_FC_LEN_T
 #include <R_ext/BLAS.h>
@@ -12,6 +11,7 @@
 #endif
 
 #include "backend.h"
+#include "gram_cpu.h"
 
 #include <limits.h>
 #include <math.h>
@@ -26,7 +26,6 @@ typedef struct cpu_state {
     double *eta, *eta_old, *mu, *w, *z;
     double *buf;            /* chunk x p */
     double *buf2;           /* chunk x p (leverage) */
-    double *zb;             /* chunk */
 } cpu_state;
 
 static cpu_state *S(gg_backend *be) { return (cpu_state *) be->impl; }
@@ -36,7 +35,7 @@ static void cpu_release(gg_backend *be)
     cpu_state *s = S(be);
     if (s == NULL) return;
     free(s->eta); free(s->eta_old); free(s->mu); free(s->w); free(s->z);
-    free(s->buf); free(s->buf2); free(s->zb);
+    free(s->buf); free(s->buf2);
     free(s);
     be->impl = NULL;
 }
@@ -65,9 +64,7 @@ static int cpu_load(gg_backend *be, const gg_data *d, gg_status *st)
     s->z = malloc(n * sizeof(double));
     s->buf = malloc(cp * sizeof(double));
     s->buf2 = malloc(cp * sizeof(double));
-    s->zb = malloc(s->chunk * sizeof(double));
-    if (!s->eta || !s->eta_old || !s->mu || !s->w || !s->z || !s->buf ||
-        !s->buf2 || !s->zb)
+    if (!s->eta || !s->eta_old || !s->mu || !s->w || !s->z || !s->buf || !s->buf2)
         return gg_fail(st, "gamgpu_host_oom",
                        "out of memory allocating the row state for %lu rows",
                        (unsigned long) n);
@@ -144,39 +141,9 @@ static int cpu_row_state(gg_backend *be, const gg_family *fam, double *dev,
 
 static int cpu_gram(gg_backend *be, double *A, double *b, double *zwz, gg_status *st)
 {
-    (void) st;
     cpu_state *s = S(be);
-    const int p = s->d.p, one = 1;
-    const size_t n = s->d.n;
-    const double *X = s->d.X;
-    double done = 1.0;
-    double zz = 0.0;
-    memset(A, 0, (size_t) p * p * sizeof(double));
-    memset(b, 0, (size_t) p * sizeof(double));
-    for (size_t r0 = 0; r0 < n; r0 += s->chunk) {
-        int m = (int) ((n - r0) < s->chunk ? (n - r0) : s->chunk);
-        double *zb = s->zb;
-        for (int i = 0; i < m; i++) {
-            double sw = sqrt(s->w[r0 + i]);
-            zb[i] = sw;                       /* temporarily sqrt(w) */
-        }
-        for (int j = 0; j < p; j++) {
-            const double *xc = X + (size_t) j * n + r0;
-            double *bc = s->buf + (size_t) j * m;
-            for (int i = 0; i < m; i++) bc[i] = xc[i] * zb[i];
-        }
-        for (int i = 0; i < m; i++) {
-            zb[i] *= s->z[r0 + i];
-            zz += zb[i] * zb[i];
-        }
-        F77_CALL(dsyrk)("U", "T", &p, &m, &done, s->buf, &m, &done, A, &p FCONE FCONE);
-        F77_CALL(dgemv)("T", &m, &p, &done, s->buf, &m, zb, &one, &done, b, &one FCONE);
-    }
-    for (int j = 0; j < p; j++)
-        for (int i = j + 1; i < p; i++) A[i + (size_t) j * p] = A[j + (size_t) i * p];
-    *zwz = zz;
     be->n_gram++;
-    return 0;
+    return gg_cpu_gram(s->d.X, s->d.n, s->d.p, s->w, s->z, A, b, zwz, s->chunk, st);
 }
 
 static int cpu_leverage(gg_backend *be, const double *M, double *h, gg_status *st)
