@@ -82,6 +82,9 @@ for (n in ns) {
       x_cpu = t_or_na(cpu) / dev$time, x_fREML = t_or_na(bf) / dev$time,
       x_discrete = t_or_na(bd) / dev$time,
       dev_setup = tm[["setup"]], dev_iter = tm[["iterations"]], dev_post = tm[["postproc"]],
+      dev_transfer = dev$value$device$split[["transfer"]],
+      dev_kernels = dev$value$device$split[["kernels"]],
+      dev_host = dev$value$device$split[["host_reml"]],
       cpu_iter = if (is.null(cpu)) NA else cpu$value$device$timings[["iterations"]],
       eta_vs_fREML = if (is.null(eb)) NA else
         max(abs(dev$value$linear.predictors - eb)) / diff(range(eb)),
