@@ -317,12 +317,13 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     timings = c(setup = t1 - t0, iterations = sc[["t.iterations"]],
                 postproc = sc[["t.postproc"]] + (t3 - t2) +
                   max(0, (t2 - t1) - sc[["t.iterations"]] - sc[["t.postproc"]])),
-    # the device's share: copies of data and results (load, fetch), the
-    # row-wise kernels (with their small result copies), and the host's p x p
-    # REML work inside the iterations
+    # on the device: copies of the data and results (load, fetch), the
+    # row-wise kernels with their small result copies (every IRLS pass and
+    # the leverage pass), and what the engine did on the host meanwhile (the
+    # p x p REML Newton and post-processing)
     split = if (res$backend == "cuda")
       c(transfer = res$device.times[["transfer"]], kernels = res$device.times[["rows"]],
-        host_reml = max(0, sc[["t.iterations"]] - res$device.times[["rows"]])),
+        host = max(0, sc[["t.iterations"]] + sc[["t.postproc"]] - res$device.times[["rows"]])),
     counters = res$counters)
   fit
 }
@@ -424,12 +425,13 @@ print.gam_gpu <- function(x, ...) {
   if (!is.null(d)) {
     tm <- d$timings
     cat(sprintf("Device: %s (%s)\n", d$backend, d$reason))
-    cat(sprintf("Time: setup %.3fs, iterations %.3fs, post-processing %.3fs (%d IRLS iterations)\n",
-                tm[["setup"]], tm[["iterations"]], tm[["postproc"]], as.integer(x$iter)))
+    cat(sprintf("Time: setup %.3fs, iterations %.3fs, post-processing %.3fs (%d IRLS iteration%s)\n",
+                tm[["setup"]], tm[["iterations"]], tm[["postproc"]], as.integer(x$iter),
+                if (x$iter == 1) "" else "s"))
     if (!is.null(d$split))
-      cat(sprintf("Device: %s; transfers %.3fs, kernels %.3fs, host REML %.3fs\n",
+      cat(sprintf("Device: %s; transfers %.3fs, kernels %.3fs, host REML and post-processing %.3fs\n",
                   d$placement, d$split[["transfer"]], d$split[["kernels"]],
-                  d$split[["host_reml"]]))
+                  d$split[["host"]]))
   }
   invisible(x)
 }

@@ -84,7 +84,7 @@ for (n in ns) {
       dev_setup = tm[["setup"]], dev_iter = tm[["iterations"]], dev_post = tm[["postproc"]],
       dev_transfer = dev$value$device$split[["transfer"]],
       dev_kernels = dev$value$device$split[["kernels"]],
-      dev_host = dev$value$device$split[["host_reml"]],
+      dev_host = dev$value$device$split[["host"]],
       cpu_iter = if (is.null(cpu)) NA else cpu$value$device$timings[["iterations"]],
       eta_vs_fREML = if (is.null(eb)) NA else
         max(abs(dev$value$linear.predictors - eb)) / diff(range(eb)),
