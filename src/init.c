@@ -5,6 +5,7 @@
 #include <R_ext/Rdynload.h>
 #include <Rinternals.h>
 
+#include "basis_r.h"
 #include "device_r.h"
 #include "fit_r.h"
 
@@ -37,6 +38,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_fit,                 12),
     CALLDEF(gg_family_rows,         5),
     CALLDEF(gg_backend_check,       8),
+    CALLDEF(gg_cr_basis_r,          7),
     {NULL, NULL, 0}
 };
 

@@ -25,3 +25,37 @@ test_that("the model matrix equals predict.gam's lpmatrix, in one block or sever
     expect_identical(gamgpu:::full_model_matrix(G, G$mf, cores = 2L), ref[, ])
   }
 })
+
+test_that("the C cr/cs basis equals PredictMat: both constraint forms, by-variables, extrapolation", {
+  set.seed(5)
+  n <- 3000
+  d <- data.frame(x0 = runif(n), x1 = runif(n), z = rnorm(n),
+                  fac = factor(sample(letters[1:3], n, TRUE)))
+  d$y <- sin(6 * d$x0) + rnorm(n)
+  nd <- d[1:40, ]
+  nd$x0[1:5] <- c(-0.2, 1.3, 0, 1, 0.5)          # beyond the end knots, and on them
+  forms <- list(y ~ s(x0, bs = "cr"),
+                y ~ s(x0, bs = "cs", k = 15) + s(x1, bs = "cr", by = z),
+                y ~ s(x0, bs = "cr", by = fac) + fac)
+  n_checked <- 0
+  for (f in forms) {
+    # bam's setup constrains by sweep-and-drop, gam's by a QR factor
+    for (G in list(mgcv::bam(f, data = d, fit = FALSE), mgcv::gam(f, data = d, fit = FALSE))) {
+      for (s in G$smooth) {
+        for (dd in list(d, nd)) {
+          Xc <- gamgpu:::cr_matrix(s, dd)
+          expect_false(is.null(Xc))
+          ref <- mgcv::PredictMat(s, dd)
+          expect_lt(max(abs(Xc - ref)), 1e-14 * max(1, max(abs(ref))))
+          if (inherits(attr(s, "qrc"), "sweepDrop")) expect_identical(Xc, ref)
+          n_checked <- n_checked + 1
+        }
+      }
+    }
+  }
+  expect_equal(n_checked, 2 * 2 * (1 + 2 + 3))
+  # outside its reach it declines, and PredictMat takes over
+  G <- mgcv::bam(y ~ s(x0) + te(x0, x1, k = c(4, 4)), data = d, fit = FALSE)
+  expect_null(gamgpu:::cr_matrix(G$smooth[[1]], d))
+  expect_null(gamgpu:::cr_matrix(G$smooth[[2]], d))
+})

@@ -1,0 +1,9 @@
+/* basis_r.h -- .Call entry points of the basis glue (basis_r.c). */
+#ifndef GAMGPU_BASIS_R_H
+#define GAMGPU_BASIS_R_H
+
+#include <Rinternals.h>
+
+SEXP gg_cr_basis_r(SEXP x, SEXP xk, SEXP F, SEXP drop, SEXP shift, SEXP Z, SEXP by);
+
+#endif
