@@ -18,25 +18,26 @@ model_matrix_block <- function(G, mf) {
   X
 }
 
-# One smooth's columns: C for the bases that have an evaluator (cr_matrix),
-# mgcv::PredictMat for everything else.
+# One smooth's columns: C for the bases that have an evaluator (cr, cs, tp,
+# ts), mgcv::PredictMat for everything else.
 smooth_matrix <- function(s, mf) {
-  Xs <- cr_matrix(s, mf)
+  Xs <- if (inherits(s, c("cr.smooth", "cs.smooth"))) cr_matrix(s, mf)
+        else if (inherits(s, c("tprs.smooth", "ts.smooth"))) tprs_matrix(s, mf)
   if (is.null(Xs)) mgcv::PredictMat(s, mf) else Xs
 }
 
-# The "cr"/"cs" basis of smooth s on the rows of mf, computed in C
-# (src/basis_cr.c) exactly as PredictMat does it: raw basis, mgcv's
-# sweep-and-drop constraint, by-variable, qr constraint.  NULL when the
-# smooth is outside what that covers (derivatives, matrix arguments,
-# other constraint forms, missing values), so PredictMat is used instead.
-cr_matrix <- function(s, mf) {
-  if (!inherits(s, c("cr.smooth", "cs.smooth")) || s$dim != 1L || is.null(s$F) ||
-      !is.null(s$margin) || (!is.null(s$deriv) && s$deriv != 0) ||
+has_c_evaluator <- function(s)
+  inherits(s, c("cr.smooth", "cs.smooth", "tprs.smooth", "ts.smooth")) && is.null(s$margin)
+
+# What PredictMat does after the raw basis, as data for the C evaluators:
+# mgcv's sweep-and-drop constraint (drop, shift), the by-variable (by) and
+# the QR constraint as an explicit map (Z).  NULL when the smooth is
+# outside what that covers (derivatives, matrix arguments, other constraint
+# forms, missing values), so that PredictMat is used instead.
+constraint_map <- function(s, mf) {
+  if (!is.null(s$margin) || (!is.null(s$deriv) && s$deriv != 0) ||
       !is.null(attr(s, "indi")))
     return(NULL)
-  x <- mf[[s$term]]
-  if (!is.numeric(x) || !is.null(dim(x)) || anyNA(x)) return(NULL)
   by <- NULL
   if (s$by != "NA") {
     b <- mf[[s$by]]
@@ -46,20 +47,73 @@ cr_matrix <- function(s, mf) {
   }
   qrc <- attr(s, "qrc")
   n_cons <- attr(s, "nCons")
-  drop <- 0L
-  shift <- NULL
-  Z <- NULL
+  map <- list(drop = 0L, shift = NULL, Z = NULL, by = by)
   if (inherits(qrc, "sweepDrop")) {
-    drop <- as.integer(qrc[1L])
-    shift <- as.double(qrc[-1L])
+    map$drop <- as.integer(qrc[1L])
+    map$shift <- as.double(qrc[-1L])
   } else if (inherits(qrc, "qr")) {
     if (is.null(n_cons) || n_cons <= 0L) return(NULL)
     k <- nrow(qrc$qr)
-    Z <- qr.Q(qrc, complete = TRUE)[, (n_cons + 1L):k, drop = FALSE]
+    map$Z <- qr.Q(qrc, complete = TRUE)[, (n_cons + 1L):k, drop = FALSE]
   } else if (!is.null(qrc) && !(is.character(qrc) && identical(as.integer(n_cons), 0L))) {
     return(NULL)                      # a character qrc with nCons 0 means "no constraint"
   }
-  .Call(gg_cr_basis_r, as.double(x), as.double(s$xp), as.double(s$F), drop, shift, Z, by)
+  map
+}
+
+# The "cr"/"cs" basis of smooth s on the rows of mf (src/basis_cr.c).
+cr_matrix <- function(s, mf) {
+  if (!inherits(s, c("cr.smooth", "cs.smooth")) || s$dim != 1L || is.null(s$F))
+    return(NULL)
+  x <- mf[[s$term]]
+  if (!is.numeric(x) || !is.null(dim(x)) || anyNA(x)) return(NULL)
+  map <- constraint_map(s, mf)
+  if (is.null(map)) return(NULL)
+  drop_deleted(s, .Call(gg_cr_basis_r, as.double(x), as.double(s$xp), as.double(s$F),
+                        map$drop, map$shift, map$Z, map$by))
+}
+
+# gam.side's deletions for nested smooths, last in PredictMat too.
+drop_deleted <- function(s, X) {
+  del <- attr(s, "del.index")
+  if (is.null(del)) X else X[, -del, drop = FALSE]
+}
+
+# The "tp"/"ts" basis of smooth s on the rows of mf (src/basis_tprs.c),
+# over setup_threads() threads.
+tprs_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
+  if (!inherits(s, c("tprs.smooth", "ts.smooth")) || is.null(s$UZ) || is.null(s$Xu) ||
+      (!is.null(s$drop.null) && s$drop.null > 0))
+    return(NULL)
+  d <- s$dim
+  cols <- lapply(s$term, function(v) mf[[v]])
+  if (!all(vapply(cols, function(v) is.numeric(v) && is.null(dim(v)) && !anyNA(v), NA)))
+    return(NULL)
+  map <- constraint_map(s, mf)
+  if (is.null(map)) return(NULL)
+  m <- s$p.order[1L]
+  if (2 * m <= d) {                    # mgcv's default penalty order
+    m <- 1
+    while (2 * m < d + 2) m <- m + 1
+  }
+  x <- matrix(as.double(unlist(cols, use.names = FALSE)), ncol = d)
+  Xu <- s$Xu
+  storage.mode(Xu) <- "double"
+  UZ <- s$UZ
+  storage.mode(UZ) <- "double"
+  drop_deleted(s, .Call(gg_tprs_basis_r, x, as.double(s$shift), as.integer(s$p.order[1L]),
+                        as.integer(choose(m + d - 1, d)), Xu, UZ, map$drop, map$shift,
+                        map$Z, map$by, as.integer(threads)))
+}
+
+# Threads for the C evaluators: option gamgpu.setup_cores (default: the
+# physical cores), one for small data, at most two under R CMD check.
+setup_threads <- function(n) {
+  threads <- getOption("gamgpu.setup_cores", parallel::detectCores(logical = FALSE))
+  if (!is.numeric(threads) || length(threads) != 1L || is.na(threads)) threads <- 1L
+  if (n < 10000) threads <- 1L
+  if (nzchar(Sys.getenv("_R_CHECK_LIMIT_CORES_"))) threads <- min(threads, 2L)
+  max(1L, as.integer(threads))
 }
 
 setup_cores <- function(n) {
@@ -74,7 +128,7 @@ setup_cores <- function(n) {
 full_model_matrix <- function(G, mf, cores = setup_cores(nrow(mf))) {
   n <- nrow(mf)
   # forked workers pay for R-level basis code; the C evaluators need none
-  if (all(vapply(G$smooth, inherits, NA, what = c("cr.smooth", "cs.smooth"))))
+  if (all(vapply(G$smooth, has_c_evaluator, NA)))
     cores <- 1L
   if (cores <= 1L)
     return(model_matrix_block(G, mf))

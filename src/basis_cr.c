@@ -7,14 +7,13 @@
  * with a- = (x_j+1 - x)/h, a+ = (x - x_j)/h, c- = ((x_j+1 - x)^3/h - h (x_j+1 - x))/6,
  * c+ likewise, and F mapping knot values to second derivatives.  Beyond the
  * end knots the spline continues linearly.  Then mgcv's identifiability
- * constraint and any by-variable are applied in PredictMat's order.
+ * constraint and any by-variable are applied in PredictMat's order
+ * (basis_map.c).
  *
  * Building the model matrix this way skips mgcv's n x k intermediate
  * matrices and R's per-block overhead: the setup step that dominates a fit
  * at 10^6+ rows.  The same arithmetic is the reference for a device kernel. */
-#include "basis_cr.h"
-
-#include <string.h>
+#include "basis.h"
 
 /* Raw basis row (k values) for one x. */
 static void cr_row(double xi, const double *xk, int k, const double *F, double *row)
@@ -60,39 +59,12 @@ static void cr_row(double xi, const double *xk, int k, const double *F, double *
     row[j + 1] += ap;
 }
 
-void gg_cr_basis(const double *x, size_t n, const double *xk, int k, const double *F,
-                 int drop, const double *shift, const double *Z, int kc, const double *by,
-                 double *out, size_t ldo, double *work)
+void gg_cr_basis(const double *x, size_t n, const double *xk, const double *F,
+                 const gg_basis_map *map, double *out, size_t ldo, double *work)
 {
-    double *raw = work, *mid = work + k;
+    double *raw = work, *mid = work + map->k;
     for (size_t i = 0; i < n; i++) {
-        cr_row(x[i], xk, k, F, raw);
-        /* sweep and drop */
-        int m = 0;
-        if (drop >= 0) {
-            for (int c = 0; c < k; c++)
-                if (c != drop) {
-                    mid[m] = raw[c] - shift[m];
-                    m++;
-                }
-        } else {
-            memcpy(mid, raw, (size_t) k * sizeof(double));
-            m = k;
-        }
-        if (by != NULL)
-            for (int c = 0; c < m; c++)
-                mid[c] *= by[i];
-        if (Z != NULL) {
-            for (int c = 0; c < kc; c++) {
-                double s = 0;
-                const double *zc = Z + (size_t) c * m;
-                for (int r = 0; r < m; r++)
-                    s += mid[r] * zc[r];
-                out[(size_t) c * ldo + i] = s;
-            }
-        } else {
-            for (int c = 0; c < kc; c++)
-                out[(size_t) c * ldo + i] = mid[c];
-        }
+        cr_row(x[i], xk, map->k, F, raw);
+        gg_basis_map_row(map, raw, i, out, ldo, mid);
     }
 }

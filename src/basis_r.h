@@ -5,5 +5,7 @@
 #include <Rinternals.h>
 
 SEXP gg_cr_basis_r(SEXP x, SEXP xk, SEXP F, SEXP drop, SEXP shift, SEXP Z, SEXP by);
+SEXP gg_tprs_basis_r(SEXP x, SEXP shift, SEXP m, SEXP M, SEXP Xu, SEXP UZ, SEXP drop,
+                     SEXP sweep, SEXP Z, SEXP by, SEXP threads);
 
 #endif

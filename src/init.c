@@ -39,6 +39,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_family_rows,         5),
     CALLDEF(gg_backend_check,       8),
     CALLDEF(gg_cr_basis_r,          7),
+    CALLDEF(gg_tprs_basis_r,        11),
     {NULL, NULL, 0}
 };
 

@@ -59,3 +59,36 @@ test_that("the C cr/cs basis equals PredictMat: both constraint forms, by-variab
   expect_null(gamgpu:::cr_matrix(G$smooth[[1]], d))
   expect_null(gamgpu:::cr_matrix(G$smooth[[2]], d))
 })
+
+test_that("the C thin plate basis equals PredictMat: 1-3 dimensions, orders, by, threads", {
+  set.seed(6)
+  n <- 4000
+  d <- data.frame(x0 = runif(n), x1 = runif(n), x2 = runif(n), z = rnorm(n),
+                  fac = factor(sample(letters[1:3], n, TRUE)))
+  d$y <- sin(6 * d$x0) + rnorm(n)
+  nd <- d[1:40, ]
+  nd$x0[1:4] <- c(-0.2, 1.3, 0, 1)
+  forms <- list(y ~ s(x0), y ~ s(x0, bs = "ts", k = 15) + s(x1, by = z),
+                y ~ s(x0, by = fac) + fac, y ~ s(x0, x1), y ~ s(x0, x1, x2, k = 30),
+                y ~ s(x0, m = 3, k = 12) + s(x0, x1, m = 3))
+  n_checked <- 0
+  for (f in forms) {
+    for (G in list(mgcv::bam(f, data = d, fit = FALSE), mgcv::gam(f, data = d, fit = FALSE))) {
+      for (s in G$smooth) {
+        for (dd in list(d, nd)) {
+          ref <- mgcv::PredictMat(s, dd)
+          for (threads in 1:2) {
+            Xc <- gamgpu:::tprs_matrix(s, dd, threads = threads)
+            expect_false(is.null(Xc))
+            expect_lt(max(abs(Xc - ref)), 1e-14 * max(1, max(abs(ref))))
+            if (!inherits(attr(s, "qrc"), "qr")) expect_identical(Xc, ref)
+          }
+          n_checked <- n_checked + 1
+        }
+      }
+    }
+  }
+  expect_equal(n_checked, 2 * 2 * (1 + 2 + 3 + 1 + 1 + 2))
+  G <- mgcv::bam(y ~ te(x0, x1, k = c(4, 4)), data = d, fit = FALSE)
+  expect_null(gamgpu:::tprs_matrix(G$smooth[[1]], d))
+})

@@ -1,0 +1,42 @@
+/* basis.h -- mgcv smooth bases evaluated row by row in C, for building the
+ * model matrix on every row of a large data set (R/model_matrix.R).
+ *
+ * Each evaluator computes a smooth's raw basis row as mgcv's own C code
+ * does, then gg_basis_map_row() applies what PredictMat applies next, in
+ * its order: the "sweepDrop" identifiability constraint (drop one column,
+ * subtract a constant from the others), the by-variable, then the "qr"
+ * constraint as an explicit k x kc map Z. */
+#ifndef GAMGPU_BASIS_H
+#define GAMGPU_BASIS_H
+
+#include <stddef.h>
+
+typedef struct gg_basis_map {
+    int           k;        /* raw basis dimension */
+    int           drop;     /* sweepDrop column (0-based), -1 for none */
+    const double *shift;    /* sweepDrop constants (k - 1), with drop */
+    const double *Z;        /* (k or k - 1) x kc, NULL for none */
+    int           kc;       /* columns written */
+    const double *by;       /* n multipliers, NULL for none */
+} gg_basis_map;
+
+/* Map the raw row of observation i into row i of out (leading dimension
+ * ldo).  mid must hold k doubles. */
+void gg_basis_map_row(const gg_basis_map *map, const double *raw, size_t i, double *out,
+                      size_t ldo, double *mid);
+
+/* mgcv "cr"/"cs": knots xk[k], F (k x k as the smooth stores it). work:
+ * 2k doubles. */
+void gg_cr_basis(const double *x, size_t n, const double *xk, const double *F,
+                 const gg_basis_map *map, double *out, size_t ldo, double *work);
+
+/* mgcv "tp"/"ts" (thin plate regression splines): x is n x d column-major,
+ * shift[d] is subtracted first; m the penalty order (p.order[1]; 0 or too
+ * small = mgcv's default), M the null space dimension, Xu nXu x d unique
+ * knots, UZ (nXu + M) x k.  Rows are split over `threads` POSIX threads
+ * (pure C, no R API).  0 on success, -1 when memory ran out. */
+int gg_tprs_basis(const double *x, size_t n, int d, const double *shift, int m, int M,
+                  const double *Xu, int nXu, const double *UZ, const gg_basis_map *map,
+                  double *out, size_t ldo, int threads);
+
+#endif

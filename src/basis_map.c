@@ -1,0 +1,38 @@
+/* basis_map.c -- the step every C basis evaluator shares: mgcv's
+ * identifiability constraint and by-variable, applied to a raw basis row in
+ * PredictMat's order (see basis.h). */
+#include "basis.h"
+
+#include <string.h>
+
+void gg_basis_map_row(const gg_basis_map *map, const double *raw, size_t i, double *out,
+                      size_t ldo, double *mid)
+{
+    const int k = map->k;
+    int m = 0;
+    if (map->drop >= 0) {
+        for (int c = 0; c < k; c++)
+            if (c != map->drop) {
+                mid[m] = raw[c] - map->shift[m];
+                m++;
+            }
+    } else {
+        memcpy(mid, raw, (size_t) k * sizeof(double));
+        m = k;
+    }
+    if (map->by != NULL)
+        for (int c = 0; c < m; c++)
+            mid[c] *= map->by[i];
+    if (map->Z != NULL) {
+        for (int c = 0; c < map->kc; c++) {
+            double s = 0;
+            const double *zc = map->Z + (size_t) c * m;
+            for (int r = 0; r < m; r++)
+                s += mid[r] * zc[r];
+            out[(size_t) c * ldo + i] = s;
+        }
+    } else {
+        for (int c = 0; c < map->kc; c++)
+            out[(size_t) c * ldo + i] = mid[c];
+    }
+}

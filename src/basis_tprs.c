@@ -1,0 +1,192 @@
+/* basis_tprs.c -- the thin plate regression spline basis of mgcv's "tp"
+ * and "ts" smooths, row by row in pure C, over POSIX threads.
+ *
+ * A row is b' UZ, where b holds the radial basis eta(|x - u_j|) against the
+ * nXu unique knots u_j followed by the M polynomials spanning the penalty's
+ * null space, and UZ is the smooth's stored (nXu + M) x k map.  eta, its
+ * constant and the polynomial ordering follow mgcv's definitions exactly
+ * (the constant is computed by the same sequence of operations), because
+ * UZ was built with them.  This is the costly basis -- n x nXu x k
+ * multiply-adds, nXu up to 2000 -- so rows are split over threads; no
+ * thread touches R. */
+#include "basis.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GG_PI 3.141592653589793238462643383280
+
+/* mgcv's constant in front of eta for penalty order m in d dimensions. */
+static double eta_constant(int m, int d)
+{
+    const double root_pi = sqrt(GG_PI);
+    double f;
+    if (d % 2 == 0) {
+        f = (m + 1 + d / 2) % 2 ? -1.0 : 1.0;
+        for (int i = 0; i < 2 * m - 1; i++) f /= 2;
+        for (int i = 0; i < d / 2; i++) f /= GG_PI;
+        for (int i = 2; i < m; i++) f /= i;
+        for (int i = 2; i <= m - d / 2; i++) f /= i;
+    } else {
+        f = root_pi;
+        for (int i = 0; i < m - (d - 1) / 2; i++) f /= -0.5 - i;
+        for (int i = 0; i < m; i++) f /= 4;
+        for (int i = 0; i < (d - 1) / 2; i++) f /= GG_PI;
+        f /= root_pi;
+        for (int i = 2; i < m; i++) f /= i;
+    }
+    return f;
+}
+
+/* eta from the squared distance r2 and the constant f. */
+static inline double eta_r2(int m, int d, double r2, double f)
+{
+    if (r2 <= 0.0)
+        return 0.0;
+    if (d % 2 == 0) {
+        f *= log(r2) * 0.5;
+        for (int i = 0; i < m - d / 2; i++) f *= r2;
+    } else {
+        for (int i = 0; i < m - d / 2 - 1; i++) f *= r2;
+        f *= sqrt(r2);
+    }
+    return f;
+}
+
+/* Exponents of the M null-space polynomials (power[l + M * j] for variable
+ * j), enumerated in mgcv's order: total degree below m, the first variable
+ * varying fastest. */
+static void null_space_powers(int *power, int M, int m, int d)
+{
+    int *e = calloc((size_t) d, sizeof(int));
+    if (e == NULL)
+        return;
+    for (int l = 0; l < M; l++) {
+        for (int j = 0; j < d; j++)
+            power[l + M * j] = e[j];
+        int sum = 0;
+        for (int j = 0; j < d; j++) sum += e[j];
+        if (sum < m - 1) {
+            e[0]++;
+        } else {
+            sum -= e[0];
+            e[0] = 0;
+            for (int j = 1; j < d; j++) {
+                e[j]++;
+                sum++;
+                if (sum == m) {
+                    sum -= e[j];
+                    e[j] = 0;
+                } else {
+                    break;
+                }
+            }
+        }
+    }
+    free(e);
+}
+
+typedef struct tprs_job {
+    const double *x, *shift, *Xu, *UZ;
+    size_t n, row0, row1;
+    int d, m, M, nXu;
+    double eta0;
+    const int *power;
+    const gg_basis_map *map;
+    double *out;
+    size_t ldo;
+    int failed;
+} tprs_job;
+
+static void *tprs_rows(void *arg)
+{
+    tprs_job *J = arg;
+    const int d = J->d, nXu = J->nXu, M = J->M, nb = nXu + M, k = J->map->k;
+    double *b = malloc((size_t) nb * sizeof(double));
+    double *raw = malloc((size_t) k * sizeof(double));
+    double *mid = malloc((size_t) k * sizeof(double));
+    double *xx = malloc((size_t) d * sizeof(double));
+    if (b == NULL || raw == NULL || mid == NULL || xx == NULL) {
+        J->failed = 1;
+    } else {
+        for (size_t i = J->row0; i < J->row1; i++) {
+            for (int j = 0; j < d; j++)
+                xx[j] = J->x[(size_t) j * J->n + i] - J->shift[j];
+            for (int u = 0; u < nXu; u++) {
+                double r2 = 0.0;
+                for (int j = 0; j < d; j++) {
+                    const double z = J->Xu[u + (size_t) nXu * j] - xx[j];
+                    r2 += z * z;
+                }
+                b[u] = eta_r2(J->m, d, r2, J->eta0);
+            }
+            for (int l = 0; l < M; l++) {
+                double r = 1.0;
+                for (int j = 0; j < d; j++)
+                    for (int e = 0; e < J->power[l + M * j]; e++) r *= xx[j];
+                b[nXu + l] = r;
+            }
+            for (int c = 0; c < k; c++) {
+                const double *uz = J->UZ + (size_t) c * nb;
+                double s = 0.0;
+                for (int l = 0; l < nb; l++) s += uz[l] * b[l];
+                raw[c] = s;
+            }
+            gg_basis_map_row(J->map, raw, i, J->out, J->ldo, mid);
+        }
+    }
+    free(b);
+    free(raw);
+    free(mid);
+    free(xx);
+    return NULL;
+}
+
+int gg_tprs_basis(const double *x, size_t n, int d, const double *shift, int m, int M,
+                  const double *Xu, int nXu, const double *UZ, const gg_basis_map *map,
+                  double *out, size_t ldo, int threads)
+{
+    if (2 * m <= d && d > 0) {          /* mgcv's default order */
+        m = 0;
+        while (2 * m < d + 2) m++;
+    }
+    int *power = malloc((size_t) M * (size_t) d * sizeof(int));
+    if (power == NULL)
+        return -1;
+    null_space_powers(power, M, m, d);
+    const double eta0 = eta_constant(m, d);
+
+    if (threads < 1) threads = 1;
+    if ((size_t) threads > n) threads = n > 0 ? (int) n : 1;
+    tprs_job *jobs = calloc((size_t) threads, sizeof *jobs);
+    pthread_t *tid = calloc((size_t) threads, sizeof *tid);
+    int *started = calloc((size_t) threads, sizeof *started);
+    if (jobs == NULL || tid == NULL || started == NULL) {
+        free(power); free(jobs); free(tid); free(started);
+        return -1;
+    }
+    for (int t = 0; t < threads; t++) {
+        tprs_job *J = &jobs[t];
+        J->x = x; J->shift = shift; J->Xu = Xu; J->UZ = UZ; J->n = n;
+        J->row0 = n * (size_t) t / (size_t) threads;
+        J->row1 = n * (size_t) (t + 1) / (size_t) threads;
+        J->d = d; J->m = m; J->M = M; J->nXu = nXu; J->eta0 = eta0; J->power = power;
+        J->map = map; J->out = out; J->ldo = ldo;
+    }
+    /* threads 1.. run beside this one; a thread that cannot start runs here */
+    for (int t = 1; t < threads; t++)
+        started[t] = pthread_create(&tid[t], NULL, tprs_rows, &jobs[t]) == 0;
+    tprs_rows(&jobs[0]);
+    int failed = jobs[0].failed;
+    for (int t = 1; t < threads; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            tprs_rows(&jobs[t]);
+        failed |= jobs[t].failed;
+    }
+    free(power); free(jobs); free(tid); free(started);
+    return failed ? -1 : 0;
+}
