@@ -8,21 +8,21 @@
 # basis code remains (option gamgpu.setup_cores; the workers run R only,
 # never CUDA).
 
-model_matrix_block <- function(G, mf) {
+model_matrix_block <- function(G, mf, threads = setup_threads(nrow(mf))) {
   X <- matrix(0, nrow(mf), ncol(G$X))
   if (G$nsdf > 0)
     X[, seq_len(G$nsdf)] <- stats::model.matrix(stats::delete.response(G$pterms), mf,
                                                 contrasts.arg = G$contrasts)
   for (s in G$smooth)
-    X[, s$first.para:s$last.para] <- smooth_matrix(s, mf)
+    X[, s$first.para:s$last.para] <- smooth_matrix(s, mf, threads)
   X
 }
 
 # One smooth's columns: C for the bases that have an evaluator (cr, cs, tp,
 # ts), mgcv::PredictMat for everything else.
-smooth_matrix <- function(s, mf) {
+smooth_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
   Xs <- if (inherits(s, c("cr.smooth", "cs.smooth"))) cr_matrix(s, mf)
-        else if (inherits(s, c("tprs.smooth", "ts.smooth"))) tprs_matrix(s, mf)
+        else if (inherits(s, c("tprs.smooth", "ts.smooth"))) tprs_matrix(s, mf, threads)
   if (is.null(Xs)) mgcv::PredictMat(s, mf) else Xs
 }
 
@@ -106,24 +106,20 @@ tprs_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
                         map$Z, map$by, as.integer(threads)))
 }
 
-# Threads for the C evaluators: option gamgpu.setup_cores (default: the
-# physical cores), one for small data, at most two under R CMD check.
-setup_threads <- function(n) {
-  threads <- getOption("gamgpu.setup_cores", parallel::detectCores(logical = FALSE))
-  if (!is.numeric(threads) || length(threads) != 1L || is.na(threads)) threads <- 1L
-  if (n < 10000) threads <- 1L
-  if (nzchar(Sys.getenv("_R_CHECK_LIMIT_CORES_"))) threads <- min(threads, 2L)
-  max(1L, as.integer(threads))
+# Workers for building the model matrix: option gamgpu.setup_cores
+# (default: the physical cores), at least rows_per_worker rows each, at most
+# two under R CMD check.  setup_threads() sizes the C evaluators' threads,
+# setup_cores() the forked R workers (which only pay for R-level bases).
+setup_workers <- function(n, rows_per_worker) {
+  w <- getOption("gamgpu.setup_cores", parallel::detectCores(logical = FALSE))
+  if (!is.numeric(w) || length(w) != 1L || is.na(w)) w <- 1L
+  if (nzchar(Sys.getenv("_R_CHECK_LIMIT_CORES_"))) w <- min(w, 2L)
+  max(1L, as.integer(min(w, n %/% rows_per_worker)))
 }
 
-setup_cores <- function(n) {
-  cores <- getOption("gamgpu.setup_cores", parallel::detectCores(logical = FALSE))
-  if (!is.numeric(cores) || length(cores) != 1L || is.na(cores)) cores <- 1L
-  if (.Platform$OS.type != "unix" || n < 2e5) cores <- 1L
-  # R CMD check allows at most two processes
-  if (nzchar(Sys.getenv("_R_CHECK_LIMIT_CORES_"))) cores <- min(cores, 2L)
-  max(1L, as.integer(min(cores, n %/% 1e5)))
-}
+setup_threads <- function(n) setup_workers(n, 5000)
+
+setup_cores <- function(n) if (.Platform$OS.type == "unix") setup_workers(n, 1e5) else 1L
 
 full_model_matrix <- function(G, mf, cores = setup_cores(nrow(mf))) {
   n <- nrow(mf)
@@ -133,7 +129,8 @@ full_model_matrix <- function(G, mf, cores = setup_cores(nrow(mf))) {
   if (cores <= 1L)
     return(model_matrix_block(G, mf))
   rows <- split(seq_len(n), cut(seq_len(n), min(cores, n), labels = FALSE))
-  parts <- parallel::mclapply(rows, function(r) model_matrix_block(G, mf[r, , drop = FALSE]),
+  # one thread per forked worker: the workers already fill the cores
+  parts <- parallel::mclapply(rows, function(r) model_matrix_block(G, mf[r, , drop = FALSE], 1L),
                               mc.cores = cores, mc.preschedule = TRUE)
   failed <- vapply(parts, function(x) !is.matrix(x), NA)
   if (any(failed))

@@ -48,8 +48,3 @@ void gg_abort(const char *cls, const char *msg)
     gg_fail(&st, cls, "%s", msg);
     gg_raise(&st);
 }
-
-void gg_warn(const char *cls, const char *msg)
-{
-    signal("gamgpu_warn", cls, msg);
-}

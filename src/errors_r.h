@@ -13,6 +13,5 @@
 GG_NORETURN void gg_raise(const gg_status *st);
 void gg_raise_if(const gg_status *st);
 GG_NORETURN void gg_abort(const char *cls, const char *msg);
-void gg_warn(const char *cls, const char *msg);
 
 #endif
