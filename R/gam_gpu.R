@@ -107,8 +107,10 @@ classify_setup_error <- function(e) {
 #' \code{mgcv::bam(method = "fREML")}).  The model setup (bases,
 #' identifiability constraints, penalties, term names) is mgcv's own,
 #' built by \code{bam(..., fit = FALSE)}; the fit runs in C, with every
-#' O(n) step (working weights, X'WX, X beta) in a backend that works on
-#' row blocks.
+#' O(n) step (working weights, X'WX, X beta) in a backend: the GPU (CUDA)
+#' or the CPU.  When every smooth has a C evaluator ("cr", "cs", "tp",
+#' "ts"), the model matrix is not formed in R: the backend builds it from
+#' the covariates, on the device for a GPU fit.
 #'
 #' @param formula an mgcv model formula: \code{s()}, \code{te()}, \code{ti()},
 #'   \code{t2()} smooths with any basis mgcv's \code{bam()} accepts,
@@ -132,17 +134,23 @@ classify_setup_error <- function(e) {
 #' @param gamma REML "gamma": values above 1 give smoother fits.
 #' @param select add a null-space penalty to each smooth, so that terms can
 #'   be penalized out of the model.
-#' @param device where to run: \code{"auto"}, \code{"off"} (CPU) or
-#'   \code{"required"}.  This version of the engine fits on the CPU; the
-#'   chosen backend and the reason are recorded in \code{fit$device}.
+#' @param device where to run: \code{"auto"} (the GPU when one is usable
+#'   and the model has at least \code{getOption("gamgpu.auto_min_rows",
+#'   2000)} rows, else the CPU, as a counted fallback with its reason),
+#'   \code{"off"} (CPU) or \code{"required"} (the GPU or an error of class
+#'   \code{gamgpu_device_unavailable}); see \code{\link{gpu_policy}}.
 #' @param control a list from \code{\link{gam_gpu_control}}.
 #' @param ... further arguments for mgcv's \code{bam()} setup, such as
 #'   \code{paraPen} or \code{drop.intercept}.
 #' @return An object of class \code{c("gam_gpu", "gam", "glm", "lm")}: an
 #'   mgcv gam object (see \code{mgcv::gamObject}) with, in addition,
 #'   \code{device}: a list with the \code{backend} that ran the fit, the
-#'   \code{reason} it was chosen and \code{timings} (seconds of setup,
-#'   iterations and post-processing).
+#'   \code{reason} it was chosen, the \code{placement} of X (host, device
+#'   resident, device streamed), \code{model_matrix} (\code{"recipe"}: built
+#'   by the backend from the covariates, \code{"matrix"}: built in R),
+#'   \code{timings} (seconds of setup, iterations and post-processing) and,
+#'   for a GPU fit, \code{split}: seconds of transfers, building X on the
+#'   device, kernels and host work.
 #' @examples
 #' library(mgcv)
 #' set.seed(2)
@@ -272,11 +280,15 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   else if (any(!is.finite(offset)))
     gamgpu_abort("gamgpu_bad_input", "the offset has non-finite values")
 
-  ## ---- the full model matrix ----------------------------------------------
-  X <- if (nrow(G$X) == n) G$X else full_model_matrix(G, G$mf)
-  dimnames(X) <- NULL
-  attr(X, "model.offset") <- NULL
-  if (!is.double(X)) storage.mode(X) <- "double"
+  ## ---- the model matrix: as numbers, or as a recipe the engine builds ----
+  ## (on the device for a GPU fit: model_matrix_plan() in model_matrix.R)
+  X <- if (nrow(G$X) == n) G$X else model_matrix_plan(G, G$mf)
+  if (is.null(X)) X <- full_model_matrix(G, G$mf)
+  if (is.matrix(X)) {
+    dimnames(X) <- NULL
+    attr(X, "model.offset") <- NULL
+    if (!is.double(X)) storage.mode(X) <- "double"
+  }
   t1 <- proc.time()[["elapsed"]]
 
   ## ---- the fit --------------------------------------------------------------
@@ -295,6 +307,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                  L <- unname(L); storage.mode(L) <- "double"; L },
                if (length(S)) as.numeric(lsp0) else NULL, spec,
                unclass(control))
+  x_source <- if (is.matrix(X)) "matrix" else "recipe"
   rm(X)
   t2 <- proc.time()[["elapsed"]]
   fit <- gg_assemble(G, res, family, y, w, offset, n, method, gamma, cl, control,
@@ -314,6 +327,9 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     reason = device_reason(policy, res$backend,
                            if (nzchar(res$fallback)) res$fallback else small),
     placement = res$placement,
+    # "recipe": X was built by the backend from the covariates (on the
+    # device for a GPU fit); "matrix": X was built in R and handed over
+    model_matrix = x_source,
     timings = c(setup = t1 - t0, iterations = sc[["t.iterations"]],
                 postproc = sc[["t.postproc"]] + (t3 - t2) +
                   max(0, (t2 - t1) - sc[["t.iterations"]] - sc[["t.postproc"]])),
@@ -322,7 +338,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     # the leverage pass), and what the engine did on the host meanwhile (the
     # p x p REML Newton and post-processing)
     split = if (res$backend == "cuda")
-      c(transfer = res$device.times[["transfer"]], kernels = res$device.times[["rows"]],
+      c(transfer = res$device.times[["transfer"]], build = res$device.times[["build"]],
+        kernels = res$device.times[["rows"]],
         host = max(0, sc[["t.iterations"]] + sc[["t.postproc"]] - res$device.times[["rows"]])),
     counters = res$counters)
   fit
@@ -405,11 +422,14 @@ gg_assemble <- function(G, res, family, y, w, offset, n, method, gamma, cl, cont
   object$linear.predictors <- res$linear.predictors
   object$fitted.values <- res$fitted.values
   mu <- object$fitted.values
-  object$residuals <- sqrt(pmax(family$dev.resids(y, mu, w), 0)) * sign(y - mu)
+  # deviance residuals and null deviance by the family arithmetic of the fit
+  # (src/fit_r.c), without R's n-length temporaries
+  object$residuals <- .Call(gg_dev_resid_r, family$family, family$link, y, mu, w)
   object$deviance <- sum(object$residuals^2)
   dev <- if (family$family != "gaussian") object$sig2 * sum(w) else object$deviance
   object$aic <- family$aic(y, 1, mu, w, dev) + 2 * sum(object$edf)
-  object$null.deviance <- sum(family$dev.resids(y, weighted.mean(y, w), w))
+  object$null.deviance <- sum(.Call(gg_dev_resid_r, family$family, family$link, y,
+                                    weighted.mean(y, w), w)^2)
   environment(object$formula) <- environment(object$pred.formula) <-
     environment(object$terms) <- environment(object$pterms) <- .GlobalEnv
   if (!is.null(attr(object$model, "terms")))
@@ -429,8 +449,8 @@ print.gam_gpu <- function(x, ...) {
                 tm[["setup"]], tm[["iterations"]], tm[["postproc"]], as.integer(x$iter),
                 if (x$iter == 1) "" else "s"))
     if (!is.null(d$split))
-      cat(sprintf("Device: %s; transfers %.3fs, kernels %.3fs, host REML and post-processing %.3fs\n",
-                  d$placement, d$split[["transfer"]], d$split[["kernels"]],
+      cat(sprintf("Device: %s; transfers %.3fs, X built %.3fs, kernels %.3fs, host REML and post-processing %.3fs\n",
+                  d$placement, d$split[["transfer"]], d$split[["build"]], d$split[["kernels"]],
                   d$split[["host"]]))
   }
   invisible(x)

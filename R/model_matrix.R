@@ -63,27 +63,27 @@ constraint_map <- function(s, mf) {
 
 # The "cr"/"cs" basis of smooth s on the rows of mf (src/basis_cr.c).
 cr_matrix <- function(s, mf) {
-  if (!inherits(s, c("cr.smooth", "cs.smooth")) || s$dim != 1L || is.null(s$F))
-    return(NULL)
-  x <- mf[[s$term]]
-  if (!is.numeric(x) || !is.null(dim(x)) || anyNA(x)) return(NULL)
-  map <- constraint_map(s, mf)
-  if (is.null(map)) return(NULL)
-  drop_deleted(s, .Call(gg_cr_basis_r, as.double(x), as.double(s$xp), as.double(s$F),
-                        map$drop, map$shift, map$Z, map$by))
+  r <- smooth_recipe(s, mf)
+  if (is.null(r) || r$kind != 1L) return(NULL)
+  drop_deleted(s, .Call(gg_cr_basis_r, r$x, r$xk, r$F, r$drop, r$shift, r$Z, r$by))
 }
 
-# gam.side's deletions for nested smooths, last in PredictMat too.
-drop_deleted <- function(s, X) {
-  del <- attr(s, "del.index")
-  if (is.null(del)) X else X[, -del, drop = FALSE]
-}
-
-# The "tp"/"ts" basis of smooth s on the rows of mf (src/basis_tprs.c),
-# over setup_threads() threads.
-tprs_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
-  if (!inherits(s, c("tprs.smooth", "ts.smooth")) || is.null(s$UZ) || is.null(s$Xu) ||
-      (!is.null(s$drop.null) && s$drop.null > 0))
+# What the C evaluators need to build smooth s on the rows of mf: its
+# covariates, knots and constraint map -- the "recipe" block the engine
+# builds X from (src/xplan.h), on the host or on the device.  kind 1 is
+# cr/cs, 2 is tp/ts; NULL when s has no C evaluator.
+smooth_recipe <- function(s, mf) {
+  if (!has_c_evaluator(s)) return(NULL)
+  if (inherits(s, c("cr.smooth", "cs.smooth"))) {
+    if (s$dim != 1L || is.null(s$F)) return(NULL)
+    x <- mf[[s$term]]
+    if (!is.numeric(x) || !is.null(dim(x)) || anyNA(x)) return(NULL)
+    map <- constraint_map(s, mf)
+    if (is.null(map)) return(NULL)
+    return(c(list(kind = 1L, x = as.double(x), d = 1L, k = length(s$xp),
+                  xk = as.double(s$xp), F = as.double(s$F)), map))
+  }
+  if (is.null(s$UZ) || is.null(s$Xu) || (!is.null(s$drop.null) && s$drop.null > 0))
     return(NULL)
   d <- s$dim
   cols <- lapply(s$term, function(v) mf[[v]])
@@ -96,14 +96,73 @@ tprs_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
     m <- 1
     while (2 * m < d + 2) m <- m + 1
   }
-  x <- matrix(as.double(unlist(cols, use.names = FALSE)), ncol = d)
   Xu <- s$Xu
   storage.mode(Xu) <- "double"
   UZ <- s$UZ
   storage.mode(UZ) <- "double"
-  drop_deleted(s, .Call(gg_tprs_basis_r, x, as.double(s$shift), as.integer(s$p.order[1L]),
-                        as.integer(choose(m + d - 1, d)), Xu, UZ, map$drop, map$shift,
-                        map$Z, map$by, as.integer(threads)))
+  c(list(kind = 2L, x = matrix(as.double(unlist(cols, use.names = FALSE)), ncol = d),
+         d = as.integer(d), k = ncol(UZ), tshift = as.double(s$shift),
+         m = as.integer(s$p.order[1L]), M = as.integer(choose(m + d - 1, d)),
+         Xu = Xu, UZ = UZ), map)
+}
+
+# gam.side's deletions for nested smooths, last in PredictMat too.
+drop_deleted <- function(s, X) {
+  del <- attr(s, "del.index")
+  if (is.null(del)) X else X[, -del, drop = FALSE]
+}
+
+# The "tp"/"ts" basis of smooth s on the rows of mf (src/basis_tprs.c),
+# over setup_threads() threads.
+tprs_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
+  r <- smooth_recipe(s, mf)
+  if (is.null(r) || r$kind != 2L) return(NULL)
+  drop_deleted(s, .Call(gg_tprs_basis_r, r$x, r$tshift, r$m, r$M, r$Xu, r$UZ, r$drop,
+                        r$shift, r$Z, r$by, as.integer(threads)))
+}
+
+# The model matrix as a recipe for the engine (src/xplan.h): the dense
+# parametric columns, then one block per smooth with its covariates, knots
+# and constraint map.  The engine builds X from it where it computes -- on
+# the device for a GPU fit, so X is never formed in R nor copied over the
+# bus.  NULL when some smooth has no C evaluator (or the option
+# gamgpu.x_recipe is FALSE): the caller then builds X in R.  Thin plate
+# smooths of more than 4 variables stay on the R path (the device kernel
+# keeps a row's coordinates in registers).
+model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
+  if (!isTRUE(getOption("gamgpu.x_recipe", TRUE))) return(NULL)
+  n <- nrow(mf)
+  p <- ncol(G$X)
+  blocks <- list()
+  if (G$nsdf > 0) {
+    D <- stats::model.matrix(stats::delete.response(G$pterms), mf,
+                             contrasts.arg = G$contrasts)
+    if (ncol(D) != G$nsdf) return(NULL)
+    storage.mode(D) <- "double"
+    dimnames(D) <- NULL
+    attr(D, "assign") <- attr(D, "contrasts") <- NULL
+    blocks[[1L]] <- list(kind = 0L, col0 = 1L, ncol = as.integer(G$nsdf), D = D)
+  }
+  for (s in G$smooth) {
+    r <- smooth_recipe(s, mf)
+    if (is.null(r) || (r$kind == 2L && r$d > 4L)) return(NULL)
+    kc <- if (is.null(r$Z)) r$k - (r$drop > 0L) else ncol(r$Z)
+    del <- attr(s, "del.index")
+    if (!is.null(del)) {
+      col_of <- rep(0L, kc)
+      keep <- setdiff(seq_len(kc), del)
+      col_of[keep] <- seq_along(keep)
+      r$col_of <- col_of
+    }
+    r$col0 <- as.integer(s$first.para)
+    r$ncol <- as.integer(s$last.para - s$first.para + 1L)
+    blocks[[length(blocks) + 1L]] <- r
+  }
+  # the device takes each n-row array (covariates, by-variables, dense
+  # columns) as a buffer of its own: a model with very many stays in R
+  n_arrays <- sum(vapply(blocks, function(b) 1L + !is.null(b$by), 1L))
+  if (n_arrays > 40L) return(NULL)
+  list(n = n, p = p, threads = as.integer(threads), blocks = blocks)
 }
 
 # Workers for building the model matrix: option gamgpu.setup_cores

@@ -83,6 +83,7 @@ for (n in ns) {
       x_discrete = t_or_na(bd) / dev$time,
       dev_setup = tm[["setup"]], dev_iter = tm[["iterations"]], dev_post = tm[["postproc"]],
       dev_transfer = dev$value$device$split[["transfer"]],
+      dev_build = dev$value$device$split[["build"]],
       dev_kernels = dev$value$device$split[["kernels"]],
       dev_host = dev$value$device$split[["host"]],
       cpu_iter = if (is.null(cpu)) NA else cpu$value$device$timings[["iterations"]],

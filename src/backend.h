@@ -28,10 +28,12 @@
 
 #include "family.h"
 #include "status.h"
+#include "xplan.h"
 
 /* The data a backend is loaded with.  All arrays are the caller's and stay
  * valid (and unchanged) until release(); a CPU backend may use them in
- * place, a GPU backend copies them to the device in load(). */
+ * place, a GPU backend copies them to the device in load().  X comes as
+ * numbers or as a recipe (xplan), never both. */
 typedef struct gg_data {
     size_t        n;        /* rows */
     int           p;        /* columns of X */
@@ -39,6 +41,8 @@ typedef struct gg_data {
     const double *y;        /* n: response (binomial: proportion) */
     const double *pw;       /* n: prior weights (binomial: trials x weight) */
     const double *offset;   /* n, or NULL for none */
+    const gg_xplan *xplan;  /* when X is NULL: how to build X (xplan.h);
+                               the backend builds it where it computes */
 } gg_data;
 
 typedef enum {
@@ -102,6 +106,8 @@ struct gg_backend {
     /* where the time went (seconds, host clock): copies of the data and
      * results between host and device, and the row-wise work itself */
     double  t_transfer, t_rows;
+    /* building X on the device from its recipe (within load()) */
+    double  t_build;
     /* where X lives: "host", "device (resident)", "device (streamed ...)" */
     char    placement[96];
 };

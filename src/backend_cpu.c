@@ -26,6 +26,7 @@ typedef struct cpu_state {
     double *eta, *eta_old, *mu, *w, *z;
     double *buf;            /* chunk x p */
     double *buf2;           /* chunk x p (leverage) */
+    double *X_built;        /* X built here from d.xplan, or NULL */
 } cpu_state;
 
 static cpu_state *S(gg_backend *be) { return (cpu_state *) be->impl; }
@@ -35,7 +36,7 @@ static void cpu_release(gg_backend *be)
     cpu_state *s = S(be);
     if (s == NULL) return;
     free(s->eta); free(s->eta_old); free(s->mu); free(s->w); free(s->z);
-    free(s->buf); free(s->buf2);
+    free(s->buf); free(s->buf2); free(s->X_built);
     free(s);
     be->impl = NULL;
 }
@@ -73,6 +74,18 @@ static int cpu_load(gg_backend *be, const gg_data *d, gg_status *st)
     memset(s->mu, 0, n * sizeof(double));
     memset(s->w, 0, n * sizeof(double));
     memset(s->z, 0, n * sizeof(double));
+    if (d->X == NULL) {
+        if (d->xplan == NULL || d->xplan->n != n || d->xplan->p != d->p)
+            return gg_fail(st, "gamgpu_internal_error", "cpu backend: no model matrix");
+        s->X_built = malloc(n * (size_t) d->p * sizeof(double));
+        if (s->X_built == NULL)
+            return gg_fail(st, "gamgpu_host_oom",
+                           "out of memory building the %lu x %d model matrix",
+                           (unsigned long) n, d->p);
+        if (gg_xplan_fill(d->xplan, 0, n, s->X_built, n, st))
+            return -1;
+        s->d.X = s->X_built;
+    }
     return 0;
 }
 

@@ -18,25 +18,37 @@ typedef struct gg_basis_map {
     const double *Z;        /* (k or k - 1) x kc, NULL for none */
     int           kc;       /* columns written */
     const double *by;       /* n multipliers, NULL for none */
+    const int    *col_of;   /* kc output columns, -1 = deleted (gam.side);
+                               NULL: column c goes to column c */
 } gg_basis_map;
 
-/* Map the raw row of observation i into row i of out (leading dimension
- * ldo).  mid must hold k doubles. */
+/* Map the raw row of observation i (by[i]) into row orow of out (leading
+ * dimension ldo).  mid must hold k doubles. */
 void gg_basis_map_row(const gg_basis_map *map, const double *raw, size_t i, double *out,
-                      size_t ldo, double *mid);
+                      size_t ldo, size_t orow, double *mid);
 
-/* mgcv "cr"/"cs": knots xk[k], F (k x k as the smooth stores it). work:
- * 2k doubles. */
-void gg_cr_basis(const double *x, size_t n, const double *xk, const double *F,
+/* mgcv "cr"/"cs" for rows r0 .. r0+rows-1 of x, written to rows 0 ..
+ * rows-1 of out: knots xk[k], F (k x k as the smooth stores it). work: 2k
+ * doubles. */
+void gg_cr_basis(const double *x, size_t r0, size_t rows, const double *xk, const double *F,
                  const gg_basis_map *map, double *out, size_t ldo, double *work);
 
 /* mgcv "tp"/"ts" (thin plate regression splines): x is n x d column-major,
  * shift[d] is subtracted first; m the penalty order (p.order[1]; 0 or too
  * small = mgcv's default), M the null space dimension, Xu nXu x d unique
- * knots, UZ (nXu + M) x k.  Rows are split over `threads` POSIX threads
- * (pure C, no R API).  0 on success, -1 when memory ran out. */
+ * knots, UZ (nXu + M) x k.  Rows r0 .. r0+rows-1 go to rows 0 .. rows-1 of
+ * out, split over `threads` POSIX threads (pure C, no R API).  0 on
+ * success, -1 when memory ran out. */
 int gg_tprs_basis(const double *x, size_t n, int d, const double *shift, int m, int M,
                   const double *Xu, int nXu, const double *UZ, const gg_basis_map *map,
-                  double *out, size_t ldo, int threads);
+                  size_t r0, size_t rows, double *out, size_t ldo, int threads);
+
+/* What the thin plate evaluators (host and device) share, fixed per smooth:
+ * the effective penalty order (mgcv's default when m is too small), eta's
+ * constant, and the exponents of the M null-space polynomials
+ * (power[l + M j] for variable j; M x d ints, the caller's). */
+int    gg_tprs_order(int m, int d);
+double gg_tprs_eta_constant(int m, int d);
+void   gg_tprs_null_space_powers(int *power, int M, int m, int d);
 
 #endif

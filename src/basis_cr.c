@@ -12,59 +12,26 @@
  *
  * Building the model matrix this way skips mgcv's n x k intermediate
  * matrices and R's per-block overhead: the setup step that dominates a fit
- * at 10^6+ rows.  The same arithmetic is the reference for a device kernel. */
+ * at 10^6+ rows.  The per-row arithmetic is inst/kernels/basis_math.h,
+ * shared with the device kernel that builds X on the GPU (basis.cu). */
 #include "basis.h"
+#include "../inst/kernels/basis_math.h"
 
-/* Raw basis row (k values) for one x. */
+/* Raw basis row (k values) for one x: basis_math.h, shared with the
+ * device kernel. */
 static void cr_row(double xi, const double *xk, int k, const double *F, double *row)
 {
-    const double kmin = xk[0], kmax = xk[k - 1];
-    if (xi < kmin) {
-        const double h = xk[1] - kmin, d = xi - kmin;
-        const double cm = -d * h / 3, cp = -d * h / 6;
-        for (int c = 0; c < k; c++)
-            row[c] = cm * F[c] + cp * F[k + c];
-        row[0] += 1 - d / h;
-        row[1] += d / h;
-        return;
-    }
-    if (xi > kmax) {
-        const int j = k - 1;
-        const double h = kmax - xk[j - 1], d = xi - kmax;
-        const double cm = d * h / 6, cp = d * h / 3;
-        for (int c = 0; c < k; c++)
-            row[c] = cm * F[(size_t) (j - 1) * k + c] + cp * F[(size_t) j * k + c];
-        row[k - 2] += -d / h;
-        row[k - 1] += 1 + d / h;
-        return;
-    }
-    /* bisection: xk[j] <= xi <= xk[j+1] */
-    int j = 0, hi = k - 1;
-    while (hi - j > 1) {
-        const int mid = (hi + j) >> 1;
-        if (xi > xk[mid])
-            j = mid;
-        else
-            hi = mid;
-    }
-    const double xj = xk[j], xj1 = xk[j + 1], h = xj1 - xj;
-    double am = xj1 - xi, ap = xi - xj;
-    const double cm = (am * (am * am / h - h)) / 6, cp = (ap * (ap * ap / h - h)) / 6;
-    am /= h;
-    ap /= h;
-    const double *Fj = F + (size_t) j * k, *Fj1 = F + (size_t) (j + 1) * k;
+    const gg_bm_cr_row r = gg_bm_cr_locate(xi, xk, k);
     for (int c = 0; c < k; c++)
-        row[c] = cm * Fj[c] + cp * Fj1[c];
-    row[j] += am;
-    row[j + 1] += ap;
+        row[c] = gg_bm_cr_value(&r, F, k, c);
 }
 
-void gg_cr_basis(const double *x, size_t n, const double *xk, const double *F,
+void gg_cr_basis(const double *x, size_t r0, size_t rows, const double *xk, const double *F,
                  const gg_basis_map *map, double *out, size_t ldo, double *work)
 {
     double *raw = work, *mid = work + map->k;
-    for (size_t i = 0; i < n; i++) {
-        cr_row(x[i], xk, map->k, F, raw);
-        gg_basis_map_row(map, raw, i, out, ldo, mid);
+    for (size_t r = 0; r < rows; r++) {
+        cr_row(x[r0 + r], xk, map->k, F, raw);
+        gg_basis_map_row(map, raw, r0 + r, out, ldo, r, mid);
     }
 }

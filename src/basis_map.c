@@ -6,7 +6,7 @@
 #include <string.h>
 
 void gg_basis_map_row(const gg_basis_map *map, const double *raw, size_t i, double *out,
-                      size_t ldo, double *mid)
+                      size_t ldo, size_t orow, double *mid)
 {
     const int k = map->k;
     int m = 0;
@@ -23,16 +23,19 @@ void gg_basis_map_row(const gg_basis_map *map, const double *raw, size_t i, doub
     if (map->by != NULL)
         for (int c = 0; c < m; c++)
             mid[c] *= map->by[i];
-    if (map->Z != NULL) {
-        for (int c = 0; c < map->kc; c++) {
-            double s = 0;
+    for (int c = 0; c < map->kc; c++) {
+        const int oc = map->col_of != NULL ? map->col_of[c] : c;
+        if (oc < 0)
+            continue;                   /* deleted by gam.side */
+        double s;
+        if (map->Z != NULL) {
+            s = 0;
             const double *zc = map->Z + (size_t) c * m;
             for (int r = 0; r < m; r++)
                 s += mid[r] * zc[r];
-            out[(size_t) c * ldo + i] = s;
+        } else {
+            s = mid[c];
         }
-    } else {
-        for (int c = 0; c < map->kc; c++)
-            out[(size_t) c * ldo + i] = mid[c];
+        out[(size_t) oc * ldo + orow] = s;
     }
 }

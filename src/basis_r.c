@@ -3,9 +3,14 @@
 #include <R.h>
 #include <Rinternals.h>
 
+#include <limits.h>
+#include <string.h>
+
 #include "basis.h"
 #include "basis_r.h"
 #include "errors_r.h"
+#include "sexp_r.h"
+#include "xplan.h"
 
 /* The constraint/by map from R's description: drop (1-based column or 0),
  * shift (doubles or NULL), Z (matrix or NULL), by (doubles or NULL). */
@@ -31,6 +36,7 @@ static gg_basis_map map_from_r(int k, size_t n, SEXP drop, SEXP shift, SEXP Z, S
         map.Z = REAL(Z);
         map.kc = Rf_ncols(Z);
     }
+    map.col_of = NULL;
     map.by = NULL;
     if (by != R_NilValue) {
         if (!Rf_isReal(by) || (size_t) XLENGTH(by) != n)
@@ -51,7 +57,7 @@ SEXP gg_cr_basis_r(SEXP x, SEXP xk, SEXP F, SEXP drop, SEXP shift, SEXP Z, SEXP 
     gg_basis_map map = map_from_r(k, n, drop, shift, Z, by);
     SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int) n, map.kc));
     double *work = (double *) R_alloc(2 * (size_t) k, sizeof(double));
-    gg_cr_basis(REAL(x), n, REAL(xk), REAL(F), &map, REAL(out), n, work);
+    gg_cr_basis(REAL(x), 0, n, REAL(xk), REAL(F), &map, REAL(out), n, work);
     UNPROTECT(1);
     return out;
 }
@@ -71,8 +77,141 @@ SEXP gg_tprs_basis_r(SEXP x, SEXP shift, SEXP m, SEXP M, SEXP Xu, SEXP UZ, SEXP 
     gg_basis_map map = map_from_r(k, n, drop, sweep, Z, by);
     SEXP out = PROTECT(Rf_allocMatrix(REALSXP, (int) n, map.kc));
     if (gg_tprs_basis(REAL(x), n, d, REAL(shift), Rf_asInteger(m), nM, REAL(Xu), nXu,
-                      REAL(UZ), &map, REAL(out), n, Rf_asInteger(threads)) != 0)
+                      REAL(UZ), &map, 0, n, REAL(out), n, Rf_asInteger(threads)) != 0)
         gg_abort("gamgpu_host_oom", "tprs basis: out of memory");
     UNPROTECT(1);
     return out;
+}
+
+/* ---- the model matrix as a recipe (xplan.h) -----------------------------
+ * R (model_matrix_plan() in R/model_matrix.R) describes X as a list of
+ * blocks; each is checked here against n and p so that neither backend
+ * reads past an array.  Pointers point into the R objects, which the
+ * caller keeps alive (they are arguments of the .Call). */
+
+#include <stdarg.h>
+#include <stdio.h>
+
+GG_NORETURN static void plan_abort(const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    gg_abort("gamgpu_bad_input", msg);
+}
+
+static const double *real_or_abort(SEXP v, R_xlen_t len, const char *what)
+{
+    if (TYPEOF(v) != REALSXP || (len >= 0 && XLENGTH(v) != len))
+        plan_abort("model matrix plan: '%s' must be %ld doubles", what,
+                 (long) len);
+    return REAL(v);
+}
+
+static int int_elt(SEXP b, const char *name)
+{
+    SEXP v = gg_list_elt(b, name);
+    if (v == R_NilValue || XLENGTH(v) != 1)
+        plan_abort("model matrix plan: '%s' missing", name);
+    return Rf_asInteger(v);
+}
+
+void gg_xplan_from_r(SEXP plan, size_t n, int p, gg_xplan *out)
+{
+    SEXP blocks = gg_list_elt(plan, "blocks");
+    if (TYPEOF(blocks) != VECSXP)
+        plan_abort("model matrix plan: no blocks");
+    const int nb = (int) XLENGTH(blocks);
+    gg_xblock *B = (gg_xblock *) R_alloc(nb > 0 ? nb : 1, sizeof(gg_xblock));
+    memset(B, 0, (size_t) (nb > 0 ? nb : 1) * sizeof(gg_xblock));
+    int covered = 0;
+    for (int k = 0; k < nb; k++) {
+        SEXP b = VECTOR_ELT(blocks, k);
+        gg_xblock *x = &B[k];
+        x->kind = (gg_xblock_kind) int_elt(b, "kind");
+        x->col0 = int_elt(b, "col0") - 1;
+        x->ncol = int_elt(b, "ncol");
+        if (x->col0 < 0 || x->ncol < 1 || x->col0 + x->ncol > p)
+            plan_abort("model matrix plan: block %d has bad columns", k + 1);
+        covered += x->ncol;
+        if (x->kind == GG_XB_DENSE) {
+            x->D = real_or_abort(gg_list_elt(b, "D"), (R_xlen_t) (n * (size_t) x->ncol), "D");
+            continue;
+        }
+        if (x->kind != GG_XB_CR && x->kind != GG_XB_TPRS)
+            plan_abort("model matrix plan: unknown block kind");
+        const int kraw = int_elt(b, "k");
+        x->map = map_from_r(kraw, n, gg_list_elt(b, "drop"), gg_list_elt(b, "shift"),
+                            gg_list_elt(b, "Z"), gg_list_elt(b, "by"));
+        SEXP col_of = gg_list_elt(b, "col_of");
+        if (col_of != R_NilValue) {
+            if (TYPEOF(col_of) != INTSXP || XLENGTH(col_of) != x->map.kc)
+                plan_abort("model matrix plan: col_of must have kc ints");
+            int *co = (int *) R_alloc(x->map.kc, sizeof(int));
+            int written = 0;
+            for (int c = 0; c < x->map.kc; c++) {
+                int v = INTEGER(col_of)[c];
+                if (v != NA_INTEGER && v > x->ncol)
+                    plan_abort("model matrix plan: col_of out of range");
+                co[c] = (v == NA_INTEGER || v < 1) ? -1 : v - 1;
+                written += co[c] >= 0;
+            }
+            if (written != x->ncol)
+                plan_abort("model matrix plan: col_of writes %d columns, not %d",
+                         written, x->ncol);
+            x->map.col_of = co;
+        } else if (x->map.kc != x->ncol) {
+            plan_abort("model matrix plan: block %d maps %d columns, not %d",
+                     k + 1, x->map.kc, x->ncol);
+        }
+        x->d = int_elt(b, "d");
+        if (x->d < 1)
+            plan_abort("model matrix plan: d must be positive");
+        x->x = real_or_abort(gg_list_elt(b, "x"), (R_xlen_t) (n * (size_t) x->d), "x");
+        if (x->kind == GG_XB_CR) {
+            if (x->d != 1 || kraw < 3)
+                plan_abort("model matrix plan: a cr block is 1-d with k >= 3");
+            x->xk = real_or_abort(gg_list_elt(b, "xk"), kraw, "xk");
+            x->F = real_or_abort(gg_list_elt(b, "F"), (R_xlen_t) kraw * kraw, "F");
+        } else {
+            x->m = int_elt(b, "m");
+            x->M = int_elt(b, "M");
+            SEXP Xu = gg_list_elt(b, "Xu");
+            if (TYPEOF(Xu) != REALSXP || !Rf_isMatrix(Xu) || Rf_ncols(Xu) != x->d)
+                plan_abort("model matrix plan: Xu must be a nXu x d matrix");
+            x->nXu = Rf_nrows(Xu);
+            x->Xu = REAL(Xu);
+            x->UZ = real_or_abort(gg_list_elt(b, "UZ"), (R_xlen_t) (x->nXu + x->M) * kraw, "UZ");
+            x->shift = real_or_abort(gg_list_elt(b, "tshift"), x->d, "tshift");
+            if (x->M < 1)
+                plan_abort("model matrix plan: M must be positive");
+        }
+    }
+    if (covered != p)
+        plan_abort("model matrix plan: blocks cover %d of %d columns", covered, p);
+    out->n = n;
+    out->p = p;
+    out->nblocks = nb;
+    out->blocks = B;
+    out->threads = int_elt(plan, "threads");
+}
+
+/* X built on the host from its recipe (the CPU backend's build), for tests
+ * and for callers that want the matrix itself. */
+SEXP gg_xplan_build_r(SEXP plan)
+{
+    const double n = Rf_asReal(gg_list_elt(plan, "n")), p = Rf_asReal(gg_list_elt(plan, "p"));
+    if (!(n >= 1 && n <= INT_MAX && p >= 1 && p <= INT_MAX))
+        gg_abort("gamgpu_bad_input", "model matrix plan: bad n or p");
+    gg_xplan xp;
+    gg_xplan_from_r(plan, (size_t) n, (int) p, &xp);
+    SEXP X = PROTECT(Rf_allocMatrix(REALSXP, (int) n, (int) p));
+    gg_status st;
+    gg_status_clear(&st);
+    if (gg_xplan_fill(&xp, 0, (size_t) n, REAL(X), (size_t) n, &st))
+        gg_raise(&st);
+    UNPROTECT(1);
+    return X;
 }

@@ -8,4 +8,10 @@ SEXP gg_cr_basis_r(SEXP x, SEXP xk, SEXP F, SEXP drop, SEXP shift, SEXP Z, SEXP 
 SEXP gg_tprs_basis_r(SEXP x, SEXP shift, SEXP m, SEXP M, SEXP Xu, SEXP UZ, SEXP drop,
                      SEXP sweep, SEXP Z, SEXP by, SEXP threads);
 
+/* The model matrix recipe (R/model_matrix.R: model_matrix_plan) as C
+ * structs allocated with R_alloc; classed R error when malformed. */
+struct gg_xplan;
+void gg_xplan_from_r(SEXP plan, size_t n, int p, struct gg_xplan *out);
+SEXP gg_xplan_build_r(SEXP plan);
+
 #endif

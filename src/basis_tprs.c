@@ -10,6 +10,7 @@
  * multiply-adds, nXu up to 2000 -- so rows are split over threads; no
  * thread touches R. */
 #include "basis.h"
+#include "../inst/kernels/basis_math.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -19,7 +20,7 @@
 #define GG_PI 3.141592653589793238462643383280
 
 /* mgcv's constant in front of eta for penalty order m in d dimensions. */
-static double eta_constant(int m, int d)
+double gg_tprs_eta_constant(int m, int d)
 {
     const double root_pi = sqrt(GG_PI);
     double f;
@@ -40,25 +41,10 @@ static double eta_constant(int m, int d)
     return f;
 }
 
-/* eta from the squared distance r2 and the constant f. */
-static inline double eta_r2(int m, int d, double r2, double f)
-{
-    if (r2 <= 0.0)
-        return 0.0;
-    if (d % 2 == 0) {
-        f *= log(r2) * 0.5;
-        for (int i = 0; i < m - d / 2; i++) f *= r2;
-    } else {
-        for (int i = 0; i < m - d / 2 - 1; i++) f *= r2;
-        f *= sqrt(r2);
-    }
-    return f;
-}
-
 /* Exponents of the M null-space polynomials (power[l + M * j] for variable
  * j), enumerated in mgcv's order: total degree below m, the first variable
  * varying fastest. */
-static void null_space_powers(int *power, int M, int m, int d)
+void gg_tprs_null_space_powers(int *power, int M, int m, int d)
 {
     int *e = calloc((size_t) d, sizeof(int));
     if (e == NULL)
@@ -90,7 +76,7 @@ static void null_space_powers(int *power, int M, int m, int d)
 
 typedef struct tprs_job {
     const double *x, *shift, *Xu, *UZ;
-    size_t n, row0, row1;
+    size_t n, r0, row0, row1;
     int d, m, M, nXu;
     double eta0;
     const int *power;
@@ -120,7 +106,7 @@ static void *tprs_rows(void *arg)
                     const double z = J->Xu[u + (size_t) nXu * j] - xx[j];
                     r2 += z * z;
                 }
-                b[u] = eta_r2(J->m, d, r2, J->eta0);
+                b[u] = gg_bm_tprs_eta(J->m, d, r2, J->eta0);
             }
             for (int l = 0; l < M; l++) {
                 double r = 1.0;
@@ -134,7 +120,7 @@ static void *tprs_rows(void *arg)
                 for (int l = 0; l < nb; l++) s += uz[l] * b[l];
                 raw[c] = s;
             }
-            gg_basis_map_row(J->map, raw, i, J->out, J->ldo, mid);
+            gg_basis_map_row(J->map, raw, i, J->out, J->ldo, i - J->r0, mid);
         }
     }
     free(b);
@@ -144,22 +130,28 @@ static void *tprs_rows(void *arg)
     return NULL;
 }
 
-int gg_tprs_basis(const double *x, size_t n, int d, const double *shift, int m, int M,
-                  const double *Xu, int nXu, const double *UZ, const gg_basis_map *map,
-                  double *out, size_t ldo, int threads)
+int gg_tprs_order(int m, int d)
 {
     if (2 * m <= d && d > 0) {          /* mgcv's default order */
         m = 0;
         while (2 * m < d + 2) m++;
     }
+    return m;
+}
+
+int gg_tprs_basis(const double *x, size_t n, int d, const double *shift, int m, int M,
+                  const double *Xu, int nXu, const double *UZ, const gg_basis_map *map,
+                  size_t r0, size_t rows, double *out, size_t ldo, int threads)
+{
+    m = gg_tprs_order(m, d);
     int *power = malloc((size_t) M * (size_t) d * sizeof(int));
     if (power == NULL)
         return -1;
-    null_space_powers(power, M, m, d);
-    const double eta0 = eta_constant(m, d);
+    gg_tprs_null_space_powers(power, M, m, d);
+    const double eta0 = gg_tprs_eta_constant(m, d);
 
     if (threads < 1) threads = 1;
-    if ((size_t) threads > n) threads = n > 0 ? (int) n : 1;
+    if ((size_t) threads > rows) threads = rows > 0 ? (int) rows : 1;
     tprs_job *jobs = calloc((size_t) threads, sizeof *jobs);
     pthread_t *tid = calloc((size_t) threads, sizeof *tid);
     int *started = calloc((size_t) threads, sizeof *started);
@@ -169,9 +161,9 @@ int gg_tprs_basis(const double *x, size_t n, int d, const double *shift, int m, 
     }
     for (int t = 0; t < threads; t++) {
         tprs_job *J = &jobs[t];
-        J->x = x; J->shift = shift; J->Xu = Xu; J->UZ = UZ; J->n = n;
-        J->row0 = n * (size_t) t / (size_t) threads;
-        J->row1 = n * (size_t) (t + 1) / (size_t) threads;
+        J->x = x; J->shift = shift; J->Xu = Xu; J->UZ = UZ; J->n = n; J->r0 = r0;
+        J->row0 = r0 + rows * (size_t) t / (size_t) threads;
+        J->row1 = r0 + rows * (size_t) (t + 1) / (size_t) threads;
         J->d = d; J->m = m; J->M = M; J->nXu = nXu; J->eta0 = eta0; J->power = power;
         J->map = map; J->out = out; J->ldo = ldo;
     }

@@ -1,7 +1,11 @@
 /* cuda_backend.c -- the engine's backend (backend.h) on an NVIDIA device.
  *
  * load() puts y, prior weights, offset and the row state (eta, eta_old, mu,
- * w, z) in device memory for the whole fit, and X too when it fits: then
+ * w, z) in device memory for the whole fit, and X too when it fits.  X
+ * given as a recipe (xplan.h) is built on the device by basis.cu from the
+ * covariates -- once when resident, chunk by chunk on every pass when
+ * streamed -- so it never crosses the bus; X given as numbers is copied.
+ * With X resident
  * each IRLS iteration moves only p doubles in (beta) and (p+1)^2 plus a few
  * hundred out (the Gram matrix, deviance partial sums).  When X does not fit
  * in what the arena may use (the device, or option gamgpu.device_memory),
@@ -26,11 +30,23 @@
 #define ROW_THREADS 256
 /* Streamed chunks aim at this many doubles of X each (~128 MiB). */
 #define CHUNK_TARGET_DOUBLES ((size_t) 1 << 24)
+/* The raw-basis scratch of the device build holds at most this many
+ * doubles (16 MiB): small beside X, so a tight memory cap still streams. */
+#define RAW_TARGET_DOUBLES ((size_t) 1 << 21)
+/* basis.cu's thin plate kernel keeps a row's coordinates in registers. */
+#define TPRS_MAX_D 4
+
+/* A block of the X recipe with its arrays on the device. */
+typedef struct dev_block {
+    const gg_xblock *hb;
+    CUdeviceptr      D, x, by, shift, Z, col_of, xk, F, tshift, Xu, UZ, power;
+    int              m;             /* thin plate: effective penalty order */
+    double           eta0;          /* thin plate: eta's constant */
+} dev_block;
 static const char *LABEL = "engine";
 
 typedef struct cuda_state {
     int          ordinal;
-    gg_arena    *arena;
     gg_buflist   bufs;
     size_t       n;
     int          p;
@@ -39,6 +55,12 @@ typedef struct cuda_state {
     unsigned     row_blocks;      /* grid of the row kernels */
     double      *partial_host;    /* row_blocks doubles */
     CUfunction   f_init, f_xbeta, f_step, f_state, f_quad;
+    /* X from a recipe: built on the device (basis.cu) */
+    const gg_xplan *xplan;
+    dev_block    *dblocks;
+    CUdeviceptr   raw;            /* raw basis scratch, raw_rows x kmax */
+    size_t        raw_rows;
+    CUfunction    f_cr, f_tprs, f_map, f_dense;
     /* streaming (X on the host) */
     int          streamed;
     const double *host_X;
@@ -80,6 +102,7 @@ static void cuda_release(gg_backend *be)
     }
     gg_buflist_release(&s->bufs);
     free(s->partial_host);
+    free(s->dblocks);
     free(s);
     be->impl = NULL;
 }
@@ -121,12 +144,25 @@ static int sum_partials(cuda_state *s, double *out, gg_status *st)
 typedef int (*x_pass_fn)(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, size_t rows,
                          CUstream stream, void *ctx, gg_status *st);
 
+static int build_x(cuda_state *s, size_t r0, size_t rows, CUdeviceptr Xc, size_t ldx,
+                   CUstream stream, gg_status *st);
+
 static int for_each_x_chunk(cuda_state *s, x_pass_fn fn, void *ctx, gg_status *st)
 {
     if (!s->streamed)
         return fn(s, s->X, s->n, 0, s->n, NULL, ctx, st);
     const size_t n = s->n, C = s->chunk_rows;
     const int p = s->p;
+    if (s->xplan != NULL) {
+        /* build each chunk on the device, in order on one stream */
+        for (size_t k = 0, r0 = 0; r0 < n; k++, r0 += C) {
+            const size_t rows = n - r0 < C ? n - r0 : C;
+            if (build_x(s, r0, rows, s->xbuf[k % 2], rows, s->s_comp, st) ||
+                fn(s, s->xbuf[k % 2], rows, r0, rows, s->s_comp, ctx, st))
+                return -1;
+        }
+        return gg_cu_check(gg_cu.cuStreamSynchronize(s->s_comp), "engine: streamed pass", st);
+    }
     for (size_t k = 0, r0 = 0; r0 < n; k++, r0 += C) {
         const int b = (int) (k % 2);
         const size_t rows = n - r0 < C ? n - r0 : C;
@@ -158,6 +194,205 @@ static int for_each_x_chunk(cuda_state *s, x_pass_fn fn, void *ctx, gg_status *s
 static CUdeviceptr rows_at(CUdeviceptr base, size_t r0)
 {
     return base ? base + r0 * sizeof(double) : 0;
+}
+
+/* ---- X from its recipe (xplan.h, basis.cu) --------------------------- */
+
+static int upload_bytes(CUdeviceptr *dst, gg_buflist *b, const void *src, size_t bytes,
+                        gg_status *st)
+{
+    if (!(*dst = gg_buflist_alloc(b, (bytes + sizeof(double) - 1) / sizeof(double), LABEL, st)))
+        return -1;
+    if (gg_cu_check(gg_cu.cuMemcpyHtoD(*dst, src, bytes), "engine: copying the X recipe", st))
+        return -1;
+    gg_tel_h2d(LABEL, (double) bytes);
+    return 0;
+}
+
+/* The small arrays of every block (knots, maps, constraints) travel in one
+ * buffer: pack() appends one, 8-byte aligned, and notes its offset. */
+typedef struct packer {
+    char   *host;          /* NULL: only measuring */
+    size_t  used;
+} packer;
+
+static size_t pack(packer *pk, const void *src, size_t bytes)
+{
+    const size_t at = pk->used;
+    if (src == NULL || bytes == 0)
+        return (size_t) -1;
+    if (pk->host != NULL)
+        memcpy(pk->host + at, src, bytes);
+    pk->used += (bytes + 7) / 8 * 8;
+    return at;
+}
+
+typedef struct block_offsets {
+    size_t shift, Z, col_of, xk, F, tshift, Xu, UZ, power;
+} block_offsets;
+
+/* Pack (or measure, with pk->host NULL) the small arrays of block hb. */
+static int pack_block(packer *pk, const gg_xblock *hb, dev_block *db, block_offsets *o,
+                      gg_status *st)
+{
+    memset(o, 0xff, sizeof *o);               /* every offset "none" */
+    if (hb->kind == GG_XB_DENSE)
+        return 0;
+    const gg_basis_map *mp = &hb->map;
+    const int m = mp->drop >= 0 ? mp->k - 1 : mp->k;
+    if (mp->drop >= 0) o->shift = pack(pk, mp->shift, (size_t) m * sizeof(double));
+    o->Z = pack(pk, mp->Z, (size_t) m * mp->kc * sizeof(double));
+    o->col_of = pack(pk, mp->col_of, (size_t) mp->kc * sizeof(int));
+    if (hb->kind == GG_XB_CR) {
+        o->xk = pack(pk, hb->xk, (size_t) mp->k * sizeof(double));
+        o->F = pack(pk, hb->F, (size_t) mp->k * mp->k * sizeof(double));
+        return 0;
+    }
+    if (hb->d > TPRS_MAX_D)
+        return gg_fail(st, "gamgpu_device_unsupported",
+                       "engine: thin plate smooths of more than %d variables are "
+                       "built on the host", TPRS_MAX_D);
+    db->m = gg_tprs_order(hb->m, hb->d);
+    db->eta0 = gg_tprs_eta_constant(db->m, hb->d);
+    const size_t np = (size_t) hb->M * hb->d;
+    int *power = malloc(np * sizeof(int));
+    if (power == NULL)
+        return gg_fail(st, "gamgpu_host_oom", "engine: out of host memory");
+    gg_tprs_null_space_powers(power, hb->M, db->m, hb->d);
+    o->power = pack(pk, power, np * sizeof(int));
+    free(power);
+    o->tshift = pack(pk, hb->shift, (size_t) hb->d * sizeof(double));
+    o->Xu = pack(pk, hb->Xu, (size_t) hb->nXu * hb->d * sizeof(double));
+    o->UZ = pack(pk, hb->UZ, (size_t) (hb->nXu + hb->M) * mp->k * sizeof(double));
+    return 0;
+}
+
+static CUdeviceptr at(CUdeviceptr base, size_t off)
+{
+    return off == (size_t) -1 ? 0 : base + off;
+}
+
+/* The recipe to the device: the n-row arrays (covariates, by-variables,
+ * dense columns: O(n x covariates), not O(n x p)) each in a buffer, the
+ * small ones packed in one; then the kernels and the raw-basis scratch. */
+static int load_recipe(cuda_state *s, const gg_data *d, gg_status *st)
+{
+    const gg_xplan *xp = d->xplan;
+    if (xp == NULL || xp->n != d->n || xp->p != d->p)
+        return gg_fail(st, "gamgpu_internal_error", "engine: no model matrix");
+    if (gg_cuda_function(s->ordinal, "basis", "basis_cr_raw", &s->f_cr, st) ||
+        gg_cuda_function(s->ordinal, "basis", "basis_tprs_raw", &s->f_tprs, st) ||
+        gg_cuda_function(s->ordinal, "basis", "basis_map", &s->f_map, st) ||
+        gg_cuda_function(s->ordinal, "basis", "basis_dense", &s->f_dense, st))
+        return -1;
+    s->xplan = xp;
+    const int nb = xp->nblocks > 0 ? xp->nblocks : 1;
+    s->dblocks = calloc((size_t) nb, sizeof(dev_block));
+    block_offsets *off = calloc((size_t) nb, sizeof(block_offsets));
+    packer pk = {NULL, 0};
+    int rc = -1;
+    if (s->dblocks == NULL || off == NULL) {
+        gg_fail(st, "gamgpu_host_oom", "engine: out of host memory");
+        goto done;
+    }
+    for (int k = 0; k < xp->nblocks; k++)       /* measure */
+        if (pack_block(&pk, &xp->blocks[k], &s->dblocks[k], &off[k], st))
+            goto done;
+    CUdeviceptr small = 0;
+    if (pk.used > 0) {
+        const size_t bytes = pk.used;
+        pk.host = malloc(bytes);
+        pk.used = 0;
+        if (pk.host == NULL) {
+            gg_fail(st, "gamgpu_host_oom", "engine: out of host memory");
+            goto done;
+        }
+        for (int k = 0; k < xp->nblocks; k++)   /* pack */
+            if (pack_block(&pk, &xp->blocks[k], &s->dblocks[k], &off[k], st))
+                goto done;
+        if (upload_bytes(&small, &s->bufs, pk.host, bytes, st))
+            goto done;
+    }
+    const size_t n = d->n;
+    int kmax = 1;
+    for (int k = 0; k < xp->nblocks; k++) {
+        const gg_xblock *hb = &xp->blocks[k];
+        dev_block *db = &s->dblocks[k];
+        const block_offsets *o = &off[k];
+        db->hb = hb;
+        if (hb->kind == GG_XB_DENSE) {
+            if (upload_bytes(&db->D, &s->bufs, hb->D, n * (size_t) hb->ncol * sizeof(double), st))
+                goto done;
+            continue;
+        }
+        if (hb->map.k > kmax)
+            kmax = hb->map.k;
+        if (upload_bytes(&db->x, &s->bufs, hb->x, n * (size_t) hb->d * sizeof(double), st) ||
+            (hb->map.by != NULL &&
+             upload_bytes(&db->by, &s->bufs, hb->map.by, n * sizeof(double), st)))
+            goto done;
+        db->shift = at(small, o->shift);
+        db->Z = at(small, o->Z);
+        db->col_of = at(small, o->col_of);
+        db->xk = at(small, o->xk);
+        db->F = at(small, o->F);
+        db->tshift = at(small, o->tshift);
+        db->Xu = at(small, o->Xu);
+        db->UZ = at(small, o->UZ);
+        db->power = at(small, o->power);
+    }
+    s->raw_rows = RAW_TARGET_DOUBLES / (size_t) kmax;
+    if (s->raw_rows > n)
+        s->raw_rows = n;
+    if (!(s->raw = gg_buflist_alloc(&s->bufs, s->raw_rows * (size_t) kmax, LABEL, st)))
+        goto done;
+    rc = 0;
+done:
+    free(pk.host);
+    free(off);
+    return rc;
+}
+
+/* Rows r0 .. r0+rows-1 of X into Xc (leading dimension ldx), launched on
+ * stream (asynchronous); in sub-chunks of raw_rows through the scratch. */
+static int build_x(cuda_state *s, size_t r0, size_t rows, CUdeviceptr Xc, size_t ldx,
+                   CUstream stream, gg_status *st)
+{
+    long long n = (long long) s->n, ld = (long long) ldx;
+    for (size_t sub = 0; sub < rows; sub += s->raw_rows) {
+        long long a = (long long) (r0 + sub);
+        long long nr = (long long) (rows - sub < s->raw_rows ? rows - sub : s->raw_rows);
+        for (int k = 0; k < s->xplan->nblocks; k++) {
+            dev_block *db = &s->dblocks[k];
+            const gg_xblock *hb = db->hb;
+            CUdeviceptr dst = Xc + ((size_t) hb->col0 * ldx + sub) * sizeof(double);
+            if (hb->kind == GG_XB_DENSE) {
+                int nc = hb->ncol;
+                void *args[] = {&db->D, &n, &nc, &a, &nr, &dst, &ld};
+                if (launch_rows(s, s->f_dense, args, stream, "engine: launching basis_dense", st))
+                    return -1;
+                continue;
+            }
+            int k_raw = hb->map.k, kc = hb->map.kc, drop = hb->map.drop;
+            long long ldr = nr;
+            if (hb->kind == GG_XB_CR) {
+                void *args[] = {&db->x, &a, &nr, &db->xk, &k_raw, &db->F, &s->raw, &ldr};
+                if (launch_rows(s, s->f_cr, args, stream, "engine: launching basis_cr_raw", st))
+                    return -1;
+            } else {
+                int dd = hb->d, M = hb->M, nXu = hb->nXu;
+                void *args[] = {&db->x, &n, &dd, &a, &nr, &db->tshift, &db->m, &db->eta0,
+                                &db->Xu, &nXu, &db->power, &M, &db->UZ, &k_raw, &s->raw, &ldr};
+                if (launch_rows(s, s->f_tprs, args, stream, "engine: launching basis_tprs_raw", st))
+                    return -1;
+            }
+            void *margs[] = {&s->raw, &ldr, &k_raw, &a, &nr, &drop, &db->shift, &db->by,
+                             &db->Z, &kc, &db->col_of, &dst, &ld};
+            if (launch_rows(s, s->f_map, margs, stream, "engine: launching basis_map", st))
+                return -1;
+        }
+    }
+    return 0;
 }
 
 /* ---- load ------------------------------------------------------------ */
@@ -192,6 +427,11 @@ static int setup_streaming(cuda_state *s, const gg_data *d, gg_status *st)
             return -1;
         }
         slabs /= 2;
+    }
+    if (d->X == NULL) {              /* a recipe: chunks are built on the device */
+        s->streamed = 1;
+        return gg_cu_check(gg_cu.cuStreamCreate(&s->s_comp, CU_STREAM_DEFAULT),
+                           "engine: stream", st);
     }
     const size_t bytes = s->chunk_rows * (size_t) d->p * sizeof(double);
     for (int b = 0; b < 2; b++) {
@@ -259,17 +499,31 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
         !(s->beta = gg_buflist_alloc(b, (size_t) p, LABEL, st)) ||
         !(s->G = gg_buflist_alloc(b, (size_t) (p + 1) * (p + 1), LABEL, st)) ||
         !(s->partial = gg_buflist_alloc(b, s->row_blocks, LABEL, st)) ||
-        !(s->gP = gg_buflist_alloc(b, s->plan.partial_elements, LABEL, st)))
+        !(s->gP = gg_buflist_alloc(b, s->plan.partial_elements, LABEL, st)) ||
+        /* the leverage pass's M and h too: streaming below takes what is left */
+        !(s->M = gg_buflist_alloc(b, (size_t) p * p, LABEL, st)) ||
+        !(s->h = gg_buflist_alloc(b, n, LABEL, st)))
         goto done;
 
     /* then X: resident if it fits, else streamed */
     gg_status x_st;
     gg_status_clear(&x_st);
+    if (d->X == NULL && load_recipe(s, d, st))
+        goto done;
     s->X = gg_buflist_alloc(b, n * (size_t) p, LABEL, &x_st);
     if (s->X) {
-        if (gg_cuda_upload(LABEL, s->X, d->X, n * (size_t) p, st))
-            goto done;
-        snprintf(be->placement, sizeof be->placement, "device (X resident)");
+        if (d->X == NULL) {
+            double tb = now();
+            if (build_x(s, 0, n, s->X, n, NULL, st) ||
+                gg_cu_check(gg_cu.cuCtxSynchronize(), "engine: building X on the device", st))
+                goto done;
+            be->t_build += now() - tb;
+            snprintf(be->placement, sizeof be->placement, "device (X built and resident)");
+        } else {
+            if (gg_cuda_upload(LABEL, s->X, d->X, n * (size_t) p, st))
+                goto done;
+            snprintf(be->placement, sizeof be->placement, "device (X resident)");
+        }
     } else {
         if (!gg_device_failure(&x_st)) {
             *st = x_st;
@@ -278,7 +532,8 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
         if (setup_streaming(s, d, st))
             goto done;
         snprintf(be->placement, sizeof be->placement,
-                 "device (X streamed from the host in chunks of %lu rows)",
+                 d->X == NULL ? "device (X built on the device in streamed chunks of %lu rows)"
+                              : "device (X streamed from the host in chunks of %lu rows)",
                  (unsigned long) s->chunk_rows);
     }
     if (gg_cuda_upload(LABEL, s->y, d->y, n, st) ||
@@ -288,7 +543,7 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
     rc = 0;
 done:
     gg_cuda_leave(s->ordinal);
-    be->t_transfer += now() - t0;
+    be->t_transfer += now() - t0 - be->t_build;
     return rc;
 }
 
@@ -441,9 +696,6 @@ static int cuda_leverage(gg_backend *be, const double *M, double *h, gg_status *
         return -1;
     int rc = -1;
     const int p = s->p;
-    if ((!s->M && !(s->M = gg_buflist_alloc(&s->bufs, (size_t) p * p, LABEL, st))) ||
-        (!s->h && !(s->h = gg_buflist_alloc(&s->bufs, s->n, LABEL, st))))
-        goto done;
     if (gg_cuda_upload(LABEL, s->M, M, (size_t) p * p, st) ||
         for_each_x_chunk(s, quad_chunk, NULL, st) ||
         gg_cu_check(gg_cu.cuMemcpyDtoH(h, s->h, s->n * sizeof(double)),
@@ -495,7 +747,6 @@ int gg_backend_cuda_init(gg_backend *be, int ordinal, gg_status *st)
     if (s == NULL)
         return gg_fail(st, "gamgpu_host_oom", "out of memory (cuda backend)");
     s->ordinal = ordinal;
-    s->arena = arena;
     gg_buflist_init(&s->bufs, arena);
     be->ops = &cuda_ops;
     be->impl = s;

@@ -15,13 +15,27 @@
 
 /* Slabs: enough blocks to fill the device a few times over, each slab at
  * least GRAM_MIN_SLAB_ROWS rows (a multiple of 16, the kernel's row step). */
+void gg_cuda_gram_plan_rows(size_t n, int q, long long rows_per_slab, gg_gram_plan *plan)
+{
+    int nt = (q + GRAM_TILE - 1) / GRAM_TILE;
+    plan->n_pairs = nt * (nt + 1) / 2;
+    plan->rows_per_slab = rows_per_slab;
+    plan->n_slabs = (int) (((long long) n + rows_per_slab - 1) / rows_per_slab);
+    if (plan->n_slabs < 1)
+        plan->n_slabs = 1;
+    plan->partial_elements = (size_t) plan->n_slabs * (size_t) q * (size_t) q;
+}
+
+/* Enough slabs to give every multiprocessor about four blocks, none
+ * thinner than GRAM_MIN_SLAB_ROWS rows; the slab height, a multiple of 16,
+ * then fixes the rest (gg_cuda_gram_plan_rows). */
 void gg_cuda_gram_plan(int ordinal, size_t n, int q, gg_gram_plan *plan)
 {
     int nt = (q + GRAM_TILE - 1) / GRAM_TILE;
     int sm = gg_cuda_sm_count(ordinal);
-    plan->n_pairs = nt * (nt + 1) / 2;
+    long long n_pairs = (long long) nt * (nt + 1) / 2;
     long long target = 4LL * (sm > 0 ? sm : 80);
-    long long slabs = (target + plan->n_pairs - 1) / plan->n_pairs;
+    long long slabs = (target + n_pairs - 1) / n_pairs;
     long long max_slabs = ((long long) n + GRAM_MIN_SLAB_ROWS - 1) / GRAM_MIN_SLAB_ROWS;
     if (slabs > max_slabs)
         slabs = max_slabs;
@@ -33,22 +47,7 @@ void gg_cuda_gram_plan(int ordinal, size_t n, int q, gg_gram_plan *plan)
     rows = (rows + 15) / 16 * 16;
     if (rows < 16)
         rows = 16;
-    plan->n_slabs = (int) (((long long) n + rows - 1) / rows);
-    if (plan->n_slabs < 1)
-        plan->n_slabs = 1;
-    plan->rows_per_slab = rows;
-    plan->partial_elements = (size_t) plan->n_slabs * (size_t) q * (size_t) q;
-}
-
-void gg_cuda_gram_plan_rows(size_t n, int q, long long rows_per_slab, gg_gram_plan *plan)
-{
-    int nt = (q + GRAM_TILE - 1) / GRAM_TILE;
-    plan->n_pairs = nt * (nt + 1) / 2;
-    plan->rows_per_slab = rows_per_slab;
-    plan->n_slabs = (int) (((long long) n + rows_per_slab - 1) / rows_per_slab);
-    if (plan->n_slabs < 1)
-        plan->n_slabs = 1;
-    plan->partial_elements = (size_t) plan->n_slabs * (size_t) q * (size_t) q;
+    gg_cuda_gram_plan_rows(n, q, rows, plan);
 }
 
 int gg_cuda_gram_run(int ordinal, const char *label, CUdeviceptr dX, size_t ldx,

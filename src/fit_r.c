@@ -9,6 +9,7 @@
 #include <R.h>
 #include <Rinternals.h>
 
+#include <math.h>
 #include <string.h>
 
 #include "backend.h"
@@ -17,18 +18,13 @@
 #include "family.h"
 #include "fit_r.h"
 #include "gpu_telemetry.h"
-
-static SEXP list_get(SEXP list, const char *name)
-{
-    SEXP names = Rf_getAttrib(list, R_NamesSymbol);
-    for (R_xlen_t i = 0; i < XLENGTH(list); i++)
-        if (strcmp(CHAR(STRING_ELT(names, i)), name) == 0) return VECTOR_ELT(list, i);
-    return R_NilValue;
-}
+#include "sexp_r.h"
+#include "basis_r.h"
+#include "xplan.h"
 
 static double list_num(SEXP list, const char *name, double dflt)
 {
-    SEXP v = list_get(list, name);
+    SEXP v = gg_list_elt(list, name);
     if (v == R_NilValue || XLENGTH(v) < 1) return dflt;
     return Rf_asReal(v);
 }
@@ -56,8 +52,22 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
 {
     gg_status st;
     gg_status_clear(&st);
-    if (!Rf_isMatrix(X) || TYPEOF(X) != REALSXP) gg_abort("gamgpu_bad_input", "X must be a double matrix");
-    const int n = Rf_nrows(X), p = Rf_ncols(X);
+    /* X: a double matrix, or the recipe to build it (xplan.h) */
+    gg_xplan xplan;
+    const gg_xplan *xp = NULL;
+    int n, p;
+    if (TYPEOF(X) == VECSXP) {
+        n = (int) list_num(X, "n", -1);
+        p = (int) list_num(X, "p", -1);
+        if (n < 1 || p < 1) gg_abort("gamgpu_bad_input", "model matrix plan: bad n or p");
+        gg_xplan_from_r(X, (size_t) n, p, &xplan);
+        xp = &xplan;
+    } else {
+        if (!Rf_isMatrix(X) || TYPEOF(X) != REALSXP)
+            gg_abort("gamgpu_bad_input", "X must be a double matrix");
+        n = Rf_nrows(X);
+        p = Rf_ncols(X);
+    }
     if (TYPEOF(y) != REALSXP || XLENGTH(y) != n || TYPEOF(w) != REALSXP || XLENGTH(w) != n)
         gg_abort("gamgpu_bad_input", "y and weights must be double vectors with one entry per row of X");
     if (offset != R_NilValue && (TYPEOF(offset) != REALSXP || XLENGTH(offset) != n))
@@ -169,7 +179,8 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     gg_data d;
     d.n = (size_t) n;
     d.p = p;
-    d.X = REAL(X);
+    d.X = xp ? NULL : REAL(X);
+    d.xplan = xp;
     d.y = REAL(y);
     d.pw = REAL(w);
     d.offset = offset == R_NilValue ? NULL : REAL(offset);
@@ -183,7 +194,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     const char *backend_name = "cpu";
     long counters[3] = {0, 0, 0};
     char placement[96] = "host";
-    double t_transfer = 0, t_rows = 0;
+    double t_transfer = 0, t_rows = 0, t_build = 0;
     int rc = -1;
     for (int on_device = mode > 0; on_device >= 0; on_device--) {
         gg_backend be;
@@ -201,6 +212,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
         if (on_device && be.placement[0]) gg_strlcpy(placement, be.placement, sizeof placement);
         t_transfer = be.t_transfer;
         t_rows = be.t_rows;
+        t_build = be.t_build;
         if (be.ops != NULL) be.ops->release(&be);
         if (rc == 0) {
             backend_name = on_device ? "cuda" : "cpu";
@@ -230,12 +242,14 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     SET_VECTOR_ELT(res, 19, Rf_mkString(backend_name));
     SET_VECTOR_ELT(res, 21, Rf_mkString(fallback));
     SET_VECTOR_ELT(res, 22, Rf_mkString(rc == 0 && strcmp(backend_name, "cuda") == 0 ? placement : "host"));
-    SEXP dt = PROTECT(Rf_allocVector(REALSXP, 2));
-    SEXP dtn = PROTECT(Rf_allocVector(STRSXP, 2));
+    SEXP dt = PROTECT(Rf_allocVector(REALSXP, 3));
+    SEXP dtn = PROTECT(Rf_allocVector(STRSXP, 3));
     REAL(dt)[0] = t_transfer;
     REAL(dt)[1] = t_rows;
+    REAL(dt)[2] = t_build;
     SET_STRING_ELT(dtn, 0, Rf_mkChar("transfer"));
     SET_STRING_ELT(dtn, 1, Rf_mkChar("rows"));
+    SET_STRING_ELT(dtn, 2, Rf_mkChar("build"));
     Rf_setAttrib(dt, R_NamesSymbol, dtn);
     SET_VECTOR_ELT(res, 23, dt);
     SEXP cnt = PROTECT(Rf_allocVector(REALSXP, 3));
@@ -289,6 +303,35 @@ SEXP gg_family_rows(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt)
     return res;
 }
 
+/* Signed deviance residuals sign(y - mu) sqrt(max(d_i, 0)) for every row,
+ * d_i the family's deviance contribution (family_math.h, as in the fit):
+ * R's family$dev.resids without its per-call vector temporaries.  mu may
+ * have length 1 (the null model's mean). */
+SEXP gg_dev_resid_r(SEXP family, SEXP link, SEXP y, SEXP mu, SEXP wt)
+{
+    gg_status st;
+    gg_status_clear(&st);
+    gg_family f;
+    if (gg_family_lookup(CHAR(STRING_ELT(family, 0)), CHAR(STRING_ELT(link, 0)), &f, &st))
+        gg_raise(&st);
+    if (TYPEOF(y) != REALSXP || TYPEOF(mu) != REALSXP || TYPEOF(wt) != REALSXP)
+        gg_abort("gamgpu_bad_input", "y, mu and wt must be double vectors");
+    const R_xlen_t n = XLENGTH(y), nm = XLENGTH(mu);
+    if (XLENGTH(wt) != n || (nm != n && nm != 1))
+        gg_abort("gamgpu_bad_input", "y, mu and wt must have equal lengths");
+    SEXP res = PROTECT(Rf_allocVector(REALSXP, n));
+    double *r = REAL(res);
+    const double *yy = REAL(y), *m = REAL(mu), *ww = REAL(wt);
+    for (R_xlen_t i = 0; i < n; i++) {
+        const double mi = m[nm == 1 ? 0 : i];
+        const double d = gg_dev_resid(f.fam, yy[i], mi, ww[i]);
+        const double a = d > 0 ? sqrt(d) : 0;
+        r[i] = yy[i] > mi ? a : (yy[i] < mi ? -a : 0);
+    }
+    UNPROTECT(1);
+    return res;
+}
+
 /* One pass of every backend operation on given data, for tests and for
  * checking another backend against the CPU one: eta = X beta + offset, row
  * state, gram, leverages with M, then fetch of all four vectors. */
@@ -321,7 +364,7 @@ SEXP gg_backend_check(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP lin
     gg_backend be;
     if (gg_backend_cpu_init(&be, 7, &st)) gg_raise(&st);   /* small chunks: exercise the blocking */
     gg_data d = {(size_t) n, p, REAL(X), REAL(y), REAL(w),
-                 offset == R_NilValue ? NULL : REAL(offset)};
+                 offset == R_NilValue ? NULL : REAL(offset), NULL};
     int rc = be.ops->load(&be, &d, &st);
     if (rc == 0) rc = be.ops->xbeta(&be, REAL(beta), &st);
     if (rc == 0) rc = be.ops->row_state(&be, &f, REAL(VECTOR_ELT(res, 0)), &st);

@@ -89,7 +89,7 @@ int    gg_arena_stats(gg_arena *a, gg_arena_bucket_stats *rows,
 
 /* A small owner of arena buffers: every buffer a routine takes goes in its
  * list and one gg_buflist_release() on every exit path returns them all. */
-#define GG_BUFLIST_MAX 24
+#define GG_BUFLIST_MAX 64
 typedef struct gg_buflist {
     gg_arena *arena;
     gg_dbuf   buf[GG_BUFLIST_MAX];

@@ -1,6 +1,8 @@
 /* sexp_r.c -- small SEXP builders shared by the glue files. */
 #include "sexp_r.h"
 
+#include <string.h>
+
 SEXP gg_named_list(int n, const char **names)
 {
     SEXP out = PROTECT(Rf_allocVector(VECSXP, n));
@@ -27,4 +29,15 @@ SEXP gg_as_data_frame(SEXP list, R_xlen_t nrow)
 SEXP gg_scalar_string(const char *s)
 {
     return Rf_ScalarString(Rf_mkCharCE(s, CE_UTF8));
+}
+
+SEXP gg_list_elt(SEXP list, const char *name)
+{
+    SEXP names = Rf_getAttrib(list, R_NamesSymbol);
+    if (TYPEOF(list) != VECSXP || names == R_NilValue)
+        return R_NilValue;
+    for (R_xlen_t i = 0; i < XLENGTH(list); i++)
+        if (strcmp(CHAR(STRING_ELT(names, i)), name) == 0)
+            return VECTOR_ELT(list, i);
+    return R_NilValue;
 }

@@ -9,5 +9,7 @@ SEXP gg_named_list(int n, const char **names);
 /* Turn a named list of equal-length vectors into a data.frame in place. */
 SEXP gg_as_data_frame(SEXP list, R_xlen_t nrow);
 SEXP gg_scalar_string(const char *s);
+/* The element of a named list called name, or R_NilValue. */
+SEXP gg_list_elt(SEXP list, const char *name);
 
 #endif

@@ -48,19 +48,26 @@ cases <- list(
   c("inverse.gaussian", "inverse"), c("inverse.gaussian", "identity")
 )
 
-for (cs in cases) {
+# Every other case sets a chunk.size below n: bam's subsample setup, so X
+# reaches the backend as a recipe and the device builds it; the others copy
+# the X that mgcv's setup built.
+for (i in seq_along(cases)) {
+  cs <- cases[[i]]
   test_that(sprintf("device and CPU fits agree to 1e-9: %s(%s)", cs[1], cs[2]), {
     skip_if_no_device()
     d <- parity_data(3000, cs[1], cs[2], seed = nchar(paste(cs, collapse = "")))
     fam <- get(cs[1], mode = "function")(link = cs[2])
     form <- y ~ s(x0, bs = "cr") + s(x1) + fac
+    ctl <- gam_gpu_control(chunk.size = if (i %% 2) 1000 else 10000)
     gpu_telemetry(reset = TRUE)
-    fd <- gam_gpu(form, family = fam, data = d, weights = w, device = "required")
+    fd <- gam_gpu(form, family = fam, data = d, weights = w, device = "required",
+                  control = ctl)
     t <- gpu_telemetry()
     expect_gt(t$launches[t$backend == "engine"], 0)
     expect_equal(sum(t$fallbacks), 0)
     expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
-    fc <- gam_gpu(form, family = fam, data = d, weights = w, device = "off")
+    expect_identical(fd$device$model_matrix, if (i %% 2) "recipe" else "matrix")
+    fc <- gam_gpu(form, family = fam, data = d, weights = w, device = "off", control = ctl)
     expect_parity(fd, fc)
   })
 }
@@ -135,28 +142,39 @@ test_that("'auto' keeps small models on the CPU, counted with the reason", {
 test_that("X three times the device-memory cap streams through and equals the resident fit", {
   skip_if_no_device()
   # p = 121: X is 15 times the row state, so a cap of a third of X still
-  # holds the row state and two chunk buffers
+  # holds the row state and two chunk buffers.  Both ways of getting X to
+  # the device: built there from the covariates (the recipe), or copied.
   d <- parity_data(400000, "binomial", "logit", seed = 11)
   form <- y ~ s(x0, k = 40, bs = "cr") + s(x1, k = 40, bs = "cr") + s(x2, k = 40, bs = "cr") + fac
-  resident <- gam_gpu(form, family = binomial(), data = d, device = "required")
-  expect_match(resident$device$placement, "resident")
-  x_bytes <- nrow(d) * length(coef(resident)) * 8
-  gpu_arena_release()
-  local_gg_options(gamgpu.device_memory = floor(x_bytes / 3))
-  gpu_telemetry(reset = TRUE)
-  streamed <- gam_gpu(form, family = binomial(), data = d, device = "required")
-  expect_match(streamed$device$placement, "streamed")
-  t <- gpu_telemetry()
-  expect_equal(t$fallbacks[t$backend == "engine"], 0)
-  # every IRLS pass streams X again: several times its size crossed the bus
-  expect_gt(t$h2d_bytes[t$backend == "engine"], 3 * x_bytes)
-  expect_lte(attr(gpu_arena(), "bytes_cached") + attr(gpu_arena(), "bytes_in_use"),
-             floor(x_bytes / 3))
-  expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
-  # chunks are whole slabs of the resident Gram plan: the same sums in the
-  # same order, so the same fit bit for bit
-  expect_identical(coef(streamed), coef(resident))
-  expect_identical(fitted(streamed), fitted(resident))
-  expect_identical(streamed$sp, resident$sp)
-  expect_identical(streamed$hat, resident$hat)
+  for (recipe in c(TRUE, FALSE)) {
+    local_gg_options(gamgpu.x_recipe = recipe, gamgpu.device_memory = NULL)
+    resident <- gam_gpu(form, family = binomial(), data = d, device = "required")
+    expect_match(resident$device$placement, "resident")
+    expect_identical(resident$device$model_matrix, if (recipe) "recipe" else "matrix")
+    x_bytes <- nrow(d) * length(coef(resident)) * 8
+    gpu_arena_release()
+    local_gg_options(gamgpu.device_memory = floor(x_bytes / 3))
+    gpu_telemetry(reset = TRUE)
+    streamed <- gam_gpu(form, family = binomial(), data = d, device = "required")
+    expect_match(streamed$device$placement, "streamed")
+    t <- gpu_telemetry()
+    expect_equal(t$fallbacks[t$backend == "engine"], 0)
+    if (recipe) {
+      # every pass builds its chunks on the device: X never crosses the bus
+      expect_lt(t$h2d_bytes[t$backend == "engine"], x_bytes / 4)
+    } else {
+      # every IRLS pass streams X again: several times its size crossed the bus
+      expect_gt(t$h2d_bytes[t$backend == "engine"], 3 * x_bytes)
+    }
+    expect_lte(attr(gpu_arena(), "bytes_cached") + attr(gpu_arena(), "bytes_in_use"),
+               floor(x_bytes / 3))
+    expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+    # chunks are whole slabs of the resident Gram plan: the same sums in the
+    # same order, so the same fit bit for bit
+    expect_identical(coef(streamed), coef(resident))
+    expect_identical(fitted(streamed), fitted(resident))
+    expect_identical(streamed$sp, resident$sp)
+    expect_identical(streamed$hat, resident$hat)
+    gpu_arena_release()
+  }
 })
