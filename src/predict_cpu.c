@@ -16,7 +16,7 @@
 #include <stdlib.h>
 
 #if defined(__clang__)
-#pragma clang fp contract(off)
+#pragma STDC FP_CONTRACT OFF
 #elif defined(__GNUC__)
 #pragma GCC optimize("fp-contract=off")
 #endif
