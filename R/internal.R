@@ -35,3 +35,11 @@ set_kernel_dir <- function(dir) .Call(gg_set_kernel_dir_r, as.character(dir))
 
 module_request <- function(module, fn, ordinal = 0L)
   .Call(gg_module_request_r, as.integer(ordinal), as.character(module), as.character(fn))
+
+# The prediction rows on a bare lp matrix: list(fit = X beta, se.fit =
+# sqrt(x_i' V x_i), backend, fallback), through the device policy.
+predict_rows_c <- function(X, beta, V, device = "off", chunk_rows = 0, threads = 1L) {
+  plan <- device_plan(device, "predict")
+  .Call(gg_predict_r, X, as.double(beta), V, plan$mode, plan$ordinal, as.double(chunk_rows),
+        as.integer(threads))
+}

@@ -1,4 +1,5 @@
-/* device_r.h -- .Call entry points of the device glue (device_r.c, gram_r.c). */
+/* device_r.h -- .Call entry points of the device glue (device_r.c, gram_r.c,
+ * predict_r.c). */
 #ifndef GAMGPU_DEVICE_R_H
 #define GAMGPU_DEVICE_R_H
 
@@ -27,5 +28,7 @@ SEXP gg_telemetry_r(SEXP reset);
 SEXP gg_record_fallback_r(SEXP backend, SEXP reason);
 SEXP gg_compile_check_r(SEXP names, SEXP sources, SEXP arch);
 SEXP gg_gram_r(SEXP X, SEXP w, SEXP z, SEXP mode, SEXP ordinal);
+SEXP gg_predict_r(SEXP X, SEXP beta, SEXP V, SEXP mode, SEXP ordinal, SEXP chunk_rows,
+                  SEXP threads);
 
 #endif

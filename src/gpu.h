@@ -69,6 +69,15 @@ int  gg_gpu_compile_source(const char *name, const char *source, const char *arc
 int  gg_gpu_gram(int ordinal, const double *X, size_t n, int p, const double *w,
                  const double *z, double *A, double *b, double *zwz, gg_status *st);
 
+/* Prediction rows on the device (cuda_predict.c): fit[i] = x_i' beta and
+ * se2[i] = x_i' V x_i for the n rows of X (n x p column-major host array;
+ * V p x p).  X goes over in row chunks of at most max_chunk_rows rows
+ * (0 = the default, ~128 MiB of X per chunk).  The CPU twin is
+ * gg_cpu_predict() (predict_cpu.h), with the same per-row arithmetic. */
+int  gg_gpu_predict(int ordinal, const double *X, size_t n, int p, const double *beta,
+                    const double *V, size_t max_chunk_rows, double *fit, double *se2,
+                    gg_status *st);
+
 /* Free every device resource of this process (arena, modules, contexts).
  * Safe to call twice and in a forked child (where it touches nothing). */
 void gg_gpu_shutdown(void);

@@ -76,6 +76,15 @@ int gg_gpu_gram(int ordinal, const double *X, size_t n, int p, const double *w,
     return unavailable(st);
 }
 
+int gg_gpu_predict(int ordinal, const double *X, size_t n, int p, const double *beta,
+                   const double *V, size_t max_chunk_rows, double *fit, double *se2,
+                   gg_status *st)
+{
+    (void) ordinal; (void) X; (void) n; (void) p; (void) beta; (void) V;
+    (void) max_chunk_rows; (void) fit; (void) se2;
+    return unavailable(st);
+}
+
 int gg_backend_cuda_init(gg_backend *be, int ordinal, gg_status *st)
 {
     (void) ordinal;

@@ -1,0 +1,83 @@
+/* predict_r.c -- R glue of the prediction rows (predict.gam_gpu() in
+ * R/predict.R): fit = X beta and se.fit = sqrt(max(0, x_i' V x_i)) for
+ * every row of the lp matrix X, on the device (cuda_predict.c) or the CPU
+ * twin (predict_cpu.c).
+ *
+ * mode: 0 = CPU (policy "off"), 1 = device with a recorded CPU fallback on
+ * a device failure ("auto"), 2 = device or a classed error ("required").
+ * The device path has released all its buffers before any R error is
+ * raised here. */
+#include <R.h>
+#include <Rinternals.h>
+#include <math.h>
+
+#include "device_r.h"
+#include "errors_r.h"
+#include "gpu.h"
+#include "gpu_telemetry.h"
+#include "predict_cpu.h"
+#include "sexp_r.h"
+
+SEXP gg_predict_r(SEXP X, SEXP beta, SEXP V, SEXP mode_, SEXP ordinal_, SEXP chunk_rows_,
+                  SEXP threads_)
+{
+    if (!Rf_isReal(X) || !Rf_isMatrix(X))
+        gg_abort("gamgpu_bad_input", "predict: X must be a double matrix");
+    SEXP dim = Rf_getAttrib(X, R_DimSymbol);
+    const size_t n = (size_t) INTEGER(dim)[0];
+    const int p = INTEGER(dim)[1];
+    if (p < 1)
+        gg_abort("gamgpu_bad_input", "predict: the model has no coefficients");
+    if (!Rf_isReal(beta) || XLENGTH(beta) != (R_xlen_t) p)
+        gg_abort("gamgpu_bad_input",
+                 "predict: beta must be a double vector with one value per column of X");
+    if (!Rf_isReal(V) || !Rf_isMatrix(V) || Rf_nrows(V) != p || Rf_ncols(V) != p)
+        gg_abort("gamgpu_bad_input", "predict: V must be a p x p double matrix, p = ncol(X)");
+    const int mode = Rf_asInteger(mode_), ordinal = Rf_asInteger(ordinal_);
+    const double chunk = Rf_asReal(chunk_rows_);
+    const int threads = Rf_asInteger(threads_);
+    if (mode == NA_INTEGER || mode < 0 || mode > 2 || ordinal == NA_INTEGER || ordinal < 0)
+        gg_abort("gamgpu_bad_input", "predict: bad mode or device ordinal");
+    if (!(chunk >= 0))
+        gg_abort("gamgpu_bad_input", "predict: the chunk size must be a non-negative number of rows");
+
+    const char *names[] = {"fit", "se.fit", "backend", "fallback"};
+    SEXP out = PROTECT(gg_named_list(4, names));
+    SEXP fit = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) n));
+    SEXP se = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) n));
+
+    gg_status st;
+    gg_status_clear(&st);
+    char backend[32] = "cpu";
+    const char *fallback = "";
+    int done = 0;
+    if (mode > 0) {
+        if (gg_gpu_predict(ordinal, REAL(X), n, p, REAL(beta), REAL(V), (size_t) chunk,
+                           REAL(fit), REAL(se), &st) == 0) {
+            snprintf(backend, sizeof backend, "cuda:%d", ordinal);
+            done = 1;
+        } else if (mode == 2 || !gg_device_failure(&st)) {
+            gg_raise(&st);
+        } else {
+            gg_tel_fallback("predict", st.msg);
+            fallback = st.msg;
+        }
+    }
+    if (!done) {
+        gg_status cst;
+        gg_status_clear(&cst);
+        if (gg_cpu_predict(REAL(X), n, p, REAL(beta), REAL(V), REAL(fit), REAL(se),
+                           threads == NA_INTEGER ? 1 : threads, &cst) != 0)
+            gg_raise(&cst);
+    }
+    /* se.fit = sqrt(pmax(0, se2)) as predict.gam does (NaN stays NaN) */
+    double *s = REAL(se);
+    for (size_t i = 0; i < n; i++)
+        s[i] = sqrt(s[i] < 0 ? 0.0 : s[i]);
+    SET_VECTOR_ELT(out, 0, fit);
+    SET_VECTOR_ELT(out, 1, se);
+    SET_VECTOR_ELT(out, 2, gg_scalar_string(backend));
+    SET_VECTOR_ELT(out, 3, gg_scalar_string(fallback));
+    UNPROTECT(3);
+    return out;
+}
