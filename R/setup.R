@@ -20,8 +20,9 @@
 #     copies the column attributes back after na.action; the row names are
 #     re-assigned as `[.data.frame` would).  The parametric frame serves only
 #     for its terms, whose predvars and dataClasses do not depend on which
-#     rows na.action keeps.  With missing values the full frame is built
-#     with the user's na.action, as bam() does;
+#     rows na.action keeps, nor on drop.unused.levels (a factor stays a
+#     factor), so it is built without dropping levels.  With missing values
+#     the full frame is built with the user's na.action, as bam() does;
 #   * the median is the k-th order statistic, taken by a one-index partial
 #     sort (the value at k is the same whatever else is sorted; zero, whose
 #     sign a sort could change, is recomputed by quantile());
@@ -127,6 +128,7 @@ lean_setup <- function(mc, env) {
   mfp$na.action <- stats::na.pass
   pmf <- mfp
   pmf$formula <- gp$pf
+  pmf$drop.unused.levels <- FALSE                  # the terms are the same; no unique() per factor
   pmf <- eval(pmf, env)
   pterms <- attr(pmf, "terms")
   rm(pmf)
@@ -213,7 +215,8 @@ lean_complete <- function(mf) {
 }
 
 # mgcv:::variable.summary(pf, dl, n), with the numeric summary (min, median
-# by quantile type 3, max) taken by lean_median().
+# by quantile type 3, max) taken by lean_median(), and factors without
+# missing values summarized without the copy that drops them.
 lean_variable_summary <- function(pf, dl, n) {
   v.n <- length(dl)
   v.name <- v.name1 <- names(dl)
@@ -237,7 +240,7 @@ lean_variable_summary <- function(pf, dl, n) {
       x <- dl[[v.name[i]]]
       if (is.character(x)) x <- as.factor(x)
       if (is.factor(x)) {
-        x <- x[!is.na(x)]
+        if (anyNA(x)) x <- x[!is.na(x)]            # else: the same levels and codes
         lx <- levels(x)
         freq <- tabulate(x)
         ii <- min((1:length(lx))[freq == max(freq)])

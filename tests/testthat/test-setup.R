@@ -20,6 +20,8 @@ setup_data <- function(n = 30000, seed = 11) {
   dat$succ <- rbinom(n, 5, 0.3)
   dat$fail <- 5 - dat$succ
   dat$yp <- rpois(n, exp(dat$f / 8))
+  dat$ch <- sample(c("u", "v", "w"), n, TRUE)      # a character variable
+  dat$lg <- runif(n) < 0.3                         # a logical one
   dat
 }
 dat <- setup_data()
@@ -73,6 +75,8 @@ test_that("by-factor smooths, te(), parametric factors and integer covariates", 
                                    data = quote(dat)))
   expect_lean_identical(setup_call(y ~ s(x0) + ti(x1) + ti(x2) + ti(x1, x2) + z0 +
                                      s(x3, bs = "cs"), data = quote(dat)))
+  expect_lean_identical(setup_call(y ~ ch + lg + s(x0, bs = "cr") + s(x1),
+                                   data = quote(dat)))
 })
 
 test_that("weights, offset = and offset() in the formula", {
