@@ -67,6 +67,9 @@ test_that("cr and tp smooths: the lean setup is bam(fit = FALSE)'s", {
   G <- expect_lean_identical(setup_call(y ~ s(x0) + s(x1, bs = "cr") + s(x2) + s(x3, bs = "cr"),
                                         data = quote(dat)))
   expect_lt(nrow(G$X), nrow(G$mf))                 # the subsample path ran
+  expect_lean_identical(setup_call(y ~ s(x0, bs = "cr", k = 6) + s(x1), data = quote(dat),
+                                   knots = quote(list(x0 = seq(0, 1, length.out = 6))),
+                                   select = TRUE, gamma = 1.4))
 })
 
 test_that("by-factor smooths, te(), parametric factors and integer covariates", {
