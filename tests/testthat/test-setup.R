@@ -104,6 +104,16 @@ test_that("missing values with na.omit and na.exclude, and subset =", {
                                    subset = quote(1:12000), weights = quote(w)))
 })
 
+test_that("row names, and transformed variables in the parametric part", {
+  skip_if_not(lean_mgcv)
+  d3 <- dat[sample(nrow(dat)), ]                   # non-sequential integer row names
+  expect_lean_identical(setup_call(y ~ s(x0) + s(x1, by = fac), data = quote(d3)))
+  rownames(d3) <- paste0("r", seq_len(nrow(d3)))   # character row names
+  expect_lean_identical(setup_call(y ~ s(x0) + fac, data = quote(d3), subset = quote(x2 > 0.5)))
+  expect_lean_identical(setup_call(y ~ s(x0) + poly(x1, 2) + I(x2^2) + log(x3 + 1),
+                                   data = quote(dat)))
+})
+
 test_that("binomial counts, poisson, and variables from the formula's environment", {
   skip_if_not(lean_mgcv)
   expect_lean_identical(setup_call(cbind(succ, fail) ~ s(x0) + s(x1, bs = "cr") + fac,
