@@ -39,7 +39,11 @@
 # another mgcv version, bam() arguments beyond the model frame's (paraPen,
 # discrete, G, drop.intercept, AR.start, ...), formula lists, extended or
 # general families, na.action other than na.omit/na.exclude.  Any error on
-# the lean path also hands over to bam(), so errors are bam()'s own.
+# the lean path also hands over to bam(), so errors are bam()'s own
+# (warnings given before such an error are given again by bam()).  n <=
+# chunk.size is covered: mini.mf() then returns the frame itself and draws
+# nothing.  One difference in messages: bam() warns twice (once per frame)
+# when dropping unused levels drops a factor's contrasts; here once.
 # Option gamgpu.lean_setup = FALSE forces bam() throughout.
 
 # mgcv versions whose bam(fit = FALSE) the lean path reproduces (checked by
@@ -306,11 +310,7 @@ lean_mini_mf <- function(mf, chunk.size) {
   } else if (is.factor(mf[[j]])) {
     # ind[fac[ind] == level][1] for each level, ind the permutation
     fac <- mf[[j]]
-    find <- perm$ind[match(seq_along(levels(fac)), as.integer(fac)[perm$ind])]
-    if (anyNA(find) && length(perm$ind) < n) {
-      perm <- perm$full()
-      find <- perm$ind[match(seq_along(levels(fac)), as.integer(fac)[perm$ind])]
-    }
+    find <- perm[match(seq_along(levels(fac)), as.integer(fac)[perm])]
     find <- find[is.finite(find)]
     nf <- length(find)
     mf0[(k + 1):(k + nf), ] <- mf[find, ]
@@ -322,30 +322,24 @@ lean_mini_mf <- function(mf, chunk.size) {
 }
 
 # The prefix of mini.mf()'s permutation sample(1:n, n) that holds a row of
-# every level of the factors in facs (all of it if some level is absent).
+# every level of the factors in facs (all of it if some level is absent), so
+# that each level's first row in the prefix is its first in the permutation.
 # Called with the RNG where mini.mf() draws the permutation; leaves it
-# anywhere (temp.seed() restores the caller's state afterwards).  Returns
-# list(ind, full), full() drawing the whole permutation from the same state.
+# anywhere (temp.seed() restores the caller's state afterwards).
 lean_perm_prefix <- function(n, facs) {
   seed <- get(".Random.seed", envir = .GlobalEnv)
-  draw <- function(m) {
-    assign(".Random.seed", seed, envir = .GlobalEnv)
-    if (m >= n) sample(1:n, n, replace = FALSE)
-    else sample.int(n, m, useHash = FALSE)
-  }
-  full <- function() list(ind = draw(n), full = NULL)
   m <- min(n, 4096)
   repeat {
-    ind <- draw(m)
-    if (m >= n) return(list(ind = ind, full = full))
+    assign(".Random.seed", seed, envir = .GlobalEnv)
+    if (m >= n) return(sample(1:n, n, replace = FALSE))
+    ind <- sample.int(n, m, useHash = FALSE)
     ok <- TRUE
-    for (f in facs) {
+    for (f in facs)
       if (anyNA(match(seq_along(levels(f)), as.integer(f)[ind]))) {
         ok <- FALSE
         break
       }
-    }
-    if (ok) return(list(ind = ind, full = full))
+    if (ok) return(ind)
     m <- min(n, 4 * m)
   }
 }
