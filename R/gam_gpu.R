@@ -193,7 +193,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   plan <- device_plan(policy, "engine")
   check_variables(formula, if (missing(data)) NULL else data, env)
 
-  ## ---- mgcv's setup: bam(..., fit = FALSE) --------------------------------
+  ## ---- mgcv's setup: bam(..., fit = FALSE), by gg_setup() (R/setup.R) ----
   mc <- match.call(expand.dots = TRUE)
   mc[[1L]] <- quote(mgcv::bam)
   mc$device <- mc$control <- mc$sp <- NULL
@@ -202,7 +202,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   mc$fit <- FALSE
   mc$chunk.size <- control$chunk.size
   G <- withCallingHandlers(
-    tryCatch(eval(mc, env), error = classify_setup_error),
+    tryCatch(gg_setup(mc, env), error = classify_setup_error),
     warning = function(w) {
       if (grepl("chunk.size", conditionMessage(w), fixed = TRUE))
         invokeRestart("muffleWarning")

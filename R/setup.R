@@ -1,0 +1,345 @@
+# gg_setup(): the model setup object of mgcv::bam(..., fit = FALSE), built
+# faster at large n.
+#
+# bam(fit = FALSE) spends its time at large n on work that touches every row
+# although the bases are built on a subsample of chunk.size rows:
+#   * two model frames (the parametric one, for its terms, and the full
+#     one), each passed through na.omit(), whose `[.data.frame` copies every
+#     column and checks the row names for duplicates even when no row has a
+#     missing value;
+#   * variable.summary(): a partial sort on four indices per numeric
+#     variable (quantile type 3), after copying it twice;
+#   * mini.mf(): besides the subsample it draws a full permutation of the n
+#     rows (used only to find a row for every factor level) and finds each
+#     numeric variable's extreme rows by which(x == min(x)).
+# The lean path below does what bam() 1.8-41 does, statement by statement,
+# with those pieces replaced by equivalents that give identical results:
+#   * the model frames are built with na.action = na.pass; when no atomic
+#     column has a missing value, na.omit()/na.exclude() would select every
+#     row, and the frame is then the same object (model.frame's C code
+#     copies the column attributes back after na.action; the row names are
+#     re-assigned as `[.data.frame` would).  The parametric frame serves only
+#     for its terms, whose predvars and dataClasses do not depend on which
+#     rows na.action keeps, nor on drop.unused.levels (a factor stays a
+#     factor), so it is built without dropping levels.  With missing values
+#     the full frame is built with the user's na.action, as bam() does;
+#   * the median is the k-th order statistic, taken by a one-index partial
+#     sort (the value at k is the same whatever else is sorted; zero, whose
+#     sign a sort could change, is recomputed by quantile());
+#   * mini.mf()'s draws are the same calls under the same temp.seed(66):
+#     sample(1:n, chunk.size), then -- only when some column is a factor --
+#     a prefix of the permutation sample(1:n, n), whose first m elements are
+#     what sample.int(n, m, useHash = FALSE) draws from the same state
+#     (R's sampling without replacement is sequential).  temp.seed() puts
+#     the caller's RNG state back at the end, so the draws left out change
+#     nothing after.  Extreme rows: which.min()/which.max() give the first
+#     minimum/maximum, as which(x == min(x))[1] does, for plain numeric
+#     vectors without missing values; anything else uses mgcv's expression.
+# What the lean path does not cover goes to bam() itself (lean_setup_ok):
+# another mgcv version, bam() arguments beyond the model frame's (paraPen,
+# discrete, G, drop.intercept, AR.start, ...), formula lists, extended or
+# general families, na.action other than na.omit/na.exclude.  Any error on
+# the lean path also hands over to bam(), so errors are bam()'s own
+# (warnings given before such an error are given again by bam()).  n <=
+# chunk.size is covered: mini.mf() then returns the frame itself and draws
+# nothing.  One difference in messages: bam() warns twice (once per frame)
+# when dropping unused levels drops a factor's contrasts; here once.
+# Option gamgpu.lean_setup = FALSE forces bam() throughout.
+
+# mgcv versions whose bam(fit = FALSE) the lean path reproduces (checked by
+# tests/testthat/test-setup.R).
+.gg_lean_mgcv <- c("1.8.41")
+
+# bam() arguments the lean path handles; anything else in the call goes to
+# bam().
+.gg_lean_args <- c("formula", "family", "data", "weights", "subset",
+                   "na.action", "offset", "method", "knots", "gamma",
+                   "select", "fit", "chunk.size")
+
+#' The setup object of bam(fit = FALSE)
+#'
+#' @param mc the call \code{mgcv::bam(..., fit = FALSE)} that gam_gpu()
+#'   builds.
+#' @param env the environment to evaluate it in.
+#' @return what \code{eval(mc, env)} returns (an object of class
+#'   \code{"bam.prefit"}), built by the lean path where it applies.
+#' @noRd
+gg_setup <- function(mc, env) {
+  if (!isFALSE(getOption("gamgpu.lean_setup")) && lean_setup_ok(mc, env)) {
+    G <- tryCatch(lean_setup(mc, env), error = function(e) NULL)
+    if (!is.null(G)) return(G)
+  }
+  eval(mc, env)
+}
+
+# Whether the lean path covers this call (cheap checks, before any data).
+lean_setup_ok <- function(mc, env) {
+  if (!(as.character(utils::packageVersion("mgcv")) %in% .gg_lean_mgcv)) return(FALSE)
+  m <- tryCatch(match.call(mgcv::bam, mc), error = function(e) NULL)
+  if (is.null(m)) return(FALSE)
+  nm <- names(m)[-1L]
+  if (is.null(nm) || !all(nm %in% .gg_lean_args)) return(FALSE)
+  if (!isFALSE(m$fit) || !identical(m$method, "fREML")) return(FALSE)
+  fam <- m$family
+  if (!inherits(fam, "family") || inherits(fam, c("extended.family", "general.family")) ||
+      !is.null(fam$drop.intercept) || !is.character(fam$family))
+    return(FALSE)
+  TRUE
+}
+
+# The na.action model.frame() will use: the call's, else model.frame's
+# default (the data's "na.action" attribute, else getOption("na.action")).
+# TRUE when it is na.omit or na.exclude, which keep all rows of a frame
+# without missing values.
+lean_na_ok <- function(m, data, env) {
+  na <- if (!is.null(m$na.action)) eval(m$na.action, env) else {
+    naa <- attr(data, "na.action")
+    if (!is.null(naa) && mode(naa) != "numeric") naa else getOption("na.action")
+  }
+  if (is.character(na) && length(na) == 1L) return(na %in% c("na.omit", "na.exclude"))
+  is.function(na) && (identical(na, stats::na.omit) || identical(na, stats::na.exclude))
+}
+
+# bam(fit = FALSE) of mgcv 1.8-41, non-discrete, one formula, a family of
+# class "family" only; returns NULL where it hands over to bam().
+lean_setup <- function(mc, env) {
+  control <- mgcv::gam.control()
+  m <- match.call(mgcv::bam, mc)
+  family <- m$family
+  scale <- if (family$family %in% c("poisson", "binomial")) 1 else -1
+  formula <- eval(m$formula, env)
+  if (!inherits(formula, "formula")) return(NULL)
+  gp <- mgcv::interpret.gam(formula)
+  if (!is.null(gp$nlp)) return(NULL)
+  data <- if (is.null(m$data)) list() else eval(m$data, env)
+  if (!lean_na_ok(m, data, env)) return(NULL)
+  knots <- if (is.null(m$knots)) NULL else eval(m$knots, env)
+  select <- if (is.null(m$select)) FALSE else eval(m$select, env)
+  na.action <- if (is.null(m$na.action)) stats::na.omit else eval(m$na.action, env)
+  chunk.size <- if (is.null(m$chunk.size)) 10000 else eval(m$chunk.size, env)
+  cl <- m
+
+  ## the model frames, as bam() builds them
+  mf <- match.call(mgcv::bam, mc, expand.dots = FALSE)
+  mf$formula <- gp$fake.formula
+  mf$method <- mf$family <- mf$control <- mf$scale <- mf$knots <- mf$sp <- mf$min.sp <-
+    mf$gc.level <- mf$gamma <- mf$paraPen <- mf$chunk.size <- mf$rho <- mf$cluster <-
+    mf$discrete <- mf$use.chol <- mf$samfrac <- mf$nthreads <- mf$G <- mf$fit <-
+    mf$select <- mf$drop.intercept <- mf$coef <- mf$... <- NULL
+  mf$drop.unused.levels <- TRUE
+  mf[[1]] <- quote(stats::model.frame)
+  mfp <- mf
+  mfp$na.action <- stats::na.pass
+  pmf <- mfp
+  pmf$formula <- gp$pf
+  pmf$drop.unused.levels <- FALSE                  # the terms are the same; no unique() per factor
+  pmf <- eval(pmf, env)
+  pterms <- attr(pmf, "terms")
+  rm(pmf)
+  mfp <- eval(mfp, env)
+  if (lean_complete(mfp)) {
+    attr(mfp, "row.names") <- attr(mfp, "row.names")
+    mf <- mfp
+  } else {
+    rm(mfp)
+    mf <- eval(mf, env)
+  }
+  if (nrow(mf) < 2) return(NULL)
+  terms <- attr(mf, "terms")
+
+  ## variable summaries, on the data before subset and NA handling
+  vars <- mgcv_fun("all.vars1")(gp$fake.formula[-2])
+  inp <- parse(text = paste("list(", paste(vars, collapse = ","), ")"))
+  if (!is.list(data) && !is.data.frame(data)) data <- as.data.frame(data)
+  dl <- eval(inp, data, env)
+  rm(data)
+  names(dl) <- vars
+  var.summary <- lean_variable_summary(gp$pf, dl, nrow(mf))
+  rm(dl)
+  drop.intercept <- FALSE
+
+  mf0 <- lean_mini_mf(mf, chunk.size)
+  reset <- TRUE
+  while (reset) {
+    G <- do.call("gam.setup", list(formula = gp, pterms = pterms, data = mf0,
+                                   knots = knots, sp = NULL, min.sp = NULL, H = NULL,
+                                   absorb.cons = TRUE, sparse.cons = -1, select = select,
+                                   idLinksBases = TRUE,
+                                   scale.penalty = control$scalePenalty, paraPen = NULL,
+                                   apply.by = TRUE, drop.intercept = drop.intercept,
+                                   modCon = 2),
+                 envir = asNamespace("mgcv"))
+    if (ncol(G$X) >= chunk.size) {
+      chunk.size <- 4 * ncol(G$X)
+      warning(gettextf("chunk.size < number of coefficients. Reset to %d", chunk.size),
+              call. = FALSE)
+      if (chunk.size >= nrow(mf)) mf0 <- mf else reset <- FALSE
+    } else reset <- FALSE
+  }
+  G$var.summary <- var.summary
+  G$family <- family
+  G$terms <- terms
+  G$pred.formula <- gp$pred.formula
+  n <- nrow(mf)
+  if (is.null(mf$"(weights)")) G$w <- rep(1, n) else G$w <- mf$"(weights)"
+  G$y <- mf[[gp$response]]
+  G$offset <- stats::model.offset(mf)
+  if (is.null(G$offset)) G$offset <- rep(0, n)
+  if (ncol(G$X) > nrow(mf)) return(NULL)           # bam() stops: more coefficients than data
+  if (ncol(G$X) > chunk.size) {
+    chunk.size <- 4 * ncol(G$X)
+    warning(gettextf("chunk.size < number of coefficients. Reset to %d", chunk.size),
+            call. = FALSE)
+  }
+  G$cl <- cl
+  G$am <- family$family == "gaussian" && family$link == "identity"
+  G$min.edf <- G$nsdf
+  if (G$m) for (i in 1:G$m) G$min.edf <- G$min.edf + G$smooth[[i]]$null.space.dim
+  G$discretize <- FALSE
+  G$formula <- formula
+  environment(G$pterms) <- environment(G$terms) <- environment(G$pred.formula) <-
+    environment(G$formula) <- .BaseNamespaceEnv
+  G$efam <- FALSE
+  G$scale <- scale
+  G$mf <- mf
+  G$na.action <- na.action
+  G$gp <- gp
+  class(G) <- "bam.prefit"
+  G
+}
+
+mgcv_fun <- function(name) get(name, envir = asNamespace("mgcv"), inherits = FALSE)
+
+# TRUE when na.omit() would keep every row of model frame mf: every column
+# atomic, none with a missing value (na.omit.data.frame skips non-atomic
+# columns; those send the frame through the user's na.action instead).
+lean_complete <- function(mf) {
+  for (x in mf) if (!is.atomic(x) || anyNA(x)) return(FALSE)
+  TRUE
+}
+
+# mgcv:::variable.summary(pf, dl, n), with the numeric summary (min, median
+# by quantile type 3, max) taken by lean_median(), and factors without
+# missing values summarized without the copy that drops them.
+lean_variable_summary <- function(pf, dl, n) {
+  v.n <- length(dl)
+  v.name <- v.name1 <- names(dl)
+  if (v.n) {
+    k <- 0
+    for (i in 1:v.n) if (length(dl[[i]]) >= n) {
+      k <- k + 1
+      v.name[k] <- v.name1[i]
+    }
+    if (k > 0) v.name <- v.name[1:k] else v.name <- rep("", k)
+  }
+  p.name <- all.vars(pf[-2])
+  vs <- list()
+  v.n <- length(v.name)
+  if (v.n > 0) for (i in 1:v.n) {
+    para <- v.name[i] %in% p.name
+    if (para && is.matrix(dl[[v.name[i]]]) && ncol(dl[[v.name[i]]]) > 1) {
+      x <- matrix(apply(dl[[v.name[i]]], 2, stats::quantile, probs = 0.5, type = 3,
+                        na.rm = TRUE), 1, ncol(dl[[v.name[i]]]))
+    } else {
+      x <- dl[[v.name[i]]]
+      if (is.character(x)) x <- as.factor(x)
+      if (is.factor(x)) {
+        if (anyNA(x)) x <- x[!is.na(x)]            # else: the same levels and codes
+        lx <- levels(x)
+        freq <- tabulate(x)
+        ii <- min((1:length(lx))[freq == max(freq)])
+        x <- factor(lx[ii], levels = lx)
+      } else {
+        x <- as.numeric(x)
+        x <- c(min(x, na.rm = TRUE), lean_median(x), max(x, na.rm = TRUE))
+      }
+    }
+    vs[[v.name[i]]] <- x
+  }
+  vs
+}
+
+# as.numeric(quantile(x, 0.5, type = 3, na.rm = TRUE)) for a double vector:
+# quantile type 3 at p = 0.5 is the k-th order statistic of the non-missing
+# values, k below; one partial sort at k finds it.
+lean_median <- function(x) {
+  if (anyNA(x)) x <- x[!is.na(x)]
+  n <- length(x)
+  if (n == 0L) return(as.numeric(stats::quantile(x, probs = 0.5, type = 3, na.rm = TRUE)))
+  nppm <- n * 0.5 - 0.5
+  j <- floor(nppm)
+  k <- if (nppm != j || (j %% 2L) == 1L) j + 1 else max(j, 1)
+  v <- sort.int(x, partial = k)[k]
+  if (v == 0) v <- as.numeric(stats::quantile(x, probs = 0.5, type = 3, na.rm = TRUE))
+  v
+}
+
+# mgcv:::mini.mf(mf, chunk.size): the same rows, drawn by the same calls
+# under temp.seed(66); see the notes at the top for what differs.
+lean_mini_mf <- function(mf, chunk.size) {
+  mn <- 0
+  for (j in 1:length(mf)) mn <- mn + if (is.factor(mf[[j]])) length(levels(mf[[j]])) else 2
+  if (chunk.size < mn) chunk.size <- mn
+  n <- nrow(mf)
+  if (n <= chunk.size) return(mf)
+  temp.seed <- mgcv_fun("temp.seed")
+  rngs <- temp.seed(66)
+  restored <- FALSE
+  on.exit(if (!restored) temp.seed(rngs))
+  ind <- sample(1:n, chunk.size)
+  mf0 <- mf[ind, , drop = FALSE]
+  facs <- vapply(mf, is.factor, NA)
+  perm <- if (any(facs)) lean_perm_prefix(n, mf[facs])
+  k <- 0
+  for (j in 1:length(mf)) if (is.numeric(mf0[[j]])) {
+    x <- mf[[j]]
+    if (is.matrix(x)) {
+      j.min <- min((1:n)[as.logical(rowSums(x == min(x)))])
+      j.max <- min((1:n)[as.logical(rowSums(x == max(x)))])
+    } else if ((is.double(x) || is.integer(x)) && is.null(attributes(x)) && !anyNA(x)) {
+      j.min <- which.min(x)
+      j.max <- which.max(x)
+    } else {
+      j.min <- min(which(x == min(x)))
+      j.max <- min(which(x == max(x)))
+    }
+    k <- k + 1
+    mf0[k, ] <- mf[j.min, ]
+    k <- k + 1
+    mf0[k, ] <- mf[j.max, ]
+  } else if (is.factor(mf[[j]])) {
+    # ind[fac[ind] == level][1] for each level, ind the permutation
+    fac <- mf[[j]]
+    find <- perm[match(seq_along(levels(fac)), as.integer(fac)[perm])]
+    find <- find[is.finite(find)]
+    nf <- length(find)
+    mf0[(k + 1):(k + nf), ] <- mf[find, ]
+    k <- k + nf
+  }
+  restored <- TRUE
+  temp.seed(rngs)
+  mf0
+}
+
+# The prefix of mini.mf()'s permutation sample(1:n, n) that holds a row of
+# every level of the factors in facs (all of it if some level is absent), so
+# that each level's first row in the prefix is its first in the permutation.
+# Called with the RNG where mini.mf() draws the permutation; leaves it
+# anywhere (temp.seed() restores the caller's state afterwards).
+lean_perm_prefix <- function(n, facs) {
+  seed <- get(".Random.seed", envir = .GlobalEnv)
+  m <- min(n, 4096)
+  repeat {
+    assign(".Random.seed", seed, envir = .GlobalEnv)
+    if (m >= n) return(sample(1:n, n, replace = FALSE))
+    ind <- sample.int(n, m, useHash = FALSE)
+    ok <- TRUE
+    for (f in facs)
+      if (anyNA(match(seq_along(levels(f)), as.integer(f)[ind]))) {
+        ok <- FALSE
+        break
+      }
+    if (ok) return(ind)
+    m <- min(n, 4 * m)
+  }
+}

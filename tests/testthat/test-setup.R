@@ -1,0 +1,250 @@
+# gg_setup() (R/setup.R): the same setup object as bam(..., fit = FALSE),
+# component by component, on the lean path (a chunk.size well below n, so
+# that the bases come from mini.mf()'s subsample); the same RNG state after;
+# bam() itself where the lean path does not apply; identical gam_gpu() fits.
+
+lean_mgcv <- as.character(utils::packageVersion("mgcv")) %in% gamgpu:::.gg_lean_mgcv
+
+setup_data <- function(n = 30000, seed = 11) {
+  set.seed(seed)
+  dat <- mgcv::gamSim(1, n = n, dist = "normal", scale = 2, verbose = FALSE)
+  dat$fac <- factor(sample(letters[1:4], n, TRUE))
+  dat$rare <- factor(ifelse(seq_len(n) %in% c(17, 29000, 29001), "r",
+                            sample(c("p", "q"), n, TRUE)))
+  dat$w <- runif(n, 0.5, 2)
+  dat$off <- rnorm(n, 0, 0.1)
+  dat$xi <- sample(0:50, n, TRUE)                  # an integer covariate
+  dat$z0 <- ifelse(runif(n) < 0.6, 0, rnorm(n))    # median 0
+  dat$z0[dat$z0 == 0 & runif(n) < 0.5] <- -0
+  dat$yb <- rbinom(n, 1, 0.4)
+  dat$succ <- rbinom(n, 5, 0.3)
+  dat$fail <- 5 - dat$succ
+  dat$yp <- rpois(n, exp(dat$f / 8))
+  dat$ch <- sample(c("u", "v", "w"), n, TRUE)      # a character variable
+  dat$lg <- runif(n) < 0.3                         # a logical one
+  dat
+}
+dat <- setup_data()
+
+# The call gam_gpu() hands to gg_setup() (see gam_gpu()).
+setup_call <- function(formula, family = gaussian(), chunk.size = 2000L, ...) {
+  as.call(c(list(quote(mgcv::bam), formula = formula), list(...),
+            list(family = family, method = "fREML", fit = FALSE,
+                 chunk.size = as.integer(chunk.size))))
+}
+
+quietly <- function(expr) withCallingHandlers(expr, warning = function(w) {
+  if (grepl("chunk.size", conditionMessage(w), fixed = TRUE)) invokeRestart("muffleWarning")
+})
+
+# The lean setup equals bam(fit = FALSE) in every component, leaves the RNG
+# as bam() does, and gg_setup() returns it.
+expect_lean_identical <- function(mc, env = parent.frame()) {
+  set.seed(99)
+  Gb <- quietly(eval(mc, env))
+  rb <- .Random.seed
+  set.seed(99)
+  expect_true(gamgpu:::lean_setup_ok(mc, env))
+  Gl <- quietly(gamgpu:::lean_setup(mc, env))
+  expect_identical(.Random.seed, rb)
+  expect_false(is.null(Gl))
+  expect_identical(names(Gl), names(Gb))
+  for (nm in names(Gb)) expect_identical(Gl[[nm]], Gb[[nm]], label = paste0("G$", nm))
+  # the components the fit reads, by name, so that a failure says which
+  for (nm in c("smooth", "X", "S", "off", "L", "lsp0", "sp", "term.names", "mf", "y",
+               "w", "offset", "var.summary", "xlevels", "contrasts", "pterms", "nsdf",
+               "cmX", "na.action", "assign", "terms", "formula", "pred.formula", "min.edf"))
+    expect_identical(Gl[[nm]], Gb[[nm]], label = paste0("G$", nm))
+  expect_identical(attr(Gl$mf, "na.action"), attr(Gb$mf, "na.action"))
+  expect_identical(Gl, Gb)
+  set.seed(99)
+  expect_identical(quietly(gamgpu:::gg_setup(mc, env)), Gb)
+  invisible(Gl)
+}
+
+test_that("cr and tp smooths: the lean setup is bam(fit = FALSE)'s", {
+  skip_if_not(lean_mgcv)
+  G <- expect_lean_identical(setup_call(y ~ s(x0) + s(x1, bs = "cr") + s(x2) + s(x3, bs = "cr"),
+                                        data = quote(dat)))
+  expect_lt(nrow(G$X), nrow(G$mf))                 # the subsample path ran
+  expect_lean_identical(setup_call(y ~ s(x0, bs = "cr", k = 6) + s(x1), data = quote(dat),
+                                   knots = quote(list(x0 = seq(0, 1, length.out = 6))),
+                                   select = TRUE, gamma = 1.4))
+})
+
+test_that("by-factor smooths, te(), parametric factors and integer covariates", {
+  skip_if_not(lean_mgcv)
+  expect_lean_identical(setup_call(y ~ fac + s(x0, by = fac) + te(x1, x2) + s(xi, k = 5) + rare,
+                                   data = quote(dat)))
+  expect_lean_identical(setup_call(y ~ s(x0) + ti(x1) + ti(x2) + ti(x1, x2) + z0 +
+                                     s(x3, bs = "cs"), data = quote(dat)))
+  expect_lean_identical(setup_call(y ~ ch + lg + s(x0, bs = "cr") + s(x1),
+                                   data = quote(dat)))
+})
+
+test_that("weights, offset = and offset() in the formula", {
+  skip_if_not(lean_mgcv)
+  expect_lean_identical(setup_call(y ~ s(x0) + s(x1, bs = "cr") + offset(off), data = quote(dat),
+                                   weights = quote(w), offset = quote(0.5 * x3)))
+  expect_lean_identical(setup_call(y ~ s(x0) + offset(log(w)), data = quote(dat)))
+})
+
+test_that("missing values with na.omit and na.exclude, and subset =", {
+  skip_if_not(lean_mgcv)
+  d2 <- dat
+  d2$x1[c(3, 500, 20000)] <- NA
+  d2$fac[c(7, 8)] <- NA
+  d2$y[9] <- NA
+  expect_lean_identical(setup_call(y ~ fac + s(x0) + s(x1, bs = "cr"), data = quote(d2)))
+  expect_lean_identical(setup_call(y ~ fac + s(x0) + s(x1), data = quote(d2),
+                                   na.action = quote(na.exclude)))
+  expect_lean_identical(setup_call(y ~ fac + s(x0) + s(x2), data = quote(d2),
+                                   subset = quote(x3 > 0.2)))
+  expect_lean_identical(setup_call(y ~ s(x0) + s(x2, by = fac), data = quote(dat),
+                                   subset = quote(1:12000), weights = quote(w)))
+})
+
+test_that("row names, and transformed variables in the parametric part", {
+  skip_if_not(lean_mgcv)
+  d3 <- dat[sample(nrow(dat)), ]                   # non-sequential integer row names
+  expect_lean_identical(setup_call(y ~ s(x0) + s(x1, by = fac), data = quote(d3)))
+  rownames(d3) <- paste0("r", seq_len(nrow(d3)))   # character row names
+  expect_lean_identical(setup_call(y ~ s(x0) + fac, data = quote(d3), subset = quote(x2 > 0.5)))
+  expect_lean_identical(setup_call(y ~ s(x0) + poly(x1, 2) + I(x2^2) + log(x3 + 1),
+                                   data = quote(dat)))
+})
+
+test_that("binomial counts, poisson, and variables from the formula's environment", {
+  skip_if_not(lean_mgcv)
+  expect_lean_identical(setup_call(cbind(succ, fail) ~ s(x0) + s(x1, bs = "cr") + fac,
+                                   family = binomial(), data = quote(dat)))
+  expect_lean_identical(setup_call(yp ~ s(x0) + s(x2), family = poisson(), data = quote(dat)))
+  local({
+    yy <- dat$y; u <- dat$x0; v <- dat$x2
+    expect_lean_identical(setup_call(yy ~ s(u) + s(v, bs = "cr")))
+  })
+})
+
+test_that("n <= chunk.size, and a chunk.size below the number of coefficients", {
+  skip_if_not(lean_mgcv)
+  small <- dat[1:1500, ]
+  G <- expect_lean_identical(setup_call(y ~ s(x0) + s(x1) + fac, data = quote(small)))
+  expect_identical(nrow(G$X), 1500L)
+  expect_lean_identical(setup_call(y ~ s(x0) + s(x1) + s(x2), data = quote(dat),
+                                   chunk.size = 20L))
+  expect_lean_identical(setup_call(y ~ s(x0) + s(x1) + s(x2), data = quote(small),
+                                   chunk.size = 20L))
+})
+
+test_that("the RNG state after the setup is bam()'s, whatever the RNG kinds", {
+  skip_if_not(lean_mgcv)
+  old <- RNGkind()
+  on.exit(suppressWarnings(RNGkind(old[1], old[2], old[3])), add = TRUE)
+  for (kinds in list(c("Mersenne-Twister", "Inversion", "Rejection"),
+                     c("L'Ecuyer-CMRG", "Box-Muller", "Rounding"),
+                     c("Wichmann-Hill", "Inversion", "Rounding"))) {
+    suppressWarnings(RNGkind(kinds[1], kinds[2], kinds[3]))
+    for (f in list(y ~ s(x0) + s(x1), y ~ s(x0, by = fac) + rare)) {
+      mc <- setup_call(f, data = quote(dat))
+      set.seed(5)
+      rnorm(1)                                     # a Box-Muller value in hand
+      Gb <- eval(mc)
+      after_b <- list(.Random.seed, RNGkind(), runif(3), rnorm(3))
+      set.seed(5)
+      rnorm(1)
+      Gl <- gamgpu:::lean_setup(mc, environment())
+      after_l <- list(.Random.seed, RNGkind(), runif(3), rnorm(3))
+      expect_identical(after_l, after_b)
+      expect_identical(Gl, Gb)
+    }
+  }
+})
+
+test_that("the median and mini.mf() pieces equal mgcv's", {
+  skip_if_not(lean_mgcv)
+  set.seed(3)
+  for (n in c(1:7, 10, 11, 1000, 1001)) for (x in list(runif(n), round(rnorm(n)),
+                                                      c(NA, runif(n)), sample(c(0, -0, 1), n, TRUE)))
+    expect_identical(gamgpu:::lean_median(x),
+                     as.numeric(quantile(x, probs = 0.5, type = 3, na.rm = TRUE)))
+  expect_identical(gamgpu:::lean_median(c(NA_real_, NA_real_)),
+                   as.numeric(quantile(c(NA_real_, NA_real_), 0.5, type = 3, na.rm = TRUE)))
+  n <- 20000
+  mf <- data.frame(a = runif(n), b = sample(1:9, n, TRUE), f = factor(sample(letters, n, TRUE)),
+                   g = factor(ifelse(seq_len(n) == n, "last", "x")), l = runif(n) > 0.5,
+                   ch = sample(c("u", "v"), n, TRUE), stringsAsFactors = FALSE)
+  mf$m <- cbind(runif(n), runif(n))
+  mf$a[10] <- NA
+  for (cs in c(100, 5000, 30000)) {
+    set.seed(8)
+    a <- suppressWarnings(mgcv:::mini.mf(mf, cs))   # min() of the column with NA
+    ra <- .Random.seed
+    set.seed(8)
+    b <- suppressWarnings(gamgpu:::lean_mini_mf(mf, cs))
+    expect_identical(b, a)
+    expect_identical(.Random.seed, ra)
+  }
+})
+
+test_that("outside the lean path gg_setup() is bam()", {
+  mc <- setup_call(y ~ s(x0) + x1, data = quote(dat), paraPen = quote(list(x1 = list(diag(1)))))
+  expect_false(gamgpu:::lean_setup_ok(mc, environment()))
+  expect_identical(gamgpu:::gg_setup(mc, environment()), eval(mc))
+  mc <- setup_call(y ~ s(x0) + x1, data = quote(dat), drop.intercept = TRUE)
+  expect_false(gamgpu:::lean_setup_ok(mc, environment()))
+  expect_identical(gamgpu:::gg_setup(mc, environment()), eval(mc))
+  mc <- setup_call(y ~ s(x0), data = quote(dat), na.action = quote(na.fail))
+  expect_null(gamgpu:::lean_setup(mc, environment()))
+  expect_identical(gamgpu:::gg_setup(mc, environment()), eval(mc))
+  mc <- setup_call(y ~ s(x0), data = quote(dat))
+  old <- options(gamgpu.lean_setup = FALSE)
+  on.exit(options(old), add = TRUE)
+  expect_identical(gamgpu:::gg_setup(mc, environment()), eval(mc))
+  # errors are bam()'s own
+  small <- dat[1:30, ]
+  mc <- setup_call(y ~ s(x0, k = 50), data = quote(small))
+  options(gamgpu.lean_setup = TRUE)
+  eb <- tryCatch(eval(mc), error = conditionMessage)
+  expect_identical(tryCatch(gamgpu:::gg_setup(mc, environment()), error = conditionMessage), eb)
+})
+
+test_that("gam_gpu() fits are identical with the lean setup and with bam()'s", {
+  ctl <- gam_gpu_control(chunk.size = 2000L)
+  d2 <- dat
+  d2$x2[c(4, 40, 400)] <- NA
+  fits <- function() list(
+    gam_gpu(y ~ s(x0) + s(x1, bs = "cr") + s(x2) + s(x3, bs = "cr"), data = dat,
+            control = ctl, device = "off"),
+    gam_gpu(y ~ fac + s(x0, by = fac) + te(x1, x2) + offset(off), data = dat,
+            weights = w, control = ctl, device = "off"),
+    gam_gpu(yb ~ s(x0) + s(x2) + fac, family = binomial, data = d2, subset = x3 > 0.1,
+            control = ctl, device = "off"),
+    gam_gpu(yp ~ s(x0) + s(x1, bs = "cr"), family = poisson, data = dat, offset = log(w),
+            control = ctl, device = "off"))
+  old <- options(gamgpu.lean_setup = FALSE)
+  on.exit(options(old), add = TRUE)
+  set.seed(1)
+  before <- fits()
+  r_before <- .Random.seed
+  options(gamgpu.lean_setup = TRUE)
+  # count the fits whose setup came from the lean path (not bam() after it)
+  took <- new.env()
+  took$n <- 0L
+  suppressMessages(trace("lean_setup", where = asNamespace("gamgpu"), print = FALSE,
+                         exit = bquote(if (!is.null(returnValue()))
+                           assign("n", .(took)$n + 1L, envir = .(took)))))
+  on.exit(suppressMessages(untrace("lean_setup", where = asNamespace("gamgpu"))), add = TRUE)
+  set.seed(1)
+  after <- fits()
+  expect_identical(.Random.seed, r_before)
+  if (lean_mgcv) expect_identical(took$n, length(after))
+  for (i in seq_along(before)) {
+    expect_identical(after[[i]]$coefficients, before[[i]]$coefficients)
+    expect_identical(after[[i]]$sp, before[[i]]$sp)
+    expect_identical(after[[i]]$fitted.values, before[[i]]$fitted.values)
+    a <- after[[i]]
+    b <- before[[i]]
+    a$device <- b$device <- NULL
+    expect_identical(a, b)
+  }
+})
