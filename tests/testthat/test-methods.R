@@ -102,7 +102,7 @@ test_that("print() reports the device and the phase times; fit$device is data", 
   if (g$device$backend == "cuda")
     expect_output(print(g), "transfers .*kernels .*host REML")
   if (g$device$backend == "cuda")
-    expect_named(g$device$split, c("transfer", "kernels", "host"))
+    expect_named(g$device$split, c("transfer", "build", "kernels", "host"))
   expect_named(g$device$timings, c("setup", "iterations", "postproc"))
   expect_true(all(g$device$timings >= 0))
   expect_gt(g$device$counters[["gram"]], 1)
