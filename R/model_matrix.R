@@ -23,11 +23,34 @@ model_matrix_block <- function(G, mf, threads = setup_threads(nrow(mf))) {
 smooth_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
   Xs <- if (inherits(s, c("cr.smooth", "cs.smooth"))) cr_matrix(s, mf)
         else if (inherits(s, c("tprs.smooth", "ts.smooth"))) tprs_matrix(s, mf, threads)
+        else if (is_te_cr2(s)) recipe_matrix(s, mf, threads)
   if (is.null(Xs)) mgcv::PredictMat(s, mf) else Xs
 }
 
+# One smooth's columns through the engine's host build of its recipe
+# (src/xplan.c), gam.side deletions applied after.
+recipe_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
+  r <- smooth_recipe(s, mf)
+  if (is.null(r)) return(NULL)
+  r$col0 <- 1L
+  r$ncol <- as.integer(if (is.null(r$Z)) r$k - (r$drop > 0L) else ncol(r$Z))
+  drop_deleted(s, .Call(gg_xplan_build_r, list(n = nrow(mf), p = r$ncol,
+                                                threads = as.integer(threads),
+                                                blocks = list(r))))
+}
+
 has_c_evaluator <- function(s)
-  inherits(s, c("cr.smooth", "cs.smooth", "tprs.smooth", "ts.smooth")) && is.null(s$margin)
+  (inherits(s, c("cr.smooth", "cs.smooth", "tprs.smooth", "ts.smooth")) && is.null(s$margin)) ||
+    is_te_cr2(s)
+
+# te() of two cr/cs margins with the margins unconstrained and not
+# reparameterized (mgcv's default te(x, z): its margins are "cr").
+is_te_cr2 <- function(s) {
+  inherits(s, "tensor.smooth") && length(s$margin) == 2L && !any(s$mc) &&
+    all(vapply(s$XP, is.null, NA)) &&
+    all(vapply(s$margin, function(m) inherits(m, c("cr.smooth", "cs.smooth")) &&
+                 m$dim == 1L && !is.null(m$F) && m$by == "NA", NA))
+}
 
 # What PredictMat does after the raw basis, as data for the C evaluators:
 # mgcv's sweep-and-drop constraint (drop, shift), the by-variable (by) and
@@ -35,7 +58,7 @@ has_c_evaluator <- function(s)
 # outside what that covers (derivatives, matrix arguments, other constraint
 # forms, missing values), so that PredictMat is used instead.
 constraint_map <- function(s, mf) {
-  if (!is.null(s$margin) || (!is.null(s$deriv) && s$deriv != 0) ||
+  if ((!is.null(s$margin) && !is_te_cr2(s)) || (!is.null(s$deriv) && s$deriv != 0) ||
       !is.null(attr(s, "indi")))
     return(NULL)
   by <- NULL
@@ -74,6 +97,21 @@ cr_matrix <- function(s, mf) {
 # cr/cs, 2 is tp/ts; NULL when s has no C evaluator.
 smooth_recipe <- function(s, mf) {
   if (!has_c_evaluator(s)) return(NULL)
+  if (is_te_cr2(s)) {
+    x <- lapply(s$margin, function(m) mf[[m$term]])
+    if (!all(vapply(x, function(v) is.numeric(v) && is.null(dim(v)) && !anyNA(v), NA)))
+      return(NULL)
+    map <- constraint_map(s, mf)
+    if (is.null(map)) return(NULL)
+    m1 <- s$margin[[1L]]
+    m2 <- s$margin[[2L]]
+    k1 <- length(m1$xp)
+    k2 <- length(m2$xp)
+    return(c(list(kind = 3L, x = matrix(as.double(unlist(x, use.names = FALSE)), ncol = 2L),
+                  d = 2L, k = k1 * k2, k1 = k1, k2 = k2,
+                  xk = as.double(m1$xp), F = as.double(m1$F),
+                  xk2 = as.double(m2$xp), F2 = as.double(m2$F)), map))
+  }
   if (inherits(s, c("cr.smooth", "cs.smooth"))) {
     if (s$dim != 1L || is.null(s$F)) return(NULL)
     x <- mf[[s$term]]

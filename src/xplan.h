@@ -18,7 +18,8 @@
 typedef enum {
     GG_XB_DENSE = 0,        /* columns given as numbers (parametric terms) */
     GG_XB_CR    = 1,        /* mgcv "cr"/"cs" smooth */
-    GG_XB_TPRS  = 2         /* mgcv "tp"/"ts" smooth */
+    GG_XB_TPRS  = 2,        /* mgcv "tp"/"ts" smooth */
+    GG_XB_TE2   = 3         /* mgcv te() of two "cr"/"cs" margins */
 } gg_xblock_kind;
 
 typedef struct gg_xblock {
@@ -29,7 +30,9 @@ typedef struct gg_xblock {
     gg_basis_map  map;      /* smooths: constraint, by, deletions (map.col_of) */
     const double *x;        /* smooths: covariates, n x d column-major */
     int           d;
-    const double *xk, *F;   /* cr: k knots, k x k */
+    const double *xk, *F;   /* cr: k knots, k x k; te: the first margin's */
+    const double *xk2, *F2; /* te: the second margin's knots and F */
+    int           k1, k2;   /* te: margin dimensions (map.k = k1 k2) */
     const double *shift;    /* tprs: d */
     const double *Xu;       /* tprs: nXu x d unique knots */
     const double *UZ;       /* tprs: (nXu + M) x k */

@@ -90,3 +90,38 @@ test_that("the C thin plate basis equals PredictMat: 1-3 dimensions, orders, by,
   G <- mgcv::bam(y ~ te(x0, x1, k = c(4, 4)), data = d, fit = FALSE)
   expect_null(gamgpu:::tprs_matrix(G$smooth[[1]], d))
 })
+
+test_that("the C te() of two cr margins equals PredictMat: by-variables, extrapolation, cs", {
+  set.seed(7)
+  n <- 3000
+  d <- data.frame(x0 = runif(n), x1 = runif(n), x2 = runif(n),
+                  fac = factor(sample(letters[1:3], n, TRUE)))
+  d$y <- sin(6 * d$x0) * d$x1 + rnorm(n)
+  nd <- d[1:40, ]
+  nd$x0[1:3] <- c(-0.1, 1.2, 0.5)                  # beyond the end knots
+  forms <- list(y ~ te(x0, x1), y ~ te(x0, x1, k = c(4, 7)) + s(x2, bs = "cr"),
+                y ~ te(x0, x1, by = fac) + fac, y ~ te(x0, x1, bs = "cs"))
+  n_checked <- 0
+  for (f in forms) {
+    for (G in list(mgcv::bam(f, data = d, fit = FALSE, chunk.size = 1000),
+                   mgcv::gam(f, data = d, fit = FALSE))) {
+      for (s in G$smooth) {
+        if (!inherits(s, "tensor.smooth")) next
+        expect_true(gamgpu:::is_te_cr2(s))
+        for (dd in list(d, nd)) {
+          X <- gamgpu:::smooth_matrix(s, dd, threads = 2L)
+          ref <- mgcv::PredictMat(s, dd)
+          # sweep-and-drop needs no BLAS: bit for bit on any machine
+          if (inherits(attr(s, "qrc"), "sweepDrop")) expect_identical(X, ref)
+          else expect_lt(max(abs(X - ref)), 1e-13 * max(1, max(abs(ref))))
+          n_checked <- n_checked + 1
+        }
+      }
+    }
+  }
+  expect_equal(n_checked, 2 * 2 * (1 + 1 + 3 + 1))
+  # a te() outside that reach (tp margins, ti) is left to PredictMat
+  G <- mgcv::bam(y ~ te(x0, x1, bs = "tp") + ti(x0, x2), data = d, fit = FALSE)
+  expect_false(gamgpu:::is_te_cr2(G$smooth[[1]]))
+  expect_false(gamgpu:::is_te_cr2(G$smooth[[2]]))
+})
