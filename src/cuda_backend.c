@@ -54,7 +54,7 @@ typedef struct cuda_state {
     gg_gram_plan plan;            /* resident plan: its slab height rules chunks */
     unsigned     row_blocks;      /* grid of the row kernels */
     double      *partial_host;    /* row_blocks doubles */
-    CUfunction   f_init, f_xbeta, f_step, f_state, f_quad;
+    CUfunction   f_init, f_xbeta, f_step, f_state, f_lev;
     /* X from a recipe: built on the device (basis.cu) */
     const gg_xplan *xplan;
     dev_block    *dblocks;
@@ -487,7 +487,7 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
         gg_cuda_function(s->ordinal, "rows", "rows_xbeta", &s->f_xbeta, st) ||
         gg_cuda_function(s->ordinal, "rows", "rows_eta_step", &s->f_step, st) ||
         gg_cuda_function(s->ordinal, "rows", "rows_state", &s->f_state, st) ||
-        gg_cuda_function(s->ordinal, "rows", "rows_quadform", &s->f_quad, st))
+        gg_cuda_function(s->ordinal, "gram", "gram_leverage", &s->f_lev, st))
         goto done;
     gg_tel_dispatch(LABEL);
 
@@ -693,6 +693,8 @@ static int cuda_gram(gg_backend *be, double *A, double *b, double *zwz, gg_statu
     return rc;
 }
 
+/* Leverages of a chunk: gram.cu's gram_leverage, one block per 64 rows
+ * (a matrix product X M on the tensor cores, then row sums). */
 static int quad_chunk(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, size_t rows,
                       CUstream stream, void *ctx, gg_status *st)
 {
@@ -701,7 +703,12 @@ static int quad_chunk(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, size
     int p = s->p;
     CUdeviceptr w = rows_at(s->w, r0), h = rows_at(s->h, r0);
     void *args[] = {&Xc, &ld, &nr, &p, &s->M, &w, &h};
-    return launch_rows(s, s->f_quad, args, stream, "engine: launching rows_quadform", st);
+    const unsigned blocks = (unsigned) ((rows + 63) / 64);
+    if (gg_cu_check(gg_cu.cuLaunchKernel(s->f_lev, blocks, 1, 1, ROW_THREADS, 1, 1, 0, stream,
+                                         args, NULL), "engine: launching gram_leverage", st))
+        return -1;
+    gg_tel_launch(LABEL, 1);
+    return 0;
 }
 
 static int cuda_leverage(gg_backend *be, const double *M, double *h, gg_status *st)

@@ -178,3 +178,125 @@ gram_reduce(const double *__restrict__ partial, int n_slabs, int q, int accumula
     G[(size_t) j * q + i] = s;
     G[(size_t) i * q + j] = s;
 }
+
+// Leverages h[i] = (w ? w[i] : 1) x_i' M x_i (M p x p symmetric, device
+// memory) as a matrix product: a block takes 64 rows, forms T = X_rows M one
+// 64-column tile at a time (on the tensor cores where there are some, as
+// gram_partial does), and sums T[i, j] X[i, j] over the tile's columns; the
+// per-row partial sums are combined in a fixed order, so the result does
+// not depend on the launch (the streamed and resident fits agree bit for
+// bit).  Grid: one block per 64 rows.
+#ifdef GG_DMMA
+#define LEV_SLOTS 8                      // contributors per row: 2 warps x 4 lanes
+#else
+#define LEV_SLOTS 16                     // contributors per row: 16 threads
+#endif
+extern "C" __global__ void __launch_bounds__(NTHREADS)
+gram_leverage(const double *__restrict__ X, long long ldx, long long n, int p,
+              const double *__restrict__ M, const double *__restrict__ w,
+              double *__restrict__ h)
+{
+    __shared__ double As[KROWS][TILE + PAD];   // X[r0 + i, k0 + kk] at [kk][i]
+    __shared__ double Bs[KROWS][TILE + PAD];   // M[k0 + kk, j0 + j] at [kk][j]
+    __shared__ double red[TILE][LEV_SLOTS + 1];
+    const long long r0 = (long long) blockIdx.x * TILE;
+    double hsum = 0.0;                         // thread t < 64: row r0 + t
+#ifdef GG_DMMA
+    const int lane = threadIdx.x % 32, wi = threadIdx.x / 32;
+    const int gid = lane / 4, tig = lane % 4;
+    const int mb = 16 * (wi % 4), nb = 32 * (wi / 4);
+#else
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+#endif
+    for (int j0 = 0; j0 < p; j0 += TILE) {
+#ifdef GG_DMMA
+        double acc[2][4][2];
+        for (int a = 0; a < 2; a++)
+            for (int b = 0; b < 4; b++)
+                acc[a][b][0] = acc[a][b][1] = 0.0;
+#else
+        double acc[4][4];
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 4; b++)
+                acc[a][b] = 0.0;
+#endif
+        for (int k0 = 0; k0 < p; k0 += KROWS) {
+            for (int e = threadIdx.x; e < KROWS * TILE; e += NTHREADS) {
+                const int kk = e % KROWS, cc = e / KROWS;
+                const int k = k0 + kk;
+                const long long r = r0 + cc;
+                As[kk][cc] = (k < p && r < n) ? X[(size_t) k * ldx + r] : 0.0;
+                const int j = j0 + cc;
+                Bs[kk][cc] = (k < p && j < p) ? M[(size_t) j * p + k] : 0.0;
+            }
+            __syncthreads();
+#ifdef GG_DMMA
+#pragma unroll
+            for (int s = 0; s < KROWS; s += 4) {
+                double av[2], bv[4];
+#pragma unroll
+                for (int a = 0; a < 2; a++)
+                    av[a] = As[s + tig][mb + 8 * a + gid];
+#pragma unroll
+                for (int b = 0; b < 4; b++)
+                    bv[b] = Bs[s + tig][nb + 8 * b + gid];
+#pragma unroll
+                for (int a = 0; a < 2; a++)
+#pragma unroll
+                    for (int b = 0; b < 4; b++)
+                        dmma_8x8x4(acc[a][b][0], acc[a][b][1], av[a], bv[b]);
+            }
+#else
+#pragma unroll
+            for (int k = 0; k < KROWS; k++) {
+                double av[4], bv[4];
+                for (int a = 0; a < 4; a++)
+                    av[a] = As[k][ty + 16 * a];
+                for (int b = 0; b < 4; b++)
+                    bv[b] = Bs[k][tx + 16 * b];
+                for (int a = 0; a < 4; a++)
+                    for (int b = 0; b < 4; b++)
+                        acc[a][b] += av[a] * bv[b];
+            }
+#endif
+            __syncthreads();
+        }
+        // this tile's T[i, j] X[i, j], summed per row over the thread's columns
+#ifdef GG_DMMA
+        for (int a = 0; a < 2; a++) {
+            const int i = mb + 8 * a + gid;
+            const long long r = r0 + i;
+            double ps = 0.0;
+            for (int b = 0; b < 4; b++)
+                for (int c = 0; c < 2; c++) {
+                    const int j = j0 + nb + 8 * b + 2 * tig + c;
+                    if (r < n && j < p)
+                        ps += acc[a][b][c] * X[(size_t) j * ldx + r];
+                }
+            red[i][(wi / 4) * 4 + tig] = ps;
+        }
+#else
+        for (int a = 0; a < 4; a++) {
+            const int i = ty + 16 * a;
+            const long long r = r0 + i;
+            double ps = 0.0;
+            for (int b = 0; b < 4; b++) {
+                const int j = j0 + tx + 16 * b;
+                if (r < n && j < p)
+                    ps += acc[a][b] * X[(size_t) j * ldx + r];
+            }
+            red[i][tx] = ps;
+        }
+#endif
+        __syncthreads();
+        if (threadIdx.x < TILE)
+            for (int c = 0; c < LEV_SLOTS; c++)
+                hsum += red[threadIdx.x][c];
+        __syncthreads();
+    }
+    if (threadIdx.x < TILE) {
+        const long long r = r0 + threadIdx.x;
+        if (r < n)
+            h[r] = w != nullptr ? w[r] * hsum : hsum;
+    }
+}

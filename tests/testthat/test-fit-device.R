@@ -35,6 +35,7 @@ expect_parity <- function(fd, fc, tol = 1e-9, sp = TRUE) {
   if (sp && length(fc$sp)) expect_lt(rel(log(fd$sp), log(fc$sp)), tol)
   expect_lt(rel(fd$edf, fc$edf), tol)
   expect_lt(abs(fd$deviance - fc$deviance) / fc$deviance, tol)
+  expect_lt(rel(fd$hat, fc$hat), tol)     # leverages: gram_leverage vs the BLAS
 }
 
 cases <- list(
