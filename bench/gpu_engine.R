@@ -87,6 +87,12 @@ for (n in ns) {
       dev_kernels = dev$value$device$split[["kernels"]],
       dev_host = dev$value$device$split[["host"]],
       cpu_iter = if (is.null(cpu)) NA else cpu$value$device$timings[["iterations"]],
+      cpu_post = if (is.null(cpu)) NA else cpu$value$device$timings[["postproc"]],
+      # the issue's "iterations (everything after setup)", both readings
+      x_iter = if (is.null(cpu)) NA else cpu$value$device$timings[["iterations"]] / tm[["iterations"]],
+      x_after_setup = if (is.null(cpu)) NA else
+        sum(cpu$value$device$timings[c("iterations", "postproc")]) /
+          sum(tm[c("iterations", "postproc")]),
       eta_vs_fREML = if (is.null(eb)) NA else
         max(abs(dev$value$linear.predictors - eb)) / diff(range(eb)),
       reml_vs_fREML = if (is.null(bf)) NA else
