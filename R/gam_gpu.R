@@ -330,9 +330,14 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     # "recipe": X was built by the backend from the covariates (on the
     # device for a GPU fit); "matrix": X was built in R and handed over
     model_matrix = x_source,
-    timings = c(setup = t1 - t0, iterations = sc[["t.iterations"]],
+    # setup: mgcv's setup, then the backend's load (building or copying X,
+    # copying the data); iterations: penalized IRLS with REML; postproc:
+    # everything after (covariances, EDFs, leverages, the gam object)
+    timings = c(setup = t1 - t0 + res$device.times[["load"]],
+                iterations = sc[["t.iterations"]],
                 postproc = sc[["t.postproc"]] + (t3 - t2) +
-                  max(0, (t2 - t1) - sc[["t.iterations"]] - sc[["t.postproc"]])),
+                  max(0, (t2 - t1) - res$device.times[["load"]] - sc[["t.iterations"]] -
+                        sc[["t.postproc"]])),
     # on the device: copies of the data and results (load, fetch), the
     # row-wise kernels with their small result copies (every IRLS pass and
     # the leverage pass), and what the engine did on the host meanwhile (the

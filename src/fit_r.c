@@ -14,6 +14,7 @@
 
 #include "backend.h"
 #include "engine.h"
+#include "engine_internal.h"
 #include "errors_r.h"
 #include "family.h"
 #include "fit_r.h"
@@ -194,14 +195,16 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     const char *backend_name = "cpu";
     long counters[3] = {0, 0, 0};
     char placement[96] = "host";
-    double t_transfer = 0, t_rows = 0, t_build = 0;
+    double t_transfer = 0, t_rows = 0, t_build = 0, t_load = 0;
     int rc = -1;
     for (int on_device = mode > 0; on_device >= 0; on_device--) {
         gg_backend be;
         gg_status_clear(&st);
         rc = on_device ? gg_backend_cuda_init(&be, ordinal, &st)
                        : gg_backend_cpu_init(&be, chunk > 0 ? (size_t) chunk : 0, &st);
+        const double t_load0 = gg_now();
         if (rc == 0) rc = be.ops->load(&be, &d, &st);
+        t_load = gg_now() - t_load0;
         if (rc == 0) rc = gg_engine_fit(&be, &pen, &sp, &ctl, &out, &st);
         if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_ETA, REAL(VECTOR_ELT(res, 15)), &st);
         if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_MU, REAL(VECTOR_ELT(res, 16)), &st);
@@ -242,14 +245,16 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     SET_VECTOR_ELT(res, 19, Rf_mkString(backend_name));
     SET_VECTOR_ELT(res, 21, Rf_mkString(fallback));
     SET_VECTOR_ELT(res, 22, Rf_mkString(rc == 0 && strcmp(backend_name, "cuda") == 0 ? placement : "host"));
-    SEXP dt = PROTECT(Rf_allocVector(REALSXP, 3));
-    SEXP dtn = PROTECT(Rf_allocVector(STRSXP, 3));
+    SEXP dt = PROTECT(Rf_allocVector(REALSXP, 4));
+    SEXP dtn = PROTECT(Rf_allocVector(STRSXP, 4));
     REAL(dt)[0] = t_transfer;
     REAL(dt)[1] = t_rows;
     REAL(dt)[2] = t_build;
+    REAL(dt)[3] = t_load;       /* load() as a whole: X built or copied, data copied */
     SET_STRING_ELT(dtn, 0, Rf_mkChar("transfer"));
     SET_STRING_ELT(dtn, 1, Rf_mkChar("rows"));
     SET_STRING_ELT(dtn, 2, Rf_mkChar("build"));
+    SET_STRING_ELT(dtn, 3, Rf_mkChar("load"));
     Rf_setAttrib(dt, R_NamesSymbol, dtn);
     SET_VECTOR_ELT(res, 23, dt);
     SEXP cnt = PROTECT(Rf_allocVector(REALSXP, 3));
