@@ -109,8 +109,9 @@ classify_setup_error <- function(e) {
 #' built by \code{bam(..., fit = FALSE)}; the fit runs in C, with every
 #' O(n) step (working weights, X'WX, X beta) in a backend: the GPU (CUDA)
 #' or the CPU.  When every smooth has a C evaluator ("cr", "cs", "tp",
-#' "ts"), the model matrix is not formed in R: the backend builds it from
-#' the covariates, on the device for a GPU fit.
+#' "ts", and \code{te()} of two "cr" margins), the model matrix is not
+#' formed in R: the backend builds it from the covariates, on the device for
+#' a GPU fit.
 #'
 #' @param formula an mgcv model formula: \code{s()}, \code{te()}, \code{ti()},
 #'   \code{t2()} smooths with any basis mgcv's \code{bam()} accepts,
