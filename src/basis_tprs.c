@@ -10,10 +10,10 @@
  * multiply-adds, nXu up to 2000 -- so rows are split over threads; no
  * thread touches R. */
 #include "basis.h"
+#include "threads.h"
 #include "../inst/kernels/basis_math.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,10 +153,8 @@ int gg_tprs_basis(const double *x, size_t n, int d, const double *shift, int m, 
     if (threads < 1) threads = 1;
     if ((size_t) threads > rows) threads = rows > 0 ? (int) rows : 1;
     tprs_job *jobs = calloc((size_t) threads, sizeof *jobs);
-    pthread_t *tid = calloc((size_t) threads, sizeof *tid);
-    int *started = calloc((size_t) threads, sizeof *started);
-    if (jobs == NULL || tid == NULL || started == NULL) {
-        free(power); free(jobs); free(tid); free(started);
+    if (jobs == NULL) {
+        free(power);
         return -1;
     }
     for (int t = 0; t < threads; t++) {
@@ -167,18 +165,10 @@ int gg_tprs_basis(const double *x, size_t n, int d, const double *shift, int m, 
         J->d = d; J->m = m; J->M = M; J->nXu = nXu; J->eta0 = eta0; J->power = power;
         J->map = map; J->out = out; J->ldo = ldo;
     }
-    /* threads 1.. run beside this one; a thread that cannot start runs here */
-    for (int t = 1; t < threads; t++)
-        started[t] = pthread_create(&tid[t], NULL, tprs_rows, &jobs[t]) == 0;
-    tprs_rows(&jobs[0]);
-    int failed = jobs[0].failed;
-    for (int t = 1; t < threads; t++) {
-        if (started[t])
-            pthread_join(tid[t], NULL);
-        else
-            tprs_rows(&jobs[t]);
+    int failed = gg_run_jobs(threads, tprs_rows, jobs, sizeof *jobs) != 0;
+    for (int t = 0; t < threads; t++)
         failed |= jobs[t].failed;
-    }
-    free(power); free(jobs); free(tid); free(started);
+    free(power);
+    free(jobs);
     return failed ? -1 : 0;
 }

@@ -11,8 +11,8 @@
  * Rows go in blocks so the column-major X is read with unit stride; the
  * per-row order is unchanged by the blocking and by the row threads. */
 #include "predict_cpu.h"
+#include "threads.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 
 #if defined(__clang__)
@@ -83,12 +83,8 @@ int gg_cpu_predict(const double *X, size_t n, int p, const double *beta, const d
     if ((size_t) threads > max_threads)
         threads = max_threads > 1 ? (int) max_threads : 1;
     predict_job *jobs = malloc((size_t) threads * sizeof *jobs);
-    pthread_t *tid = malloc((size_t) threads * sizeof *tid);
-    int *started = calloc((size_t) threads, sizeof *started);
-    if (jobs == NULL || tid == NULL || started == NULL) {
-        free(jobs); free(tid); free(started);
+    if (jobs == NULL)
         return gg_fail(st, "gamgpu_host_oom", "predict: out of host memory");
-    }
     /* contiguous row ranges, whole blocks each except the last */
     size_t blocks = (n + ROW_BLOCK - 1) / ROW_BLOCK;
     for (int t = 0; t < threads; t++) {
@@ -100,16 +96,9 @@ int gg_cpu_predict(const double *X, size_t n, int p, const double *beta, const d
         J->r0 = b0 * ROW_BLOCK;
         J->r1 = b1 * ROW_BLOCK < n ? b1 * ROW_BLOCK : n;
     }
-    /* threads 1.. run beside this one; a thread that cannot start runs here */
-    for (int t = 1; t < threads; t++)
-        started[t] = pthread_create(&tid[t], NULL, predict_thread, &jobs[t]) == 0;
-    predict_rows(&jobs[0]);
-    for (int t = 1; t < threads; t++) {
-        if (started[t])
-            pthread_join(tid[t], NULL);
-        else
-            predict_rows(&jobs[t]);
-    }
-    free(jobs); free(tid); free(started);
+    const int rc = gg_run_jobs(threads, predict_thread, jobs, sizeof *jobs);
+    free(jobs);
+    if (rc != 0)
+        return gg_fail(st, "gamgpu_host_oom", "predict: out of host memory");
     return 0;
 }

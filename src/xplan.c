@@ -2,8 +2,8 @@
  * recipe (xplan.h), over POSIX threads: the CPU backend's X, and the CPU
  * twin of the device build in basis.cu.  Pure C. */
 #include "xplan.h"
+#include "threads.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,30 +66,18 @@ int gg_xplan_fill(const gg_xplan *plan, size_t r0, size_t rows, double *out, siz
     if ((size_t) threads > rows / 4096 + 1)
         threads = (int) (rows / 4096 + 1);
     fill_job *jobs = calloc((size_t) threads, sizeof *jobs);
-    pthread_t *tid = calloc((size_t) threads, sizeof *tid);
-    int *started = calloc((size_t) threads, sizeof *started);
-    int failed = jobs == NULL || tid == NULL || started == NULL;
+    int failed = jobs == NULL;
     if (!failed) {
         for (int t = 0; t < threads; t++) {
             const size_t a = rows * (size_t) t / (size_t) threads;
             const size_t e = rows * (size_t) (t + 1) / (size_t) threads;
             jobs[t] = (fill_job) {plan, r0 + a, e - a, out + a, ldo, 0};
         }
-        for (int t = 1; t < threads; t++)
-            started[t] = pthread_create(&tid[t], NULL, fill_rows, &jobs[t]) == 0;
-        fill_rows(&jobs[0]);
-        failed = jobs[0].failed;
-        for (int t = 1; t < threads; t++) {
-            if (started[t])
-                pthread_join(tid[t], NULL);
-            else
-                fill_rows(&jobs[t]);
+        failed = gg_run_jobs(threads, fill_rows, jobs, sizeof *jobs) != 0;
+        for (int t = 0; t < threads && !failed; t++)
             failed |= jobs[t].failed;
-        }
     }
     free(jobs);
-    free(tid);
-    free(started);
     if (failed)
         return gg_fail(st, "gamgpu_host_oom",
                        "out of host memory building rows of the model matrix");
