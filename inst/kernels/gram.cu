@@ -38,6 +38,92 @@ static __device__ __forceinline__ void dmma_8x8x4(double &d0, double &d1, double
 }
 #endif
 
+// What both kernels do with a loaded pair of shared blocks: a 64 x 64 tile
+// of As' Bs over the block's KROWS rows, added to the thread's part of it
+// (acc).  On the tensor cores each of the 8 warps owns a 16 x 32 piece --
+// rows mb .. mb+15, columns nb .. nb+31, 2 x 4 DMMA tiles -- and a lane
+// holds elements (gid, 2 tig + c) of each (tile_part); without them a
+// thread owns rows ty + 16 a and columns tx + 16 b.
+struct tile_part {
+#ifdef GG_DMMA
+    int gid, tig, mb, nb;
+#else
+    int tx, ty;
+#endif
+};
+
+static __device__ __forceinline__ tile_part tile_part_of(int t)
+{
+    tile_part q;
+#ifdef GG_DMMA
+    const int lane = t % 32, wi = t / 32;
+    q.gid = lane / 4;
+    q.tig = lane % 4;
+    q.mb = 16 * (wi % 4);
+    q.nb = 32 * (wi / 4);
+#else
+    q.tx = t % 16;
+    q.ty = t / 16;
+#endif
+    return q;
+}
+
+#ifdef GG_DMMA
+#define TILE_ACC(acc) double acc[2][4][2]
+#else
+#define TILE_ACC(acc) double acc[4][4]
+#endif
+
+static __device__ __forceinline__ void tile_zero(TILE_ACC(acc))
+{
+#ifdef GG_DMMA
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 4; b++)
+            acc[a][b][0] = acc[a][b][1] = 0.0;
+#else
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++)
+            acc[a][b] = 0.0;
+#endif
+}
+
+static __device__ __forceinline__ void tile_step(const double (*As)[TILE + PAD],
+                                                 const double (*Bs)[TILE + PAD],
+                                                 const tile_part &q, TILE_ACC(acc))
+{
+#ifdef GG_DMMA
+#pragma unroll
+    for (int k0 = 0; k0 < KROWS; k0 += 4) {
+        // A (8 x 4, row-major): element (gid, tig) = As[k0 + tig][row];
+        // B (4 x 8, col-major): element (tig, gid) = Bs[k0 + tig][column]
+        double av[2], bv[4];
+#pragma unroll
+        for (int a = 0; a < 2; a++)
+            av[a] = As[k0 + q.tig][q.mb + 8 * a + q.gid];
+#pragma unroll
+        for (int b = 0; b < 4; b++)
+            bv[b] = Bs[k0 + q.tig][q.nb + 8 * b + q.gid];
+#pragma unroll
+        for (int a = 0; a < 2; a++)
+#pragma unroll
+            for (int b = 0; b < 4; b++)
+                dmma_8x8x4(acc[a][b][0], acc[a][b][1], av[a], bv[b]);
+    }
+#else
+#pragma unroll
+    for (int k = 0; k < KROWS; k++) {
+        double av[4], bv[4];
+        for (int a = 0; a < 4; a++)
+            av[a] = As[k][q.ty + 16 * a];
+        for (int b = 0; b < 4; b++)
+            bv[b] = Bs[k][q.tx + 16 * b];
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 4; b++)
+                acc[a][b] += av[a] * bv[b];
+    }
+#endif
+}
+
 extern "C" __global__ void __launch_bounds__(NTHREADS)
 gram_partial(const double *__restrict__ X, long long ldx, const double *__restrict__ z,
              const double *__restrict__ w, long long n, int p, long long rows_per_slab,
@@ -55,22 +141,9 @@ gram_partial(const double *__restrict__ X, long long ldx, const double *__restri
     __shared__ double As[KROWS][TILE + PAD];   // w_r * X[r, tile ti]
     __shared__ double Bs[KROWS][TILE + PAD];   //       X[r, tile tj]
 
-#ifdef GG_DMMA
-    // warp wi: rows 16 (wi % 4) .. +15 of the tile, columns 32 (wi / 4) .. +31
-    const int lane = threadIdx.x % 32, wi = threadIdx.x / 32;
-    const int gid = lane / 4, tig = lane % 4;
-    const int mb = 16 * (wi % 4), nb = 32 * (wi / 4);
-    double acc[2][4][2];
-    for (int a = 0; a < 2; a++)
-        for (int b = 0; b < 4; b++)
-            acc[a][b][0] = acc[a][b][1] = 0.0;
-#else
-    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-    double acc[4][4];
-    for (int a = 0; a < 4; a++)
-        for (int b = 0; b < 4; b++)
-            acc[a][b] = 0.0;
-#endif
+    const tile_part tp = tile_part_of(threadIdx.x);
+    TILE_ACC(acc);
+    tile_zero(acc);
 
     const long long r0 = (long long) blockIdx.y * rows_per_slab;
     long long r1 = r0 + rows_per_slab;
@@ -98,37 +171,7 @@ gram_partial(const double *__restrict__ X, long long ldx, const double *__restri
             Bs[rr][cc] = b;
         }
         __syncthreads();
-#ifdef GG_DMMA
-#pragma unroll
-        for (int k0 = 0; k0 < KROWS; k0 += 4) {
-            // A (8 x 4, row-major): element (gid, tig) = w X[k0 + tig, i];
-            // B (4 x 8, col-major): element (tig, gid) = X[k0 + tig, j]
-            double av[2], bv[4];
-#pragma unroll
-            for (int a = 0; a < 2; a++)
-                av[a] = As[k0 + tig][mb + 8 * a + gid];
-#pragma unroll
-            for (int b = 0; b < 4; b++)
-                bv[b] = Bs[k0 + tig][nb + 8 * b + gid];
-#pragma unroll
-            for (int a = 0; a < 2; a++)
-#pragma unroll
-                for (int b = 0; b < 4; b++)
-                    dmma_8x8x4(acc[a][b][0], acc[a][b][1], av[a], bv[b]);
-        }
-#else
-#pragma unroll
-        for (int k = 0; k < KROWS; k++) {
-            double av[4], bv[4];
-            for (int a = 0; a < 4; a++)
-                av[a] = As[k][ty + 16 * a];
-            for (int b = 0; b < 4; b++)
-                bv[b] = Bs[k][tx + 16 * b];
-            for (int a = 0; a < 4; a++)
-                for (int b = 0; b < 4; b++)
-                    acc[a][b] += av[a] * bv[b];
-        }
-#endif
+        tile_step(As, Bs, tp, acc);
         __syncthreads();
     }
 
@@ -136,23 +179,23 @@ gram_partial(const double *__restrict__ X, long long ldx, const double *__restri
 #ifdef GG_DMMA
     // C fragment: element (gid, 2 tig + c) of each 8 x 8 tile
     for (int a = 0; a < 2; a++) {
-        const int i = ti * TILE + mb + 8 * a + gid;
+        const int i = ti * TILE + tp.mb + 8 * a + tp.gid;
         if (i >= q)
             continue;
         for (int b = 0; b < 4; b++)
             for (int c = 0; c < 2; c++) {
-                const int j = tj * TILE + nb + 8 * b + 2 * tig + c;
+                const int j = tj * TILE + tp.nb + 8 * b + 2 * tp.tig + c;
                 if (j < q)
                     out[(size_t) j * q + i] = acc[a][b][c];
             }
     }
 #else
     for (int a = 0; a < 4; a++) {
-        const int i = ti * TILE + ty + 16 * a;
+        const int i = ti * TILE + tp.ty + 16 * a;
         if (i >= q)
             continue;
         for (int b = 0; b < 4; b++) {
-            const int j = tj * TILE + tx + 16 * b;
+            const int j = tj * TILE + tp.tx + 16 * b;
             if (j < q)
                 out[(size_t) j * q + i] = acc[a][b];
         }
@@ -201,25 +244,10 @@ gram_leverage(const double *__restrict__ X, long long ldx, long long n, int p,
     __shared__ double red[TILE][LEV_SLOTS + 1];
     const long long r0 = (long long) blockIdx.x * TILE;
     double hsum = 0.0;                         // thread t < 64: row r0 + t
-#ifdef GG_DMMA
-    const int lane = threadIdx.x % 32, wi = threadIdx.x / 32;
-    const int gid = lane / 4, tig = lane % 4;
-    const int mb = 16 * (wi % 4), nb = 32 * (wi / 4);
-#else
-    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-#endif
+    const tile_part tp = tile_part_of(threadIdx.x);
     for (int j0 = 0; j0 < p; j0 += TILE) {
-#ifdef GG_DMMA
-        double acc[2][4][2];
-        for (int a = 0; a < 2; a++)
-            for (int b = 0; b < 4; b++)
-                acc[a][b][0] = acc[a][b][1] = 0.0;
-#else
-        double acc[4][4];
-        for (int a = 0; a < 4; a++)
-            for (int b = 0; b < 4; b++)
-                acc[a][b] = 0.0;
-#endif
+        TILE_ACC(acc);
+        tile_zero(acc);
         for (int k0 = 0; k0 < p; k0 += KROWS) {
             for (int e = threadIdx.x; e < KROWS * TILE; e += NTHREADS) {
                 const int kk = e % KROWS, cc = e / KROWS;
@@ -230,62 +258,34 @@ gram_leverage(const double *__restrict__ X, long long ldx, long long n, int p,
                 Bs[kk][cc] = (k < p && j < p) ? M[(size_t) j * p + k] : 0.0;
             }
             __syncthreads();
-#ifdef GG_DMMA
-#pragma unroll
-            for (int s = 0; s < KROWS; s += 4) {
-                double av[2], bv[4];
-#pragma unroll
-                for (int a = 0; a < 2; a++)
-                    av[a] = As[s + tig][mb + 8 * a + gid];
-#pragma unroll
-                for (int b = 0; b < 4; b++)
-                    bv[b] = Bs[s + tig][nb + 8 * b + gid];
-#pragma unroll
-                for (int a = 0; a < 2; a++)
-#pragma unroll
-                    for (int b = 0; b < 4; b++)
-                        dmma_8x8x4(acc[a][b][0], acc[a][b][1], av[a], bv[b]);
-            }
-#else
-#pragma unroll
-            for (int k = 0; k < KROWS; k++) {
-                double av[4], bv[4];
-                for (int a = 0; a < 4; a++)
-                    av[a] = As[k][ty + 16 * a];
-                for (int b = 0; b < 4; b++)
-                    bv[b] = Bs[k][tx + 16 * b];
-                for (int a = 0; a < 4; a++)
-                    for (int b = 0; b < 4; b++)
-                        acc[a][b] += av[a] * bv[b];
-            }
-#endif
+            tile_step(As, Bs, tp, acc);
             __syncthreads();
         }
         // this tile's T[i, j] X[i, j], summed per row over the thread's columns
 #ifdef GG_DMMA
         for (int a = 0; a < 2; a++) {
-            const int i = mb + 8 * a + gid;
+            const int i = tp.mb + 8 * a + tp.gid;
             const long long r = r0 + i;
             double ps = 0.0;
             for (int b = 0; b < 4; b++)
                 for (int c = 0; c < 2; c++) {
-                    const int j = j0 + nb + 8 * b + 2 * tig + c;
+                    const int j = j0 + tp.nb + 8 * b + 2 * tp.tig + c;
                     if (r < n && j < p)
                         ps += acc[a][b][c] * X[(size_t) j * ldx + r];
                 }
-            red[i][(wi / 4) * 4 + tig] = ps;
+            red[i][(tp.nb / 32) * 4 + tp.tig] = ps;
         }
 #else
         for (int a = 0; a < 4; a++) {
-            const int i = ty + 16 * a;
+            const int i = tp.ty + 16 * a;
             const long long r = r0 + i;
             double ps = 0.0;
             for (int b = 0; b < 4; b++) {
-                const int j = j0 + tx + 16 * b;
+                const int j = j0 + tp.tx + 16 * b;
                 if (r < n && j < p)
                     ps += acc[a][b] * X[(size_t) j * ldx + r];
             }
-            red[i][tx] = ps;
+            red[i][tp.tx] = ps;
         }
 #endif
         __syncthreads();
