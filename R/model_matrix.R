@@ -21,9 +21,7 @@ model_matrix_block <- function(G, mf, threads = setup_threads(nrow(mf))) {
 # One smooth's columns: C for the bases that have an evaluator (cr, cs, tp,
 # ts), mgcv::PredictMat for everything else.
 smooth_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
-  Xs <- if (inherits(s, c("cr.smooth", "cs.smooth"))) cr_matrix(s, mf)
-        else if (inherits(s, c("tprs.smooth", "ts.smooth"))) tprs_matrix(s, mf, threads)
-        else if (is_te_cr2(s)) recipe_matrix(s, mf, threads)
+  Xs <- recipe_matrix(s, mf, threads)
   if (is.null(Xs)) mgcv::PredictMat(s, mf) else Xs
 }
 
@@ -86,9 +84,8 @@ constraint_map <- function(s, mf) {
 
 # The "cr"/"cs" basis of smooth s on the rows of mf (src/basis_cr.c).
 cr_matrix <- function(s, mf) {
-  r <- smooth_recipe(s, mf)
-  if (is.null(r) || r$kind != 1L) return(NULL)
-  drop_deleted(s, .Call(gg_cr_basis_r, r$x, r$xk, r$F, r$drop, r$shift, r$Z, r$by))
+  if (!inherits(s, c("cr.smooth", "cs.smooth"))) return(NULL)
+  recipe_matrix(s, mf, 1L)
 }
 
 # What the C evaluators need to build smooth s on the rows of mf: its
@@ -151,12 +148,10 @@ drop_deleted <- function(s, X) {
 }
 
 # The "tp"/"ts" basis of smooth s on the rows of mf (src/basis_tprs.c),
-# over setup_threads() threads.
+# over `threads` threads.
 tprs_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
-  r <- smooth_recipe(s, mf)
-  if (is.null(r) || r$kind != 2L) return(NULL)
-  drop_deleted(s, .Call(gg_tprs_basis_r, r$x, r$tshift, r$m, r$M, r$Xu, r$UZ, r$drop,
-                        r$shift, r$Z, r$by, as.integer(threads)))
+  if (!inherits(s, c("tprs.smooth", "ts.smooth"))) return(NULL)
+  recipe_matrix(s, mf, threads)
 }
 
 # The model matrix as a recipe for the engine (src/xplan.h): the dense

@@ -4,10 +4,6 @@
 
 #include <Rinternals.h>
 
-SEXP gg_cr_basis_r(SEXP x, SEXP xk, SEXP F, SEXP drop, SEXP shift, SEXP Z, SEXP by);
-SEXP gg_tprs_basis_r(SEXP x, SEXP shift, SEXP m, SEXP M, SEXP Xu, SEXP UZ, SEXP drop,
-                     SEXP sweep, SEXP Z, SEXP by, SEXP threads);
-
 /* The model matrix recipe (R/model_matrix.R: model_matrix_plan) as C
  * structs allocated with R_alloc; classed R error when malformed. */
 struct gg_xplan;

@@ -40,8 +40,6 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_family_rows,         5),
     CALLDEF(gg_dev_resid_r,         5),
     CALLDEF(gg_backend_check,       8),
-    CALLDEF(gg_cr_basis_r,          7),
-    CALLDEF(gg_tprs_basis_r,        11),
     CALLDEF(gg_xplan_build_r,       1),
     {NULL, NULL, 0}
 };
