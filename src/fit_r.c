@@ -48,6 +48,19 @@ static int interrupted(void *ctx)
 
 static SEXP new_mat(int r, int c) { return Rf_allocMatrix(REALSXP, r, c); }
 
+/* The family and link named by two strings, or a classed R error. */
+static gg_family family_or_abort(SEXP family, SEXP link)
+{
+    if (!Rf_isString(family) || !Rf_isString(link) || XLENGTH(family) < 1 || XLENGTH(link) < 1)
+        gg_abort("gamgpu_bad_family", "family and link must be strings");
+    gg_status st;
+    gg_status_clear(&st);
+    gg_family f;
+    if (gg_family_lookup(CHAR(STRING_ELT(family, 0)), CHAR(STRING_ELT(link, 0)), &f, &st))
+        gg_raise(&st);
+    return f;
+}
+
 SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
             SEXP off, SEXP L, SEXP lsp0, SEXP spec, SEXP control)
 {
@@ -76,8 +89,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
 
     gg_fit_spec sp;
     memset(&sp, 0, sizeof sp);
-    if (gg_family_lookup(CHAR(STRING_ELT(family, 0)), CHAR(STRING_ELT(link, 0)), &sp.family, &st))
-        gg_raise(&st);
+    sp.family = family_or_abort(family, link);
     sp.nobs = list_num(spec, "nobs", n);
     sp.scale = list_num(spec, "scale", 0);
     sp.gamma = list_num(spec, "gamma", 1);
@@ -230,53 +242,27 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     const char *snames[] = {"reml", "sig2", "scale.vp", "deviance", "rss", "iter",
                             "converged", "newton.iter", "newton.status", "rank", "Mp",
                             "t.iterations", "t.postproc"};
-    const int ns = (int) (sizeof snames / sizeof snames[0]);
-    SEXP sc = PROTECT(Rf_allocVector(REALSXP, ns));
-    SEXP scn = PROTECT(Rf_allocVector(STRSXP, ns));
-    double sv[] = {out.reml, out.sig2, out.scale_vp, out.deviance, out.rss, out.iter,
-                   out.converged, out.newton_iter, out.newton_status, out.rank, out.Mp,
-                   out.t_iterations, out.t_postproc};
-    for (int i = 0; i < ns; i++) {
-        REAL(sc)[i] = sv[i];
-        SET_STRING_ELT(scn, i, Rf_mkChar(snames[i]));
-    }
-    Rf_setAttrib(sc, R_NamesSymbol, scn);
-    SET_VECTOR_ELT(res, 18, sc);
+    const double sv[] = {out.reml, out.sig2, out.scale_vp, out.deviance, out.rss, out.iter,
+                         out.converged, out.newton_iter, out.newton_status, out.rank, out.Mp,
+                         out.t_iterations, out.t_postproc};
+    SET_VECTOR_ELT(res, 18, gg_named_doubles((int) (sizeof sv / sizeof sv[0]), snames, sv));
     SET_VECTOR_ELT(res, 19, Rf_mkString(backend_name));
     SET_VECTOR_ELT(res, 21, Rf_mkString(fallback));
     SET_VECTOR_ELT(res, 22, Rf_mkString(rc == 0 && strcmp(backend_name, "cuda") == 0 ? placement : "host"));
-    SEXP dt = PROTECT(Rf_allocVector(REALSXP, 4));
-    SEXP dtn = PROTECT(Rf_allocVector(STRSXP, 4));
-    REAL(dt)[0] = t_transfer;
-    REAL(dt)[1] = t_rows;
-    REAL(dt)[2] = t_build;
-    REAL(dt)[3] = t_load;       /* load() as a whole: X built or copied, data copied */
-    SET_STRING_ELT(dtn, 0, Rf_mkChar("transfer"));
-    SET_STRING_ELT(dtn, 1, Rf_mkChar("rows"));
-    SET_STRING_ELT(dtn, 2, Rf_mkChar("build"));
-    SET_STRING_ELT(dtn, 3, Rf_mkChar("load"));
-    Rf_setAttrib(dt, R_NamesSymbol, dtn);
-    SET_VECTOR_ELT(res, 23, dt);
-    SEXP cnt = PROTECT(Rf_allocVector(REALSXP, 3));
-    SEXP cntn = PROTECT(Rf_allocVector(STRSXP, 3));
-    const char *cn[] = {"gram", "xbeta", "row_state"};
-    for (int i = 0; i < 3; i++) {
-        REAL(cnt)[i] = (double) counters[i];
-        SET_STRING_ELT(cntn, i, Rf_mkChar(cn[i]));
-    }
-    Rf_setAttrib(cnt, R_NamesSymbol, cntn);
-    SET_VECTOR_ELT(res, 20, cnt);
-    UNPROTECT(8);
+    /* load: load() as a whole (X built or copied, the data copied) */
+    const char *tnames[] = {"transfer", "rows", "build", "load"};
+    const double tv[] = {t_transfer, t_rows, t_build, t_load};
+    SET_VECTOR_ELT(res, 23, gg_named_doubles(4, tnames, tv));
+    const char *cnames[] = {"gram", "xbeta", "row_state"};
+    const double cv[] = {(double) counters[0], (double) counters[1], (double) counters[2]};
+    SET_VECTOR_ELT(res, 20, gg_named_doubles(3, cnames, cv));
+    UNPROTECT(2);
     return res;
 }
 
 SEXP gg_family_rows(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt)
 {
-    gg_status st;
-    gg_status_clear(&st);
-    gg_family f;
-    if (gg_family_lookup(CHAR(STRING_ELT(family, 0)), CHAR(STRING_ELT(link, 0)), &f, &st))
-        gg_raise(&st);
+    const gg_family f = family_or_abort(family, link);
     if (TYPEOF(eta) != REALSXP || TYPEOF(y) != REALSXP || TYPEOF(wt) != REALSXP)
         gg_abort("gamgpu_bad_input", "eta, y and wt must be double vectors");
     R_xlen_t n = XLENGTH(eta);
@@ -314,11 +300,7 @@ SEXP gg_family_rows(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt)
  * have length 1 (the null model's mean). */
 SEXP gg_dev_resid_r(SEXP family, SEXP link, SEXP y, SEXP mu, SEXP wt)
 {
-    gg_status st;
-    gg_status_clear(&st);
-    gg_family f;
-    if (gg_family_lookup(CHAR(STRING_ELT(family, 0)), CHAR(STRING_ELT(link, 0)), &f, &st))
-        gg_raise(&st);
+    const gg_family f = family_or_abort(family, link);
     if (TYPEOF(y) != REALSXP || TYPEOF(mu) != REALSXP || TYPEOF(wt) != REALSXP)
         gg_abort("gamgpu_bad_input", "y, mu and wt must be double vectors");
     const R_xlen_t n = XLENGTH(y), nm = XLENGTH(mu);
@@ -353,9 +335,7 @@ SEXP gg_backend_check(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP lin
     if (XLENGTH(y) != n || XLENGTH(w) != n || XLENGTH(beta) != p ||
         XLENGTH(M) != (R_xlen_t) p * p || (offset != R_NilValue && XLENGTH(offset) != n))
         gg_abort("gamgpu_bad_input", "inconsistent dimensions");
-    gg_family f;
-    if (gg_family_lookup(CHAR(STRING_ELT(family, 0)), CHAR(STRING_ELT(link, 0)), &f, &st))
-        gg_raise(&st);
+    const gg_family f = family_or_abort(family, link);
     const char *names[] = {"deviance", "A", "b", "zwz", "eta", "mu", "w", "z", "h"};
     SEXP res = PROTECT(Rf_allocVector(VECSXP, 9));
     SEXP nm = PROTECT(Rf_allocVector(STRSXP, 9));

@@ -41,3 +41,16 @@ SEXP gg_list_elt(SEXP list, const char *name)
             return VECTOR_ELT(list, i);
     return R_NilValue;
 }
+
+SEXP gg_named_doubles(int n, const char **names, const double *values)
+{
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, n));
+    for (int i = 0; i < n; i++) {
+        REAL(out)[i] = values[i];
+        SET_STRING_ELT(nm, i, Rf_mkCharCE(names[i], CE_UTF8));
+    }
+    Rf_setAttrib(out, R_NamesSymbol, nm);
+    UNPROTECT(2);
+    return out;
+}
