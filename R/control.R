@@ -14,6 +14,14 @@
 #'   the size of the subsample mgcv's \code{bam()} setup builds the bases on.
 #' @param block.rows rows per block of the CPU backend's X'WX accumulation.
 #' @param hat compute the leverages (one extra pass over the data).
+#' @param nthreads host threads for the REML optimizer's p x p products
+#'   (the inverse of the penalized normal equations and the per-penalty
+#'   products of its gradient and Hessian).  They are used only where they
+#'   pay, for p >= 128 and at least 4 threads.  Fits agree across thread
+#'   counts to rounding, which the REML optimizer can carry further only
+#'   along directions where the score is flat.  The default is the option \code{gamgpu.threads},
+#'   else the number of physical cores (at most 2 under
+#'   \code{_R_CHECK_LIMIT_CORES_}).
 #' @return a list of class \code{gam_gpu_control}.
 #' @examples
 #' gam_gpu_control(trace = TRUE, epsilon = 1e-9)
@@ -22,7 +30,7 @@ gam_gpu_control <- function(trace = FALSE, maxit = 200L, epsilon = 1e-7,
                             newton.maxit = 200L,
                             newton.tol = sqrt(.Machine$double.eps),
                             chunk.size = 10000L, block.rows = 4096L,
-                            hat = TRUE) {
+                            hat = TRUE, nthreads = default_threads()) {
   num1 <- function(x, nm, lo = 0) {
     if (!is.numeric(x) || length(x) != 1L || !is.finite(x) || x <= lo)
       gamgpu_abort("gamgpu_bad_control",
@@ -38,6 +46,16 @@ gam_gpu_control <- function(trace = FALSE, maxit = 200L, epsilon = 1e-7,
                  newton.tol = num1(newton.tol, "newton.tol"),
                  chunk.size = as.integer(num1(chunk.size, "chunk.size")),
                  block.rows = as.integer(num1(block.rows, "block.rows")),
-                 hat = isTRUE(hat)),
+                 hat = isTRUE(hat),
+                 nthreads = as.integer(num1(nthreads, "nthreads"))),
             class = "gam_gpu_control")
+}
+
+# Host threads of the engine: option gamgpu.threads, else physical cores,
+# at most 2 under R CMD check's core limit.
+default_threads <- function() {
+  n <- getOption("gamgpu.threads", parallel::detectCores(logical = FALSE))
+  if (!is.numeric(n) || length(n) != 1L || is.na(n) || n < 1) n <- 1L
+  if (nzchar(Sys.getenv("_R_CHECK_LIMIT_CORES_"))) n <- min(n, 2L)
+  as.integer(n)
 }

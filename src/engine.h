@@ -33,6 +33,7 @@ typedef struct gg_fit_control {
     int    newton_maxit;   /* REML Newton iterations per working model (200) */
     double newton_tol;     /* REML convergence tolerance (sqrt(DBL_EPSILON)) */
     int    trace;          /* call trace() once per iteration */
+    int    nthreads;       /* host threads for the REML p x p products */
     /* trace line: iteration, REML score, deviance, total EDF, seconds */
     void (*trace_fn)(void *ctx, int iter, double reml, double dev, double edf,
                      double seconds);

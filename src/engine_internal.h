@@ -26,6 +26,7 @@ typedef struct gg_pchol {
     double *d;      /* scaling */
     double *work;   /* 2n */
     int    *ipiv;   /* n, LAPACK 1-based pivot */
+    double *Ri;     /* n x n scratch of the inverse */
     double  ldet;   /* log det over the rank (unscaled) */
 } gg_pchol;
 
@@ -34,6 +35,11 @@ void gg_pchol_free(gg_pchol *f);
 int  gg_pchol_factor(gg_pchol *f, const double *H, gg_status *st);
 void gg_pchol_solve(const gg_pchol *f, const double *b, double *x); /* x = H^+ b */
 void gg_pchol_inverse(const gg_pchol *f, double *Hinv);            /* n x n */
+/* Columns c0..c1-1 (pivoted order) of the same inverse, by triangular
+ * solves, written with their mirror images into a zeroed Hinv; disjoint
+ * column ranges may run on different threads (they share only f->Ri,
+ * each its own columns). */
+void gg_pchol_inverse_cols(const gg_pchol *f, int c0, int c1, double *Hinv);
 
 /* ---- engine_penalty.c --------------------------------------------------- */
 
@@ -94,10 +100,16 @@ typedef struct gg_reml {
     double *gfull, *hfull;
     size_t *PSoff, *Skboff;
     gg_reml_pt pt[2];
+    /* threads for the p x p products (NULL: the caller's thread only) */
+    struct gg_pool *pool;
+    struct reml_job *jobs;
 } gg_reml;
 
+/* nthreads: threads the derivative products may use (a pool is started
+ * only where it pays: p >= 128 and at least 4 threads) */
 int  gg_reml_alloc(gg_reml *r, const gg_penalties *pin, int p, int phi_fixed,
-                   double phi_known, double nobs, double gamma, gg_status *st);
+                   double phi_known, double nobs, double gamma, int nthreads,
+                   gg_status *st);
 void gg_reml_free(gg_reml *r);
 int  gg_reml_eval(gg_reml *r, const double *theta, gg_reml_pt *out, gg_status *st);
 /* Newton on theta from theta0 (fast.REML.fit); returns the best point. */

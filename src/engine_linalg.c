@@ -85,14 +85,15 @@ int gg_pchol_alloc(gg_pchol *f, int n, gg_status *st)
     f->ipiv = malloc(nn * sizeof(int));
     f->d = malloc(nn * sizeof(double));
     f->work = malloc(2 * nn * sizeof(double));
-    if (!f->R || !f->piv || !f->ipiv || !f->d || !f->work)
+    f->Ri = malloc(nn * nn * sizeof(double));
+    if (!f->R || !f->piv || !f->ipiv || !f->d || !f->work || !f->Ri)
         return gg_fail(st, "gamgpu_host_oom", "out of memory (Cholesky, n = %d)", n);
     return 0;
 }
 
 void gg_pchol_free(gg_pchol *f)
 {
-    free(f->R); free(f->piv); free(f->ipiv); free(f->d); free(f->work);
+    free(f->R); free(f->piv); free(f->ipiv); free(f->d); free(f->work); free(f->Ri);
     memset(f, 0, sizeof *f);
 }
 
@@ -149,24 +150,55 @@ void gg_pchol_inverse(const gg_pchol *f, double *Hinv)
     const int n = f->n, r = f->rank;
     memset(Hinv, 0, (size_t) n * n * sizeof(double));
     if (r == 0) return;
-    /* Rinv (r x r upper) in the leading block of a copy */
-    double *Ri = malloc((size_t) r * r * sizeof(double));
-    double *Pr = malloc((size_t) r * r * sizeof(double));
-    if (!Ri || !Pr) { free(Ri); free(Pr); return; }
+    /* (R'R)^-1 of the leading r x r factor: dpotri (triangular inverse, then
+     * its product with its transpose, both on triangles only) */
+    double *Pr = f->Ri;
     for (int j = 0; j < r; j++)
-        for (int i = 0; i < r; i++)
-            Ri[i + (size_t) j * r] = i <= j ? f->R[i + (size_t) j * n] : 0.0;
+        memcpy(Pr + (size_t) j * r, f->R + (size_t) j * n, (size_t) (j + 1) * sizeof(double));
     int info = 0;
-    F77_CALL(dtrtri)("U", "N", &r, Ri, &r, &info FCONE FCONE);
-    /* Pr = Ri Ri' */
-    double one = 1.0, zero = 0.0;
-    F77_CALL(dsyrk)("U", "N", &r, &r, &one, Ri, &r, &zero, Pr, &r FCONE FCONE);
-    for (int j = 0; j < r; j++)
+    F77_CALL(dpotri)("U", &r, Pr, &r, &info FCONE);
+    /* info > 0 cannot happen: the kept pivots are positive */
+    for (int j = 0; j < r; j++) {
+        const int b = f->piv[j];
+        const double db = f->d[b];
         for (int i = 0; i <= j; i++) {
-            int a = f->piv[i], b = f->piv[j];
-            double v = Pr[i + (size_t) j * r] / (f->d[a] * f->d[b]);
+            const int a = f->piv[i];
+            const double v = Pr[i + (size_t) j * r] / (f->d[a] * db);
             Hinv[a + (size_t) b * n] = v;
             Hinv[b + (size_t) a * n] = v;
         }
-    free(Ri); free(Pr);
+    }
+}
+
+void gg_pchol_inverse_cols(const gg_pchol *f, int c0, int c1, double *Hinv)
+{
+    const int n = f->n, r = f->rank;
+    if (c1 > r) c1 = r;
+    if (c0 >= c1) return;
+    const int w = c1 - c0, t = r - c0;
+    const double one = 1.0;
+    /* columns c0..c1-1 of (R'R)^-1: R'Y = E has Y = 0 above row c0, so the
+     * first solve runs on the trailing triangle only; then R X = Y */
+    double *X = f->Ri + (size_t) c0 * r;
+    for (int j = 0; j < w; j++) {
+        double *x = X + (size_t) j * r;
+        memset(x, 0, (size_t) r * sizeof(double));
+        x[c0 + j] = 1.0;
+    }
+    F77_CALL(dtrsm)("L", "U", "T", "N", &t, &w, &one, f->R + c0 + (size_t) c0 * n, &n,
+                    X + c0, &r FCONE FCONE FCONE FCONE);
+    F77_CALL(dtrsm)("L", "U", "N", "N", &r, &w, &one, f->R, &n, X, &r
+                    FCONE FCONE FCONE FCONE);
+    /* the upper triangle of these columns, unpivoted and unscaled, mirrored */
+    for (int j = c0; j < c1; j++) {
+        const int b = f->piv[j];
+        const double db = f->d[b];
+        const double *x = f->Ri + (size_t) j * r;
+        for (int i = 0; i <= j; i++) {
+            const int a = f->piv[i];
+            const double v = x[i] / (f->d[a] * db);
+            Hinv[a + (size_t) b * n] = v;
+            Hinv[b + (size_t) a * n] = v;
+        }
+    }
 }

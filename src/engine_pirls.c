@@ -60,7 +60,8 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
         rc = gg_fail(st, "gamgpu_host_oom", "out of memory (engine)");
         goto done;
     }
-    if ((rc = gg_reml_alloc(&r, pin, p, phi_fixed, spec->scale, spec->nobs, spec->gamma, st)))
+    if ((rc = gg_reml_alloc(&r, pin, p, phi_fixed, spec->scale, spec->nobs, spec->gamma,
+                             ctl->nthreads, st)))
         goto done;
     r.A = A;
     r.b = b;

@@ -17,6 +17,7 @@
 #endif
 
 #include "engine_internal.h"
+#include "threads.h"
 
 #include <float.h>
 #include <math.h>
@@ -24,6 +25,16 @@
 #include <string.h>
 
 #define GG_2PI 6.283185307179586476925286766559
+
+/* Jobs of reml_derivs, spread over r->pool when there is one: columns of P,
+ * then each penalty's products, then each penalty's row of d2H and q.
+ * Every job writes its own outputs only. */
+typedef struct reml_job {
+    gg_reml *r;
+    gg_reml_pt *out;
+    int lo, hi;             /* columns of P (phase 0) or penalties (1, 2) */
+    int phase;
+} reml_job;
 
 static int pt_alloc(gg_reml_pt *q, int p, int m, int nth)
 {
@@ -53,11 +64,14 @@ void gg_reml_free(gg_reml *r)
     free(r->gfull); free(r->hfull); free(r->PSoff); free(r->Skboff);
     pt_free(&r->pt[0]);
     pt_free(&r->pt[1]);
+    gg_pool_free(r->pool);
+    free(r->jobs);
     memset(r, 0, sizeof *r);
 }
 
 int gg_reml_alloc(gg_reml *r, const gg_penalties *pin, int p, int phi_fixed,
-                  double phi_known, double nobs, double gamma, gg_status *st)
+                  double phi_known, double nobs, double gamma, int nthreads,
+                  gg_status *st)
 {
     memset(r, 0, sizeof *r);
     r->p = p;
@@ -106,6 +120,12 @@ int gg_reml_alloc(gg_reml *r, const gg_penalties *pin, int p, int phi_fixed,
     if (gg_pchol_alloc(&r->ch, p, st)) return -1;
     if (pt_alloc(&r->pt[0], p, m, r->nth) || pt_alloc(&r->pt[1], p, m, r->nth))
         return gg_fail(st, "gamgpu_host_oom", "out of memory (REML points)");
+    /* a pool only where it pays: below p = 128 (or 4 threads) the serial
+     * dpotri inverse beats three times its flops spread over threads */
+    int nt = nthreads < p / 32 ? nthreads : p / 32;
+    if (nt >= 4) r->pool = gg_pool_new(nt);
+    r->jobs = malloc((size_t) gg_pool_size(r->pool) * sizeof(reml_job));
+    if (!r->jobs) return gg_fail(st, "gamgpu_host_oom", "out of memory (REML jobs)");
     return 0;
 }
 
@@ -158,7 +178,10 @@ int gg_reml_theta_from_full(const gg_reml *r, const double *rho_full, double *th
     return rc;
 }
 
-int gg_reml_eval(gg_reml *r, const double *theta, gg_reml_pt *out, gg_status *st)
+/* The score at theta: factor A + S, beta, rss, log|S|+ (and its
+ * derivatives, which are cheap).  Leaves the factorization in r->ch for
+ * reml_derivs. */
+static int reml_value(gg_reml *r, const double *theta, gg_reml_pt *out, gg_status *st)
 {
     const gg_penalties *pin = r->pin;
     const int p = r->p, m = r->m, nsp = r->nsp, nth = r->nth;
@@ -187,7 +210,6 @@ int gg_reml_eval(gg_reml *r, const double *theta, gg_reml_pt *out, gg_status *st
     out->rank = r->ch.rank;
     out->ldetH = r->ch.ldet;
     gg_pchol_solve(&r->ch, r->b, out->beta);
-    gg_pchol_inverse(&r->ch, out->P);
 
     double bb = 0, bAb = 0;
     for (int i = 0; i < p; i++) bb += r->b[i] * out->beta[i];
@@ -204,27 +226,50 @@ int gg_reml_eval(gg_reml *r, const double *theta, gg_reml_pt *out, gg_status *st
     if (gg_pen_ldet(&r->pen, r->lam, &ldetS, r->d1S, r->d2S, st)) return -1;
     out->ldetS = ldetS;
 
-    /* per-penalty products */
-    for (int k = 0; k < m; k++) {
-        int d = pin->dim[k], o = pin->off[k];
-        double *Skb = r->Skb + r->Skboff[k];
-        double *PS = r->PS + r->PSoff[k];
-        double lk = r->lam[k];
-        F77_CALL(dgemv)("N", &d, &d, &lk, pin->S[k], &d, out->beta + o, &one, &dzero,
-                        Skb, &one FCONE);
-        double s = 0;
-        for (int i = 0; i < d; i++) s += out->beta[o + i] * Skb[i];
-        r->bSb1[k] = s;
-        F77_CALL(dgemm)("N", "N", &p, &d, &d, &lk, out->P + (size_t) o * p, &p, pin->S[k],
-                        &d, &dzero, PS, &p FCONE FCONE);
-        double tr = 0;
-        for (int i = 0; i < d; i++) tr += PS[(o + i) + (size_t) i * p];
-        r->d1H[k] = tr;
-        /* PSkb_k = P[:, Ik] Skb_k */
-        F77_CALL(dgemv)("N", &p, &d, &done, out->P + (size_t) o * p, &p, Skb, &one, &dzero,
-                        out->PSkb + (size_t) k * p, &one FCONE);
+    const double n = r->nobs, g = r->gamma, Mp = (double) r->Mp;
+    out->V = (out->rss_bSb / pg + (n / g - Mp) * log(GG_2PI * phi) + Mp * log(g) +
+              out->ldetH - ldetS) / 2;
+    if (!isfinite(out->V))
+        return gg_fail(st, "gamgpu_numerical", "non-finite REML score");
+    return 0;
+}
+
+
+static void *reml_job_run(void *arg)
+{
+    const reml_job *jb = arg;
+    gg_reml *r = jb->r;
+    gg_reml_pt *out = jb->out;
+    const gg_penalties *pin = r->pin;
+    const int p = r->p, m = r->m, one = 1;
+    const double done = 1.0, dzero = 0.0;
+    if (jb->phase == 0) {
+        gg_pchol_inverse_cols(&r->ch, jb->lo, jb->hi, out->P);
+        return NULL;
     }
-    for (int k = 0; k < m; k++)
+    for (int k = jb->lo; k < jb->hi; k++) {
+        if (jb->phase == 1) {
+            int d = pin->dim[k], o = pin->off[k];
+            double *Skb = r->Skb + r->Skboff[k];
+            double *PS = r->PS + r->PSoff[k];
+            double lk = r->lam[k];
+            F77_CALL(dgemv)("N", &d, &d, &lk, pin->S[k], &d, out->beta + o, &one, &dzero,
+                            Skb, &one FCONE);
+            double s = 0;
+            for (int i = 0; i < d; i++) s += out->beta[o + i] * Skb[i];
+            r->bSb1[k] = s;
+            F77_CALL(dgemm)("N", "N", &p, &d, &d, &lk, out->P + (size_t) o * p, &p, pin->S[k],
+                            &d, &dzero, PS, &p FCONE FCONE);
+            double tr = 0;
+            for (int i = 0; i < d; i++) tr += PS[(o + i) + (size_t) i * p];
+            r->d1H[k] = tr;
+            /* PSkb_k = P[:, Ik] Skb_k */
+            F77_CALL(dgemv)("N", &p, &d, &done, out->P + (size_t) o * p, &p, Skb, &one, &dzero,
+                            out->PSkb + (size_t) k * p, &one FCONE);
+            continue;
+        }
+        /* phase 2: d2H[j, k] = -tr(P S_j P S_k) (+ d1H_k on the diagonal) and
+         * q[j, k] = beta'S_j P S_k beta, for j <= k */
         for (int j = 0; j <= k; j++) {
             int dk = pin->dim[k], dj = pin->dim[j], ok = pin->off[k], oj = pin->off[j];
             const double *PSj = r->PS + r->PSoff[j], *PSk = r->PS + r->PSoff[k];
@@ -239,10 +284,51 @@ int gg_reml_eval(gg_reml *r, const double *theta, gg_reml_pt *out, gg_status *st
             for (int c = 0; c < dj; c++) qq += Skbj[c] * PSkbk[oj + c];
             r->q[j + (size_t) k * m] = r->q[k + (size_t) j * m] = qq;
         }
+    }
+    return NULL;
+}
+
+/* Split [0, total) into at most `parts` jobs of one phase. */
+static int reml_jobs(gg_reml *r, gg_reml_pt *out, int phase, int total, int parts)
+{
+    if (parts > total) parts = total;
+    if (parts < 1) parts = 1;
+    for (int t = 0; t < parts; t++) {
+        reml_job *jb = &r->jobs[t];
+        jb->r = r;
+        jb->out = out;
+        jb->phase = phase;
+        jb->lo = (int) ((long) total * t / parts);
+        jb->hi = (int) ((long) total * (t + 1) / parts);
+    }
+    return parts;
+}
+
+/* P = (A + S)^+ and the exact gradient and Hessian at the point reml_value
+ * just evaluated (its factorization is still in r->ch).  Newton needs them
+ * only at accepted points, so rejected trial steps never pay for them. */
+static void reml_derivs(gg_reml *r, gg_reml_pt *out)
+{
+    const gg_penalties *pin = r->pin;
+    const int p = r->p, m = r->m, nsp = r->nsp, nth = r->nth;
+    const double phi = out->phi, pg = phi * r->gamma;
+    const int nt = gg_pool_size(r->pool);
+    int nj;
+    if (r->pool != NULL) {
+        /* P by column blocks of triangular solves (about three times
+         * dpotri's flops, spread over the pool) */
+        memset(out->P, 0, (size_t) p * p * sizeof(double));
+        nj = reml_jobs(r, out, 0, r->ch.rank, nt);
+        gg_pool_run(r->pool, nj, reml_job_run, r->jobs, sizeof(reml_job));
+    } else {
+        gg_pchol_inverse(&r->ch, out->P);
+    }
+    nj = reml_jobs(r, out, 1, m, nt);
+    gg_pool_run(r->pool, nj, reml_job_run, r->jobs, sizeof(reml_job));
+    nj = reml_jobs(r, out, 2, m, nt);
+    gg_pool_run(r->pool, nj, reml_job_run, r->jobs, sizeof(reml_job));
 
     const double n = r->nobs, g = r->gamma, Mp = (double) r->Mp;
-    out->V = (out->rss_bSb / pg + (n / g - Mp) * log(GG_2PI * phi) + Mp * log(g) +
-              out->ldetH - ldetS) / 2;
 
     /* full gradient/Hessian in (rho_full, log phi) */
     const int mf = m + (r->phi_fixed ? 0 : 1);
@@ -285,8 +371,12 @@ int gg_reml_eval(gg_reml *r, const double *theta, gg_reml_pt *out, gg_status *st
             }
             out->hess[a + (size_t) c * nth] = out->hess[c + (size_t) a * nth] = s;
         }
-    if (!isfinite(out->V))
-        return gg_fail(st, "gamgpu_numerical", "non-finite REML score");
+}
+
+int gg_reml_eval(gg_reml *r, const double *theta, gg_reml_pt *out, gg_status *st)
+{
+    if (reml_value(r, theta, out, st)) return -1;
+    reml_derivs(r, out);
     return 0;
 }
 
@@ -357,7 +447,7 @@ int gg_reml_newton(gg_reml *r, const double *theta0, int maxit, double tol,
     for (iter = 1; iter <= maxit; iter++) {
         if ((rc = newton_step(nth, best->grad, best->hess, use, step, st))) goto done;
         for (int i = 0; i < nth; i++) th[i] = best->theta[i] + step[i];
-        if ((rc = gg_reml_eval(r, th, trial, st))) goto done;
+        if ((rc = reml_value(r, th, trial, st))) goto done;
         int k = 0, not_moved = 0;
         while (trial->V > best->V) {
             if (trial->V - best->V < tol * reml_scale) not_moved++;
@@ -368,9 +458,10 @@ int gg_reml_newton(gg_reml *r, const double *theta0, int maxit, double tol,
             for (int i = 0; i < nth; i++) step[i] /= 2;
             k++;
             for (int i = 0; i < nth; i++) th[i] = best->theta[i] + step[i];
-            if ((rc = gg_reml_eval(r, th, trial, st))) goto done;
+            if ((rc = reml_value(r, th, trial, st))) goto done;
         }
         if (step_failed) break;
+        reml_derivs(r, trial);
         int converged = 1;
         for (int i = 0; i < nth; i++) {
             use[i] = fabs(trial->grad[i]) > reml_scale * tol * 0.1 ||

@@ -136,6 +136,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     ctl.newton_maxit = (int) list_num(control, "newton.maxit", 200);
     ctl.newton_tol = list_num(control, "newton.tol", 1.490116119384765625e-08);
     ctl.trace = (int) list_num(control, "trace", 0);
+    ctl.nthreads = (int) list_num(control, "nthreads", 1);
     ctl.trace_fn = trace_line;
     ctl.interrupted = interrupted;
     const double chunk = list_num(control, "chunk.size", 0);

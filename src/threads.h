@@ -1,5 +1,7 @@
-/* threads.h -- the one way the package's pure C spreads row work over POSIX
- * threads (basis_tprs.c, xplan.c, predict_cpu.c): no R API in any job. */
+/* threads.h -- the ways the package's pure C spreads work over POSIX
+ * threads: gg_run_jobs() for one-off row work (basis_tprs.c, xplan.c,
+ * predict_cpu.c) and a gg_pool of parked workers for many short fan-outs
+ * in a row (the REML Newton's p x p products).  No R API in any job. */
 #ifndef GAMGPU_THREADS_H
 #define GAMGPU_THREADS_H
 
@@ -11,5 +13,16 @@
  * when all are done: 0, or -1 when there was no memory for the thread
  * handles (then no job has run). */
 int gg_run_jobs(int n, void *(*fn)(void *), void *jobs, size_t size);
+
+/* A pool of nthreads - 1 parked worker threads; the caller is the last one.
+ * gg_pool_new() returns NULL when nthreads < 2 or threads cannot be had. */
+typedef struct gg_pool gg_pool;
+gg_pool *gg_pool_new(int nthreads);
+int      gg_pool_size(const gg_pool *pool);       /* threads, the caller's included */
+/* Run fn on each of n jobs (as gg_run_jobs) over the pool's threads and the
+ * caller's; returns when all are done.  A NULL pool runs them in order on
+ * the caller's thread. */
+void     gg_pool_run(gg_pool *pool, int n, void *(*fn)(void *), void *jobs, size_t size);
+void     gg_pool_free(gg_pool *pool);
 
 #endif
