@@ -433,9 +433,10 @@ gg_assemble <- function(G, res, family, y, w, offset, n, method, gamma, cl, cont
   object$residuals <- .Call(gg_dev_resid_r, family$family, family$link, y, mu, w)
   object$deviance <- sum(object$residuals^2)
   dev <- if (family$family != "gaussian") object$sig2 * sum(w) else object$deviance
-  object$aic <- family$aic(y, 1, mu, w, dev) + 2 * sum(object$edf)
-  object$null.deviance <- sum(.Call(gg_dev_resid_r, family$family, family$link, y,
-                                    weighted.mean(y, w), w)^2)
+  aic <- .Call(gg_aic_r, family$family, family$link, y, mu, w)   # binomial, poisson
+  if (is.na(aic)) aic <- family$aic(y, 1, mu, w, dev)
+  object$aic <- aic + 2 * sum(object$edf)
+  object$null.deviance <- .Call(gg_null_deviance_r, family$family, family$link, y, w)
   environment(object$formula) <- environment(object$pred.formula) <-
     environment(object$terms) <- environment(object$pterms) <- .GlobalEnv
   if (!is.null(attr(object$model, "terms")))

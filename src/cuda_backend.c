@@ -11,7 +11,8 @@
  * in what the arena may use (the device, or option gamgpu.device_memory),
  * it stays on the host and every pass over it streams row chunks through
  * two pinned host buffers and two device buffers, copies on one stream
- * overlapping kernels on another.  Chunks are whole slabs of the resident
+ * overlapping kernels on another (cuda_stream.c, which predict shares), or
+ * builds each chunk on the device from the recipe.  Chunks are whole slabs of the resident
  * Gram plan, so a streamed fit equals the resident one bit for bit.
  *
  * Every buffer comes from the device's arena and goes back in release(), on
@@ -61,14 +62,9 @@ typedef struct cuda_state {
     CUdeviceptr   raw;            /* raw basis scratch, raw_rows x kmax */
     size_t        raw_rows;
     CUfunction    f_cr, f_te2, f_tprs, f_map, f_dense;
-    /* streaming (X on the host) */
+    /* streaming: X in chunks (from the host, or built on the device) */
     int          streamed;
-    const double *host_X;
-    size_t       chunk_rows;
-    double      *pinned[2];
-    CUdeviceptr  xbuf[2];
-    CUstream     s_copy, s_comp;  /* blocking streams: ordered with the default one */
-    CUevent      h2d_done[2], comp_done[2];
+    gg_xstream   xs;
 } cuda_state;
 
 static cuda_state *S(gg_backend *be) { return (cuda_state *) be->impl; }
@@ -89,15 +85,7 @@ static void cuda_release(gg_backend *be)
     gg_status_clear(&ignore);
     int entered = gg_cuda_enter(s->ordinal, &ignore) == 0;
     if (entered) {
-        if (s->s_comp) gg_cu.cuStreamSynchronize(s->s_comp);
-        if (s->s_copy) gg_cu.cuStreamSynchronize(s->s_copy);
-        for (int b = 0; b < 2; b++) {
-            if (s->pinned[b]) gg_cu.cuMemFreeHost(s->pinned[b]);
-            if (s->h2d_done[b]) gg_cu.cuEventDestroy(s->h2d_done[b]);
-            if (s->comp_done[b]) gg_cu.cuEventDestroy(s->comp_done[b]);
-        }
-        if (s->s_copy) gg_cu.cuStreamDestroy(s->s_copy);
-        if (s->s_comp) gg_cu.cuStreamDestroy(s->s_comp);
+        gg_xstream_close(&s->xs);
         gg_cuda_leave(s->ordinal);
     }
     gg_buflist_release(&s->bufs);
@@ -109,7 +97,7 @@ static void cuda_release(gg_backend *be)
 
 /* The stream row-wise work runs on: the compute stream when streaming (so
  * it orders with the chunk copies), else the default stream. */
-static CUstream work_stream(const cuda_state *s) { return s->streamed ? s->s_comp : NULL; }
+static CUstream work_stream(const cuda_state *s) { return s->streamed ? s->xs.s_comp : NULL; }
 
 /* Run one kernel over n rows; counts the launch. */
 static int launch_rows(cuda_state *s, CUfunction f, void **args, CUstream stream,
@@ -147,48 +135,38 @@ typedef int (*x_pass_fn)(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, s
 static int build_x(cuda_state *s, size_t r0, size_t rows, CUdeviceptr Xc, size_t ldx,
                    CUstream stream, gg_status *st);
 
+/* a pass's chunk callback, seen through gg_xstream's */
+typedef struct x_pass {
+    cuda_state *s;
+    x_pass_fn   fn;
+    void       *ctx;
+} x_pass;
+
+static int x_pass_chunk(void *arg, CUdeviceptr Xc, size_t r0, size_t rows, CUstream stream,
+                        gg_status *st)
+{
+    x_pass *xp = arg;
+    return xp->fn(xp->s, Xc, rows, r0, rows, stream, xp->ctx, st);
+}
+
 static int for_each_x_chunk(cuda_state *s, x_pass_fn fn, void *ctx, gg_status *st)
 {
     if (!s->streamed)
         return fn(s, s->X, s->n, 0, s->n, NULL, ctx, st);
-    const size_t n = s->n, C = s->chunk_rows;
-    const int p = s->p;
+    gg_xstream *xs = &s->xs;
     if (s->xplan != NULL) {
         /* build each chunk on the device, in order on one stream */
+        const size_t n = s->n, C = xs->chunk_rows;
         for (size_t k = 0, r0 = 0; r0 < n; k++, r0 += C) {
             const size_t rows = n - r0 < C ? n - r0 : C;
-            if (build_x(s, r0, rows, s->xbuf[k % 2], rows, s->s_comp, st) ||
-                fn(s, s->xbuf[k % 2], rows, r0, rows, s->s_comp, ctx, st))
+            if (build_x(s, r0, rows, xs->xbuf[k % 2], rows, xs->s_comp, st) ||
+                fn(s, xs->xbuf[k % 2], rows, r0, rows, xs->s_comp, ctx, st))
                 return -1;
         }
-        return gg_cu_check(gg_cu.cuStreamSynchronize(s->s_comp), "engine: streamed pass", st);
+        return gg_cu_check(gg_cu.cuStreamSynchronize(xs->s_comp), "engine: streamed pass", st);
     }
-    for (size_t k = 0, r0 = 0; r0 < n; k++, r0 += C) {
-        const int b = (int) (k % 2);
-        const size_t rows = n - r0 < C ? n - r0 : C;
-        /* pinned[b] is free once the copy of chunk k-2 is done */
-        if (k >= 2 && gg_cu_check(gg_cu.cuEventSynchronize(s->h2d_done[b]),
-                                  "engine: waiting for a chunk copy", st))
-            return -1;
-        for (int j = 0; j < p; j++)
-            memcpy(s->pinned[b] + (size_t) j * rows, s->host_X + (size_t) j * n + r0,
-                   rows * sizeof(double));
-        /* xbuf[b] is free once the kernels of chunk k-2 are done */
-        if ((k >= 2 && gg_cu_check(gg_cu.cuStreamWaitEvent(s->s_copy, s->comp_done[b], 0),
-                                   "engine: ordering a chunk copy", st)) ||
-            gg_cu_check(gg_cu.cuMemcpyHtoDAsync(s->xbuf[b], s->pinned[b],
-                                                rows * (size_t) p * sizeof(double), s->s_copy),
-                        "engine: copying a chunk of X to the device", st) ||
-            gg_cu_check(gg_cu.cuEventRecord(s->h2d_done[b], s->s_copy), "engine: event", st) ||
-            gg_cu_check(gg_cu.cuStreamWaitEvent(s->s_comp, s->h2d_done[b], 0),
-                        "engine: ordering chunk kernels", st))
-            return -1;
-        gg_tel_h2d(LABEL, (double) (rows * (size_t) p * sizeof(double)));
-        if (fn(s, s->xbuf[b], rows, r0, rows, s->s_comp, ctx, st) != 0 ||
-            gg_cu_check(gg_cu.cuEventRecord(s->comp_done[b], s->s_comp), "engine: event", st))
-            return -1;
-    }
-    return gg_cu_check(gg_cu.cuStreamSynchronize(s->s_comp), "engine: streamed pass", st);
+    x_pass xp = {s, fn, ctx};
+    return gg_xstream_pass(xs, x_pass_chunk, &xp, st);
 }
 
 static CUdeviceptr rows_at(CUdeviceptr base, size_t r0)
@@ -424,19 +402,17 @@ static int setup_streaming(cuda_state *s, const gg_data *d, gg_status *st)
     size_t max_slabs = (d->n + (size_t) R - 1) / (size_t) R;
     if (slabs > max_slabs)
         slabs = max_slabs;
+    size_t C = 0;
+    CUdeviceptr a = 0, b = 0;
     for (;;) {
         gg_status try;
         gg_status_clear(&try);
-        size_t C = slabs * (size_t) R;
+        C = slabs * (size_t) R;
         int mark = s->bufs.n;
-        CUdeviceptr a = gg_buflist_alloc(&s->bufs, C * (size_t) d->p, LABEL, &try);
-        CUdeviceptr b = a ? gg_buflist_alloc(&s->bufs, C * (size_t) d->p, LABEL, &try) : 0;
-        if (b) {
-            s->xbuf[0] = a;
-            s->xbuf[1] = b;
-            s->chunk_rows = C;
+        a = gg_buflist_alloc(&s->bufs, C * (size_t) d->p, LABEL, &try);
+        b = a ? gg_buflist_alloc(&s->bufs, C * (size_t) d->p, LABEL, &try) : 0;
+        if (b)
             break;
-        }
         gg_buflist_truncate(&s->bufs, mark);   /* give back what this attempt took */
         if (slabs == 1 || !gg_device_failure(&try)) {
             *st = try;
@@ -444,27 +420,9 @@ static int setup_streaming(cuda_state *s, const gg_data *d, gg_status *st)
         }
         slabs /= 2;
     }
-    if (d->X == NULL) {              /* a recipe: chunks are built on the device */
-        s->streamed = 1;
-        return gg_cu_check(gg_cu.cuStreamCreate(&s->s_comp, CU_STREAM_DEFAULT),
-                           "engine: stream", st);
-    }
-    const size_t bytes = s->chunk_rows * (size_t) d->p * sizeof(double);
-    for (int b = 0; b < 2; b++) {
-        void *host = NULL;
-        if (gg_cu_check(gg_cu.cuMemHostAlloc(&host, bytes, 0), "engine: pinned host buffer", st))
-            return -1;
-        s->pinned[b] = host;
-        if (gg_cu_check(gg_cu.cuEventCreate(&s->h2d_done[b], CU_EVENT_DISABLE_TIMING), "engine: event", st) ||
-            gg_cu_check(gg_cu.cuEventCreate(&s->comp_done[b], CU_EVENT_DISABLE_TIMING), "engine: event", st))
-            return -1;
-    }
-    if (gg_cu_check(gg_cu.cuStreamCreate(&s->s_copy, CU_STREAM_DEFAULT), "engine: stream", st) ||
-        gg_cu_check(gg_cu.cuStreamCreate(&s->s_comp, CU_STREAM_DEFAULT), "engine: stream", st))
-        return -1;
-    s->host_X = d->X;
+    /* a recipe (d->X NULL): chunks are built on the device */
     s->streamed = 1;
-    return 0;
+    return gg_xstream_open(&s->xs, LABEL, d->X, d->n, d->p, C, a, b, st);
 }
 
 static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
@@ -550,7 +508,7 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
         snprintf(be->placement, sizeof be->placement,
                  d->X == NULL ? "device (X built on the device in streamed chunks of %lu rows)"
                               : "device (X streamed from the host in chunks of %lu rows)",
-                 (unsigned long) s->chunk_rows);
+                 (unsigned long) s->xs.chunk_rows);
     }
     if (gg_cuda_upload(LABEL, s->y, d->y, n, st) ||
         gg_cuda_upload(LABEL, s->pw, d->pw, n, st) ||

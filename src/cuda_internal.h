@@ -50,6 +50,33 @@ int  gg_cuda_gram_run(int ordinal, const char *label, CUdeviceptr dX, size_t ldx
 /* Wait, copy G back and split it into A (p x p), b and *zwz (with_z). */
 int  gg_cuda_gram_fetch(const char *label, CUdeviceptr dG, int p, int with_z, double *A,
                         double *b, double *zwz, gg_status *st);
+/* A host X (n x p, column-major) streamed through the device in chunks of
+ * chunk_rows rows (cuda_stream.c): pinned double buffers into the device
+ * buffers xbuf[0..1] (each chunk_rows x p), copies overlapping kernels.
+ * With X NULL only the compute stream is made (chunks built on the device
+ * by the caller).  Context current for every call. */
+typedef struct gg_xstream {
+    const char   *label;          /* telemetry backend */
+    const double *X;
+    size_t        n, chunk_rows;
+    int           p;
+    double       *pinned[2];
+    CUdeviceptr   xbuf[2];
+    CUstream      s_copy, s_comp; /* blocking streams */
+    CUevent       h2d_done[2], comp_done[2];
+} gg_xstream;
+
+/* fn sees rows r0 .. r0+rows-1 of X at Xc (leading dimension rows). */
+typedef int (*gg_xchunk_fn)(void *ctx, CUdeviceptr Xc, size_t r0, size_t rows,
+                            CUstream stream, gg_status *st);
+int  gg_xstream_open(gg_xstream *xs, const char *label, const double *X, size_t n, int p,
+                     size_t chunk_rows, CUdeviceptr xbuf0, CUdeviceptr xbuf1, gg_status *st);
+/* One pass over all chunks in order; returns when their kernels are done. */
+int  gg_xstream_pass(gg_xstream *xs, gg_xchunk_fn fn, void *ctx, gg_status *st);
+/* Wait for what was queued, free the buffers, events and streams
+ * (safe on a zeroed or half-opened xs). */
+void gg_xstream_close(gg_xstream *xs);
+
 /* Synchronous host -> device copy of n doubles, counted in telemetry. */
 int  gg_cuda_upload(const char *label, CUdeviceptr dst, const double *src, size_t n,
                     gg_status *st);

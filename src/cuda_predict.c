@@ -6,12 +6,12 @@
  * max(1, 2^24 / p) rows (~128 MiB; fewer when asked, and halved while the
  * arena cannot hold them), so the device never holds more than two chunks
  * of X, V, beta and the two n-vectors of results.  One chunk: X is copied
- * as it is.  Several: each chunk is packed into one of two pinned host
- * buffers and copied on a copy stream while the previous chunk's kernels
- * run on a compute stream (the pattern of cuda_backend.c's streaming).
- * Kernels: rows_xbeta and rows_quadform of inst/kernels/rows.cu (no offset,
- * no weights); each row's result is independent of the chunking, and equal
- * to the CPU twin's (predict_cpu.c).  Every buffer comes from the arena and
+ * as it is.  Several: they go through cuda_stream.c, as the engine's
+ * streamed X does (pinned double buffers, copies overlapping kernels).
+ * Kernels: rows_xbeta of inst/kernels/rows.cu (no offset) and gram.cu's
+ * gram_leverage (no weights), the tiled X V product with fixed-order row
+ * sums that the fit's leverages use; each row's result is independent of
+ * the chunking, and equal to the CPU twin's (predict_cpu.c) to rounding.  Every buffer comes from the arena and
  * goes back on every path.  Compiled only with CUDA. */
 #include "cuda_internal.h"
 #include "gpu_telemetry.h"
@@ -24,11 +24,12 @@
 static const char *LABEL = "predict";
 
 typedef struct pred_run {
-    CUfunction f_xbeta, f_quad;
-    unsigned   max_blocks;
-    double    *pinned[2];
-    CUstream   s_copy, s_comp;
-    CUevent    h2d_done[2], comp_done[2];
+    CUfunction  f_xbeta, f_quad;
+    unsigned    max_blocks;
+    gg_xstream  xs;
+    /* the chunk callback's arguments */
+    int         p;
+    CUdeviceptr dbeta, dV, dfit, dse;
 } pred_run;
 
 /* fit[0..rows) and se2[0..rows) of one chunk Xc (rows x p, ld rows). */
@@ -46,10 +47,12 @@ static int launch_chunk(const pred_run *r, CUdeviceptr Xc, size_t rows, int p,
                     "predict: launching rows_xbeta", st))
         return -1;
     gg_tel_launch(LABEL, 1);
+    /* gram_leverage: one block of its 256 threads per 64 rows */
     void *a_quad[] = {&Xc, &ld, &nr, &p, &dV, &none, &dse};
-    if (gg_cu_check(gg_cu.cuLaunchKernel(r->f_quad, grid, 1, 1, PRED_THREADS, 1, 1, 0, stream,
-                                         a_quad, NULL),
-                    "predict: launching rows_quadform", st))
+    const unsigned lev_blocks = (unsigned) ((rows + 63) / 64);
+    if (gg_cu_check(gg_cu.cuLaunchKernel(r->f_quad, lev_blocks, 1, 1, PRED_THREADS, 1, 1, 0,
+                                         stream, a_quad, NULL),
+                    "predict: launching gram_leverage", st))
         return -1;
     gg_tel_launch(LABEL, 1);
     return 0;
@@ -60,70 +63,29 @@ static CUdeviceptr rows_at(CUdeviceptr base, size_t r0)
     return base + r0 * sizeof(double);
 }
 
+static int predict_chunk(void *arg, CUdeviceptr Xc, size_t r0, size_t rows, CUstream stream,
+                         gg_status *st)
+{
+    const pred_run *r = arg;
+    return launch_chunk(r, Xc, rows, r->p, r->dbeta, r->dV, rows_at(r->dfit, r0),
+                        rows_at(r->dse, r0), stream, st);
+}
+
 /* Chunks of C rows through two pinned and two device buffers. */
 static int predict_streamed(pred_run *r, const double *X, size_t n, int p, size_t C,
-                            CUdeviceptr xbuf[2], CUdeviceptr dbeta, CUdeviceptr dV,
-                            CUdeviceptr dfit, CUdeviceptr dse, gg_status *st)
+                            CUdeviceptr xbuf[2], gg_status *st)
 {
-    const size_t bytes = C * (size_t) p * sizeof(double);
-    for (int b = 0; b < 2; b++) {
-        void *host = NULL;
-        if (gg_cu_check(gg_cu.cuMemHostAlloc(&host, bytes, 0), "predict: pinned host buffer", st))
-            return -1;
-        r->pinned[b] = host;
-        if (gg_cu_check(gg_cu.cuEventCreate(&r->h2d_done[b], CU_EVENT_DISABLE_TIMING),
-                        "predict: event", st) ||
-            gg_cu_check(gg_cu.cuEventCreate(&r->comp_done[b], CU_EVENT_DISABLE_TIMING),
-                        "predict: event", st))
-            return -1;
-    }
-    if (gg_cu_check(gg_cu.cuStreamCreate(&r->s_copy, CU_STREAM_DEFAULT), "predict: stream", st) ||
-        gg_cu_check(gg_cu.cuStreamCreate(&r->s_comp, CU_STREAM_DEFAULT), "predict: stream", st))
-        return -1;
-    for (size_t k = 0, r0 = 0; r0 < n; k++, r0 += C) {
-        const int b = (int) (k % 2);
-        const size_t rows = n - r0 < C ? n - r0 : C;
-        /* pinned[b] is free once the copy of chunk k-2 is done */
-        if (k >= 2 && gg_cu_check(gg_cu.cuEventSynchronize(r->h2d_done[b]),
-                                  "predict: waiting for a chunk copy", st))
-            return -1;
-        for (int j = 0; j < p; j++)
-            memcpy(r->pinned[b] + (size_t) j * rows, X + (size_t) j * n + r0,
-                   rows * sizeof(double));
-        /* xbuf[b] is free once the kernels of chunk k-2 are done */
-        if ((k >= 2 && gg_cu_check(gg_cu.cuStreamWaitEvent(r->s_copy, r->comp_done[b], 0),
-                                   "predict: ordering a chunk copy", st)) ||
-            gg_cu_check(gg_cu.cuMemcpyHtoDAsync(xbuf[b], r->pinned[b],
-                                                rows * (size_t) p * sizeof(double), r->s_copy),
-                        "predict: copying a chunk of X to the device", st) ||
-            gg_cu_check(gg_cu.cuEventRecord(r->h2d_done[b], r->s_copy), "predict: event", st) ||
-            gg_cu_check(gg_cu.cuStreamWaitEvent(r->s_comp, r->h2d_done[b], 0),
-                        "predict: ordering chunk kernels", st))
-            return -1;
-        gg_tel_h2d(LABEL, (double) (rows * (size_t) p * sizeof(double)));
-        if (launch_chunk(r, xbuf[b], rows, p, dbeta, dV, rows_at(dfit, r0), rows_at(dse, r0),
-                         r->s_comp, st) ||
-            gg_cu_check(gg_cu.cuEventRecord(r->comp_done[b], r->s_comp), "predict: event", st))
-            return -1;
-    }
-    return gg_cu_check(gg_cu.cuStreamSynchronize(r->s_comp), "predict: running the kernels", st);
+    return gg_xstream_open(&r->xs, LABEL, X, n, p, C, xbuf[0], xbuf[1], st) ||
+           gg_xstream_pass(&r->xs, predict_chunk, r, st);
 }
 
 /* Wait for whatever was queued, then free the streams, events and pinned
  * buffers (context current). */
 static void pred_cleanup(pred_run *r, int failed)
 {
-    if (r->s_comp) gg_cu.cuStreamSynchronize(r->s_comp);
-    if (r->s_copy) gg_cu.cuStreamSynchronize(r->s_copy);
+    gg_xstream_close(&r->xs);
     if (failed)
         gg_cu.cuCtxSynchronize();   /* default-stream work of a failed call */
-    for (int b = 0; b < 2; b++) {
-        if (r->pinned[b]) gg_cu.cuMemFreeHost(r->pinned[b]);
-        if (r->h2d_done[b]) gg_cu.cuEventDestroy(r->h2d_done[b]);
-        if (r->comp_done[b]) gg_cu.cuEventDestroy(r->comp_done[b]);
-    }
-    if (r->s_copy) gg_cu.cuStreamDestroy(r->s_copy);
-    if (r->s_comp) gg_cu.cuStreamDestroy(r->s_comp);
 }
 
 int gg_gpu_predict(int ordinal, const double *X, size_t n, int p, const double *beta,
@@ -141,7 +103,7 @@ int gg_gpu_predict(int ordinal, const double *X, size_t n, int p, const double *
     gg_buflist_init(&bufs, arena);
     int rc = -1;
     if (gg_cuda_function(ordinal, "rows", "rows_xbeta", &r.f_xbeta, st) ||
-        gg_cuda_function(ordinal, "rows", "rows_quadform", &r.f_quad, st))
+        gg_cuda_function(ordinal, "gram", "gram_leverage", &r.f_quad, st))
         goto done;
     gg_tel_dispatch(LABEL);
     if (n == 0) {
@@ -190,11 +152,16 @@ int gg_gpu_predict(int ordinal, const double *X, size_t n, int p, const double *
     if (gg_cuda_upload(LABEL, dbeta, beta, (size_t) p, st) ||
         gg_cuda_upload(LABEL, dV, V, (size_t) p * (size_t) p, st))
         goto done;
+    r.p = p;
+    r.dbeta = dbeta;
+    r.dV = dV;
+    r.dfit = dfit;
+    r.dse = dse;
     if (!streamed) {
         if (gg_cuda_upload(LABEL, xbuf[0], X, n * (size_t) p, st) ||
             launch_chunk(&r, xbuf[0], n, p, dbeta, dV, dfit, dse, NULL, st))
             goto done;
-    } else if (predict_streamed(&r, X, n, p, C, xbuf, dbeta, dV, dfit, dse, st)) {
+    } else if (predict_streamed(&r, X, n, p, C, xbuf, st)) {
         goto done;
     }
     /* Synchronous copies on the default stream: they wait for the kernels

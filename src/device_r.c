@@ -21,6 +21,24 @@
 
 /* ---- runtime handle ------------------------------------------------- */
 
+/* ---- dispatch of the glue's device-or-CPU routines (gram_r.c, predict_r.c) */
+
+int gg_device_outcome(int mode, int rc, int ordinal, const char *backend, gg_status *st,
+                      char *device, size_t device_len, const char **fallback)
+{
+    if (mode > 0 && rc == 0) {
+        snprintf(device, device_len, "cuda:%d", ordinal);
+        return 1;
+    }
+    if (mode == 0)
+        return 0;
+    if (mode == 2 || !gg_device_failure(st))
+        gg_raise(st);
+    gg_tel_fallback(backend, st->msg);
+    *fallback = st->msg;
+    return 0;
+}
+
 static SEXP tag_runtime(void) { return Rf_install("gamgpu_runtime"); }
 
 /* The handle's finalizer is an R closure (R/zzz.R), not a C function: a C

@@ -4,6 +4,19 @@
 #define GAMGPU_DEVICE_R_H
 
 #include <Rinternals.h>
+#include <stddef.h>
+
+#include "status.h"
+
+/* The outcome of a device attempt that returned rc, under the glue's
+ * dispatch modes (0 = CPU, 1 = "auto": the device, with a counted CPU
+ * fallback on a device failure, 2 = "required"): 1 when the device did the
+ * work (device = "cuda:<ordinal>"), 0 when the CPU must do it (mode 0, or
+ * "auto" after a device failure: counted under `backend`, the reason left
+ * in *fallback, which points into st); raises the classed R error for
+ * "required" and for failures that are not the device's. */
+int gg_device_outcome(int mode, int rc, int ordinal, const char *backend, gg_status *st,
+                      char *device, size_t device_len, const char **fallback);
 
 SEXP gg_runtime_attach(SEXP kernel_dir);
 SEXP gg_runtime_detach(SEXP ptr);

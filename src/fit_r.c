@@ -9,6 +9,7 @@
 #include <R.h>
 #include <Rinternals.h>
 
+#include <Rmath.h>
 #include <math.h>
 #include <string.h>
 
@@ -318,6 +319,58 @@ SEXP gg_dev_resid_r(SEXP family, SEXP link, SEXP y, SEXP mu, SEXP wt)
     }
     UNPROTECT(1);
     return res;
+}
+
+/* The null deviance: sum of the deviance contributions at the weighted mean
+ * of y (as sum(dev.resids(y, weighted.mean(y, wt), wt)), with R's long
+ * double sums and weighted.mean's exclusion of zero weights), in one pass
+ * and without n-length temporaries. */
+SEXP gg_null_deviance_r(SEXP family, SEXP link, SEXP y, SEXP wt)
+{
+    const gg_family f = family_or_abort(family, link);
+    if (TYPEOF(y) != REALSXP || TYPEOF(wt) != REALSXP)
+        gg_abort("gamgpu_bad_input", "y and wt must be double vectors");
+    const R_xlen_t n = XLENGTH(y);
+    if (XLENGTH(wt) != n)
+        gg_abort("gamgpu_bad_input", "y and wt must have equal lengths");
+    const double *yy = REAL(y), *ww = REAL(wt);
+    long double syw = 0, sw = 0, dev = 0;
+    for (R_xlen_t i = 0; i < n; i++) {
+        if (ww[i] != 0) syw += yy[i] * ww[i];
+        sw += ww[i];
+    }
+    const double ybar = (double) syw / (double) sw;
+    for (R_xlen_t i = 0; i < n; i++) dev += gg_dev_resid(f.fam, yy[i], ybar, ww[i]);
+    return Rf_ScalarReal((double) dev);
+}
+
+/* family$aic(y, 1, mu, wt, dev) of binomial and poisson in one pass: the
+ * same dbinom/dpois of R's nmath, R's rounding (rint) and long double sum,
+ * without the n-length temporaries of ifelse() and the density vector.
+ * NA for other families (the caller uses family$aic). */
+SEXP gg_aic_r(SEXP family, SEXP link, SEXP y, SEXP mu, SEXP wt)
+{
+    const gg_family f = family_or_abort(family, link);
+    if (TYPEOF(y) != REALSXP || TYPEOF(mu) != REALSXP || TYPEOF(wt) != REALSXP)
+        gg_abort("gamgpu_bad_input", "y, mu and wt must be double vectors");
+    const R_xlen_t n = XLENGTH(y);
+    if (XLENGTH(mu) != n || XLENGTH(wt) != n)
+        gg_abort("gamgpu_bad_input", "y, mu and wt must have equal lengths");
+    const double *yy = REAL(y), *m = REAL(mu), *ww = REAL(wt);
+    long double s = 0;
+    if (f.fam == GG_FAM_BINOMIAL) {
+        /* -2 sum(ifelse(m > 0, wt/m, 0) dbinom(round(m y), round(m), mu, log)), m = wt */
+        for (R_xlen_t i = 0; i < n; i++) {
+            const double mi = ww[i], fac = mi > 0 ? ww[i] / mi : 0;
+            s += fac * dbinom(nearbyint(mi * yy[i]), nearbyint(mi), m[i], 1);
+        }
+    } else if (f.fam == GG_FAM_POISSON) {
+        /* -2 sum(dpois(y, mu, log) wt) */
+        for (R_xlen_t i = 0; i < n; i++) s += dpois(yy[i], m[i], 1) * ww[i];
+    } else {
+        return Rf_ScalarReal(NA_REAL);
+    }
+    return Rf_ScalarReal(-2 * (double) s);
 }
 
 /* One pass of every backend operation on given data, for tests and for

@@ -1,8 +1,8 @@
 /* gram_r.c -- R glue of the weighted Gram product (gpu_gram() in R).
  *
  * mode: 0 = CPU (policy "off", or the caller chose it), 1 = device with a
- * recorded CPU fallback on any device failure ("auto"), 2 = device or a
- * classed error ("required").  The device path owns its buffers and has
+ * recorded CPU fallback on a device failure ("auto"), 2 = device or a
+ * classed error ("required"); see gg_device_outcome().  The device path owns its buffers and has
  * released them before any R error is raised here. */
 #include <R.h>
 #include <Rinternals.h>
@@ -40,19 +40,9 @@ SEXP gg_gram_r(SEXP X, SEXP w, SEXP z, SEXP mode_, SEXP ordinal_)
     gg_status_clear(&st);
     char device[32] = "cpu";
     const char *fallback = "";
-    int done = 0;
-    if (mode > 0) {
-        if (gg_gpu_gram(ordinal, REAL(X), n, p, wp, zp, REAL(A), REAL(b), &zwz, &st) == 0) {
-            snprintf(device, sizeof device, "cuda:%d", ordinal);
-            done = 1;
-        } else if (mode == 2) {
-            gg_raise(&st);
-        } else {
-            gg_tel_fallback("gram", st.msg);
-            fallback = st.msg;
-        }
-    }
-    if (!done) {
+    const int rc = mode > 0 ? gg_gpu_gram(ordinal, REAL(X), n, p, wp, zp, REAL(A), REAL(b),
+                                          &zwz, &st) : 0;
+    if (!gg_device_outcome(mode, rc, ordinal, "gram", &st, device, sizeof device, &fallback)) {
         if (n > INT_MAX)
             gg_abort("gamgpu_bad_input", "the CPU Gram product needs fewer than 2^31 rows");
         gg_status cst;

@@ -3,11 +3,13 @@
  *
  * It is the CPU path of predict.gam_gpu() (policy "off", and "auto" when
  * the device fails) and the oracle the device routine (cuda_predict.c) is
- * tested against, so every row is computed in the order of the kernels in
- * inst/kernels/rows.cu, which NVRTC compiles with --fmad=false:
+ * tested against.  fit[i] is computed in the order of the rows_xbeta kernel
+ * (inst/kernels/rows.cu, compiled with --fmad=false), so the two are equal:
  *   fit[i] = (((0 + x_i1 b_1) + x_i2 b_2) + ...)
- *   se2[i] = sum_j x_ij t_j in j order, t_j = sum_k V[k, j] x_ik in k order,
- * each product rounded before its addition (no contraction here either).
+ * se2[i] = sum_j x_ij t_j in j order, t_j = sum_k V[k, j] x_ik in k order,
+ * each product rounded before its addition (no contraction here either);
+ * the device forms it as a tiled product (gram.cu's gram_leverage), equal
+ * to rounding.
  * Rows go in blocks so the column-major X is read with unit stride; the
  * per-row order is unchanged by the blocking and by the row threads. */
 #include "predict_cpu.h"

@@ -9,8 +9,9 @@
 
 /* X is n x p column-major, beta p, V p x p column-major.  fit[i] = x_i'beta
  * and se2[i] = x_i' V x_i (no square root, no offset), for every row, with
- * the arithmetic of the rows_xbeta / rows_quadform kernels.  threads >= 1
- * splits the rows (results do not depend on it). */
+ * fit in the arithmetic of the rows_xbeta kernel, se2 equal to the device's
+ * tiled product to rounding.  threads >= 1 splits the rows (results do not
+ * depend on it). */
 int gg_cpu_predict(const double *X, size_t n, int p, const double *beta, const double *V,
                    double *fit, double *se2, int threads, gg_status *st);
 

@@ -50,20 +50,10 @@ SEXP gg_predict_r(SEXP X, SEXP beta, SEXP V, SEXP mode_, SEXP ordinal_, SEXP chu
     gg_status_clear(&st);
     char backend[32] = "cpu";
     const char *fallback = "";
-    int done = 0;
-    if (mode > 0) {
-        if (gg_gpu_predict(ordinal, REAL(X), n, p, REAL(beta), REAL(V), (size_t) chunk,
-                           REAL(fit), REAL(se), &st) == 0) {
-            snprintf(backend, sizeof backend, "cuda:%d", ordinal);
-            done = 1;
-        } else if (mode == 2 || !gg_device_failure(&st)) {
-            gg_raise(&st);
-        } else {
-            gg_tel_fallback("predict", st.msg);
-            fallback = st.msg;
-        }
-    }
-    if (!done) {
+    const int rc = mode > 0 ? gg_gpu_predict(ordinal, REAL(X), n, p, REAL(beta), REAL(V),
+                                             (size_t) chunk, REAL(fit), REAL(se), &st) : 0;
+    if (!gg_device_outcome(mode, rc, ordinal, "predict", &st, backend, sizeof backend,
+                           &fallback)) {
         gg_status cst;
         gg_status_clear(&cst);
         if (gg_cpu_predict(REAL(X), n, p, REAL(beta), REAL(V), REAL(fit), REAL(se),

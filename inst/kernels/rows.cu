@@ -1,7 +1,8 @@
 // rows.cu -- the row-wise steps of penalized IRLS on resident device data:
 // starting values, X beta, step halving, the family/link row state
-// (mu, working weights, working response, deviance), and the row quadratic
-// forms behind leverages and prediction standard errors.  The family and
+// (mu, working weights, working response, deviance).  (The row quadratic
+// forms behind leverages and prediction standard errors are gram.cu's
+// gram_leverage, a tiled product.)  The family and
 // link arithmetic is family_math.h, shared with the CPU backend.
 // All reductions are per-block partial sums in a fixed grid, summed on the
 // host in block order: results are reproducible bit for bit.
@@ -93,24 +94,4 @@ rows_state(int fam, int link, const double *__restrict__ y, const double *__rest
         z[i] = zi;
     }
     block_sum(dev, partial);
-}
-
-// h[i] = (w ? w[i] : 1) * x_i' M x_i, M p x p symmetric (device memory).
-extern "C" __global__ void rows_quadform(const double *__restrict__ X, long long ldx,
-                                         long long n, int p,
-                                         const double *__restrict__ M,
-                                         const double *__restrict__ w,
-                                         double *__restrict__ h)
-{
-    for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (long long) gridDim.x * blockDim.x) {
-        double s = 0.0;
-        for (int j = 0; j < p; j++) {
-            double t = 0.0;
-            for (int k = 0; k < p; k++)
-                t += M[(size_t) j * p + k] * X[(size_t) k * ldx + i];
-            s += X[(size_t) j * ldx + i] * t;
-        }
-        h[i] = w != nullptr ? w[i] * s : s;
-    }
 }

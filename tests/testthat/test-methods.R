@@ -59,6 +59,33 @@ test_that("AIC(), logLik(), vcov(), fitted(), residuals() of every type", {
   expect_equal(g$null.deviance, b$null.deviance)
 })
 
+test_that("the fit's aic and null deviance are the family's, computed in C", {
+  # gg_aic_r and gg_null_deviance_r replace family$aic and
+  # sum(dev.resids(y, weighted.mean(y, w), w)) for speed: same numbers
+  aic_of <- function(fit) {
+    fam <- fit$family
+    dev <- if (fam$family != "gaussian") fit$sig2 * sum(fit$prior.weights) else fit$deviance
+    fam$aic(fit$y, 1, fit$fitted.values, fit$prior.weights, dev) + 2 * sum(fit$edf)
+  }
+  null_dev <- function(fit)
+    sum(fit$family$dev.resids(fit$y, weighted.mean(fit$y, fit$prior.weights),
+                              fit$prior.weights))
+  dp <- dat
+  dp$trials <- as.numeric(sample(0:4, nrow(dp), TRUE))
+  dp$prop <- ifelse(dp$trials > 0, stats::rbinom(nrow(dp), dp$trials, 0.4) / pmax(dp$trials, 1), 0)
+  fits <- list(binary = g,
+               proportions = gam_gpu(prop ~ s(x0) + s(x1), family = binomial, data = dp,
+                                     weights = trials),
+               poisson = gam_gpu(yp ~ s(x0) + s(x1), family = poisson, data = dat),
+               gaussian = gg)
+  for (nm in names(fits)) {
+    fit <- fits[[nm]]
+    expect_equal(fit$aic, aic_of(fit), tolerance = 1e-14, label = nm)
+    expect_equal(fit$null.deviance, null_dev(fit), tolerance = 1e-13, label = nm)
+  }
+  expect_true(is.na(.Call(gamgpu:::gg_aic_r, "Gamma", "log", 1, 1, 1)))
+})
+
 test_that("leverages are the diagonal of the influence matrix", {
   X <- predict(gg, type = "lpmatrix")
   h <- rowSums((X %*% gg$Vp) * X)          # = hat * (scale used for Vp)
