@@ -5,6 +5,7 @@
  * Gaussian identity models are one weighted least squares pass (bam.fit).
  * All O(n) work goes through the backend; this file sees p x p only. */
 #include "engine_internal.h"
+#include "threads.h"
 
 #include <float.h>
 #include <math.h>
@@ -31,6 +32,26 @@ static double pen_quad(const gg_penalties *pin, const double *rho_full, const do
     return s;
 }
 
+/* gg_reml_alloc on a thread of its own: its penalty set-up (eigen
+ * decompositions of the penalty blocks) runs while the backend computes
+ * the first working model. */
+typedef struct reml_setup {
+    gg_reml *r;
+    const gg_penalties *pin;
+    int p, phi_fixed, nthreads;
+    double scale, nobs, gamma;
+    int rc;
+    gg_status st;
+} reml_setup;
+
+static void *reml_setup_run(void *arg)
+{
+    reml_setup *a = arg;
+    a->rc = gg_reml_alloc(a->r, a->pin, a->p, a->phi_fixed, a->scale, a->nobs, a->gamma,
+                          a->nthreads, &a->st);
+    return NULL;
+}
+
 static double total_edf(int p, const double *P, const double *A)
 {
     double s = 0;
@@ -47,6 +68,11 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
     const int phi_fixed = spec->scale > 0;
     gg_reml r;
     memset(&r, 0, sizeof r);
+    gg_task setup_task;
+    memset(&setup_task, 0, sizeof setup_task);
+    reml_setup rs;
+    memset(&rs, 0, sizeof rs);
+    int reml_ready = 0;
     double *A = malloc((size_t) p * p * sizeof(double));
     double *b = malloc((size_t) p * sizeof(double));
     double *coef = calloc((size_t) p, sizeof(double));
@@ -60,12 +86,10 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
         rc = gg_fail(st, "gamgpu_host_oom", "out of memory (engine)");
         goto done;
     }
-    if ((rc = gg_reml_alloc(&r, pin, p, phi_fixed, spec->scale, spec->nobs, spec->gamma,
-                             ctl->nthreads, st)))
-        goto done;
-    r.A = A;
-    r.b = b;
-    out->Mp = r.Mp;
+    rs = (reml_setup) {.r = &r, .pin = pin, .p = p, .phi_fixed = phi_fixed,
+                       .nthreads = ctl->nthreads, .scale = spec->scale, .nobs = spec->nobs,
+                       .gamma = spec->gamma};
+    gg_task_start(&setup_task, reml_setup_run, &rs);
 
     double dev = 0, devold, dev0 = 0, zwz = 0, log_phi = 0;
     int have_coef = 0, conv = 0, iter = 0, newton_iter = 0, newton_status = 0;
@@ -121,6 +145,18 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
             dev0 = dev;
         }
         /* fast REML on the working model, from mgcv's initial sp */
+        if (!reml_ready) {
+            gg_task_join(&setup_task);
+            reml_ready = 1;
+            if (rs.rc) {
+                *st = rs.st;
+                rc = -1;
+                goto done;
+            }
+            r.A = A;
+            r.b = b;
+            out->Mp = r.Mp;
+        }
         r.zwz = zwz;
         if ((rc = gg_pen_initial_sp(&r.pen, A, sp0, st))) goto done;
         for (int k = 0; k < m; k++) sp0[k] = log(sp0[k]);
@@ -173,6 +209,7 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
     if ((rc = gg_postproc(&r, best, A, be, phi_fixed, spec->scale, out, st))) goto done;
     out->t_postproc = gg_now() - t1;
 done:
+    gg_task_join(&setup_task);
     gg_reml_free(&r);
     free(A); free(b); free(coef); free(coef0); free(pcoef0); free(sp0); free(rho_fit);
     free(theta);

@@ -26,14 +26,17 @@
 
 #define GG_2PI 6.283185307179586476925286766559
 
-/* Jobs of reml_derivs, spread over r->pool when there is one: columns of P,
- * then each penalty's products, then each penalty's row of d2H and q.
- * Every job writes its own outputs only. */
+/* Jobs spread over r->pool when there is one.  reml_value: the factor of
+ * A + S with beta and the rss (phase 3) beside log|S|+ (phase 4).
+ * reml_derivs: columns of P (0), then each penalty's products (1), then each
+ * penalty's row of d2H and q (2).  Every job writes its own outputs only. */
 typedef struct reml_job {
     gg_reml *r;
     gg_reml_pt *out;
     int lo, hi;             /* columns of P (phase 0) or penalties (1, 2) */
-    int phase;
+    int phase;              /* 3, 4: the two halves of reml_value */
+    int rc;
+    gg_status st;
 } reml_job;
 
 static int pt_alloc(gg_reml_pt *q, int p, int m, int nth)
@@ -178,27 +181,13 @@ int gg_reml_theta_from_full(const gg_reml *r, const double *rho_full, double *th
     return rc;
 }
 
-/* The score at theta: factor A + S, beta, rss, log|S|+ (and its
- * derivatives, which are cheap).  Leaves the factorization in r->ch for
- * reml_derivs. */
-static int reml_value(gg_reml *r, const double *theta, gg_reml_pt *out, gg_status *st)
+/* reml_value's first half: H = A + S_lambda, its factor (left in r->ch),
+ * beta and the residual sums of squares. */
+static int value_factor(gg_reml *r, gg_reml_pt *out, gg_status *st)
 {
     const gg_penalties *pin = r->pin;
-    const int p = r->p, m = r->m, nsp = r->nsp, nth = r->nth;
-    const int one = 1;
+    const int p = r->p, m = r->m, one = 1;
     const double done = 1.0, dzero = 0.0;
-    for (int i = 0; i < nth; i++) out->theta[i] = theta[i];
-    gg_reml_rho_full(r, theta, r->rho_full);
-    for (int k = 0; k < m; k++) {
-        r->lam[k] = exp(r->rho_full[k]);
-        if (!isfinite(r->lam[k]) || r->lam[k] <= 0)
-            r->lam[k] = r->rho_full[k] > 0 ? DBL_MAX / 1e10 : DBL_MIN * 1e10;
-    }
-    double phi = r->phi_fixed ? r->phi_known : exp(theta[nsp]);
-    out->phi = phi;
-    const double pg = phi * r->gamma;
-
-    /* H = A + S_lambda */
     memcpy(r->H, r->A, (size_t) p * p * sizeof(double));
     for (int k = 0; k < m; k++) {
         int d = pin->dim[k], o = pin->off[k];
@@ -221,19 +210,63 @@ static int reml_value(gg_reml *r, const double *theta, gg_reml_pt *out, gg_statu
     out->rss_bSb = r->zwz - bb;
     out->rss = r->zwz - 2 * bb + bAb;
     if (out->rss < 0) out->rss = 0;
+    return 0;
+}
 
+/* reml_value's second half: log|S|+ and its derivatives (r->d1S, r->d2S). */
+static int value_pen(gg_reml *r, gg_reml_pt *out, gg_status *st)
+{
     double ldetS = 0;
     if (gg_pen_ldet(&r->pen, r->lam, &ldetS, r->d1S, r->d2S, st)) return -1;
     out->ldetS = ldetS;
+    return 0;
+}
+
+static void *reml_job_run(void *arg);
+
+/* The score at theta: factor A + S, beta, rss, log|S|+ (and its
+ * derivatives, which are cheap) -- the two at once on the pool.  Leaves
+ * the factorization in r->ch for reml_derivs. */
+static int reml_value(gg_reml *r, const double *theta, gg_reml_pt *out, gg_status *st)
+{
+    const int m = r->m, nsp = r->nsp, nth = r->nth;
+    for (int i = 0; i < nth; i++) out->theta[i] = theta[i];
+    gg_reml_rho_full(r, theta, r->rho_full);
+    for (int k = 0; k < m; k++) {
+        r->lam[k] = exp(r->rho_full[k]);
+        if (!isfinite(r->lam[k]) || r->lam[k] <= 0)
+            r->lam[k] = r->rho_full[k] > 0 ? DBL_MAX / 1e10 : DBL_MIN * 1e10;
+    }
+    double phi = r->phi_fixed ? r->phi_known : exp(theta[nsp]);
+    out->phi = phi;
+    const double pg = phi * r->gamma;
+
+    if (r->pool != NULL) {
+        for (int t = 0; t < 2; t++) {
+            reml_job *jb = &r->jobs[t];
+            jb->r = r;
+            jb->out = out;
+            jb->phase = 3 + t;
+            jb->rc = 0;
+            gg_status_clear(&jb->st);
+        }
+        gg_pool_run(r->pool, 2, reml_job_run, r->jobs, sizeof(reml_job));
+        for (int t = 0; t < 2; t++)
+            if (r->jobs[t].rc) {
+                *st = r->jobs[t].st;
+                return -1;
+            }
+    } else if (value_factor(r, out, st) || value_pen(r, out, st)) {
+        return -1;
+    }
 
     const double n = r->nobs, g = r->gamma, Mp = (double) r->Mp;
     out->V = (out->rss_bSb / pg + (n / g - Mp) * log(GG_2PI * phi) + Mp * log(g) +
-              out->ldetH - ldetS) / 2;
+              out->ldetH - out->ldetS) / 2;
     if (!isfinite(out->V))
         return gg_fail(st, "gamgpu_numerical", "non-finite REML score");
     return 0;
 }
-
 
 static void *reml_job_run(void *arg)
 {
@@ -245,6 +278,11 @@ static void *reml_job_run(void *arg)
     const double done = 1.0, dzero = 0.0;
     if (jb->phase == 0) {
         gg_pchol_inverse_cols(&r->ch, jb->lo, jb->hi, out->P);
+        return NULL;
+    }
+    if (jb->phase == 3 || jb->phase == 4) {
+        reml_job *w = arg;
+        w->rc = jb->phase == 3 ? value_factor(r, out, &w->st) : value_pen(r, out, &w->st);
         return NULL;
     }
     for (int k = jb->lo; k < jb->hi; k++) {
@@ -304,6 +342,30 @@ static int reml_jobs(gg_reml *r, gg_reml_pt *out, int phase, int total, int part
     return parts;
 }
 
+/* Columns of P in at most `parts` jobs of about equal work: column j of a
+ * rank-r factor costs about (r - j)^2 + r^2 (its two triangular solves). */
+static int inverse_jobs(gg_reml *r, gg_reml_pt *out, int parts)
+{
+    const int rank = r->ch.rank;
+    if (parts > rank) parts = rank;
+    if (parts < 1) parts = 1;
+    double total = 0;
+    for (int j = 0; j < rank; j++)
+        total += (double) (rank - j) * (rank - j) + (double) rank * rank;
+    double acc = 0;
+    int t = 0, lo = 0;
+    for (int j = 0; j < rank && t < parts - 1; j++) {
+        acc += (double) (rank - j) * (rank - j) + (double) rank * rank;
+        if (acc >= total * (t + 1) / parts) {
+            r->jobs[t] = (reml_job) {.r = r, .out = out, .lo = lo, .hi = j + 1, .phase = 0};
+            lo = j + 1;
+            t++;
+        }
+    }
+    r->jobs[t] = (reml_job) {.r = r, .out = out, .lo = lo, .hi = rank, .phase = 0};
+    return t + 1;
+}
+
 /* P = (A + S)^+ and the exact gradient and Hessian at the point reml_value
  * just evaluated (its factorization is still in r->ch).  Newton needs them
  * only at accepted points, so rejected trial steps never pay for them. */
@@ -318,7 +380,7 @@ static void reml_derivs(gg_reml *r, gg_reml_pt *out)
         /* P by column blocks of triangular solves (about three times
          * dpotri's flops, spread over the pool) */
         memset(out->P, 0, (size_t) p * p * sizeof(double));
-        nj = reml_jobs(r, out, 0, r->ch.rank, nt);
+        nj = inverse_jobs(r, out, nt);
         gg_pool_run(r->pool, nj, reml_job_run, r->jobs, sizeof(reml_job));
     } else {
         gg_pchol_inverse(&r->ch, out->P);

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 int gg_run_jobs(int n, void *(*fn)(void *), void *jobs, size_t size)
 {
@@ -29,6 +30,33 @@ int gg_run_jobs(int n, void *(*fn)(void *), void *jobs, size_t size)
     free(tid);
     free(started);
     return 0;
+}
+
+/* ---- gg_task: one job beside the caller ---------------------------------- */
+
+_Static_assert(sizeof(pthread_t) <= sizeof(((gg_task *) 0)->tid), "gg_task: pthread_t too large");
+
+void gg_task_start(gg_task *task, void *(*fn)(void *), void *arg)
+{
+    task->fn = fn;
+    task->arg = arg;
+    task->joined = 0;
+    pthread_t tid;
+    task->started = pthread_create(&tid, NULL, fn, arg) == 0;
+    if (task->started)
+        memcpy(task->tid, &tid, sizeof tid);
+    else
+        fn(arg);
+}
+
+void gg_task_join(gg_task *task)
+{
+    if (task->started && !task->joined) {
+        pthread_t tid;
+        memcpy(&tid, task->tid, sizeof tid);
+        pthread_join(tid, NULL);
+    }
+    task->joined = 1;
 }
 
 /* ---- gg_pool: parked workers woken once per fan-out ---------------------- */

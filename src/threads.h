@@ -14,6 +14,18 @@
  * handles (then no job has run). */
 int gg_run_jobs(int n, void *(*fn)(void *), void *jobs, size_t size);
 
+/* One job on a thread of its own while the caller goes on (run on the
+ * caller's thread at gg_task_start when no thread can be had); gg_task_join
+ * waits for it and may be called more than once. */
+typedef struct gg_task {
+    void *(*fn)(void *);
+    void *arg;
+    int started, joined;
+    unsigned char tid[64];          /* pthread_t, opaque here */
+} gg_task;
+void gg_task_start(gg_task *task, void *(*fn)(void *), void *arg);
+void gg_task_join(gg_task *task);
+
 /* A pool of nthreads - 1 parked worker threads; the caller is the last one.
  * gg_pool_new() returns NULL when nthreads < 2 or threads cannot be had. */
 typedef struct gg_pool gg_pool;
