@@ -1,5 +1,6 @@
-/* threads.c -- gg_run_jobs(): a fan-out over POSIX threads with a
- * fallback to the caller's thread (threads.h). */
+/* threads.c -- the package's POSIX threads (threads.h): gg_run_jobs(), a
+ * one-off fan-out with a fallback to the caller's thread; gg_task, one job
+ * beside the caller; gg_pool, parked workers for many short fan-outs. */
 #include "threads.h"
 
 #include <pthread.h>
