@@ -430,10 +430,12 @@ gg_assemble <- function(G, res, family, y, w, offset, n, method, gamma, cl, cont
   mu <- object$fitted.values
   # deviance residuals and null deviance by the family arithmetic of the fit
   # (src/fit_r.c), without R's n-length temporaries
-  object$residuals <- .Call(gg_dev_resid_r, family$family, family$link, y, mu, w)
-  object$deviance <- sum(object$residuals^2)
+  dr <- .Call(gg_dev_resid_r, family$family, family$link, y, mu, w)
+  object$residuals <- dr$residuals
+  object$deviance <- dr$deviance            # sum(residuals^2)
   dev <- if (family$family != "gaussian") object$sig2 * sum(w) else object$deviance
-  aic <- .Call(gg_aic_r, family$family, family$link, y, mu, w)   # binomial, poisson
+  # family$aic(y, 1, mu, w, dev), in C for the families of stats
+  aic <- .Call(gg_aic_r, family$family, family$link, y, mu, w, dev)
   if (is.na(aic)) aic <- family$aic(y, 1, mu, w, dev)
   object$aic <- aic + 2 * sum(object$edf)
   object$null.deviance <- .Call(gg_null_deviance_r, family$family, family$link, y, w)

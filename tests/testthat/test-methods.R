@@ -77,13 +77,18 @@ test_that("the fit's aic and null deviance are the family's, computed in C", {
                proportions = gam_gpu(prop ~ s(x0) + s(x1), family = binomial, data = dp,
                                      weights = trials),
                poisson = gam_gpu(yp ~ s(x0) + s(x1), family = poisson, data = dat),
-               gaussian = gg)
+               Gamma = gam_gpu(yg ~ s(x0) + s(x1), family = Gamma(link = "log"), data = dat),
+               inverse.gaussian = gam_gpu(yg ~ s(x0) + s(x1), family = inverse.gaussian(link = "log"),
+                                          data = dat),
+               gaussian = gg,
+               gaussian_weights = gam_gpu(y ~ s(x0) + s(x1), data = dp, weights = trials + 0.5))
   for (nm in names(fits)) {
     fit <- fits[[nm]]
     expect_equal(fit$aic, aic_of(fit), tolerance = 1e-14, label = nm)
     expect_equal(fit$null.deviance, null_dev(fit), tolerance = 1e-13, label = nm)
+    expect_identical(fit$deviance, sum(fit$residuals^2), label = nm)
   }
-  expect_true(is.na(.Call(gamgpu:::gg_aic_r, "Gamma", "log", 1, 1, 1)))
+  expect_true(is.na(.Call(gamgpu:::gg_aic_r, "quasipoisson", "log", 1, 1, 1, 1)))
 })
 
 test_that("leverages are the diagonal of the influence matrix", {
