@@ -27,15 +27,23 @@
 #define GG_2PI 6.283185307179586476925286766559
 
 /* Jobs spread over r->pool when there is one.  reml_value: the factor of
- * A + S with beta and the rss (phase 3) beside log|S|+ (phase 4).
- * reml_derivs: columns of P (0), then each penalty's products (1), then each
- * penalty's row of d2H and q (2).  Every job writes its own outputs only. */
+ * A + S with beta and the rss beside log|S|+.  reml_derivs: columns of P,
+ * then each penalty's products, then each penalty's row of d2H and q.
+ * Every job writes its own outputs only. */
+enum reml_phase {
+    JOB_P_COLUMNS,          /* reml_derivs: columns lo..hi-1 of P */
+    JOB_PENALTY,            /* reml_derivs: penalties lo..hi-1's products */
+    JOB_D2H,                /* reml_derivs: penalties lo..hi-1's rows of d2H, q */
+    JOB_FACTOR,             /* reml_value: factor of A + S, beta, rss */
+    JOB_LOGDET_S            /* reml_value: log|S|+ */
+};
+
 typedef struct reml_job {
     gg_reml *r;
     gg_reml_pt *out;
-    int lo, hi;             /* columns of P (phase 0) or penalties (1, 2) */
-    int phase;              /* 3, 4: the two halves of reml_value */
-    int rc;
+    int lo, hi;
+    enum reml_phase phase;
+    int rc;                 /* JOB_FACTOR, JOB_LOGDET_S: failure and why */
     gg_status st;
 } reml_job;
 
@@ -246,7 +254,7 @@ static int reml_value(gg_reml *r, const double *theta, gg_reml_pt *out, gg_statu
             reml_job *jb = &r->jobs[t];
             jb->r = r;
             jb->out = out;
-            jb->phase = 3 + t;
+            jb->phase = t == 0 ? JOB_FACTOR : JOB_LOGDET_S;
             jb->rc = 0;
             gg_status_clear(&jb->st);
         }
@@ -276,17 +284,18 @@ static void *reml_job_run(void *arg)
     const gg_penalties *pin = r->pin;
     const int p = r->p, m = r->m, one = 1;
     const double done = 1.0, dzero = 0.0;
-    if (jb->phase == 0) {
+    if (jb->phase == JOB_P_COLUMNS) {
         gg_pchol_inverse_cols(&r->ch, jb->lo, jb->hi, out->P);
         return NULL;
     }
-    if (jb->phase == 3 || jb->phase == 4) {
+    if (jb->phase == JOB_FACTOR || jb->phase == JOB_LOGDET_S) {
         reml_job *w = arg;
-        w->rc = jb->phase == 3 ? value_factor(r, out, &w->st) : value_pen(r, out, &w->st);
+        w->rc = jb->phase == JOB_FACTOR ? value_factor(r, out, &w->st)
+                                        : value_pen(r, out, &w->st);
         return NULL;
     }
     for (int k = jb->lo; k < jb->hi; k++) {
-        if (jb->phase == 1) {
+        if (jb->phase == JOB_PENALTY) {
             int d = pin->dim[k], o = pin->off[k];
             double *Skb = r->Skb + r->Skboff[k];
             double *PS = r->PS + r->PSoff[k];
@@ -306,7 +315,7 @@ static void *reml_job_run(void *arg)
                             out->PSkb + (size_t) k * p, &one FCONE);
             continue;
         }
-        /* phase 2: d2H[j, k] = -tr(P S_j P S_k) (+ d1H_k on the diagonal) and
+        /* JOB_D2H: d2H[j, k] = -tr(P S_j P S_k) (+ d1H_k on the diagonal) and
          * q[j, k] = beta'S_j P S_k beta, for j <= k */
         for (int j = 0; j <= k; j++) {
             int dk = pin->dim[k], dj = pin->dim[j], ok = pin->off[k], oj = pin->off[j];
@@ -327,7 +336,7 @@ static void *reml_job_run(void *arg)
 }
 
 /* Split [0, total) into at most `parts` jobs of one phase. */
-static int reml_jobs(gg_reml *r, gg_reml_pt *out, int phase, int total, int parts)
+static int reml_jobs(gg_reml *r, gg_reml_pt *out, enum reml_phase phase, int total, int parts)
 {
     if (parts > total) parts = total;
     if (parts < 1) parts = 1;
@@ -357,12 +366,13 @@ static int inverse_jobs(gg_reml *r, gg_reml_pt *out, int parts)
     for (int j = 0; j < rank && t < parts - 1; j++) {
         acc += (double) (rank - j) * (rank - j) + (double) rank * rank;
         if (acc >= total * (t + 1) / parts) {
-            r->jobs[t] = (reml_job) {.r = r, .out = out, .lo = lo, .hi = j + 1, .phase = 0};
+            r->jobs[t] = (reml_job) {.r = r, .out = out, .lo = lo, .hi = j + 1,
+                                     .phase = JOB_P_COLUMNS};
             lo = j + 1;
             t++;
         }
     }
-    r->jobs[t] = (reml_job) {.r = r, .out = out, .lo = lo, .hi = rank, .phase = 0};
+    r->jobs[t] = (reml_job) {.r = r, .out = out, .lo = lo, .hi = rank, .phase = JOB_P_COLUMNS};
     return t + 1;
 }
 
@@ -385,9 +395,9 @@ static void reml_derivs(gg_reml *r, gg_reml_pt *out)
     } else {
         gg_pchol_inverse(&r->ch, out->P);
     }
-    nj = reml_jobs(r, out, 1, m, nt);
+    nj = reml_jobs(r, out, JOB_PENALTY, m, nt);
     gg_pool_run(r->pool, nj, reml_job_run, r->jobs, sizeof(reml_job));
-    nj = reml_jobs(r, out, 2, m, nt);
+    nj = reml_jobs(r, out, JOB_D2H, m, nt);
     gg_pool_run(r->pool, nj, reml_job_run, r->jobs, sizeof(reml_job));
 
     const double n = r->nobs, g = r->gamma, Mp = (double) r->Mp;
