@@ -6,10 +6,6 @@
 
 SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
             SEXP off, SEXP L, SEXP lsp0, SEXP spec, SEXP control);
-SEXP gg_family_rows(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt);
-SEXP gg_dev_resid_r(SEXP family, SEXP link, SEXP y, SEXP mu, SEXP wt);
-SEXP gg_null_deviance_r(SEXP family, SEXP link, SEXP y, SEXP wt);
-SEXP gg_aic_r(SEXP family, SEXP link, SEXP y, SEXP mu, SEXP wt, SEXP dev);
 SEXP gg_backend_check(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link,
                       SEXP beta, SEXP M);
 

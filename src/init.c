@@ -7,6 +7,7 @@
 
 #include "basis_r.h"
 #include "device_r.h"
+#include "family_r.h"
 #include "fit_r.h"
 
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
