@@ -151,7 +151,9 @@ classify_setup_error <- function(e) {
 #'   by the backend from the covariates, \code{"matrix"}: built in R),
 #'   \code{timings} (seconds of setup, iterations and post-processing) and,
 #'   for a GPU fit, \code{split}: seconds of transfers, building X on the
-#'   device, kernels and host work.
+#'   device, kernels and host work; \code{reml_threads}, the host threads
+#'   the REML optimizer used (see \code{nthreads} in
+#'   \code{\link{gam_gpu_control}}).
 #' @examples
 #' library(mgcv)
 #' set.seed(2)
@@ -347,7 +349,9 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
       c(transfer = res$device.times[["transfer"]], build = res$device.times[["build"]],
         kernels = res$device.times[["rows"]],
         host = max(0, sc[["t.iterations"]] + sc[["t.postproc"]] - res$device.times[["rows"]])),
-    counters = res$counters)
+    counters = res$counters,
+    # host threads of the REML optimizer's p x p products (1: no pool)
+    reml_threads = as.integer(sc[["reml.threads"]]))
   fit
 }
 

@@ -11,8 +11,8 @@
  * Kernels: rows_xbeta of inst/kernels/rows.cu (no offset) and gram.cu's
  * gram_leverage (no weights), the tiled X V product with fixed-order row
  * sums that the fit's leverages use; each row's result is independent of
- * the chunking, and equal to the CPU twin's (predict_cpu.c) to rounding.  Every buffer comes from the arena and
- * goes back on every path.  Compiled only with CUDA. */
+ * the chunking, and equal to the CPU twin's (predict_cpu.c) to rounding.
+ * Every buffer comes from the arena and goes back on every path.  Compiled only with CUDA. */
 #include "cuda_internal.h"
 #include "gpu_telemetry.h"
 
@@ -27,18 +27,25 @@ typedef struct pred_run {
     CUfunction  f_xbeta, f_quad;
     unsigned    max_blocks;
     gg_xstream  xs;
-    /* the chunk callback's arguments */
     int         p;
-    CUdeviceptr dbeta, dV, dfit, dse;
+    CUdeviceptr dbeta, dV, dfit, dse;   /* beta, V and the n-vectors of results */
 } pred_run;
 
-/* fit[0..rows) and se2[0..rows) of one chunk Xc (rows x p, ld rows). */
-static int launch_chunk(const pred_run *r, CUdeviceptr Xc, size_t rows, int p,
-                        CUdeviceptr dbeta, CUdeviceptr dV, CUdeviceptr dfit, CUdeviceptr dse,
-                        CUstream stream, gg_status *st)
+static CUdeviceptr rows_at(CUdeviceptr base, size_t r0)
 {
+    return base + r0 * sizeof(double);
+}
+
+/* fit and se2 of rows r0 .. r0+rows-1, whose X is the chunk Xc (ld rows);
+ * a gg_xchunk_fn, also called once for an X that fits whole. */
+static int launch_chunk(void *arg, CUdeviceptr Xc, size_t r0, size_t rows, CUstream stream,
+                        gg_status *st)
+{
+    const pred_run *r = arg;
     long long ld = (long long) rows, nr = (long long) rows;
-    CUdeviceptr none = 0;
+    int p = r->p;
+    CUdeviceptr none = 0, dbeta = r->dbeta, dV = r->dV;
+    CUdeviceptr dfit = rows_at(r->dfit, r0), dse = rows_at(r->dse, r0);
     size_t blocks = (rows + PRED_THREADS - 1) / PRED_THREADS;
     unsigned grid = (unsigned) (blocks < r->max_blocks ? blocks : r->max_blocks);
     void *a_xbeta[] = {&Xc, &ld, &nr, &p, &dbeta, &none, &dfit};
@@ -58,25 +65,12 @@ static int launch_chunk(const pred_run *r, CUdeviceptr Xc, size_t rows, int p,
     return 0;
 }
 
-static CUdeviceptr rows_at(CUdeviceptr base, size_t r0)
-{
-    return base + r0 * sizeof(double);
-}
-
-static int predict_chunk(void *arg, CUdeviceptr Xc, size_t r0, size_t rows, CUstream stream,
-                         gg_status *st)
-{
-    const pred_run *r = arg;
-    return launch_chunk(r, Xc, rows, r->p, r->dbeta, r->dV, rows_at(r->dfit, r0),
-                        rows_at(r->dse, r0), stream, st);
-}
-
 /* Chunks of C rows through two pinned and two device buffers. */
 static int predict_streamed(pred_run *r, const double *X, size_t n, int p, size_t C,
                             CUdeviceptr xbuf[2], gg_status *st)
 {
     return gg_xstream_open(&r->xs, LABEL, X, n, p, C, xbuf[0], xbuf[1], st) ||
-           gg_xstream_pass(&r->xs, predict_chunk, r, st);
+           gg_xstream_pass(&r->xs, launch_chunk, r, st);
 }
 
 /* Wait for whatever was queued, then free the streams, events and pinned
@@ -121,11 +115,12 @@ int gg_gpu_predict(int ordinal, const double *X, size_t n, int p, const double *
     if (C > n)
         C = n;
 
-    CUdeviceptr dbeta = gg_buflist_alloc(&bufs, (size_t) p, LABEL, st);
-    CUdeviceptr dV = dbeta ? gg_buflist_alloc(&bufs, (size_t) p * (size_t) p, LABEL, st) : 0;
-    CUdeviceptr dfit = dV ? gg_buflist_alloc(&bufs, n, LABEL, st) : 0;
-    CUdeviceptr dse = dfit ? gg_buflist_alloc(&bufs, n, LABEL, st) : 0;
-    if (dse == 0)
+    r.p = p;
+    r.dbeta = gg_buflist_alloc(&bufs, (size_t) p, LABEL, st);
+    r.dV = r.dbeta ? gg_buflist_alloc(&bufs, (size_t) p * (size_t) p, LABEL, st) : 0;
+    r.dfit = r.dV ? gg_buflist_alloc(&bufs, n, LABEL, st) : 0;
+    r.dse = r.dfit ? gg_buflist_alloc(&bufs, n, LABEL, st) : 0;
+    if (r.dse == 0)
         goto done;
 
     /* X's chunk buffers: one when a single chunk holds X, else two; the
@@ -149,26 +144,21 @@ int gg_gpu_predict(int ordinal, const double *X, size_t n, int p, const double *
         streamed = 1;
     }
 
-    if (gg_cuda_upload(LABEL, dbeta, beta, (size_t) p, st) ||
-        gg_cuda_upload(LABEL, dV, V, (size_t) p * (size_t) p, st))
+    if (gg_cuda_upload(LABEL, r.dbeta, beta, (size_t) p, st) ||
+        gg_cuda_upload(LABEL, r.dV, V, (size_t) p * (size_t) p, st))
         goto done;
-    r.p = p;
-    r.dbeta = dbeta;
-    r.dV = dV;
-    r.dfit = dfit;
-    r.dse = dse;
     if (!streamed) {
         if (gg_cuda_upload(LABEL, xbuf[0], X, n * (size_t) p, st) ||
-            launch_chunk(&r, xbuf[0], n, p, dbeta, dV, dfit, dse, NULL, st))
+            launch_chunk(&r, xbuf[0], 0, n, NULL, st))
             goto done;
     } else if (predict_streamed(&r, X, n, p, C, xbuf, st)) {
         goto done;
     }
     /* Synchronous copies on the default stream: they wait for the kernels
      * (the streams are blocking ones) and report any fault they raised. */
-    if (gg_cu_check(gg_cu.cuMemcpyDtoH(fit, dfit, n * sizeof(double)),
+    if (gg_cu_check(gg_cu.cuMemcpyDtoH(fit, r.dfit, n * sizeof(double)),
                     "predict: running the kernels / copying the fit back", st) ||
-        gg_cu_check(gg_cu.cuMemcpyDtoH(se2, dse, n * sizeof(double)),
+        gg_cu_check(gg_cu.cuMemcpyDtoH(se2, r.dse, n * sizeof(double)),
                     "predict: copying the standard errors back", st))
         goto done;
     gg_tel_d2h(LABEL, (double) (2 * n * sizeof(double)));

@@ -79,6 +79,7 @@ typedef struct gg_fit_out {
     int    newton_status;  /* 0 full convergence, 1 step failed, 2 iteration limit */
     int    rank;           /* numerical rank of X'WX + S */
     int    Mp;             /* penalty null space dimension */
+    int    reml_threads;   /* threads of the REML p x p products (1: no pool) */
     double t_iterations;   /* seconds in the IRLS loop */
     double t_postproc;     /* seconds in post-processing */
 } gg_fit_out;

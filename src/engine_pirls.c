@@ -156,6 +156,7 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
             r.A = A;
             r.b = b;
             out->Mp = r.Mp;
+            out->reml_threads = gg_pool_size(r.pool);
         }
         r.zwz = zwz;
         if ((rc = gg_pen_initial_sp(&r.pen, A, sp0, st))) goto done;

@@ -5,7 +5,6 @@
 
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 
 int gg_run_jobs(int n, void *(*fn)(void *), void *jobs, size_t size)
 {
@@ -35,28 +34,18 @@ int gg_run_jobs(int n, void *(*fn)(void *), void *jobs, size_t size)
 
 /* ---- gg_task: one job beside the caller ---------------------------------- */
 
-_Static_assert(sizeof(pthread_t) <= sizeof(((gg_task *) 0)->tid), "gg_task: pthread_t too large");
-
 void gg_task_start(gg_task *task, void *(*fn)(void *), void *arg)
 {
-    task->fn = fn;
-    task->arg = arg;
     task->joined = 0;
-    pthread_t tid;
-    task->started = pthread_create(&tid, NULL, fn, arg) == 0;
-    if (task->started)
-        memcpy(task->tid, &tid, sizeof tid);
-    else
+    task->started = pthread_create(&task->tid, NULL, fn, arg) == 0;
+    if (!task->started)
         fn(arg);
 }
 
 void gg_task_join(gg_task *task)
 {
-    if (task->started && !task->joined) {
-        pthread_t tid;
-        memcpy(&tid, task->tid, sizeof tid);
-        pthread_join(tid, NULL);
-    }
+    if (task->started && !task->joined)
+        pthread_join(task->tid, NULL);
     task->joined = 1;
 }
 

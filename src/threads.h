@@ -5,6 +5,7 @@
 #ifndef GAMGPU_THREADS_H
 #define GAMGPU_THREADS_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 /* Run fn on each of n jobs (job k at (char *) jobs + k * size): jobs 1 ..
@@ -18,10 +19,8 @@ int gg_run_jobs(int n, void *(*fn)(void *), void *jobs, size_t size);
  * caller's thread at gg_task_start when no thread can be had); gg_task_join
  * waits for it and may be called more than once. */
 typedef struct gg_task {
-    void *(*fn)(void *);
-    void *arg;
+    pthread_t tid;
     int started, joined;
-    unsigned char tid[64];          /* pthread_t, opaque here */
 } gg_task;
 void gg_task_start(gg_task *task, void *(*fn)(void *), void *arg);
 void gg_task_join(gg_task *task);

@@ -18,6 +18,9 @@ test_that("REML products on a thread pool agree with the serial ones", {
   g4 <- fit(4)
   g6 <- fit(6)   # p / 32 = 6 threads at most
   expect_gte(length(coef(g1)), 192)
+  # the pool ran with the threads asked for (p / 32 = 6 at most), or not at all
+  expect_identical(c(g1$device$reml_threads, g4$device$reml_threads, g6$device$reml_threads),
+                   c(1L, 4L, 6L))
   rel <- function(a, b) max(abs(a - b)) / max(abs(b))
   expect_lt(rel(g4$linear.predictors, g1$linear.predictors), 1e-9)
   expect_lt(rel(coef(g4), coef(g1)), 1e-7)
