@@ -292,9 +292,6 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     attr(X, "model.offset") <- NULL
     if (!is.double(X)) storage.mode(X) <- "double"
   }
-  t1 <- proc.time()[["elapsed"]]
-
-  ## ---- the fit --------------------------------------------------------------
   scale <- if (family$family %in% c("binomial", "poisson")) 1 else -1
   S <- lapply(G$S, function(s) { storage.mode(s) <- "double"; s })
   small <- auto_too_small(plan, n, p)
@@ -303,8 +300,11 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     plan$mode <- 0L
   }
   spec <- list(nobs = n, scale = scale, gamma = gamma, additive = additive,
-               yvar = stats::var(as.numeric(y)), hat = control$hat,
+               yvar = stats::var(y), hat = control$hat,
                device_mode = plan$mode, device_ordinal = plan$ordinal)
+  t1 <- proc.time()[["elapsed"]]
+
+  ## ---- the fit --------------------------------------------------------------
   res <- .Call(gg_fit, X, y, w, offset, family$family, family$link, S,
                as.integer(G$off), if (is.null(L)) NULL else {
                  L <- unname(L); storage.mode(L) <- "double"; L },
@@ -431,18 +431,18 @@ gg_assemble <- function(G, res, family, y, w, offset, n, method, gamma, cl, cont
   object$xlevels <- G$xlevels
   object$linear.predictors <- res$linear.predictors
   object$fitted.values <- res$fitted.values
-  mu <- object$fitted.values
-  # deviance residuals and null deviance by the family arithmetic of the fit
-  # (src/fit_r.c), without R's n-length temporaries
-  dr <- .Call(gg_dev_resid_r, family$family, family$link, y, mu, w)
-  object$residuals <- dr$residuals
-  object$deviance <- dr$deviance            # sum(residuals^2)
-  dev <- if (family$family != "gaussian") object$sig2 * sum(w) else object$deviance
-  # family$aic(y, 1, mu, w, dev), in C for the families of stats
-  aic <- .Call(gg_aic_r, family$family, family$link, y, mu, w, dev)
-  if (is.na(aic)) aic <- family$aic(y, 1, mu, w, dev)
+  # deviance residuals, their sum of squares, the null deviance and
+  # family$aic(y, 1, mu, w, dev): computed by the fit beside its
+  # post-processing (src/family_stats.c), NA aic for the quasi families
+  object$residuals <- res$residuals
+  object$deviance <- sc[["resid.ss"]]       # sum(residuals^2)
+  aic <- sc[["aic"]]
+  if (is.na(aic)) {
+    dev <- if (family$family != "gaussian") object$sig2 * sum(w) else object$deviance
+    aic <- family$aic(y, 1, object$fitted.values, w, dev)
+  }
   object$aic <- aic + 2 * sum(object$edf)
-  object$null.deviance <- .Call(gg_null_deviance_r, family$family, family$link, y, w)
+  object$null.deviance <- sc[["null.deviance"]]
   environment(object$formula) <- environment(object$pred.formula) <-
     environment(object$terms) <- environment(object$pterms) <- .GlobalEnv
   if (!is.null(attr(object$model, "terms")))

@@ -39,6 +39,11 @@ typedef struct gg_fit_control {
                      double seconds);
     /* polled between iterations; nonzero stops the fit ("gamgpu_interrupted") */
     int  (*interrupted)(void *ctx);
+    /* called once, when the iterations are done and before post-processing,
+     * with the backend and the final scale estimate: the caller may fetch the
+     * final vectors and work on them while the engine post-processes.
+     * Nonzero (with *st filled) stops the fit.  May be NULL. */
+    int  (*iterations_done)(void *ctx, gg_backend *be, double sig2, gg_status *st);
     void  *ctx;
 } gg_fit_control;
 
@@ -82,6 +87,7 @@ typedef struct gg_fit_out {
     int    reml_threads;   /* threads of the REML p x p products (1: no pool) */
     double t_iterations;   /* seconds in the IRLS loop */
     double t_postproc;     /* seconds in post-processing */
+    double t_leverage;     /* of which the backend's leverage pass */
 } gg_fit_out;
 
 /* Runs the fit on a loaded backend.  0 = OK; -1 with *st filled. */

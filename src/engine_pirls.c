@@ -207,6 +207,8 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
     gg_reml_rho_full(&r, best->theta, out->rho_full);
     memcpy(out->grad, best->grad, (size_t) r.nth * sizeof(double));
     memcpy(out->hess, best->hess, (size_t) r.nth * r.nth * sizeof(double));
+    if (ctl->iterations_done && (rc = ctl->iterations_done(ctl->ctx, be, best->phi, st)))
+        goto done;
     if ((rc = gg_postproc(&r, best, A, be, phi_fixed, spec->scale, out, st))) goto done;
     out->t_postproc = gg_now() - t1;
 done:

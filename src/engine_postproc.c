@@ -2,7 +2,8 @@
  * Bayesian and frequentist covariance matrices Vp and Ve, the smoothing
  * parameter corrected Vc, the EDFs edf/edf1/edf2, V.sp, a factor R with
  * R'R = X'WX, and the leverages (mgcv's Sl.postproc; hat values through the
- * backend because they are an O(n) row operation). */
+ * backend because they are an O(n) row operation, overlapped with the p x p
+ * work, which runs on a thread of its own). */
 #define USE_FC_LEN_T
 #include <R_ext/BLAS.h>
 #ifndef FCONE
@@ -10,14 +11,14 @@
 #endif
 
 #include "engine_internal.h"
+#include "threads.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-int gg_postproc(gg_reml *r, const gg_reml_pt *best, const double *A_final,
-                gg_backend *be, int scale_known, double scale, gg_fit_out *out,
-                gg_status *st)
+static int postproc_host(gg_reml *r, const gg_reml_pt *best, const double *A_final,
+                         int scale_known, double scale, gg_fit_out *out, gg_status *st)
 {
     const int p = r->p, m = r->m, nsp = r->nsp, nth = r->nth;
     const size_t pp = (size_t) p * p;
@@ -107,10 +108,51 @@ int gg_postproc(gg_reml *r, const gg_reml_pt *best, const double *A_final,
         for (int i = 0; i <= j && i < c.rank; i++)
             out->R[i + (size_t) cj * p] = c.R[i + (size_t) j * p] * c.d[cj];
     }
-    if (out->hat != NULL)
-        if ((rc = be->ops->leverage(be, best->P, out->hat, st))) goto done;
 done:
     gg_pchol_free(&c);
     free(F); free(T); free(d1b); free(ev); free(U); free(rV);
+    return rc;
+}
+
+/* The p x p work on a thread of its own while this one drives the
+ * backend's leverage pass (on the device, or the CPU backend's own threads):
+ * both read only the final P and A. */
+typedef struct postproc_job {
+    gg_reml *r;
+    const gg_reml_pt *best;
+    const double *A;
+    int scale_known;
+    double scale;
+    gg_fit_out *out;
+    int rc;
+    gg_status st;
+} postproc_job;
+
+static void *postproc_run(void *arg)
+{
+    postproc_job *j = arg;
+    gg_status_clear(&j->st);
+    j->rc = postproc_host(j->r, j->best, j->A, j->scale_known, j->scale, j->out, &j->st);
+    return NULL;
+}
+
+int gg_postproc(gg_reml *r, const gg_reml_pt *best, const double *A_final,
+                gg_backend *be, int scale_known, double scale, gg_fit_out *out,
+                gg_status *st)
+{
+    postproc_job job = {.r = r, .best = best, .A = A_final, .scale_known = scale_known,
+                        .scale = scale, .out = out};
+    if (out->hat == NULL)
+        return postproc_host(r, best, A_final, scale_known, scale, out, st);
+    gg_task task;
+    gg_task_start(&task, postproc_run, &job);
+    const double t0 = gg_now();
+    int rc = be->ops->leverage(be, best->P, out->hat, st);
+    out->t_leverage = gg_now() - t0;
+    gg_task_join(&task);
+    if (rc == 0 && job.rc) {
+        *st = job.st;
+        rc = job.rc;
+    }
     return rc;
 }

@@ -1,5 +1,5 @@
 /* family_r.h -- the family glue (family_r.c): the family lookup fit_r.c
- * shares, and the .Call entry points over a family's rows. */
+ * shares, and the .Call entry point over a family's rows. */
 #ifndef GAMGPU_FAMILY_R_H
 #define GAMGPU_FAMILY_R_H
 
@@ -11,8 +11,5 @@
 gg_family gg_family_or_abort(SEXP family, SEXP link);
 
 SEXP gg_family_rows(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt);
-SEXP gg_dev_resid_r(SEXP family, SEXP link, SEXP y, SEXP mu, SEXP wt);
-SEXP gg_null_deviance_r(SEXP family, SEXP link, SEXP y, SEXP wt);
-SEXP gg_aic_r(SEXP family, SEXP link, SEXP y, SEXP mu, SEXP wt, SEXP dev);
 
 #endif

@@ -3,7 +3,9 @@
  * plain C structs, runs gg_engine_fit() on the device backend (with a
  * counted CPU fallback under "auto") or the CPU one, and returns the
  * results as a named list; gg_backend_check runs each backend operation
- * once, for tests.  Output vectors are allocated here (R
+ * once, for tests.  The rows' part of the gam object (deviance residuals,
+ * null deviance, aic) is computed here on a host thread beside the engine
+ * (fit_rows).  Output vectors are allocated here (R
  * memory) before the engine runs, so a failure leaks nothing: the engine
  * frees its scratch, the backend is released, then the classed error is
  * raised.  Trace lines are printed here (Rprintf), interrupts are polled
@@ -20,10 +22,12 @@
 #include "errors_r.h"
 #include "family.h"
 #include "family_r.h"
+#include "family_stats.h"
 #include "fit_r.h"
 #include "gpu_telemetry.h"
 #include "sexp_r.h"
 #include "basis_r.h"
+#include "threads.h"
 #include "xplan.h"
 
 static double list_num(SEXP list, const char *name, double dflt)
@@ -50,6 +54,71 @@ static int interrupted(void *ctx)
 }
 
 static SEXP new_mat(int r, int c) { return Rf_allocMatrix(REALSXP, r, c); }
+
+/* The rows' part of the gam object, worked out on a host thread while the
+ * engine is busy.  From the start of the fit: touch every page of the
+ * n-length outputs (fresh R memory), so that the device's copies and the
+ * residuals do not fault them in on the critical path, and sum the null
+ * deviance (it needs only y and the weights).  When the iterations are done
+ * (the engine's iterations_done hook): fetch the final eta, mu and working
+ * weights, then compute the deviance residuals and the aic while the engine
+ * post-processes (the leverage pass, the p x p covariances). */
+typedef struct fit_rows {
+    gg_family fam;
+    size_t n;
+    const double *y, *pw;
+    double *out[5];                 /* eta, mu, w, residuals, hat (or NULL) */
+    double sig2;                    /* the fit's scale estimate, for the aic */
+    double null_deviance, resid_ss, aic;
+    int aic_na;                     /* quasi families: no aic */
+    int fetched;
+    double t_fetch;
+    gg_task prep, stats;
+} fit_rows;
+
+static void *fit_rows_prep(void *arg)
+{
+    fit_rows *fr = arg;
+    const size_t step = 4096 / sizeof(double);
+    for (int k = 0; k < 5; k++)
+        if (fr->out[k] != NULL)
+            for (size_t i = 0; i < fr->n; i += step) fr->out[k][i] = 0;
+    fr->null_deviance = gg_null_deviance(fr->fam.fam, fr->n, fr->y, fr->pw);
+    return NULL;
+}
+
+static void *fit_rows_stats(void *arg)
+{
+    fit_rows *fr = arg;
+    fr->resid_ss = gg_deviance_residuals(fr->fam.fam, fr->n, fr->y, fr->out[1], fr->pw,
+                                         fr->out[3]);
+    /* family$aic's dev argument, as mgcv passes it: the deviance for the
+     * gaussian, the scale times sum(prior weights) otherwise */
+    double dev = fr->resid_ss;
+    if (fr->fam.fam != GG_FAM_GAUSSIAN) {
+        long double sw = 0;
+        for (size_t i = 0; i < fr->n; i++) sw += fr->pw[i];
+        dev = fr->sig2 * (double) sw;
+    }
+    fr->aic_na = gg_family_aic(fr->fam.fam, fr->n, fr->y, fr->out[1], fr->pw, dev, &fr->aic);
+    return NULL;
+}
+
+static int fit_rows_start(void *ctx, gg_backend *be, double sig2, gg_status *st)
+{
+    fit_rows *fr = ctx;
+    gg_task_join(&fr->prep);
+    const double t0 = gg_now();
+    if (be->ops->fetch(be, GG_VEC_ETA, fr->out[0], st) ||
+        be->ops->fetch(be, GG_VEC_MU, fr->out[1], st) ||
+        be->ops->fetch(be, GG_VEC_W, fr->out[2], st))
+        return -1;
+    fr->t_fetch = gg_now() - t0;
+    fr->fetched = 1;
+    fr->sig2 = sig2;
+    gg_task_start(&fr->stats, fit_rows_stats, fr);
+    return 0;
+}
 
 SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
             SEXP off, SEXP L, SEXP lsp0, SEXP spec, SEXP control)
@@ -137,7 +206,8 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     const char *names[] = {"coefficients", "Vp", "Ve", "Vc", "edf", "edf1", "edf2", "R",
                            "db.drho", "rho", "rho.full", "grad", "hess", "V.sp", "hat",
                            "linear.predictors", "fitted.values", "weights", "scalars",
-                           "backend", "counters", "fallback", "placement", "device.times"};
+                           "backend", "counters", "fallback", "placement", "device.times",
+                           "residuals"};
     const int nout = (int) (sizeof names / sizeof names[0]);
     SEXP res = PROTECT(Rf_allocVector(VECSXP, nout));
     SEXP nm = PROTECT(Rf_allocVector(STRSXP, nout));
@@ -161,6 +231,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     SET_VECTOR_ELT(res, 15, Rf_allocVector(REALSXP, n));
     SET_VECTOR_ELT(res, 16, Rf_allocVector(REALSXP, n));
     SET_VECTOR_ELT(res, 17, Rf_allocVector(REALSXP, n));
+    SET_VECTOR_ELT(res, 24, Rf_allocVector(REALSXP, n));
 
     gg_fit_out out;
     memset(&out, 0, sizeof out);
@@ -198,20 +269,37 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     const char *backend_name = "cpu";
     long counters[3] = {0, 0, 0};
     char placement[96] = "host";
-    double t_transfer = 0, t_rows = 0, t_build = 0, t_load = 0;
+    double t_transfer = 0, t_rows = 0, t_build = 0, t_load = 0, t_init = 0, t_release = 0,
+           t_wait = 0;
+    fit_rows fr;
+    memset(&fr, 0, sizeof fr);
+    fr.fam = sp.family;
+    fr.n = (size_t) n;
+    fr.y = REAL(y);
+    fr.pw = REAL(w);
+    for (int k = 0; k < 4; k++) fr.out[k] = REAL(VECTOR_ELT(res, k < 3 ? 15 + k : 24));
+    fr.out[4] = out.hat;
+    gg_task_start(&fr.prep, fit_rows_prep, &fr);
+    ctl.iterations_done = fit_rows_start;
+    ctl.ctx = &fr;
     int rc = -1;
     for (int on_device = mode > 0; on_device >= 0; on_device--) {
         gg_backend be;
         gg_status_clear(&st);
+        const double t_init0 = gg_now();
         rc = on_device ? gg_backend_cuda_init(&be, ordinal, &st)
                        : gg_backend_cpu_init(&be, chunk > 0 ? (size_t) chunk : 0, &st);
         const double t_load0 = gg_now();
+        t_init = t_load0 - t_init0;
         if (rc == 0) rc = be.ops->load(&be, &d, &st);
         t_load = gg_now() - t_load0;
+        fr.fetched = 0;
         if (rc == 0) rc = gg_engine_fit(&be, &pen, &sp, &ctl, &out, &st);
-        if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_ETA, REAL(VECTOR_ELT(res, 15)), &st);
-        if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_MU, REAL(VECTOR_ELT(res, 16)), &st);
-        if (rc == 0) rc = be.ops->fetch(&be, GG_VEC_W, REAL(VECTOR_ELT(res, 17)), &st);
+        const double t_wait0 = gg_now();
+        gg_task_join(&fr.stats);
+        t_wait = gg_now() - t_wait0;
+        if (rc == 0 && !fr.fetched)
+            rc = gg_fail(&st, "gamgpu_internal_error", "the engine returned without its final vectors");
         counters[0] = be.n_gram;
         counters[1] = be.n_xbeta;
         counters[2] = be.n_row_state;
@@ -219,7 +307,9 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
         t_transfer = be.t_transfer;
         t_rows = be.t_rows;
         t_build = be.t_build;
+        const double t_release0 = gg_now();
         if (be.ops != NULL) be.ops->release(&be);
+        t_release = gg_now() - t_release0;
         if (rc == 0) {
             backend_name = on_device ? "cuda" : "cpu";
             break;
@@ -228,22 +318,27 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
         gg_tel_fallback("engine", st.msg);
         gg_strlcpy(fallback, st.msg, sizeof fallback);
     }
+    gg_task_join(&fr.prep);
     if (rc) gg_raise(&st);
 
     const char *snames[] = {"reml", "sig2", "scale.vp", "deviance", "rss", "iter",
                             "converged", "newton.iter", "newton.status", "rank", "Mp",
-                            "reml.threads", "t.iterations", "t.postproc"};
+                            "reml.threads", "t.iterations", "t.postproc", "t.leverage",
+                            "resid.ss", "null.deviance", "aic"};
     const double sv[] = {out.reml, out.sig2, out.scale_vp, out.deviance, out.rss, out.iter,
                          out.converged, out.newton_iter, out.newton_status, out.rank, out.Mp,
-                         out.reml_threads, out.t_iterations, out.t_postproc};
+                         out.reml_threads, out.t_iterations, out.t_postproc, out.t_leverage,
+                         fr.resid_ss, fr.null_deviance, fr.aic_na ? NA_REAL : fr.aic};
     SET_VECTOR_ELT(res, 18, gg_named_doubles((int) (sizeof sv / sizeof sv[0]), snames, sv));
     SET_VECTOR_ELT(res, 19, Rf_mkString(backend_name));
     SET_VECTOR_ELT(res, 21, Rf_mkString(fallback));
     SET_VECTOR_ELT(res, 22, Rf_mkString(rc == 0 && strcmp(backend_name, "cuda") == 0 ? placement : "host"));
     /* load: load() as a whole (X built or copied, the data copied) */
-    const char *tnames[] = {"transfer", "rows", "build", "load"};
-    const double tv[] = {t_transfer, t_rows, t_build, t_load};
-    SET_VECTOR_ELT(res, 23, gg_named_doubles(4, tnames, tv));
+    const char *tnames[] = {"transfer", "rows", "build", "load", "init", "fetch", "wait",
+                            "release"};
+    const double tv[] = {t_transfer, t_rows, t_build, t_load, t_init, fr.t_fetch, t_wait,
+                         t_release};
+    SET_VECTOR_ELT(res, 23, gg_named_doubles(8, tnames, tv));
     const char *cnames[] = {"gram", "xbeta", "row_state"};
     const double cv[] = {(double) counters[0], (double) counters[1], (double) counters[2]};
     SET_VECTOR_ELT(res, 20, gg_named_doubles(3, cnames, cv));

@@ -39,9 +39,6 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_predict_r,           7),
     CALLDEF(gg_fit,                 12),
     CALLDEF(gg_family_rows,         5),
-    CALLDEF(gg_dev_resid_r,         5),
-    CALLDEF(gg_null_deviance_r,     4),
-    CALLDEF(gg_aic_r,               6),
     CALLDEF(gg_backend_check,       8),
     CALLDEF(gg_xplan_build_r,       1),
     {NULL, NULL, 0}

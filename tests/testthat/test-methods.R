@@ -60,8 +60,8 @@ test_that("AIC(), logLik(), vcov(), fitted(), residuals() of every type", {
 })
 
 test_that("the fit's aic and null deviance are the family's, computed in C", {
-  # gg_aic_r and gg_null_deviance_r replace family$aic and
-  # sum(dev.resids(y, weighted.mean(y, w), w)) for speed: same numbers
+  # the fit computes family$aic, sum(dev.resids(y, weighted.mean(y, w), w))
+  # and the deviance residuals in C, beside its post-processing: same numbers
   aic_of <- function(fit) {
     fam <- fit$family
     dev <- if (fam$family != "gaussian") fit$sig2 * sum(fit$prior.weights) else fit$deviance
@@ -80,6 +80,7 @@ test_that("the fit's aic and null deviance are the family's, computed in C", {
                Gamma = gam_gpu(yg ~ s(x0) + s(x1), family = Gamma(link = "log"), data = dat),
                inverse.gaussian = gam_gpu(yg ~ s(x0) + s(x1), family = inverse.gaussian(link = "log"),
                                           data = dat),
+               quasipoisson = gam_gpu(yp ~ s(x0) + s(x1), family = quasipoisson, data = dat),
                gaussian = gg,
                gaussian_weights = gam_gpu(y ~ s(x0) + s(x1), data = dp, weights = trials + 0.5))
   for (nm in names(fits)) {
@@ -87,8 +88,11 @@ test_that("the fit's aic and null deviance are the family's, computed in C", {
     expect_equal(fit$aic, aic_of(fit), tolerance = 1e-14, label = nm)
     expect_equal(fit$null.deviance, null_dev(fit), tolerance = 1e-13, label = nm)
     expect_identical(fit$deviance, sum(fit$residuals^2), label = nm)
+    expect_equal(fit$residuals,
+                 unname(mgcv::residuals.gam(fit, type = "deviance")),
+                 tolerance = 1e-14, label = nm)
   }
-  expect_true(is.na(.Call(gamgpu:::gg_aic_r, "quasipoisson", "log", 1, 1, 1, 1)))
+  expect_true(is.na(fits$quasipoisson$aic))
 })
 
 test_that("leverages are the diagonal of the influence matrix", {
