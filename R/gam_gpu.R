@@ -333,13 +333,14 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     # "recipe": X was built by the backend from the covariates (on the
     # device for a GPU fit); "matrix": X was built in R and handed over
     model_matrix = x_source,
-    # setup: mgcv's setup, then the backend's load (building or copying X,
-    # copying the data); iterations: penalized IRLS with REML; postproc:
-    # everything after (covariances, EDFs, leverages, the gam object)
-    timings = c(setup = t1 - t0 + res$device.times[["load"]],
+    # setup: mgcv's setup, then the engine's (allocating the results,
+    # starting the backend, building or copying X, copying the data);
+    # iterations: penalized IRLS with REML; postproc: everything after
+    # (covariances, EDFs, leverages, the final vectors, the gam object)
+    timings = c(setup = t1 - t0 + res$device.times[["pre"]],
                 iterations = sc[["t.iterations"]],
                 postproc = sc[["t.postproc"]] + (t3 - t2) +
-                  max(0, (t2 - t1) - res$device.times[["load"]] - sc[["t.iterations"]] -
+                  max(0, (t2 - t1) - res$device.times[["pre"]] - sc[["t.iterations"]] -
                         sc[["t.postproc"]])),
     # on the device: copies of the data and results (load, fetch), the
     # row-wise kernels with their small result copies (every IRLS pass and

@@ -123,6 +123,7 @@ static int fit_rows_start(void *ctx, gg_backend *be, double sig2, gg_status *st)
 SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
             SEXP off, SEXP L, SEXP lsp0, SEXP spec, SEXP control)
 {
+    const double t_enter = gg_now();
     gg_status st;
     gg_status_clear(&st);
     /* X: a double matrix, or the recipe to build it (xplan.h) */
@@ -269,7 +270,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     const char *backend_name = "cpu";
     long counters[3] = {0, 0, 0};
     char placement[96] = "host";
-    double t_transfer = 0, t_rows = 0, t_build = 0, t_load = 0, t_init = 0, t_release = 0,
+    double t_transfer = 0, t_rows = 0, t_build = 0, t_load = 0, t_pre = 0, t_release = 0,
            t_wait = 0;
     fit_rows fr;
     memset(&fr, 0, sizeof fr);
@@ -286,13 +287,12 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     for (int on_device = mode > 0; on_device >= 0; on_device--) {
         gg_backend be;
         gg_status_clear(&st);
-        const double t_init0 = gg_now();
         rc = on_device ? gg_backend_cuda_init(&be, ordinal, &st)
                        : gg_backend_cpu_init(&be, chunk > 0 ? (size_t) chunk : 0, &st);
         const double t_load0 = gg_now();
-        t_init = t_load0 - t_init0;
         if (rc == 0) rc = be.ops->load(&be, &d, &st);
         t_load = gg_now() - t_load0;
+        t_pre = gg_now() - t_enter;
         fr.fetched = 0;
         if (rc == 0) rc = gg_engine_fit(&be, &pen, &sp, &ctl, &out, &st);
         const double t_wait0 = gg_now();
@@ -333,10 +333,13 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     SET_VECTOR_ELT(res, 19, Rf_mkString(backend_name));
     SET_VECTOR_ELT(res, 21, Rf_mkString(fallback));
     SET_VECTOR_ELT(res, 22, Rf_mkString(rc == 0 && strcmp(backend_name, "cuda") == 0 ? placement : "host"));
-    /* load: load() as a whole (X built or copied, the data copied) */
-    const char *tnames[] = {"transfer", "rows", "build", "load", "init", "fetch", "wait",
+    /* load: load() as a whole (X built or copied, the data copied); pre:
+     * from entry to the engine's start (checks, allocating the outputs,
+     * starting the backend, load); fetch: the final vectors; wait: for the
+     * rows' thread after the engine; release: the backend's */
+    const char *tnames[] = {"transfer", "rows", "build", "load", "pre", "fetch", "wait",
                             "release"};
-    const double tv[] = {t_transfer, t_rows, t_build, t_load, t_init, fr.t_fetch, t_wait,
+    const double tv[] = {t_transfer, t_rows, t_build, t_load, t_pre, fr.t_fetch, t_wait,
                          t_release};
     SET_VECTOR_ELT(res, 23, gg_named_doubles(8, tnames, tv));
     const char *cnames[] = {"gram", "xbeta", "row_state"};

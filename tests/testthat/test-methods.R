@@ -142,4 +142,9 @@ test_that("print() reports the device and the phase times; fit$device is data", 
   expect_named(g$device$timings, c("setup", "iterations", "postproc"))
   expect_true(all(g$device$timings >= 0))
   expect_gt(g$device$counters[["gram"]], 1)
+  # the three parts are disjoint pieces of the call: they add up to no more
+  # than its wall time
+  wall <- system.time(g2 <- gam_gpu(f, family = binomial, data = dat))[["elapsed"]]
+  expect_lte(sum(g2$device$timings), wall + 0.01)
+  expect_gt(sum(g2$device$timings), 0.5 * wall)
 })
