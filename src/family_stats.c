@@ -1,82 +1,195 @@
 /* family_stats.c -- the fit's summaries over all rows (family_stats.h):
  * deviance residuals, null deviance and aic, as R's stats families compute
- * them but in single passes without n-length temporaries.  No R API beyond
- * the nmath densities (Rmath.h), so these run off R's thread. */
+ * them but without n-length temporaries, in passes over fixed blocks of
+ * rows that threads share out.  No R API beyond the nmath densities
+ * (Rmath.h), so these run off R's thread. */
 #include <Rmath.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "family_stats.h"
+#include "threads.h"
 
-double gg_deviance_residuals(gg_family_id f, size_t n, const double *y, const double *mu,
-                             const double *wt, double *r)
+typedef enum {
+    PASS_MEAN,       /* sum(y wt) over wt != 0, sum(wt) */
+    PASS_NULL_DEV,   /* sum(d(y, ybar, wt)) */
+    PASS_RESID,      /* residuals; sum(r^2), sum(wt) */
+    PASS_AIC         /* the family's aic sum (and sum(wt) for inverse.gaussian) */
+} stats_pass;
+
+typedef struct stats_ctx {
+    stats_pass pass;
+    gg_family_id f;
+    size_t n;
+    const double *y, *mu, *wt;
+    double *r;
+    double ybar, disp, shape;   /* the null model's mean; the Gamma aic's */
+    long double *part;          /* two partial sums per block */
+} stats_ctx;
+
+typedef struct stats_job {
+    const stats_ctx *c;
+    size_t b0, b1;              /* blocks [b0, b1) */
+} stats_job;
+
+static void block_sums(const stats_ctx *c, size_t i0, size_t i1, long double *s0,
+                       long double *s1)
 {
-    long double ss = 0;
-    for (size_t i = 0; i < n; i++) {
-        const double d = gg_dev_resid(f, y[i], mu[i], wt[i]);
-        const double a = d > 0 ? sqrt(d) : 0;
-        r[i] = y[i] > mu[i] ? a : (y[i] < mu[i] ? -a : 0);
-        const double sq = r[i] * r[i];
-        ss += sq;
+    const double *y = c->y, *mu = c->mu, *wt = c->wt;
+    long double a = 0, b = 0;
+    switch (c->pass) {
+    case PASS_MEAN:
+        for (size_t i = i0; i < i1; i++) {
+            if (wt[i] != 0) a += y[i] * wt[i];
+            b += wt[i];
+        }
+        break;
+    case PASS_NULL_DEV:
+        for (size_t i = i0; i < i1; i++) a += gg_dev_resid(c->f, y[i], c->ybar, wt[i]);
+        break;
+    case PASS_RESID:
+        for (size_t i = i0; i < i1; i++) {
+            const double d = gg_dev_resid(c->f, y[i], mu[i], wt[i]);
+            const double q = d > 0 ? sqrt(d) : 0;
+            const double ri = y[i] > mu[i] ? q : (y[i] < mu[i] ? -q : 0);
+            const double sq = ri * ri;
+            c->r[i] = ri;
+            a += sq;
+            b += wt[i];
+        }
+        break;
+    case PASS_AIC:
+        switch (c->f) {
+        case GG_FAM_GAUSSIAN:      /* sum(log(wt)); log(1) adds +0 */
+            for (size_t i = i0; i < i1; i++)
+                if (wt[i] != 1) a += log(wt[i]);
+            break;
+        case GG_FAM_BINOMIAL:      /* sum(ifelse(m > 0, wt/m, 0) dbinom(round(m y), round(m), mu, log)), m = wt */
+            for (size_t i = i0; i < i1; i++) {
+                const double m = wt[i], fac = m > 0 ? wt[i] / m : 0;
+                a += fac * dbinom(nearbyint(m * y[i]), nearbyint(m), mu[i], 1);
+            }
+            break;
+        case GG_FAM_POISSON:       /* sum(dpois(y, mu, log) wt) */
+            for (size_t i = i0; i < i1; i++) a += dpois(y[i], mu[i], 1) * wt[i];
+            break;
+        case GG_FAM_GAMMA:         /* sum(dgamma(y, 1/disp, scale = mu disp, log) wt) */
+            for (size_t i = i0; i < i1; i++)
+                a += dgamma(y[i], c->shape, mu[i] * c->disp, 1) * wt[i];
+            break;
+        case GG_FAM_INVGAUSS:      /* sum(wt), sum(log(y) wt) */
+            for (size_t i = i0; i < i1; i++) {
+                b += wt[i];
+                a += log(y[i]) * wt[i];
+            }
+            break;
+        default:
+            break;
+        }
+        break;
     }
-    return (double) ss;
+    *s0 = a;
+    *s1 = b;
 }
 
-double gg_null_deviance(gg_family_id f, size_t n, const double *y, const double *wt)
+static void *stats_run(void *arg)
 {
-    long double syw = 0, sw = 0, dev = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (wt[i] != 0) syw += y[i] * wt[i];
-        sw += wt[i];
+    const stats_job *j = arg;
+    const stats_ctx *c = j->c;
+    for (size_t k = j->b0; k < j->b1; k++) {
+        const size_t i0 = k * GG_STATS_BLOCK;
+        const size_t i1 = i0 + GG_STATS_BLOCK < c->n ? i0 + GG_STATS_BLOCK : c->n;
+        block_sums(c, i0, i1, &c->part[2 * k], &c->part[2 * k + 1]);
     }
-    const double ybar = (double) syw / (double) sw;
-    for (size_t i = 0; i < n; i++) dev += gg_dev_resid(f, y[i], ybar, wt[i]);
-    return (double) dev;
+    return NULL;
 }
 
-int gg_family_aic(gg_family_id f, size_t n, const double *y, const double *mu,
-                  const double *wt, double dev, double *aic)
+/* One pass: the blocks' partial sums, then their sums in block order.  With
+ * no memory for the partials or the thread handles, one block's worth of
+ * rows at a time on this thread gives the same numbers. */
+static void run_pass(stats_ctx *c, stats_pass pass, int nthreads, double *s0, double *s1)
 {
-    long double s = 0, sw = 0;
+    c->pass = pass;
+    const size_t nb = c->n == 0 ? 0 : (c->n - 1) / GG_STATS_BLOCK + 1;
+    long double part1[2], a = 0, b = 0;
+    long double *part = nb > 1 ? malloc(2 * nb * sizeof(long double)) : NULL;
+    const int nj = nthreads < 1 ? 1 : ((size_t) nthreads > nb ? (int) (nb ? nb : 1) : nthreads);
+    stats_job *jobs = part && nj > 1 ? malloc((size_t) nj * sizeof(stats_job)) : NULL;
+    if (part) {
+        c->part = part;
+        if (jobs) {
+            for (int t = 0; t < nj; t++)
+                jobs[t] = (stats_job) {c, nb * t / nj, nb * (t + 1) / nj};
+        }
+        if (!jobs || gg_run_jobs(nj, stats_run, jobs, sizeof(stats_job)) != 0) {
+            stats_job all = {c, 0, nb};
+            stats_run(&all);
+        }
+        for (size_t k = 0; k < nb; k++) {
+            a += part[2 * k];
+            b += part[2 * k + 1];
+        }
+    } else {
+        for (size_t k = 0; k < nb; k++) {
+            const size_t i0 = k * GG_STATS_BLOCK;
+            const size_t i1 = i0 + GG_STATS_BLOCK < c->n ? i0 + GG_STATS_BLOCK : c->n;
+            block_sums(c, i0, i1, &part1[0], &part1[1]);
+            a += part1[0];
+            b += part1[1];
+        }
+    }
+    free(jobs);
+    free(part);
+    c->part = NULL;
+    *s0 = (double) a;
+    *s1 = (double) b;
+}
+
+double gg_null_deviance(gg_family_id f, size_t n, const double *y, const double *wt,
+                        int nthreads)
+{
+    stats_ctx c = {.f = f, .n = n, .y = y, .wt = wt};
+    double syw, sw, dev, unused;
+    run_pass(&c, PASS_MEAN, nthreads, &syw, &sw);
+    c.ybar = syw / sw;
+    run_pass(&c, PASS_NULL_DEV, nthreads, &dev, &unused);
+    return dev;
+}
+
+int gg_residuals_aic(gg_family_id f, size_t n, const double *y, const double *mu,
+                     const double *wt, double sig2, int nthreads, double *r,
+                     double *resid_ss, double *aic)
+{
+    stats_ctx c = {.f = f, .n = n, .y = y, .mu = mu, .wt = wt, .r = r};
+    double sw, s, s1;
+    run_pass(&c, PASS_RESID, nthreads, resid_ss, &sw);
+    /* family$aic's dev argument, as mgcv passes it */
+    const double dev = f == GG_FAM_GAUSSIAN ? *resid_ss : sig2 * sw;
     switch (f) {
     case GG_FAM_GAUSSIAN: {
         /* nobs (log(dev/nobs 2 pi) + 1) + 2 - sum(log(wt)) */
-        for (size_t i = 0; i < n; i++)
-            if (wt[i] != 1) s += log(wt[i]);      /* log(1) adds +0 */
+        run_pass(&c, PASS_AIC, nthreads, &s, &s1);
         const double nobs = (double) n;
-        *aic = nobs * (log(dev / nobs * 2 * M_PI) + 1) + 2 - (double) s;
+        *aic = nobs * (log(dev / nobs * 2 * M_PI) + 1) + 2 - s;
         return 0;
     }
     case GG_FAM_BINOMIAL:
-        /* -2 sum(ifelse(m > 0, wt/m, 0) dbinom(round(m y), round(m), mu, log)), m = wt */
-        for (size_t i = 0; i < n; i++) {
-            const double mi = wt[i], fac = mi > 0 ? wt[i] / mi : 0;
-            s += fac * dbinom(nearbyint(mi * y[i]), nearbyint(mi), mu[i], 1);
-        }
-        *aic = -2 * (double) s;
-        return 0;
     case GG_FAM_POISSON:
-        /* -2 sum(dpois(y, mu, log) wt) */
-        for (size_t i = 0; i < n; i++) s += dpois(y[i], mu[i], 1) * wt[i];
-        *aic = -2 * (double) s;
+        run_pass(&c, PASS_AIC, nthreads, &s, &s1);
+        *aic = -2 * s;
         return 0;
-    case GG_FAM_GAMMA: {
-        /* n = sum(wt); disp = dev/n; -2 sum(dgamma(y, 1/disp, scale = mu disp, log) wt) + 2 */
-        for (size_t i = 0; i < n; i++) sw += wt[i];
-        const double disp = dev / (double) sw, shape = 1 / disp;
-        for (size_t i = 0; i < n; i++) s += dgamma(y[i], shape, mu[i] * disp, 1) * wt[i];
-        *aic = -2 * (double) s + 2;
+    case GG_FAM_GAMMA:
+        /* n = sum(wt); disp = dev/n; -2 sum(...) + 2 */
+        c.disp = dev / sw;
+        c.shape = 1 / c.disp;
+        run_pass(&c, PASS_AIC, nthreads, &s, &s1);
+        *aic = -2 * s + 2;
         return 0;
-    }
-    case GG_FAM_INVGAUSS: {
+    case GG_FAM_INVGAUSS:
         /* sum(wt) (1 + log(dev/sum(wt) 2 pi)) + 3 sum(log(y) wt) + 2 */
-        for (size_t i = 0; i < n; i++) {
-            sw += wt[i];
-            s += log(y[i]) * wt[i];
-        }
-        const double W = (double) sw;
-        *aic = W * (1 + log(dev / W * 2 * M_PI)) + 3 * (double) s + 2;
+        run_pass(&c, PASS_AIC, nthreads, &s, &s1);
+        *aic = s1 * (1 + log(dev / s1 * 2 * M_PI)) + 3 * s + 2;
         return 0;
-    }
     default:
         return 1;
     }

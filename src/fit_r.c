@@ -66,6 +66,7 @@ static SEXP new_mat(int r, int c) { return Rf_allocMatrix(REALSXP, r, c); }
 typedef struct fit_rows {
     gg_family fam;
     size_t n;
+    int nthreads;
     const double *y, *pw;
     double *out[5];                 /* eta, mu, w, residuals, hat (or NULL) */
     double sig2;                    /* the fit's scale estimate, for the aic */
@@ -76,31 +77,47 @@ typedef struct fit_rows {
     gg_task prep, stats;
 } fit_rows;
 
+typedef struct touch_job {
+    const fit_rows *fr;
+    size_t i0, i1;
+} touch_job;
+
+static void *touch_run(void *arg)
+{
+    const touch_job *j = arg;
+    const size_t step = 4096 / sizeof(double);
+    for (int k = 0; k < 5; k++)
+        if (j->fr->out[k] != NULL)
+            for (size_t i = j->i0; i < j->i1; i += step) j->fr->out[k][i] = 0;
+    return NULL;
+}
+
 static void *fit_rows_prep(void *arg)
 {
     fit_rows *fr = arg;
-    const size_t step = 4096 / sizeof(double);
-    for (int k = 0; k < 5; k++)
-        if (fr->out[k] != NULL)
-            for (size_t i = 0; i < fr->n; i += step) fr->out[k][i] = 0;
-    fr->null_deviance = gg_null_deviance(fr->fam.fam, fr->n, fr->y, fr->pw);
+    /* row ranges of whole pages (4096 bytes of doubles), one per thread */
+    enum { MAXJ = 64 };
+    touch_job jobs[MAXJ];
+    int nj = fr->nthreads < 1 ? 1 : (fr->nthreads > MAXJ ? MAXJ : fr->nthreads);
+    const size_t page = 4096 / sizeof(double), pages = (fr->n + page - 1) / page;
+    if ((size_t) nj > pages) nj = pages > 0 ? (int) pages : 1;
+    for (int t = 0; t < nj; t++) {
+        size_t a = pages * t / nj * page, b = pages * (t + 1) / nj * page;
+        jobs[t] = (touch_job) {fr, a, b < fr->n ? b : fr->n};
+    }
+    if (gg_run_jobs(nj, touch_run, jobs, sizeof(touch_job)) != 0) {
+        touch_job all = {fr, 0, fr->n};
+        touch_run(&all);
+    }
+    fr->null_deviance = gg_null_deviance(fr->fam.fam, fr->n, fr->y, fr->pw, fr->nthreads);
     return NULL;
 }
 
 static void *fit_rows_stats(void *arg)
 {
     fit_rows *fr = arg;
-    fr->resid_ss = gg_deviance_residuals(fr->fam.fam, fr->n, fr->y, fr->out[1], fr->pw,
-                                         fr->out[3]);
-    /* family$aic's dev argument, as mgcv passes it: the deviance for the
-     * gaussian, the scale times sum(prior weights) otherwise */
-    double dev = fr->resid_ss;
-    if (fr->fam.fam != GG_FAM_GAUSSIAN) {
-        long double sw = 0;
-        for (size_t i = 0; i < fr->n; i++) sw += fr->pw[i];
-        dev = fr->sig2 * (double) sw;
-    }
-    fr->aic_na = gg_family_aic(fr->fam.fam, fr->n, fr->y, fr->out[1], fr->pw, dev, &fr->aic);
+    fr->aic_na = gg_residuals_aic(fr->fam.fam, fr->n, fr->y, fr->out[1], fr->pw, fr->sig2,
+                                  fr->nthreads, fr->out[3], &fr->resid_ss, &fr->aic);
     return NULL;
 }
 
@@ -278,6 +295,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     fr.n = (size_t) n;
     fr.y = REAL(y);
     fr.pw = REAL(w);
+    fr.nthreads = ctl.nthreads;
     for (int k = 0; k < 4; k++) fr.out[k] = REAL(VECTOR_ELT(res, k < 3 ? 15 + k : 24));
     fr.out[4] = out.hat;
     gg_task_start(&fr.prep, fit_rows_prep, &fr);

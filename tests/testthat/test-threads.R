@@ -48,3 +48,27 @@ test_that("nthreads is checked and has a default", {
   expect_identical(gam_gpu_control()$nthreads,
                    if (nzchar(Sys.getenv("_R_CHECK_LIMIT_CORES_"))) 2L else 3L)
 })
+
+test_that("the rows' summaries over several blocks equal R's whatever the threads", {
+  # deviance residuals, deviance, null deviance and aic are summed by blocks
+  # of 65536 rows that the threads share (src/family_stats.c)
+  n <- 150000
+  set.seed(3)
+  d <- data.frame(x = runif(n))
+  d$yb <- stats::rbinom(n, 1, stats::plogis(sin(2 * pi * d$x)))
+  fit <- function(nt) gam_gpu(yb ~ s(x, k = 5, bs = "cr"), family = binomial, data = d,
+                              device = "off", control = gam_gpu_control(nthreads = nt))
+  g1 <- fit(1)
+  g3 <- fit(3)
+  expect_identical(g3$fitted.values, g1$fitted.values)
+  for (nm in c("residuals", "deviance", "null.deviance", "aic"))
+    expect_identical(g3[[nm]], g1[[nm]], label = nm)
+  fam <- binomial()
+  w <- rep(1, n)
+  expect_equal(g1$residuals, unname(mgcv::residuals.gam(g1, type = "deviance")),
+               tolerance = 1e-15)
+  expect_equal(g1$deviance, sum(g1$residuals^2), tolerance = 1e-15)
+  expect_equal(g1$null.deviance, sum(fam$dev.resids(d$yb, mean(d$yb), w)), tolerance = 1e-14)
+  expect_equal(g1$aic, fam$aic(d$yb, 1, g1$fitted.values, w, g1$sig2 * n) + 2 * sum(g1$edf),
+               tolerance = 1e-14)
+})
