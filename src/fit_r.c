@@ -95,12 +95,13 @@ static void *touch_run(void *arg)
 static void *fit_rows_prep(void *arg)
 {
     fit_rows *fr = arg;
-    /* row ranges of whole pages (4096 bytes of doubles), one per thread */
-    enum { MAXJ = 64 };
+    /* row ranges of whole pages (4096 bytes of doubles), one per thread,
+     * each of 256 pages (1 MiB per vector) at least */
+    enum { MAXJ = 64, MIN_PAGES = 256 };
     touch_job jobs[MAXJ];
     int nj = fr->nthreads < 1 ? 1 : (fr->nthreads > MAXJ ? MAXJ : fr->nthreads);
     const size_t page = 4096 / sizeof(double), pages = (fr->n + page - 1) / page;
-    if ((size_t) nj > pages) nj = pages > 0 ? (int) pages : 1;
+    if ((size_t) nj > pages / MIN_PAGES) nj = pages >= 2 * MIN_PAGES ? (int) (pages / MIN_PAGES) : 1;
     for (int t = 0; t < nj; t++) {
         size_t a = pages * t / nj * page, b = pages * (t + 1) / nj * page;
         jobs[t] = (touch_job) {fr, a, b < fr->n ? b : fr->n};
