@@ -19,7 +19,10 @@
 #'   products of its gradient and Hessian).  They are used only where they
 #'   pay, for p >= 128 and at least 4 threads.  Fits agree across thread
 #'   counts to rounding, which the REML optimizer can carry further only
-#'   along directions where the score is flat.  The default is the option \code{gamgpu.threads},
+#'   along directions where the score is flat.  The same threads compute
+#'   the deviance residuals, null deviance and aic of large fits (by blocks
+#'   of 65536 rows: the same numbers for any thread count).  The default is
+#'   the option \code{gamgpu.threads},
 #'   else the number of physical cores (at most 2 under
 #'   \code{_R_CHECK_LIMIT_CORES_}).
 #' @return a list of class \code{gam_gpu_control}.
