@@ -3,9 +3,9 @@
  * plain C structs, runs gg_engine_fit() on the device backend (with a
  * counted CPU fallback under "auto") or the CPU one, and returns the
  * results as a named list; gg_backend_check runs each backend operation
- * once, for tests.  The rows' part of the gam object (deviance residuals,
- * null deviance, aic) is computed here on a host thread beside the engine
- * (fit_rows).  Output vectors are allocated here (R
+ * once, for tests.  The rows' part of the gam object (the final vectors,
+ * deviance residuals, null deviance, aic) comes from host threads beside
+ * the engine (fit_rows.c).  Output vectors are allocated here (R
  * memory) before the engine runs, so a failure leaks nothing: the engine
  * frees its scratch, the backend is released, then the classed error is
  * raised.  Trace lines are printed here (Rprintf), interrupts are polled
@@ -22,12 +22,11 @@
 #include "errors_r.h"
 #include "family.h"
 #include "family_r.h"
-#include "family_stats.h"
 #include "fit_r.h"
+#include "fit_rows.h"
 #include "gpu_telemetry.h"
 #include "sexp_r.h"
 #include "basis_r.h"
-#include "threads.h"
 #include "xplan.h"
 
 static double list_num(SEXP list, const char *name, double dflt)
@@ -54,89 +53,6 @@ static int interrupted(void *ctx)
 }
 
 static SEXP new_mat(int r, int c) { return Rf_allocMatrix(REALSXP, r, c); }
-
-/* The rows' part of the gam object, worked out on a host thread while the
- * engine is busy.  From the start of the fit: touch every page of the
- * n-length outputs (fresh R memory), so that the device's copies and the
- * residuals do not fault them in on the critical path, and sum the null
- * deviance (it needs only y and the weights).  When the iterations are done
- * (the engine's iterations_done hook): fetch the final eta, mu and working
- * weights, then compute the deviance residuals and the aic while the engine
- * post-processes (the leverage pass, the p x p covariances). */
-typedef struct fit_rows {
-    gg_family fam;
-    size_t n;
-    int nthreads;
-    const double *y, *pw;
-    double *out[5];                 /* eta, mu, w, residuals, hat (or NULL) */
-    double sig2;                    /* the fit's scale estimate, for the aic */
-    double null_deviance, resid_ss, aic;
-    int aic_na;                     /* quasi families: no aic */
-    int fetched;
-    double t_fetch;
-    gg_task prep, stats;
-} fit_rows;
-
-typedef struct touch_job {
-    const fit_rows *fr;
-    size_t i0, i1;
-} touch_job;
-
-static void *touch_run(void *arg)
-{
-    const touch_job *j = arg;
-    const size_t step = 4096 / sizeof(double);
-    for (int k = 0; k < 5; k++)
-        if (j->fr->out[k] != NULL)
-            for (size_t i = j->i0; i < j->i1; i += step) j->fr->out[k][i] = 0;
-    return NULL;
-}
-
-static void *fit_rows_prep(void *arg)
-{
-    fit_rows *fr = arg;
-    /* row ranges of whole pages (4096 bytes of doubles), one per thread,
-     * each of 256 pages (1 MiB per vector) at least */
-    enum { MAXJ = 64, MIN_PAGES = 256 };
-    touch_job jobs[MAXJ];
-    int nj = fr->nthreads < 1 ? 1 : (fr->nthreads > MAXJ ? MAXJ : fr->nthreads);
-    const size_t page = 4096 / sizeof(double), pages = (fr->n + page - 1) / page;
-    if ((size_t) nj > pages / MIN_PAGES) nj = pages >= 2 * MIN_PAGES ? (int) (pages / MIN_PAGES) : 1;
-    for (int t = 0; t < nj; t++) {
-        size_t a = pages * t / nj * page, b = pages * (t + 1) / nj * page;
-        jobs[t] = (touch_job) {fr, a, b < fr->n ? b : fr->n};
-    }
-    if (gg_run_jobs(nj, touch_run, jobs, sizeof(touch_job)) != 0) {
-        touch_job all = {fr, 0, fr->n};
-        touch_run(&all);
-    }
-    fr->null_deviance = gg_null_deviance(fr->fam.fam, fr->n, fr->y, fr->pw, fr->nthreads);
-    return NULL;
-}
-
-static void *fit_rows_stats(void *arg)
-{
-    fit_rows *fr = arg;
-    fr->aic_na = gg_residuals_aic(fr->fam.fam, fr->n, fr->y, fr->out[1], fr->pw, fr->sig2,
-                                  fr->nthreads, fr->out[3], &fr->resid_ss, &fr->aic);
-    return NULL;
-}
-
-static int fit_rows_start(void *ctx, gg_backend *be, double sig2, gg_status *st)
-{
-    fit_rows *fr = ctx;
-    gg_task_join(&fr->prep);
-    const double t0 = gg_now();
-    if (be->ops->fetch(be, GG_VEC_ETA, fr->out[0], st) ||
-        be->ops->fetch(be, GG_VEC_MU, fr->out[1], st) ||
-        be->ops->fetch(be, GG_VEC_W, fr->out[2], st))
-        return -1;
-    fr->t_fetch = gg_now() - t0;
-    fr->fetched = 1;
-    fr->sig2 = sig2;
-    gg_task_start(&fr->stats, fit_rows_stats, fr);
-    return 0;
-}
 
 SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
             SEXP off, SEXP L, SEXP lsp0, SEXP spec, SEXP control)
@@ -290,17 +206,13 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     char placement[96] = "host";
     double t_transfer = 0, t_rows = 0, t_build = 0, t_load = 0, t_pre = 0, t_release = 0,
            t_wait = 0;
-    fit_rows fr;
-    memset(&fr, 0, sizeof fr);
-    fr.fam = sp.family;
-    fr.n = (size_t) n;
-    fr.y = REAL(y);
-    fr.pw = REAL(w);
-    fr.nthreads = ctl.nthreads;
-    for (int k = 0; k < 4; k++) fr.out[k] = REAL(VECTOR_ELT(res, k < 3 ? 15 + k : 24));
-    fr.out[4] = out.hat;
-    gg_task_start(&fr.prep, fit_rows_prep, &fr);
-    ctl.iterations_done = fit_rows_start;
+    /* the rows' part of the result, on host threads beside the engine */
+    gg_fit_rows fr;
+    double *const rows_out[GG_ROWS_NOUT] = {
+        REAL(VECTOR_ELT(res, 15)), REAL(VECTOR_ELT(res, 16)), REAL(VECTOR_ELT(res, 17)),
+        REAL(VECTOR_ELT(res, 24)), out.hat};
+    gg_fit_rows_start(&fr, sp.family, (size_t) n, REAL(y), REAL(w), rows_out, ctl.nthreads);
+    ctl.iterations_done = gg_fit_rows_iterations_done;
     ctl.ctx = &fr;
     int rc = -1;
     for (int on_device = mode > 0; on_device >= 0; on_device--) {
@@ -312,12 +224,12 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
         if (rc == 0) rc = be.ops->load(&be, &d, &st);
         t_load = gg_now() - t_load0;
         t_pre = gg_now() - t_enter;
-        fr.fetched = 0;
+        gg_fit_rows_new_attempt(&fr);
         if (rc == 0) rc = gg_engine_fit(&be, &pen, &sp, &ctl, &out, &st);
         const double t_wait0 = gg_now();
-        gg_task_join(&fr.stats);
+        const int fetched = gg_fit_rows_wait(&fr);
         t_wait = gg_now() - t_wait0;
-        if (rc == 0 && !fr.fetched)
+        if (rc == 0 && !fetched)
             rc = gg_fail(&st, "gamgpu_internal_error", "the engine returned without its final vectors");
         counters[0] = be.n_gram;
         counters[1] = be.n_xbeta;
@@ -337,7 +249,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
         gg_tel_fallback("engine", st.msg);
         gg_strlcpy(fallback, st.msg, sizeof fallback);
     }
-    gg_task_join(&fr.prep);
+    gg_fit_rows_finish(&fr);
     if (rc) gg_raise(&st);
 
     const char *snames[] = {"reml", "sig2", "scale.vp", "deviance", "rss", "iter",
