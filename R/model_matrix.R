@@ -31,7 +31,7 @@ recipe_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
   r <- smooth_recipe(s, mf)
   if (is.null(r)) return(NULL)
   r$col0 <- 1L
-  r$ncol <- as.integer(if (is.null(r$Z)) r$k - (r$drop > 0L) else ncol(r$Z))
+  r$ncol <- recipe_columns(r)
   drop_deleted(s, .Call(gg_xplan_build_r, list(n = nrow(mf), p = r$ncol,
                                                 threads = as.integer(threads),
                                                 blocks = list(r))))
@@ -91,7 +91,8 @@ cr_matrix <- function(s, mf) {
 # What the C evaluators need to build smooth s on the rows of mf: its
 # covariates, knots and constraint map -- the "recipe" block the engine
 # builds X from (src/xplan.h), on the host or on the device.  kind 1 is
-# cr/cs, 2 is tp/ts; NULL when s has no C evaluator.
+# cr/cs, 2 is tp/ts, 3 is te() of two cr/cs margins; NULL when s has no C
+# evaluator.
 smooth_recipe <- function(s, mf) {
   if (!has_c_evaluator(s)) return(NULL)
   if (is_te_cr2(s)) {
@@ -141,6 +142,11 @@ smooth_recipe <- function(s, mf) {
          Xu = Xu, UZ = UZ), map)
 }
 
+# Columns a recipe block maps its raw basis to, before gam.side's deletions
+# (the constraint's Z, or the raw basis less the dropped column).
+recipe_columns <- function(r)
+  as.integer(if (is.null(r$Z)) r$k - (r$drop > 0L) else ncol(r$Z))
+
 # gam.side's deletions for nested smooths, last in PredictMat too.
 drop_deleted <- function(s, X) {
   del <- attr(s, "del.index")
@@ -179,7 +185,7 @@ model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
   for (s in G$smooth) {
     r <- smooth_recipe(s, mf)
     if (is.null(r) || (r$kind == 2L && r$d > 4L)) return(NULL)
-    kc <- if (is.null(r$Z)) r$k - (r$drop > 0L) else ncol(r$Z)
+    kc <- recipe_columns(r)
     del <- attr(s, "del.index")
     if (!is.null(del)) {
       col_of <- rep(0L, kc)

@@ -87,7 +87,6 @@ typedef struct gg_fit_out {
     int    reml_threads;   /* threads of the REML p x p products (1: no pool) */
     double t_iterations;   /* seconds in the IRLS loop */
     double t_postproc;     /* seconds in post-processing */
-    double t_leverage;     /* of which the backend's leverage pass */
 } gg_fit_out;
 
 /* Runs the fit on a loaded backend.  0 = OK; -1 with *st filled. */

@@ -145,6 +145,25 @@ void gg_pchol_solve(const gg_pchol *f, const double *b, double *x)
     for (int i = 0; i < r; i++) x[f->piv[i]] = u[i] / f->d[f->piv[i]];
 }
 
+/* Columns c0..c1-1 of the inverse of the pivoted, scaled factor (the
+ * upper triangle of f->Ri, leading dimension rank) into Hinv, unpivoted,
+ * unscaled and mirrored. */
+static void scatter_inverse_cols(const gg_pchol *f, int c0, int c1, double *Hinv)
+{
+    const int n = f->n, r = f->rank;
+    for (int j = c0; j < c1; j++) {
+        const int b = f->piv[j];
+        const double db = f->d[b];
+        const double *x = f->Ri + (size_t) j * r;
+        for (int i = 0; i <= j; i++) {
+            const int a = f->piv[i];
+            const double v = x[i] / (f->d[a] * db);
+            Hinv[a + (size_t) b * n] = v;
+            Hinv[b + (size_t) a * n] = v;
+        }
+    }
+}
+
 void gg_pchol_inverse(const gg_pchol *f, double *Hinv)
 {
     const int n = f->n, r = f->rank;
@@ -158,16 +177,7 @@ void gg_pchol_inverse(const gg_pchol *f, double *Hinv)
     int info = 0;
     F77_CALL(dpotri)("U", &r, Pr, &r, &info FCONE);
     /* info > 0 cannot happen: the kept pivots are positive */
-    for (int j = 0; j < r; j++) {
-        const int b = f->piv[j];
-        const double db = f->d[b];
-        for (int i = 0; i <= j; i++) {
-            const int a = f->piv[i];
-            const double v = Pr[i + (size_t) j * r] / (f->d[a] * db);
-            Hinv[a + (size_t) b * n] = v;
-            Hinv[b + (size_t) a * n] = v;
-        }
-    }
+    scatter_inverse_cols(f, 0, r, Hinv);
 }
 
 void gg_pchol_inverse_cols(const gg_pchol *f, int c0, int c1, double *Hinv)
@@ -189,16 +199,5 @@ void gg_pchol_inverse_cols(const gg_pchol *f, int c0, int c1, double *Hinv)
                     X + c0, &r FCONE FCONE FCONE FCONE);
     F77_CALL(dtrsm)("L", "U", "N", "N", &r, &w, &one, f->R, &n, X, &r
                     FCONE FCONE FCONE FCONE);
-    /* the upper triangle of these columns, unpivoted and unscaled, mirrored */
-    for (int j = c0; j < c1; j++) {
-        const int b = f->piv[j];
-        const double db = f->d[b];
-        const double *x = f->Ri + (size_t) j * r;
-        for (int i = 0; i <= j; i++) {
-            const int a = f->piv[i];
-            const double v = x[i] / (f->d[a] * db);
-            Hinv[a + (size_t) b * n] = v;
-            Hinv[b + (size_t) a * n] = v;
-        }
-    }
+    scatter_inverse_cols(f, c0, c1, Hinv);
 }

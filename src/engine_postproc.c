@@ -146,9 +146,7 @@ int gg_postproc(gg_reml *r, const gg_reml_pt *best, const double *A_final,
         return postproc_host(r, best, A_final, scale_known, scale, out, st);
     gg_task task;
     gg_task_start(&task, postproc_run, &job);
-    const double t0 = gg_now();
     int rc = be->ops->leverage(be, best->P, out->hat, st);
-    out->t_leverage = gg_now() - t0;
     gg_task_join(&task);
     if (rc == 0 && job.rc) {
         *st = job.st;

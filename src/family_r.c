@@ -33,13 +33,8 @@ SEXP gg_family_rows(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt)
     if (XLENGTH(y) != n || XLENGTH(wt) != n) gg_abort("gamgpu_bad_input", "eta, y and wt must have equal lengths");
     const char *names[] = {"mu", "mu.eta", "variance", "dev.resids", "linkfun", "mustart",
                            "w", "z"};
-    SEXP res = PROTECT(Rf_allocVector(VECSXP, 8));
-    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 8));
-    for (int i = 0; i < 8; i++) {
-        SET_VECTOR_ELT(res, i, Rf_allocVector(REALSXP, n));
-        SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
-    }
-    Rf_setAttrib(res, R_NamesSymbol, nm);
+    SEXP res = PROTECT(gg_named_list(8, names));
+    for (int i = 0; i < 8; i++) SET_VECTOR_ELT(res, i, Rf_allocVector(REALSXP, n));
     double *o[8];
     for (int i = 0; i < 8; i++) o[i] = REAL(VECTOR_ELT(res, i));
     const double *e = REAL(eta), *yy = REAL(y), *ww = REAL(wt);
@@ -54,6 +49,6 @@ SEXP gg_family_rows(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt)
         double m2;
         gg_irls_row(&f, yy[i], ww[i], 0.0, e[i], &m2, &o[6][i], &o[7][i]);
     }
-    UNPROTECT(2);
+    UNPROTECT(1);
     return res;
 }

@@ -13,7 +13,6 @@
 #include <R.h>
 #include <Rinternals.h>
 
-#include <math.h>
 #include <string.h>
 
 #include "backend.h"
@@ -144,10 +143,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
                            "backend", "counters", "fallback", "placement", "device.times",
                            "residuals"};
     const int nout = (int) (sizeof names / sizeof names[0]);
-    SEXP res = PROTECT(Rf_allocVector(VECSXP, nout));
-    SEXP nm = PROTECT(Rf_allocVector(STRSXP, nout));
-    for (int i = 0; i < nout; i++) SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
-    Rf_setAttrib(res, R_NamesSymbol, nm);
+    SEXP res = PROTECT(gg_named_list(nout, names));
     SET_VECTOR_ELT(res, 0, Rf_allocVector(REALSXP, p));
     SET_VECTOR_ELT(res, 1, new_mat(p, p));
     SET_VECTOR_ELT(res, 2, new_mat(p, p));
@@ -204,8 +200,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     const char *backend_name = "cpu";
     long counters[3] = {0, 0, 0};
     char placement[96] = "host";
-    double t_transfer = 0, t_rows = 0, t_build = 0, t_load = 0, t_pre = 0, t_release = 0,
-           t_wait = 0;
+    double t_transfer = 0, t_rows = 0, t_build = 0, t_pre = 0;
     /* the rows' part of the result, on host threads beside the engine */
     gg_fit_rows fr;
     double *const rows_out[GG_ROWS_NOUT] = {
@@ -220,16 +215,11 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
         gg_status_clear(&st);
         rc = on_device ? gg_backend_cuda_init(&be, ordinal, &st)
                        : gg_backend_cpu_init(&be, chunk > 0 ? (size_t) chunk : 0, &st);
-        const double t_load0 = gg_now();
         if (rc == 0) rc = be.ops->load(&be, &d, &st);
-        t_load = gg_now() - t_load0;
         t_pre = gg_now() - t_enter;
         gg_fit_rows_new_attempt(&fr);
         if (rc == 0) rc = gg_engine_fit(&be, &pen, &sp, &ctl, &out, &st);
-        const double t_wait0 = gg_now();
-        const int fetched = gg_fit_rows_wait(&fr);
-        t_wait = gg_now() - t_wait0;
-        if (rc == 0 && !fetched)
+        if (!gg_fit_rows_wait(&fr) && rc == 0)
             rc = gg_fail(&st, "gamgpu_internal_error", "the engine returned without its final vectors");
         counters[0] = be.n_gram;
         counters[1] = be.n_xbeta;
@@ -238,9 +228,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
         t_transfer = be.t_transfer;
         t_rows = be.t_rows;
         t_build = be.t_build;
-        const double t_release0 = gg_now();
         if (be.ops != NULL) be.ops->release(&be);
-        t_release = gg_now() - t_release0;
         if (rc == 0) {
             backend_name = on_device ? "cuda" : "cpu";
             break;
@@ -254,29 +242,25 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
 
     const char *snames[] = {"reml", "sig2", "scale.vp", "deviance", "rss", "iter",
                             "converged", "newton.iter", "newton.status", "rank", "Mp",
-                            "reml.threads", "t.iterations", "t.postproc", "t.leverage",
-                            "resid.ss", "null.deviance", "aic"};
+                            "reml.threads", "t.iterations", "t.postproc", "resid.ss",
+                            "null.deviance", "aic"};
     const double sv[] = {out.reml, out.sig2, out.scale_vp, out.deviance, out.rss, out.iter,
                          out.converged, out.newton_iter, out.newton_status, out.rank, out.Mp,
-                         out.reml_threads, out.t_iterations, out.t_postproc, out.t_leverage,
-                         fr.resid_ss, fr.null_deviance, fr.aic_na ? NA_REAL : fr.aic};
+                         out.reml_threads, out.t_iterations, out.t_postproc, fr.resid_ss, fr.null_deviance, fr.aic_na ? NA_REAL : fr.aic};
     SET_VECTOR_ELT(res, 18, gg_named_doubles((int) (sizeof sv / sizeof sv[0]), snames, sv));
     SET_VECTOR_ELT(res, 19, Rf_mkString(backend_name));
     SET_VECTOR_ELT(res, 21, Rf_mkString(fallback));
     SET_VECTOR_ELT(res, 22, Rf_mkString(rc == 0 && strcmp(backend_name, "cuda") == 0 ? placement : "host"));
-    /* load: load() as a whole (X built or copied, the data copied); pre:
-     * from entry to the engine's start (checks, allocating the outputs,
-     * starting the backend, load); fetch: the final vectors; wait: for the
-     * rows' thread after the engine; release: the backend's */
-    const char *tnames[] = {"transfer", "rows", "build", "load", "pre", "fetch", "wait",
-                            "release"};
-    const double tv[] = {t_transfer, t_rows, t_build, t_load, t_pre, fr.t_fetch, t_wait,
-                         t_release};
-    SET_VECTOR_ELT(res, 23, gg_named_doubles(8, tnames, tv));
+    /* pre: from entry to the engine's start (checks, allocating the
+     * outputs, starting the backend, load: X built or copied, the data
+     * copied) */
+    const char *tnames[] = {"transfer", "rows", "build", "pre"};
+    const double tv[] = {t_transfer, t_rows, t_build, t_pre};
+    SET_VECTOR_ELT(res, 23, gg_named_doubles(4, tnames, tv));
     const char *cnames[] = {"gram", "xbeta", "row_state"};
     const double cv[] = {(double) counters[0], (double) counters[1], (double) counters[2]};
     SET_VECTOR_ELT(res, 20, gg_named_doubles(3, cnames, cv));
-    UNPROTECT(2);
+    UNPROTECT(1);
     return res;
 }
 
@@ -298,10 +282,7 @@ SEXP gg_backend_check(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP lin
         gg_abort("gamgpu_bad_input", "inconsistent dimensions");
     const gg_family f = gg_family_or_abort(family, link);
     const char *names[] = {"deviance", "A", "b", "zwz", "eta", "mu", "w", "z", "h"};
-    SEXP res = PROTECT(Rf_allocVector(VECSXP, 9));
-    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 9));
-    for (int i = 0; i < 9; i++) SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
-    Rf_setAttrib(res, R_NamesSymbol, nm);
+    SEXP res = PROTECT(gg_named_list(9, names));
     SET_VECTOR_ELT(res, 0, Rf_allocVector(REALSXP, 1));
     SET_VECTOR_ELT(res, 1, new_mat(p, p));
     SET_VECTOR_ELT(res, 2, Rf_allocVector(REALSXP, p));
@@ -323,6 +304,6 @@ SEXP gg_backend_check(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP lin
     if (rc == 0) rc = be.ops->leverage(&be, REAL(M), REAL(VECTOR_ELT(res, 8)), &st);
     be.ops->release(&be);
     if (rc) gg_raise(&st);
-    UNPROTECT(2);
+    UNPROTECT(1);
     return res;
 }

@@ -9,7 +9,6 @@
  * leverage pass, the p x p covariances). */
 #include <string.h>
 
-#include "engine_internal.h"     /* gg_now */
 #include "family_stats.h"
 #include "fit_rows.h"
 
@@ -64,12 +63,10 @@ int gg_fit_rows_iterations_done(void *ctx, gg_backend *be, double sig2, gg_statu
 {
     gg_fit_rows *fr = ctx;
     gg_task_join(&fr->prep);
-    const double t0 = gg_now();
     if (be->ops->fetch(be, GG_VEC_ETA, fr->out[GG_ROWS_ETA], st) ||
         be->ops->fetch(be, GG_VEC_MU, fr->out[GG_ROWS_MU], st) ||
         be->ops->fetch(be, GG_VEC_W, fr->out[GG_ROWS_W], st))
         return -1;
-    fr->t_fetch = gg_now() - t0;
     fr->fetched = 1;
     fr->sig2 = sig2;
     gg_task_start(&fr->stats, fit_rows_stats, fr);

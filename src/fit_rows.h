@@ -19,7 +19,6 @@ typedef struct gg_fit_rows {
     /* results, once gg_fit_rows_wait() says the final vectors came */
     double null_deviance, resid_ss, aic;
     int aic_na;                     /* quasi families: no aic */
-    double t_fetch;                 /* seconds fetching eta, mu and w */
     /* private */
     gg_family fam;
     size_t n;
