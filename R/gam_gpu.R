@@ -205,7 +205,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   mc$fit <- FALSE
   mc$chunk.size <- control$chunk.size
   G <- withCallingHandlers(
-    tryCatch(gg_setup(mc, env), error = classify_setup_error),
+    tryCatch(gg_setup(mc, env, control$nthreads), error = classify_setup_error),
     warning = function(w) {
       if (grepl("chunk.size", conditionMessage(w), fixed = TRUE))
         invokeRestart("muffleWarning")
@@ -260,15 +260,19 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     gamgpu_abort("gamgpu_bad_response", "a matrix response is only allowed for binomial families")
   }
   y <- as.numeric(y)
-  if (any(!is.finite(w)) || any(w < 0))
+  offset <- as.numeric(G$offset)
+  if (length(offset) != n) offset <- NULL
+  ## one pass over y, w and the offset in C (setup_stats.c): flags, y's range
+  chk <- .Call(gg_check_rows_r, y, w, offset, control$nthreads)
+  if (chk[["w_bad"]] != 0)
     gamgpu_abort("gamgpu_bad_weights", "weights must be finite and non-negative")
-  if (!any(w > 0)) gamgpu_abort("gamgpu_bad_weights", "all weights are zero")
-  if (any(!is.finite(y)))
+  if (chk[["w_positive"]] == 0) gamgpu_abort("gamgpu_bad_weights", "all weights are zero")
+  if (chk[["y_bad"]] != 0)
     gamgpu_abort("gamgpu_bad_response", "the response has non-finite values")
   bad <- switch(family$family,
-                binomial = , quasibinomial = any(y < 0 | y > 1),
-                poisson = , quasipoisson = any(y < 0),
-                Gamma = , inverse.gaussian = any(y <= 0),
+                binomial = , quasibinomial = chk[["y_min"]] < 0 || chk[["y_max"]] > 1,
+                poisson = , quasipoisson = chk[["y_min"]] < 0,
+                Gamma = , inverse.gaussian = chk[["y_min"]] <= 0,
                 FALSE)
   if (bad)
     gamgpu_abort("gamgpu_bad_response",
@@ -278,9 +282,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                                 binomial = , quasibinomial = " (must be in [0, 1])",
                                 poisson = , quasipoisson = " (must be >= 0)",
                                 Gamma = , inverse.gaussian = " (must be > 0)", "")))
-  offset <- as.numeric(G$offset)
-  if (length(offset) != n || all(offset == 0)) offset <- NULL
-  else if (any(!is.finite(offset)))
+  if (chk[["o_nonzero"]] == 0) offset <- NULL
+  else if (chk[["o_bad"]] != 0)
     gamgpu_abort("gamgpu_bad_input", "the offset has non-finite values")
 
   ## ---- the model matrix: as numbers, or as a recipe the engine builds ----

@@ -174,8 +174,11 @@ model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
   p <- ncol(G$X)
   blocks <- list()
   if (G$nsdf > 0) {
-    D <- stats::model.matrix(stats::delete.response(G$pterms), mf,
-                             contrasts.arg = G$contrasts)
+    D <- if (G$nsdf == 1L && identical(attr(G$pterms, "intercept"), 1L) &&
+             !length(attr(G$pterms, "term.labels")))
+      matrix(1, n, 1L)              # the intercept alone: model.matrix()'s column of ones
+    else
+      stats::model.matrix(stats::delete.response(G$pterms), mf, contrasts.arg = G$contrasts)
     if (ncol(D) != G$nsdf) return(NULL)
     storage.mode(D) <- "double"
     dimnames(D) <- NULL

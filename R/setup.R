@@ -64,9 +64,9 @@
 #' @return what \code{eval(mc, env)} returns (an object of class
 #'   \code{"bam.prefit"}), built by the lean path where it applies.
 #' @noRd
-gg_setup <- function(mc, env) {
+gg_setup <- function(mc, env, nthreads = 1L) {
   if (!isFALSE(getOption("gamgpu.lean_setup")) && lean_setup_ok(mc, env)) {
-    G <- tryCatch(lean_setup(mc, env), error = function(e) NULL)
+    G <- tryCatch(lean_setup(mc, env, nthreads), error = function(e) NULL)
     if (!is.null(G)) return(G)
   }
   eval(mc, env)
@@ -102,7 +102,7 @@ lean_na_ok <- function(m, data, env) {
 
 # bam(fit = FALSE) of mgcv 1.8-41, non-discrete, one formula, a family of
 # class "family" only; returns NULL where it hands over to bam().
-lean_setup <- function(mc, env) {
+lean_setup <- function(mc, env, nthreads = 1L) {
   control <- mgcv::gam.control()
   m <- match.call(mgcv::bam, mc)
   family <- m$family
@@ -138,7 +138,7 @@ lean_setup <- function(mc, env) {
   rm(pmf)
   mfp <- eval(mfp, env)
   if (lean_complete(mfp)) {
-    attr(mfp, "row.names") <- attr(mfp, "row.names")
+    mfp <- lean_reset_row_names(mfp)
     mf <- mfp
   } else {
     rm(mfp)
@@ -154,7 +154,7 @@ lean_setup <- function(mc, env) {
   dl <- eval(inp, data, env)
   rm(data)
   names(dl) <- vars
-  var.summary <- lean_variable_summary(gp$pf, dl, nrow(mf))
+  var.summary <- lean_variable_summary(gp$pf, dl, nrow(mf), nthreads)
   rm(dl)
   drop.intercept <- FALSE
 
@@ -219,9 +219,9 @@ lean_complete <- function(mf) {
 }
 
 # mgcv:::variable.summary(pf, dl, n), with the numeric summary (min, median
-# by quantile type 3, max) taken by lean_median(), and factors without
+# by quantile type 3, max) taken by lean_range_median(), and factors without
 # missing values summarized without the copy that drops them.
-lean_variable_summary <- function(pf, dl, n) {
+lean_variable_summary <- function(pf, dl, n, nthreads = 1L) {
   v.n <- length(dl)
   v.name <- v.name1 <- names(dl)
   if (v.n) {
@@ -250,13 +250,24 @@ lean_variable_summary <- function(pf, dl, n) {
         ii <- min((1:length(lx))[freq == max(freq)])
         x <- factor(lx[ii], levels = lx)
       } else {
-        x <- as.numeric(x)
-        x <- c(min(x, na.rm = TRUE), lean_median(x), max(x, na.rm = TRUE))
+        x <- lean_range_median(as.numeric(x), nthreads)
       }
     }
     vs[[v.name[i]]] <- x
   }
   vs
+}
+
+# c(min(x, na.rm = TRUE), lean_median(x), max(x, na.rm = TRUE)) for a double
+# vector x, in one C pass and three more for the median over nthreads
+# threads (setup_stats.c: radix selection, exact).  A zero median, whose
+# sign the selection orders differently from R's sort, and a vector with no
+# value left after dropping NAs (min() warns) take R's own route.
+lean_range_median <- function(x, nthreads = 1L) {
+  s <- .Call(gg_column_summary_r, x, as.integer(nthreads))
+  if (s[[1L]] == 0 || s[[3L]] == 0)
+    return(c(min(x, na.rm = TRUE), lean_median(x), max(x, na.rm = TRUE)))
+  s[2:4]
 }
 
 # as.numeric(quantile(x, 0.5, type = 3, na.rm = TRUE)) for a double vector:
@@ -272,6 +283,19 @@ lean_median <- function(x) {
   v <- sort.int(x, partial = k)[k]
   if (v == 0) v <- as.numeric(stats::quantile(x, probs = 0.5, type = 3, na.rm = TRUE))
   v
+}
+
+# attr(mf, "row.names") <- attr(mf, "row.names"), as `[.data.frame` leaves
+# them: automatic row names (stored compactly as c(NA, +-n)) come back as
+# 1:n, which R stores as c(NA, n) when n > 2; that is set here without
+# expanding 1:n.  Other row names are re-assigned as they are.
+lean_reset_row_names <- function(mf) {
+  rn <- .row_names_info(mf, 0L)
+  if (is.integer(rn) && length(rn) == 2L && is.na(rn[1L]) && abs(rn[2L]) > 2L)
+    attr(mf, "row.names") <- c(NA_integer_, abs(rn[2L]))
+  else
+    attr(mf, "row.names") <- attr(mf, "row.names")
+  mf
 }
 
 # mgcv:::mini.mf(mf, chunk.size): the same rows, drawn by the same calls

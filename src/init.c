@@ -9,6 +9,7 @@
 #include "device_r.h"
 #include "family_r.h"
 #include "fit_r.h"
+#include "setup_r.h"
 
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
@@ -41,6 +42,8 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_family_rows,         5),
     CALLDEF(gg_backend_check,       8),
     CALLDEF(gg_xplan_build_r,       1),
+    CALLDEF(gg_column_summary_r,    2),
+    CALLDEF(gg_check_rows_r,        4),
     {NULL, NULL, 0}
 };
 

@@ -40,6 +40,39 @@ test_that("non-finite or negative weights", {
                class = "gamgpu_bad_weights")
 })
 
+test_that("a non-finite offset", {
+  expect_error(gam_gpu(y ~ s(x), data = d, offset = c(Inf, rep(0, 299))),
+               class = "gamgpu_bad_input")
+  expect_error(gam_gpu(y ~ s(x) + offset(o), data = transform(d, o = c(rep(0, 299), -Inf))),
+               class = "gamgpu_bad_input")
+})
+
+test_that("the row checks find a bad value in any thread's range of rows", {
+  n <- 300000
+  set.seed(9)
+  y <- rnorm(n); w <- runif(n); o <- numeric(n)
+  for (th in c(1L, 4L)) {
+    ok <- .Call(gamgpu:::gg_check_rows_r, y, w, o, th)
+    expect_identical(ok, c(w_bad = 0, w_positive = 1, y_bad = 0, o_nonzero = 0, o_bad = 0,
+                           y_min = min(y), y_max = max(y)))
+    for (i in c(1, 150001, n)) {
+      yb <- y; yb[i] <- NaN
+      wb <- w; wb[i] <- -0.5
+      ob <- o; ob[i] <- Inf
+      r <- .Call(gamgpu:::gg_check_rows_r, yb, wb, ob, th)
+      expect_identical(r[c("w_bad", "y_bad", "o_nonzero", "o_bad")],
+                       c(w_bad = 1, y_bad = 1, o_nonzero = 1, o_bad = 1))
+      expect_identical(r[c("y_min", "y_max")], c(y_min = min(yb, na.rm = TRUE),
+                                                 y_max = max(yb, na.rm = TRUE)))
+    }
+  }
+  expect_identical(.Call(gamgpu:::gg_check_rows_r, c(NA_real_, Inf), c(0, 0), NULL, 2L),
+                   c(w_bad = 0, w_positive = 0, y_bad = 1, o_nonzero = 0, o_bad = 0,
+                     y_min = NA_real_, y_max = NA_real_))
+  expect_error(.Call(gamgpu:::gg_check_rows_r, 1:3, c(1, 1, 1), NULL, 1L),
+               class = "gamgpu_bad_input")
+})
+
 test_that("a formula naming a variable not in data", {
   expect_error(gam_gpu(y ~ s(x) + s(nosuchvar), data = d), class = "gamgpu_unknown_variable")
   expect_error(gam_gpu(y ~ s(x) + s(nosuchvar), data = d), "nosuchvar")

@@ -186,6 +186,42 @@ test_that("the median and mini.mf() pieces equal mgcv's", {
   }
 })
 
+test_that("the C min, median and max of a column are R's, for any thread count", {
+  r_route <- function(x) c(min(x, na.rm = TRUE),
+                           as.numeric(quantile(x, probs = 0.5, type = 3, na.rm = TRUE)),
+                           max(x, na.rm = TRUE))
+  set.seed(5)
+  n <- 200001                                        # four ranges of rows at 3+ threads
+  cols <- list(runif(n), rnorm(n) * 1e300, round(rnorm(n, 3)), -rexp(n),
+               c(rnorm(n - 4), Inf, -Inf, NA, NaN),
+               c(.Machine$double.xmin * runif(n - 1) / 1e6, 1),  # subnormals
+               sample(c(-2, 5, 7), n, TRUE), rep(pi, n),
+               c(runif(n), NA)[-1], c(1, 2))
+  for (x in cols) for (th in c(1L, 3L, 16L)) {
+    expect_identical(gamgpu:::lean_range_median(x, th), r_route(x))
+    s <- .Call(gamgpu:::gg_column_summary_r, x, th)
+    expect_identical(s[[1L]], as.numeric(sum(!is.na(x))))
+  }
+  # a zero median and a column of NAs take R's route, with R's result
+  z <- sample(c(0, -0, 1, -1), 1001, TRUE, prob = c(0.4, 0.4, 0.1, 0.1))
+  expect_identical(gamgpu:::lean_range_median(z, 2L), r_route(z))
+  expect_identical(suppressWarnings(gamgpu:::lean_range_median(c(NA_real_, NaN), 2L)),
+                   suppressWarnings(r_route(c(NA_real_, NaN))))
+  expect_error(.Call(gamgpu:::gg_column_summary_r, 1:3, 1L), class = "gamgpu_bad_input")
+})
+
+test_that("the automatic row names are reset as the expanded 1:n would be", {
+  for (n in c(1L, 2L, 3L, 50L)) for (rn in list(c(NA_integer_, -n), c(NA_integer_, n))) {
+    a <- data.frame(v = seq_len(n))
+    attr(a, "row.names") <- rn
+    b <- a
+    attr(b, "row.names") <- attr(b, "row.names")
+    expect_identical(gamgpu:::lean_reset_row_names(a), b)
+  }
+  a <- data.frame(v = 1:4, row.names = c("p", "q", "r", "s"))
+  expect_identical(gamgpu:::lean_reset_row_names(a), a)
+})
+
 test_that("outside the lean path gg_setup() is bam()", {
   mc <- setup_call(y ~ s(x0) + x1, data = quote(dat), paraPen = quote(list(x1 = list(diag(1)))))
   expect_false(gamgpu:::lean_setup_ok(mc, environment()))

@@ -1,0 +1,57 @@
+/* setup_r.c -- R glue of the setup's passes over every row (setup_stats.c):
+ * the variable summary's min, median and max of a numeric column
+ * (lean_variable_summary() in R/setup.R) and gam_gpu()'s checks of the
+ * response and weights. */
+#include <R.h>
+#include <Rinternals.h>
+
+#include "errors_r.h"
+#include "sexp_r.h"
+#include "setup_r.h"
+#include "setup_stats.h"
+
+static int threads_arg(SEXP nthreads)
+{
+    const int t = Rf_asInteger(nthreads);
+    return t == NA_INTEGER || t < 1 ? 1 : t;
+}
+
+/* c(count of non-missing values, min, median, max); NA for the last three
+ * when there is no such value. */
+SEXP gg_column_summary_r(SEXP x, SEXP nthreads)
+{
+    if (!Rf_isReal(x)) gg_abort("gamgpu_bad_input", "x must be a double vector");
+    size_t m = 0;
+    double lo = NA_REAL, med = NA_REAL, hi = NA_REAL;
+    if (gg_column_summary(REAL(x), (size_t) XLENGTH(x), threads_arg(nthreads), &m, &lo,
+                          &med, &hi) != 0)
+        gg_abort("gamgpu_host_oom", "no memory for the column summary");
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, 4));
+    REAL(out)[0] = (double) m;
+    REAL(out)[1] = m ? lo : NA_REAL;
+    REAL(out)[2] = m ? med : NA_REAL;
+    REAL(out)[3] = m ? hi : NA_REAL;
+    UNPROTECT(1);
+    return out;
+}
+
+/* c(w_bad, w_positive, y_bad, o_nonzero, o_bad, y_min, y_max), named: the
+ * flags as 0/1 (see gg_row_checks), the range of the finite responses (NA
+ * when none).  offset is NULL or a double vector as long as y. */
+SEXP gg_check_rows_r(SEXP y, SEXP w, SEXP offset, SEXP nthreads)
+{
+    if (!Rf_isReal(y) || !Rf_isReal(w) || XLENGTH(y) != XLENGTH(w))
+        gg_abort("gamgpu_bad_input", "y and w must be double vectors of one length");
+    if (offset != R_NilValue && (!Rf_isReal(offset) || XLENGTH(offset) != XLENGTH(y)))
+        gg_abort("gamgpu_bad_input", "the offset must be NULL or a double vector as long as y");
+    gg_row_checks r;
+    if (gg_check_rows(REAL(y), REAL(w), offset == R_NilValue ? NULL : REAL(offset),
+                      (size_t) XLENGTH(y), threads_arg(nthreads), &r) != 0)
+        gg_abort("gamgpu_host_oom", "no memory for the checks of the response");
+    const char *names[] = {"w_bad", "w_positive", "y_bad", "o_nonzero", "o_bad", "y_min",
+                           "y_max"};
+    const double v[] = {r.w_bad, r.w_positive, r.y_bad, r.o_nonzero, r.o_bad,
+                        ISNAN(r.y_min) ? NA_REAL : r.y_min,
+                        ISNAN(r.y_max) ? NA_REAL : r.y_max};
+    return gg_named_doubles(7, names, v);
+}

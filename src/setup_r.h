@@ -1,0 +1,10 @@
+/* setup_r.h -- .Call entry points of the setup glue (setup_r.c). */
+#ifndef GAMGPU_SETUP_R_H
+#define GAMGPU_SETUP_R_H
+
+#include <Rinternals.h>
+
+SEXP gg_column_summary_r(SEXP x, SEXP nthreads);
+SEXP gg_check_rows_r(SEXP y, SEXP w, SEXP offset, SEXP nthreads);
+
+#endif

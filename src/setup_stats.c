@@ -1,0 +1,231 @@
+/* setup_stats.c -- the setup's passes over every row (setup_stats.h).
+ * At 1e7 rows R's partial sort for the median of each covariate and the
+ * logical temporaries of the response checks were most of the R side of a
+ * fit's setup; here rows are shared out to threads in ranges, and each
+ * result is combined in range order, so it does not depend on the thread
+ * count.  No R API: this runs off R's thread. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "setup_stats.h"
+#include "threads.h"
+
+#define RADIX_BITS 16
+#define RADIX_BINS ((size_t) 1 << RADIX_BITS)
+#define RADIX_PASSES (64 / RADIX_BITS)
+#define ROWS_PER_JOB 65536      /* fewer rows than this per thread do not pay */
+
+static int jobs_for(size_t n, int nthreads)
+{
+    size_t nj = n / ROWS_PER_JOB + 1;
+    if (nthreads < 1) nthreads = 1;
+    return nj < (size_t) nthreads ? (int) nj : nthreads;
+}
+
+/* Run jobs over threads, or in turn here when no thread handles can be had
+ * (the results are the same). */
+static void run_jobs(int nj, void *(*fn)(void *), void *jobs, size_t size)
+{
+    if (nj > 1 && gg_run_jobs(nj, fn, jobs, size) == 0) return;
+    for (int j = 0; j < nj; j++) fn((char *) jobs + (size_t) j * size);
+}
+
+/* ---- order statistic by radix selection ---------------------------------- */
+
+/* The bits of a double, turned so that unsigned order is numeric order
+ * (for everything but NaN): positive values get the sign bit set, negative
+ * ones all bits flipped. */
+static inline uint64_t key_of(double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return (u >> 63) ? ~u : (u | ((uint64_t) 1 << 63));
+}
+
+static inline double value_of(uint64_t key)
+{
+    uint64_t u = (key >> 63) ? (key & ~((uint64_t) 1 << 63)) : ~key;
+    double v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+typedef struct select_job {
+    const double *x;
+    size_t i0, i1;
+    int pass;                  /* 0 .. RADIX_PASSES - 1 */
+    uint64_t prefix;           /* the key bits above this pass's, chosen so far */
+    size_t *hist;              /* RADIX_BINS counts */
+    size_t nvalid;             /* pass 0: non-NaN values, first min and max */
+    double min, max;
+} select_job;
+
+static void *select_run(void *arg)
+{
+    select_job *j = arg;
+    const double *x = j->x;
+    size_t *hist = j->hist;
+    memset(hist, 0, RADIX_BINS * sizeof *hist);
+    if (j->pass == 0) {
+        size_t nv = 0;
+        double lo = 0, hi = 0;
+        for (size_t i = j->i0; i < j->i1; i++) {
+            const double v = x[i];
+            if (isnan(v)) continue;
+            if (nv == 0 || v < lo) lo = v;
+            if (nv == 0 || v > hi) hi = v;
+            nv++;
+            hist[key_of(v) >> (64 - RADIX_BITS)]++;
+        }
+        j->nvalid = nv;
+        j->min = lo;
+        j->max = hi;
+        return NULL;
+    }
+    const int above = 64 - RADIX_BITS * j->pass;     /* bits fixed by earlier passes */
+    const int shift = above - RADIX_BITS;
+    for (size_t i = j->i0; i < j->i1; i++) {
+        const double v = x[i];
+        if (isnan(v)) continue;
+        const uint64_t k = key_of(v);
+        if ((k >> above) == j->prefix) hist[(k >> shift) & (RADIX_BINS - 1)]++;
+    }
+    return NULL;
+}
+
+/* The bin holding the value of 0-based rank *rank among the counted ones;
+ * *rank becomes the rank within that bin. */
+static uint64_t choose_bin(const select_job *jobs, int nj, size_t *rank)
+{
+    for (size_t b = 0; b < RADIX_BINS; b++) {
+        size_t c = 0;
+        for (int t = 0; t < nj; t++) c += jobs[t].hist[b];
+        if (*rank < c) return b;
+        *rank -= c;
+    }
+    return RADIX_BINS - 1;     /* not reached: the ranks add up */
+}
+
+/* The k of quantile(x, 0.5, type = 3) for m values: nppm = m / 2 - 1/2,
+ * j = floor(nppm); the (j + 1)-th value when nppm is not whole or j is odd,
+ * else the max(j, 1)-th. */
+static size_t median_rank(size_t m)
+{
+    const double nppm = (double) m * 0.5 - 0.5;
+    const double j = floor(nppm);
+    const int up = nppm != j || fmod(j, 2.0) == 1.0;
+    return up ? (size_t) j + 1 : (j < 1 ? 1 : (size_t) j);
+}
+
+int gg_column_summary(const double *x, size_t n, int nthreads, size_t *nvalid,
+                      double *min, double *median, double *max)
+{
+    const int nj = jobs_for(n, nthreads);
+    select_job *jobs = calloc((size_t) nj, sizeof *jobs);
+    size_t *hist = malloc((size_t) nj * RADIX_BINS * sizeof *hist);
+    if (!jobs || !hist) {
+        free(jobs);
+        free(hist);
+        return -1;
+    }
+    for (int t = 0; t < nj; t++)
+        jobs[t] = (select_job) {x, n * (size_t) t / (size_t) nj,
+                                n * (size_t) (t + 1) / (size_t) nj, 0, 0,
+                                hist + (size_t) t * RADIX_BINS, 0, 0, 0};
+    run_jobs(nj, select_run, jobs, sizeof *jobs);
+
+    size_t m = 0;
+    double lo = 0, hi = 0;
+    for (int t = 0; t < nj; t++) {     /* in row order: the first min and max */
+        if (!jobs[t].nvalid) continue;
+        if (m == 0 || jobs[t].min < lo) lo = jobs[t].min;
+        if (m == 0 || jobs[t].max > hi) hi = jobs[t].max;
+        m += jobs[t].nvalid;
+    }
+    *nvalid = m;
+    if (m > 0) {
+        size_t rank = median_rank(m) - 1;
+        uint64_t prefix = choose_bin(jobs, nj, &rank);
+        for (int pass = 1; pass < RADIX_PASSES; pass++) {
+            for (int t = 0; t < nj; t++) {
+                jobs[t].pass = pass;
+                jobs[t].prefix = prefix;
+            }
+            run_jobs(nj, select_run, jobs, sizeof *jobs);
+            prefix = (prefix << RADIX_BITS) | choose_bin(jobs, nj, &rank);
+        }
+        *min = lo;
+        *median = value_of(prefix);
+        *max = hi;
+    }
+    free(hist);
+    free(jobs);
+    return 0;
+}
+
+/* ---- the response and weights -------------------------------------------- */
+
+typedef struct check_job {
+    const double *y, *w, *offset;
+    size_t i0, i1;
+    gg_row_checks r;
+    int y_seen;                /* some finite y in the range */
+} check_job;
+
+static void *check_run(void *arg)
+{
+    check_job *j = arg;
+    gg_row_checks r = {0, 0, 0, 0, 0, 0, 0};
+    int seen = 0;
+    if (j->offset)
+        for (size_t i = j->i0; i < j->i1; i++) {
+            const double oi = j->offset[i];
+            if (oi != 0) r.o_nonzero = 1;      /* NaN too */
+            if (!isfinite(oi)) r.o_bad = 1;
+        }
+    for (size_t i = j->i0; i < j->i1; i++) {
+        const double wi = j->w[i], yi = j->y[i];
+        if (!isfinite(wi) || wi < 0) r.w_bad = 1;
+        else if (wi > 0) r.w_positive = 1;
+        if (!isfinite(yi)) {
+            r.y_bad = 1;
+            continue;
+        }
+        if (!seen || yi < r.y_min) r.y_min = yi;
+        if (!seen || yi > r.y_max) r.y_max = yi;
+        seen = 1;
+    }
+    j->r = r;
+    j->y_seen = seen;
+    return NULL;
+}
+
+int gg_check_rows(const double *y, const double *w, const double *offset, size_t n,
+                  int nthreads, gg_row_checks *out)
+{
+    const int nj = jobs_for(n, nthreads);
+    check_job *jobs = malloc((size_t) nj * sizeof *jobs);
+    if (!jobs) return -1;
+    for (int t = 0; t < nj; t++)
+        jobs[t] = (check_job) {y, w, offset, n * (size_t) t / (size_t) nj,
+                               n * (size_t) (t + 1) / (size_t) nj, {0, 0, 0, 0, 0, 0, 0}, 0};
+    run_jobs(nj, check_run, jobs, sizeof *jobs);
+    gg_row_checks r = {0, 0, 0, 0, 0, NAN, NAN};
+    int seen = 0;
+    for (int t = 0; t < nj; t++) {
+        r.w_bad |= jobs[t].r.w_bad;
+        r.w_positive |= jobs[t].r.w_positive;
+        r.y_bad |= jobs[t].r.y_bad;
+        r.o_nonzero |= jobs[t].r.o_nonzero;
+        r.o_bad |= jobs[t].r.o_bad;
+        if (!jobs[t].y_seen) continue;
+        if (!seen || jobs[t].r.y_min < r.y_min) r.y_min = jobs[t].r.y_min;
+        if (!seen || jobs[t].r.y_max > r.y_max) r.y_max = jobs[t].r.y_max;
+        seen = 1;
+    }
+    free(jobs);
+    *out = r;
+    return 0;
+}

@@ -1,0 +1,38 @@
+/* setup_stats.h -- the passes over every row that the model setup needs
+ * before a fit (R/setup.R, R/gam_gpu.R), in pure C over threads: a numeric
+ * column's minimum, median and maximum as mgcv's variable summary takes
+ * them, and the checks of the response and weights in one pass.  Each
+ * result is the same for any thread count. */
+#ifndef GAMGPU_SETUP_STATS_H
+#define GAMGPU_SETUP_STATS_H
+
+#include <stddef.h>
+
+/* Of x[0 .. n-1] without its NaNs (R's NA and NaN), the count of values
+ * (*nvalid), the first minimum and maximum as R's min() and max() find
+ * them, and the k-th smallest value for the k that quantile(type = 3,
+ * probs = 0.5) takes: the median of mgcv's variable.summary().  The order
+ * statistic is found by radix selection on the values' order-preserving
+ * bit keys (four passes of 16 bits), so it is exact; -0 sorts below +0
+ * there, which a caller who needs R's sign of a zero median must redo.
+ * With no valid value, *nvalid = 0 and nothing else is set.  Returns 0, or
+ * -1 when there was no memory (nothing set). */
+int gg_column_summary(const double *x, size_t n, int nthreads, size_t *nvalid,
+                      double *min, double *median, double *max);
+
+/* What gam_gpu() checks of a response y, prior weights w and an offset
+ * (n each; offset may be NULL), in one pass: flags as below, and the range
+ * of y over its finite values (NaN when there is none).  Returns 0, or -1
+ * when there was no memory (nothing set). */
+typedef struct gg_row_checks {
+    int w_bad;       /* some weight is not finite, or is negative */
+    int w_positive;  /* some weight is > 0 */
+    int y_bad;       /* some response value is not finite */
+    int o_nonzero;   /* some offset is not 0 (NaN included) */
+    int o_bad;       /* some offset is not finite */
+    double y_min, y_max;
+} gg_row_checks;
+int gg_check_rows(const double *y, const double *w, const double *offset, size_t n,
+                  int nthreads, gg_row_checks *out);
+
+#endif
