@@ -136,7 +136,10 @@ smooth_recipe <- function(s, mf) {
   storage.mode(Xu) <- "double"
   UZ <- s$UZ
   storage.mode(UZ) <- "double"
-  c(list(kind = 2L, x = matrix(as.double(unlist(cols, use.names = FALSE)), ncol = d),
+  ## n x d, column-major; one covariate goes as it is, without a copy
+  x <- if (d == 1L) as.double(cols[[1L]]) else
+    matrix(as.double(unlist(cols, use.names = FALSE)), ncol = d)
+  c(list(kind = 2L, x = x,
          d = as.integer(d), k = ncol(UZ), tshift = as.double(s$shift),
          m = as.integer(s$p.order[1L]), M = as.integer(choose(m + d - 1, d)),
          Xu = Xu, UZ = UZ), map)

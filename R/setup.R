@@ -137,7 +137,7 @@ lean_setup <- function(mc, env, nthreads = 1L) {
   pterms <- attr(pmf, "terms")
   rm(pmf)
   mfp <- eval(mfp, env)
-  if (lean_complete(mfp)) {
+  if (lean_complete(mfp, nthreads)) {
     mfp <- lean_reset_row_names(mfp)
     mf <- mfp
   } else {
@@ -158,7 +158,7 @@ lean_setup <- function(mc, env, nthreads = 1L) {
   rm(dl)
   drop.intercept <- FALSE
 
-  mf0 <- lean_mini_mf(mf, chunk.size)
+  mf0 <- lean_mini_mf(mf, chunk.size, nthreads)
   reset <- TRUE
   while (reset) {
     G <- do.call("gam.setup", list(formula = gp, pterms = pterms, data = mf0,
@@ -213,8 +213,13 @@ mgcv_fun <- function(name) get(name, envir = asNamespace("mgcv"), inherits = FAL
 # TRUE when na.omit() would keep every row of model frame mf: every column
 # atomic, none with a missing value (na.omit.data.frame skips non-atomic
 # columns; those send the frame through the user's na.action instead).
-lean_complete <- function(mf) {
-  for (x in mf) if (!is.atomic(x) || anyNA(x)) return(FALSE)
+lean_complete <- function(mf, nthreads = 1L) {
+  for (x in mf) {
+    if (!is.atomic(x)) return(FALSE)
+    na <- if (is.double(x)) .Call(gg_column_extremes_r, x, TRUE, as.integer(nthreads))[[1L]] > 0
+          else anyNA(x)
+    if (na) return(FALSE)
+  }
   TRUE
 }
 
@@ -300,7 +305,7 @@ lean_reset_row_names <- function(mf) {
 
 # mgcv:::mini.mf(mf, chunk.size): the same rows, drawn by the same calls
 # under temp.seed(66); see the notes at the top for what differs.
-lean_mini_mf <- function(mf, chunk.size) {
+lean_mini_mf <- function(mf, chunk.size, nthreads = 1L) {
   mn <- 0
   for (j in 1:length(mf)) mn <- mn + if (is.factor(mf[[j]])) length(levels(mf[[j]])) else 2
   if (chunk.size < mn) chunk.size <- mn
@@ -320,7 +325,11 @@ lean_mini_mf <- function(mf, chunk.size) {
     if (is.matrix(x)) {
       j.min <- min((1:n)[as.logical(rowSums(x == min(x)))])
       j.max <- min((1:n)[as.logical(rowSums(x == max(x)))])
-    } else if ((is.double(x) || is.integer(x)) && is.null(attributes(x)) && !anyNA(x)) {
+    } else if (is.double(x) && is.null(attributes(x)) &&
+               (e <- .Call(gg_column_extremes_r, x, FALSE, as.integer(nthreads)))[[1L]] == 0) {
+      j.min <- as.integer(e[[2L]])               # which.min(x), over threads in C
+      j.max <- as.integer(e[[3L]])
+    } else if (is.integer(x) && is.null(attributes(x)) && !anyNA(x)) {
       j.min <- which.min(x)
       j.max <- which.max(x)
     } else {

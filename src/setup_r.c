@@ -35,6 +35,26 @@ SEXP gg_column_summary_r(SEXP x, SEXP nthreads)
     return out;
 }
 
+/* c(count of missing values, which.min, which.max): 1-based indices, NA
+ * when every value is missing; with count_only TRUE the count alone (the
+ * indices NA). */
+SEXP gg_column_extremes_r(SEXP x, SEXP count_only, SEXP nthreads)
+{
+    if (!Rf_isReal(x)) gg_abort("gamgpu_bad_input", "x must be a double vector");
+    const size_t n = (size_t) XLENGTH(x);
+    size_t na = 0, lo = n, hi = n;
+    const int rc = Rf_asLogical(count_only) == TRUE
+        ? gg_count_nan(REAL(x), n, threads_arg(nthreads), &na)
+        : gg_column_extremes(REAL(x), n, threads_arg(nthreads), &na, &lo, &hi);
+    if (rc != 0) gg_abort("gamgpu_host_oom", "no memory for the column extremes");
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, 3));
+    REAL(out)[0] = (double) na;
+    REAL(out)[1] = lo < n ? (double) lo + 1 : NA_REAL;
+    REAL(out)[2] = hi < n ? (double) hi + 1 : NA_REAL;
+    UNPROTECT(1);
+    return out;
+}
+
 /* c(w_bad, w_positive, y_bad, o_nonzero, o_bad, y_min, y_max), named: the
  * flags as 0/1 (see gg_row_checks), the range of the finite responses (NA
  * when none).  offset is NULL or a double vector as long as y. */

@@ -5,6 +5,7 @@
 #include <Rinternals.h>
 
 SEXP gg_column_summary_r(SEXP x, SEXP nthreads);
+SEXP gg_column_extremes_r(SEXP x, SEXP count_only, SEXP nthreads);
 SEXP gg_check_rows_r(SEXP y, SEXP w, SEXP offset, SEXP nthreads);
 
 #endif

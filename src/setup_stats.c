@@ -165,6 +165,86 @@ int gg_column_summary(const double *x, size_t n, int nthreads, size_t *nvalid,
     return 0;
 }
 
+/* ---- first extremes ------------------------------------------------------ */
+
+typedef struct extremes_job {
+    const double *x;
+    size_t i0, i1;
+    int count_only;            /* the NaNs alone */
+    size_t nnan, imin, imax;   /* imin = imax = i1: no value */
+} extremes_job;
+
+static void *extremes_run(void *arg)
+{
+    extremes_job *j = arg;
+    const double *x = j->x;
+    size_t nnan = 0, imin = j->i1, imax = j->i1;
+    if (j->count_only) {
+        for (size_t i = j->i0; i < j->i1; i++)
+            nnan += x[i] != x[i];
+    } else {
+        double lo = 0, hi = 0;
+        for (size_t i = j->i0; i < j->i1; i++) {
+            const double v = x[i];
+            if (isnan(v)) {
+                nnan++;
+                continue;
+            }
+            if (imin == j->i1) {
+                lo = hi = v;
+                imin = imax = i;
+            }
+            if (v < lo) {
+                lo = v;
+                imin = i;
+            }
+            if (v > hi) {
+                hi = v;
+                imax = i;
+            }
+        }
+    }
+    j->nnan = nnan;
+    j->imin = imin;
+    j->imax = imax;
+    return NULL;
+}
+
+static int extremes(const double *x, size_t n, int nthreads, int count_only, size_t *nnan,
+                    size_t *imin, size_t *imax)
+{
+    const int nj = jobs_for(n, nthreads);
+    extremes_job *jobs = malloc((size_t) nj * sizeof *jobs);
+    if (!jobs) return -1;
+    for (int t = 0; t < nj; t++)
+        jobs[t] = (extremes_job) {x, n * (size_t) t / (size_t) nj,
+                                  n * (size_t) (t + 1) / (size_t) nj, count_only, 0, 0, 0};
+    run_jobs(nj, extremes_run, jobs, sizeof *jobs);
+    size_t na = 0, lo = n, hi = n;
+    for (int t = 0; t < nj; t++) {     /* in row order: strict comparisons keep the first */
+        na += jobs[t].nnan;
+        if (count_only || jobs[t].imin == jobs[t].i1) continue;
+        if (lo == n || x[jobs[t].imin] < x[lo]) lo = jobs[t].imin;
+        if (hi == n || x[jobs[t].imax] > x[hi]) hi = jobs[t].imax;
+    }
+    free(jobs);
+    *nnan = na;
+    if (imin) *imin = lo;
+    if (imax) *imax = hi;
+    return 0;
+}
+
+int gg_column_extremes(const double *x, size_t n, int nthreads, size_t *nnan,
+                       size_t *imin, size_t *imax)
+{
+    return extremes(x, n, nthreads, 0, nnan, imin, imax);
+}
+
+int gg_count_nan(const double *x, size_t n, int nthreads, size_t *nnan)
+{
+    return extremes(x, n, nthreads, 1, nnan, NULL, NULL);
+}
+
 /* ---- the response and weights -------------------------------------------- */
 
 typedef struct check_job {

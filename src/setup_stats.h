@@ -1,7 +1,8 @@
 /* setup_stats.h -- the passes over every row that the model setup needs
  * before a fit (R/setup.R, R/gam_gpu.R), in pure C over threads: a numeric
  * column's minimum, median and maximum as mgcv's variable summary takes
- * them, and the checks of the response and weights in one pass.  Each
+ * them, the first extremes that mgcv's mini.mf() looks for, and the
+ * checks of the response, weights and offset in one pass.  Each
  * result is the same for any thread count. */
 #ifndef GAMGPU_SETUP_STATS_H
 #define GAMGPU_SETUP_STATS_H
@@ -19,6 +20,15 @@
  * -1 when there was no memory (nothing set). */
 int gg_column_summary(const double *x, size_t n, int nthreads, size_t *nvalid,
                       double *min, double *median, double *max);
+
+/* Of x[0 .. n-1]: the count of NaNs (R's NA and NaN), and the 0-based
+ * index of the first minimum and of the first maximum among the other
+ * values, as which.min() and which.max() give them (n when there is no
+ * such value).  Returns 0, or -1 when there was no memory (nothing set). */
+int gg_column_extremes(const double *x, size_t n, int nthreads, size_t *nnan,
+                       size_t *imin, size_t *imax);
+/* The count of NaNs alone (anyNA() over threads). */
+int gg_count_nan(const double *x, size_t n, int nthreads, size_t *nnan);
 
 /* What gam_gpu() checks of a response y, prior weights w and an offset
  * (n each; offset may be NULL), in one pass: flags as below, and the range

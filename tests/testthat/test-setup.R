@@ -210,6 +210,30 @@ test_that("the C min, median and max of a column are R's, for any thread count",
   expect_error(.Call(gamgpu:::gg_column_summary_r, 1:3, 1L), class = "gamgpu_bad_input")
 })
 
+test_that("the C first extremes are which.min()'s and which.max()'s, for any thread count", {
+  set.seed(6)
+  n <- 200001
+  x <- round(runif(n) * 50)                         # ties at both ends, in every range
+  xn <- x; xn[c(3, 150000)] <- c(NA, NaN)
+  for (th in c(1L, 3L, 16L)) {
+    expect_identical(.Call(gamgpu:::gg_column_extremes_r, x, FALSE, th),
+                     c(0, which.min(x), which.max(x)))
+    expect_identical(.Call(gamgpu:::gg_column_extremes_r, xn, FALSE, th),
+                     c(2, which.min(xn), which.max(xn)))
+    expect_identical(.Call(gamgpu:::gg_column_extremes_r, xn, TRUE, th), c(2, NA, NA))
+  }
+  expect_identical(.Call(gamgpu:::gg_column_extremes_r, c(NA_real_, NaN), FALSE, 2L), c(2, NA, NA))
+  # mini.mf() on rows enough for several threads
+  mf <- data.frame(a = x, b = runif(n), f = factor(sample(letters[1:5], n, TRUE)))
+  set.seed(8)
+  a <- mgcv:::mini.mf(mf, 5000)
+  set.seed(8)
+  expect_identical(gamgpu:::lean_mini_mf(mf, 5000, nthreads = 3L), a)
+  expect_true(gamgpu:::lean_complete(mf, 3L))
+  mf$b[n] <- NA
+  expect_false(gamgpu:::lean_complete(mf, 3L))
+})
+
 test_that("the automatic row names are reset as the expanded 1:n would be", {
   for (n in c(1L, 2L, 3L, 50L)) for (rn in list(c(NA_integer_, -n), c(NA_integer_, n))) {
     a <- data.frame(v = seq_len(n))
