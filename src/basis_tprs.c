@@ -86,44 +86,93 @@ typedef struct tprs_job {
     int failed;
 } tprs_job;
 
+/* Rows go in blocks of TPRS_BLOCK: b is kept for the block's rows side by
+ * side (bt[l * TPRS_BLOCK + r]), and four columns are summed at a time, so
+ * that the products are 32 independent chains the CPU overlaps (and
+ * vectorizes) instead of one long chain of dependent adds per row and
+ * column, and bt is read once per four columns.  Each row's sum is still
+ * taken over l in order, as BLAS's reference dgemv takes it, so X is the
+ * same to the bit (2.5x faster on one core at nXu = 2000, k = 10). */
+#define TPRS_BLOCK 8
+
 static void *tprs_rows(void *arg)
 {
     tprs_job *J = arg;
     const int d = J->d, nXu = J->nXu, M = J->M, nb = nXu + M, k = J->map->k;
-    double *b = malloc((size_t) nb * sizeof(double));
-    double *raw = malloc((size_t) k * sizeof(double));
+    double *bt = malloc((size_t) nb * TPRS_BLOCK * sizeof(double));
+    double *raw = malloc((size_t) k * TPRS_BLOCK * sizeof(double));
     double *mid = malloc((size_t) k * sizeof(double));
     double *xx = malloc((size_t) d * sizeof(double));
-    if (b == NULL || raw == NULL || mid == NULL || xx == NULL) {
+    if (bt == NULL || raw == NULL || mid == NULL || xx == NULL) {
         J->failed = 1;
     } else {
-        for (size_t i = J->row0; i < J->row1; i++) {
-            for (int j = 0; j < d; j++)
-                xx[j] = J->x[(size_t) j * J->n + i] - J->shift[j];
-            for (int u = 0; u < nXu; u++) {
-                double r2 = 0.0;
-                for (int j = 0; j < d; j++) {
-                    const double z = J->Xu[u + (size_t) nXu * j] - xx[j];
-                    r2 += z * z;
+        for (size_t i0 = J->row0; i0 < J->row1; i0 += TPRS_BLOCK) {
+            const int nr = J->row1 - i0 < TPRS_BLOCK ? (int) (J->row1 - i0) : TPRS_BLOCK;
+            for (int r = 0; r < TPRS_BLOCK; r++) {
+                double *b = bt + r;            /* b[l] at b[l * TPRS_BLOCK] */
+                if (r >= nr) {                 /* a short last block: zeros, not used */
+                    for (int l = 0; l < nb; l++) b[(size_t) l * TPRS_BLOCK] = 0.0;
+                    continue;
                 }
-                b[u] = gg_bm_tprs_eta(J->m, d, r2, J->eta0);
-            }
-            for (int l = 0; l < M; l++) {
-                double r = 1.0;
+                const size_t i = i0 + (size_t) r;
                 for (int j = 0; j < d; j++)
-                    for (int e = 0; e < J->power[l + M * j]; e++) r *= xx[j];
-                b[nXu + l] = r;
+                    xx[j] = J->x[(size_t) j * J->n + i] - J->shift[j];
+                for (int u = 0; u < nXu; u++) {
+                    double r2 = 0.0;
+                    for (int j = 0; j < d; j++) {
+                        const double z = J->Xu[u + (size_t) nXu * j] - xx[j];
+                        r2 += z * z;
+                    }
+                    b[(size_t) u * TPRS_BLOCK] = gg_bm_tprs_eta(J->m, d, r2, J->eta0);
+                }
+                for (int l = 0; l < M; l++) {
+                    double v = 1.0;
+                    for (int j = 0; j < d; j++)
+                        for (int e = 0; e < J->power[l + M * j]; e++) v *= xx[j];
+                    b[(size_t) (nXu + l) * TPRS_BLOCK] = v;
+                }
             }
-            for (int c = 0; c < k; c++) {
+            int c = 0;
+            for (; c + 3 < k; c += 4) {        /* four columns at a time: a quarter of the reads of bt */
+                const double *uz0 = J->UZ + (size_t) c * nb, *uz1 = uz0 + nb, *uz2 = uz1 + nb,
+                             *uz3 = uz2 + nb;
+                double s0[TPRS_BLOCK], s1[TPRS_BLOCK], s2[TPRS_BLOCK], s3[TPRS_BLOCK];
+                for (int r = 0; r < TPRS_BLOCK; r++) s0[r] = s1[r] = s2[r] = s3[r] = 0.0;
+                for (int l = 0; l < nb; l++) {
+                    const double a0 = uz0[l], a1 = uz1[l], a2 = uz2[l], a3 = uz3[l];
+                    const double *bl = bt + (size_t) l * TPRS_BLOCK;
+                    for (int r = 0; r < TPRS_BLOCK; r++) {
+                        s0[r] += a0 * bl[r];
+                        s1[r] += a1 * bl[r];
+                        s2[r] += a2 * bl[r];
+                        s3[r] += a3 * bl[r];
+                    }
+                }
+                for (int r = 0; r < nr; r++) {
+                    raw[(size_t) r * k + c] = s0[r];
+                    raw[(size_t) r * k + c + 1] = s1[r];
+                    raw[(size_t) r * k + c + 2] = s2[r];
+                    raw[(size_t) r * k + c + 3] = s3[r];
+                }
+            }
+            for (; c < k; c++) {
                 const double *uz = J->UZ + (size_t) c * nb;
-                double s = 0.0;
-                for (int l = 0; l < nb; l++) s += uz[l] * b[l];
-                raw[c] = s;
+                double s[TPRS_BLOCK];
+                for (int r = 0; r < TPRS_BLOCK; r++) s[r] = 0.0;
+                for (int l = 0; l < nb; l++) {
+                    const double a = uz[l];
+                    const double *bl = bt + (size_t) l * TPRS_BLOCK;
+                    for (int r = 0; r < TPRS_BLOCK; r++) s[r] += a * bl[r];
+                }
+                for (int r = 0; r < nr; r++) raw[(size_t) r * k + c] = s[r];
             }
-            gg_basis_map_row(J->map, raw, i, J->out, J->ldo, i - J->r0, mid);
+            for (int r = 0; r < nr; r++) {
+                const size_t i = i0 + (size_t) r;
+                gg_basis_map_row(J->map, raw + (size_t) r * k, i, J->out, J->ldo, i - J->r0, mid);
+            }
         }
     }
-    free(b);
+    free(bt);
     free(raw);
     free(mid);
     free(xx);
