@@ -21,7 +21,10 @@
 #'   counts to rounding, which the REML optimizer can carry further only
 #'   along directions where the score is flat.  The same threads compute
 #'   the deviance residuals, null deviance and aic of large fits (by blocks
-#'   of 65536 rows: the same numbers for any thread count).  The default is
+#'   of 65536 rows: the same numbers for any thread count), and the
+#'   setup's passes over all rows (the covariates' medians and extremes,
+#'   the checks of the response, weights and offset: exact, whatever the
+#'   thread count).  The default is
 #'   the option \code{gamgpu.threads},
 #'   else the number of physical cores (at most 2 under
 #'   \code{_R_CHECK_LIMIT_CORES_}).
