@@ -23,18 +23,22 @@
 #     rows na.action keeps, nor on drop.unused.levels (a factor stays a
 #     factor), so it is built without dropping levels.  With missing values
 #     the full frame is built with the user's na.action, as bam() does;
-#   * the median is the k-th order statistic, taken by a one-index partial
-#     sort (the value at k is the same whatever else is sorted; zero, whose
-#     sign a sort could change, is recomputed by quantile());
+#   * the median is the k-th order statistic, found exactly by a radix
+#     selection in C over threads (src/setup_stats.c; the value at k is the
+#     same however it is found; zero, whose sign the selection could
+#     change, is recomputed by quantile()); min and max come from the same
+#     C pass;
 #   * mini.mf()'s draws are the same calls under the same temp.seed(66):
 #     sample(1:n, chunk.size), then -- only when some column is a factor --
 #     a prefix of the permutation sample(1:n, n), whose first m elements are
 #     what sample.int(n, m, useHash = FALSE) draws from the same state
 #     (R's sampling without replacement is sequential).  temp.seed() puts
 #     the caller's RNG state back at the end, so the draws left out change
-#     nothing after.  Extreme rows: which.min()/which.max() give the first
-#     minimum/maximum, as which(x == min(x))[1] does, for plain numeric
-#     vectors without missing values; anything else uses mgcv's expression.
+#     nothing after.  Extreme rows: the first minimum/maximum, as
+#     which(x == min(x))[1] gives them, by one C pass over threads for plain
+#     double vectors (which.min()/which.max() for plain integer ones)
+#     without missing values; anything else uses mgcv's expression.  The
+#     missing-value scans of the frame's double columns run in C too.
 # What the lean path does not cover goes to bam() itself (lean_setup_ok):
 # another mgcv version, bam() arguments beyond the model frame's (paraPen,
 # discrete, G, drop.intercept, AR.start, ...), formula lists, extended or
