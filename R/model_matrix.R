@@ -28,7 +28,7 @@ smooth_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
 # One smooth's columns through the engine's host build of its recipe
 # (src/xplan.c), gam.side deletions applied after.
 recipe_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
-  r <- smooth_recipe(s, mf)
+  r <- smooth_recipe(s, mf, threads)
   if (is.null(r)) return(NULL)
   r$col0 <- 1L
   r$ncol <- recipe_columns(r)
@@ -55,14 +55,14 @@ is_te_cr2 <- function(s) {
 # the QR constraint as an explicit map (Z).  NULL when the smooth is
 # outside what that covers (derivatives, matrix arguments, other constraint
 # forms, missing values), so that PredictMat is used instead.
-constraint_map <- function(s, mf) {
+constraint_map <- function(s, mf, threads = 1L) {
   if ((!is.null(s$margin) && !is_te_cr2(s)) || (!is.null(s$deriv) && s$deriv != 0) ||
       !is.null(attr(s, "indi")))
     return(NULL)
   by <- NULL
   if (s$by != "NA") {
     b <- mf[[s$by]]
-    if (is.null(b) || !is.null(dim(b)) || anyNA(b)) return(NULL)
+    if (is.null(b) || !is.null(dim(b)) || any_missing(b, threads)) return(NULL)
     by <- if (is.factor(b)) as.numeric(b == s$by.level) else if (is.numeric(b)) as.double(b)
     if (is.null(by)) return(NULL)
   }
@@ -93,13 +93,14 @@ cr_matrix <- function(s, mf) {
 # builds X from (src/xplan.h), on the host or on the device.  kind 1 is
 # cr/cs, 2 is tp/ts, 3 is te() of two cr/cs margins; NULL when s has no C
 # evaluator.
-smooth_recipe <- function(s, mf) {
+smooth_recipe <- function(s, mf, threads = 1L) {
   if (!has_c_evaluator(s)) return(NULL)
   if (is_te_cr2(s)) {
     x <- lapply(s$margin, function(m) mf[[m$term]])
-    if (!all(vapply(x, function(v) is.numeric(v) && is.null(dim(v)) && !anyNA(v), NA)))
+    if (!all(vapply(x, function(v) is.numeric(v) && is.null(dim(v)) &&
+                                    !any_missing(v, threads), NA)))
       return(NULL)
-    map <- constraint_map(s, mf)
+    map <- constraint_map(s, mf, threads)
     if (is.null(map)) return(NULL)
     m1 <- s$margin[[1L]]
     m2 <- s$margin[[2L]]
@@ -113,8 +114,8 @@ smooth_recipe <- function(s, mf) {
   if (inherits(s, c("cr.smooth", "cs.smooth"))) {
     if (s$dim != 1L || is.null(s$F)) return(NULL)
     x <- mf[[s$term]]
-    if (!is.numeric(x) || !is.null(dim(x)) || anyNA(x)) return(NULL)
-    map <- constraint_map(s, mf)
+    if (!is.numeric(x) || !is.null(dim(x)) || any_missing(x, threads)) return(NULL)
+    map <- constraint_map(s, mf, threads)
     if (is.null(map)) return(NULL)
     return(c(list(kind = 1L, x = as.double(x), d = 1L, k = length(s$xp),
                   xk = as.double(s$xp), F = as.double(s$F)), map))
@@ -123,9 +124,10 @@ smooth_recipe <- function(s, mf) {
     return(NULL)
   d <- s$dim
   cols <- lapply(s$term, function(v) mf[[v]])
-  if (!all(vapply(cols, function(v) is.numeric(v) && is.null(dim(v)) && !anyNA(v), NA)))
+  if (!all(vapply(cols, function(v) is.numeric(v) && is.null(dim(v)) &&
+                                     !any_missing(v, threads), NA)))
     return(NULL)
-  map <- constraint_map(s, mf)
+  map <- constraint_map(s, mf, threads)
   if (is.null(map)) return(NULL)
   m <- s$p.order[1L]
   if (2 * m <= d) {                    # mgcv's default penalty order
@@ -189,7 +191,7 @@ model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
     blocks[[1L]] <- list(kind = 0L, col0 = 1L, ncol = as.integer(G$nsdf), D = D)
   }
   for (s in G$smooth) {
-    r <- smooth_recipe(s, mf)
+    r <- smooth_recipe(s, mf, threads)
     if (is.null(r) || (r$kind == 2L && r$d > 4L)) return(NULL)
     kc <- recipe_columns(r)
     del <- attr(s, "del.index")

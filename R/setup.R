@@ -218,13 +218,15 @@ mgcv_fun <- function(name) get(name, envir = asNamespace("mgcv"), inherits = FAL
 # atomic, none with a missing value (na.omit.data.frame skips non-atomic
 # columns; those send the frame through the user's na.action instead).
 lean_complete <- function(mf, nthreads = 1L) {
-  for (x in mf) {
-    if (!is.atomic(x)) return(FALSE)
-    na <- if (is.double(x)) .Call(gg_column_extremes_r, x, TRUE, as.integer(nthreads))[[1L]] > 0
-          else anyNA(x)
-    if (na) return(FALSE)
-  }
+  for (x in mf) if (!is.atomic(x) || any_missing(x, nthreads)) return(FALSE)
   TRUE
+}
+
+# anyNA(x); for a double vector or matrix a count over threads in C
+# (setup_stats.c).
+any_missing <- function(x, nthreads = 1L) {
+  if (is.double(x)) .Call(gg_column_extremes_r, x, TRUE, as.integer(nthreads))[[1L]] > 0
+  else anyNA(x)
 }
 
 # mgcv:::variable.summary(pf, dl, n), with the numeric summary (min, median

@@ -232,6 +232,9 @@ test_that("the C first extremes are which.min()'s and which.max()'s, for any thr
   expect_true(gamgpu:::lean_complete(mf, 3L))
   mf$b[n] <- NA
   expect_false(gamgpu:::lean_complete(mf, 3L))
+  for (v in list(x, xn, matrix(xn, ncol = 3), c(1L, NA), 1:3, factor(c("a", NA)),
+                 c("u", NA), c(Inf, -Inf), NaN, numeric(0)))
+    for (th in c(1L, 3L)) expect_identical(gamgpu:::any_missing(v, th), anyNA(v))
 })
 
 test_that("the automatic row names are reset as the expanded 1:n would be", {
