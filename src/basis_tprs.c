@@ -214,7 +214,8 @@ int gg_tprs_basis(const double *x, size_t n, int d, const double *shift, int m, 
         J->d = d; J->m = m; J->M = M; J->nXu = nXu; J->eta0 = eta0; J->power = power;
         J->map = map; J->out = out; J->ldo = ldo;
     }
-    int failed = gg_run_jobs(threads, tprs_rows, jobs, sizeof *jobs) != 0;
+    gg_run_jobs(threads, tprs_rows, jobs, sizeof *jobs);
+    int failed = 0;
     for (int t = 0; t < threads; t++)
         failed |= jobs[t].failed;
     free(power);

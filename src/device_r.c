@@ -19,8 +19,6 @@
 #include "gpu_telemetry.h"
 #include "sexp_r.h"
 
-/* ---- runtime handle ------------------------------------------------- */
-
 /* ---- dispatch of the glue's device-or-CPU routines (gram_r.c, predict_r.c) */
 
 int gg_device_outcome(int mode, int rc, int ordinal, const char *backend, gg_status *st,
@@ -38,6 +36,8 @@ int gg_device_outcome(int mode, int rc, int ordinal, const char *backend, gg_sta
     *fallback = st->msg;
     return 0;
 }
+
+/* ---- runtime handle ------------------------------------------------- */
 
 static SEXP tag_runtime(void) { return Rf_install("gamgpu_runtime"); }
 

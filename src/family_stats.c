@@ -105,8 +105,8 @@ static void *stats_run(void *arg)
 }
 
 /* One pass: the blocks' partial sums, then their sums in block order.  With
- * no memory for the partials or the thread handles, one block's worth of
- * rows at a time on this thread gives the same numbers. */
+ * no memory for the partials or the jobs, one block's worth of rows at a
+ * time on this thread gives the same numbers. */
 static void run_pass(stats_ctx *c, stats_pass pass, int nthreads, double *s0, double *s1)
 {
     c->pass = pass;
@@ -121,7 +121,9 @@ static void run_pass(stats_ctx *c, stats_pass pass, int nthreads, double *s0, do
             for (int t = 0; t < nj; t++)
                 jobs[t] = (stats_job) {c, nb * t / nj, nb * (t + 1) / nj};
         }
-        if (!jobs || gg_run_jobs(nj, stats_run, jobs, sizeof(stats_job)) != 0) {
+        if (jobs) {
+            gg_run_jobs(nj, stats_run, jobs, sizeof(stats_job));
+        } else {
             stats_job all = {c, 0, nb};
             stats_run(&all);
         }

@@ -220,7 +220,8 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
         gg_fit_rows_new_attempt(&fr);
         if (rc == 0) rc = gg_engine_fit(&be, &pen, &sp, &ctl, &out, &st);
         if (!gg_fit_rows_wait(&fr) && rc == 0)
-            rc = gg_fail(&st, "gamgpu_internal_error", "the engine returned without its final vectors");
+            rc = gg_fail(&st, "gamgpu_internal_error",
+                         "the engine returned without its final vectors");
         counters[0] = be.n_gram;
         counters[1] = be.n_xbeta;
         counters[2] = be.n_row_state;
@@ -246,7 +247,8 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
                             "null.deviance", "aic"};
     const double sv[] = {out.reml, out.sig2, out.scale_vp, out.deviance, out.rss, out.iter,
                          out.converged, out.newton_iter, out.newton_status, out.rank, out.Mp,
-                         out.reml_threads, out.t_iterations, out.t_postproc, fr.resid_ss, fr.null_deviance, fr.aic_na ? NA_REAL : fr.aic};
+                         out.reml_threads, out.t_iterations, out.t_postproc, fr.resid_ss,
+                         fr.null_deviance, fr.aic_na ? NA_REAL : fr.aic};
     SET_VECTOR_ELT(res, 18, gg_named_doubles((int) (sizeof sv / sizeof sv[0]), snames, sv));
     SET_VECTOR_ELT(res, 19, Rf_mkString(backend_name));
     SET_VECTOR_ELT(res, 21, Rf_mkString(fallback));

@@ -42,10 +42,7 @@ static void *fit_rows_prep(void *arg)
         size_t a = pages * t / nj * page, b = pages * (t + 1) / nj * page;
         jobs[t] = (touch_job) {fr, a, b < fr->n ? b : fr->n};
     }
-    if (gg_run_jobs(nj, touch_run, jobs, sizeof(touch_job)) != 0) {
-        touch_job all = {fr, 0, fr->n};
-        touch_run(&all);
-    }
+    gg_run_jobs(nj, touch_run, jobs, sizeof(touch_job));
     fr->null_deviance = gg_null_deviance(fr->fam.fam, fr->n, fr->y, fr->pw, fr->nthreads);
     return NULL;
 }

@@ -2,8 +2,9 @@
  *
  * mode: 0 = CPU (policy "off", or the caller chose it), 1 = device with a
  * recorded CPU fallback on a device failure ("auto"), 2 = device or a
- * classed error ("required"); see gg_device_outcome().  The device path owns its buffers and has
- * released them before any R error is raised here. */
+ * classed error ("required"); see gg_device_outcome().  The device path
+ * owns its buffers and has released them before any R error is raised
+ * here. */
 #include <R.h>
 #include <Rinternals.h>
 #include <limits.h>

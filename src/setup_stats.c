@@ -24,14 +24,6 @@ static int jobs_for(size_t n, int nthreads)
     return nj < (size_t) nthreads ? (int) nj : nthreads;
 }
 
-/* Run jobs over threads, or in turn here when no thread handles can be had
- * (the results are the same). */
-static void run_jobs(int nj, void *(*fn)(void *), void *jobs, size_t size)
-{
-    if (nj > 1 && gg_run_jobs(nj, fn, jobs, size) == 0) return;
-    for (int j = 0; j < nj; j++) fn((char *) jobs + (size_t) j * size);
-}
-
 /* ---- order statistic by radix selection ---------------------------------- */
 
 /* The bits of a double, turned so that unsigned order is numeric order
@@ -134,7 +126,7 @@ int gg_column_summary(const double *x, size_t n, int nthreads, size_t *nvalid,
         jobs[t] = (select_job) {x, n * (size_t) t / (size_t) nj,
                                 n * (size_t) (t + 1) / (size_t) nj, 0, 0,
                                 hist + (size_t) t * RADIX_BINS, 0, 0, 0};
-    run_jobs(nj, select_run, jobs, sizeof *jobs);
+    gg_run_jobs(nj, select_run, jobs, sizeof *jobs);
 
     size_t m = 0;
     double lo = 0, hi = 0;
@@ -153,7 +145,7 @@ int gg_column_summary(const double *x, size_t n, int nthreads, size_t *nvalid,
                 jobs[t].pass = pass;
                 jobs[t].prefix = prefix;
             }
-            run_jobs(nj, select_run, jobs, sizeof *jobs);
+            gg_run_jobs(nj, select_run, jobs, sizeof *jobs);
             prefix = (prefix << RADIX_BITS) | choose_bin(jobs, nj, &rank);
         }
         *min = lo;
@@ -219,7 +211,7 @@ static int extremes(const double *x, size_t n, int nthreads, int count_only, siz
     for (int t = 0; t < nj; t++)
         jobs[t] = (extremes_job) {x, n * (size_t) t / (size_t) nj,
                                   n * (size_t) (t + 1) / (size_t) nj, count_only, 0, 0, 0};
-    run_jobs(nj, extremes_run, jobs, sizeof *jobs);
+    gg_run_jobs(nj, extremes_run, jobs, sizeof *jobs);
     size_t na = 0, lo = n, hi = n;
     for (int t = 0; t < nj; t++) {     /* in row order: strict comparisons keep the first */
         na += jobs[t].nnan;
@@ -291,7 +283,7 @@ int gg_check_rows(const double *y, const double *w, const double *offset, size_t
     for (int t = 0; t < nj; t++)
         jobs[t] = (check_job) {y, w, offset, n * (size_t) t / (size_t) nj,
                                n * (size_t) (t + 1) / (size_t) nj, {0, 0, 0, 0, 0, 0, 0}, 0};
-    run_jobs(nj, check_run, jobs, sizeof *jobs);
+    gg_run_jobs(nj, check_run, jobs, sizeof *jobs);
     gg_row_checks r = {0, 0, 0, 0, 0, NAN, NAN};
     int seen = 0;
     for (int t = 0; t < nj; t++) {

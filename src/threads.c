@@ -6,18 +6,20 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-int gg_run_jobs(int n, void *(*fn)(void *), void *jobs, size_t size)
+void gg_run_jobs(int n, void *(*fn)(void *), void *jobs, size_t size)
 {
+    char *job = jobs;
     if (n < 1)
-        return 0;
-    pthread_t *tid = malloc((size_t) n * sizeof *tid);
-    int *started = calloc((size_t) n, sizeof *started);
-    if (tid == NULL || started == NULL) {
+        return;
+    pthread_t *tid = n > 1 ? malloc((size_t) n * sizeof *tid) : NULL;
+    int *started = n > 1 ? calloc((size_t) n, sizeof *started) : NULL;
+    if (tid == NULL || started == NULL) {     /* one job, or no memory: in turn here */
         free(tid);
         free(started);
-        return -1;
+        for (int t = 0; t < n; t++)
+            fn(job + (size_t) t * size);
+        return;
     }
-    char *job = jobs;
     for (int t = 1; t < n; t++)
         started[t] = pthread_create(&tid[t], NULL, fn, job + (size_t) t * size) == 0;
     fn(job);
@@ -29,7 +31,6 @@ int gg_run_jobs(int n, void *(*fn)(void *), void *jobs, size_t size)
     }
     free(tid);
     free(started);
-    return 0;
 }
 
 /* ---- gg_task: one job beside the caller ---------------------------------- */

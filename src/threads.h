@@ -10,10 +10,10 @@
 
 /* Run fn on each of n jobs (job k at (char *) jobs + k * size): jobs 1 ..
  * n-1 on threads of their own, job 0 on the caller's thread; a job whose
- * thread cannot be started runs on the caller's thread afterwards.  Returns
- * when all are done: 0, or -1 when there was no memory for the thread
- * handles (then no job has run). */
-int gg_run_jobs(int n, void *(*fn)(void *), void *jobs, size_t size);
+ * thread cannot be started runs on the caller's thread afterwards, and with
+ * no memory for the thread handles all run there in turn.  Returns when
+ * all are done. */
+void gg_run_jobs(int n, void *(*fn)(void *), void *jobs, size_t size);
 
 /* One job on a thread of its own while the caller goes on (run on the
  * caller's thread at gg_task_start when no thread can be had); gg_task_join

@@ -73,8 +73,8 @@ int gg_xplan_fill(const gg_xplan *plan, size_t r0, size_t rows, double *out, siz
             const size_t e = rows * (size_t) (t + 1) / (size_t) threads;
             jobs[t] = (fill_job) {plan, r0 + a, e - a, out + a, ldo, 0};
         }
-        failed = gg_run_jobs(threads, fill_rows, jobs, sizeof *jobs) != 0;
-        for (int t = 0; t < threads && !failed; t++)
+        gg_run_jobs(threads, fill_rows, jobs, sizeof *jobs);
+        for (int t = 0; t < threads; t++)
             failed |= jobs[t].failed;
     }
     free(jobs);
