@@ -195,6 +195,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   policy <- check_policy(device)
   plan <- device_plan(policy, "engine")
   check_variables(formula, if (missing(data)) NULL else data, env)
+  rho <- ar1_check_rho(if (is.null(cl$rho)) 0 else eval(cl$rho, env))
 
   ## ---- mgcv's setup: bam(..., fit = FALSE), by gg_setup() (R/setup.R) ----
   mc <- match.call(expand.dots = TRUE)
@@ -212,6 +213,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     })
   n <- nrow(G$mf)
   if (n < 1L) gamgpu_abort("gamgpu_no_data", "no rows left after NA handling and subsetting")
+  ## AR1 residuals (bam's rho and AR.start; R/ar1.R)
+  ar <- ar1_settings(rho, G, family)
   p <- ncol(G$X)
   if (p > n)
     gamgpu_abort("gamgpu_too_many_coefficients",
@@ -304,7 +307,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   }
   spec <- list(nobs = n, scale = scale, gamma = gamma, additive = additive,
                yvar = stats::var(y), hat = control$hat,
-               device_mode = plan$mode, device_ordinal = plan$ordinal)
+               device_mode = plan$mode, device_ordinal = plan$ordinal,
+               ar_rho = if (is.null(ar)) 0 else ar$rho, ar_start = ar$start)
   t1 <- proc.time()[["elapsed"]]
 
   ## ---- the fit --------------------------------------------------------------
@@ -318,6 +322,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   t2 <- proc.time()[["elapsed"]]
   fit <- gg_assemble(G, res, family, y, w, offset, n, method, gamma, cl, control,
                      sp.names, scale)
+  fit <- ar1_finish(fit, ar)
   sc <- res$scalars
   if (!fit$converged)
     gamgpu_warn("gamgpu_not_converged",

@@ -43,6 +43,9 @@ typedef struct gg_data {
     const double *offset;   /* n, or NULL for none */
     const gg_xplan *xplan;  /* when X is NULL: how to build X (xplan.h);
                                the backend builds it where it computes */
+    double        ar_rho;   /* AR1 residual correlation (bam's rho); 0: none */
+    const double *ar_start; /* n, nonzero where a new AR1 series starts
+                               (bam's AR.start); NULL: one series */
 } gg_data;
 
 typedef enum {
@@ -80,12 +83,15 @@ typedef struct gg_backend_ops {
                      gg_status *st);
 
     /* A = X'WX (p x p, both triangles), b = X'Wz (p), *zwz = z'Wz, from the
-     * current row state.  Host memory, overwritten. */
+     * current row state.  Host memory, overwritten.  With AR1 residuals
+     * (ar_rho != 0) the rows are bam's transformed ones (ar1_math.h):
+     * A = X~'X~, b = X~'z~, *zwz = z~'z~ with X~ = T W^1/2 X, z~ = T W^1/2 z. */
     int (*gram)(gg_backend *self, double *A, double *b, double *zwz,
                 gg_status *st);
 
     /* h[i] = w[i] * x_i' M x_i for every row (M: p x p symmetric, host);
-     * with M = (X'WX + S)^-1 these are the leverages.  h: n, host. */
+     * with M = (X'WX + S)^-1 these are the leverages.  h: n, host.  With
+     * AR1 residuals, h[i] = x~_i' M x~_i of the transformed rows. */
     int (*leverage)(gg_backend *self, const double *M, double *h,
                     gg_status *st);
 

@@ -3,7 +3,9 @@
  * Uses the caller's X, y, weights and offset in place (no copy) and keeps
  * five n-vectors of row state.  X'WX and X'Wz come from gram_cpu.c (BLAS
  * over row chunks of sqrt(w)-scaled rows), so the memory beyond the data is
- * O(chunk x p + p^2) and the BLAS works on cache-sized blocks. */
+ * O(chunk x p + p^2) and the BLAS works on cache-sized blocks.  With AR1
+ * residuals (bam's rho) the Gram product and the leverages are those of
+ * the transformed rows (inst/kernels/ar1_math.h). */
 #define USE_FC_LEN_T
 #include <R_ext/BLAS.h>
 #ifndef FCONE
@@ -12,6 +14,7 @@
 
 #include "backend.h"
 #include "gram_cpu.h"
+#include "../inst/kernels/ar1_math.h"
 
 #include <limits.h>
 #include <math.h>
@@ -27,6 +30,7 @@ typedef struct cpu_state {
     double *buf;            /* chunk x p */
     double *buf2;           /* chunk x p (leverage) */
     double *X_built;        /* X built here from d.xplan, or NULL */
+    gg_ar1  ar;             /* AR1 residuals, when d.ar_rho != 0 */
 } cpu_state;
 
 static cpu_state *S(gg_backend *be) { return (cpu_state *) be->impl; }
@@ -52,7 +56,10 @@ static int cpu_load(gg_backend *be, const gg_data *d, gg_status *st)
     cpu_state *s = S(be);          /* allocated by gg_backend_cpu_init */
     if (s == NULL) return gg_fail(st, "gamgpu_internal_error", "cpu backend not initialised");
     if (s->eta != NULL) return gg_fail(st, "gamgpu_internal_error", "cpu backend loaded twice");
+    if (d->ar_rho != 0 && !(fabs(d->ar_rho) < 1))
+        return gg_fail(st, "gamgpu_bad_input", "the AR1 parameter rho must lie in (-1, 1)");
     s->d = *d;
+    s->ar = gg_ar1_of(d->ar_rho, d->ar_start);
     be->n = d->n;
     be->p = d->p;
     s->chunk = s->chunk ? s->chunk : GG_CPU_CHUNK_DEFAULT;
@@ -156,21 +163,33 @@ static int cpu_gram(gg_backend *be, double *A, double *b, double *zwz, gg_status
 {
     cpu_state *s = S(be);
     be->n_gram++;
-    return gg_cpu_gram(s->d.X, s->d.n, s->d.p, s->w, s->z, A, b, zwz, s->chunk, st);
+    return gg_cpu_gram(s->d.X, s->d.n, s->d.p, s->w, s->z, A, b, zwz, s->chunk,
+                       s->d.ar_rho != 0 ? &s->ar : NULL, st);
 }
 
 static int cpu_leverage(gg_backend *be, const double *M, double *h, gg_status *st)
 {
     (void) st;
     cpu_state *s = S(be);
-    const int p = s->d.p;
+    const int p = s->d.p, ar = s->d.ar_rho != 0;
     const size_t n = s->d.n;
     double done = 1.0, dzero = 0.0;
     for (size_t r0 = 0; r0 < n; r0 += s->chunk) {
         int m = (int) ((n - r0) < s->chunk ? (n - r0) : s->chunk);
-        for (int j = 0; j < p; j++)
-            memcpy(s->buf + (size_t) j * m, s->d.X + (size_t) j * n + r0,
-                   (size_t) m * sizeof(double));
+        if (ar)
+            /* the transformed rows a x_r + c x_{r-1}; h = x~' M x~ */
+            for (int i = 0; i < m; i++) {
+                double a, c;
+                gg_ar1_row((long long) (r0 + i), s->ar.ld, s->ar.sd, s->ar.start, s->w, &a, &c);
+                for (int j = 0; j < p; j++) {
+                    const double *xj = s->d.X + (size_t) j * n + r0 + i;
+                    s->buf[(size_t) j * m + i] = c != 0.0 ? a * xj[0] + c * xj[-1] : a * xj[0];
+                }
+            }
+        else
+            for (int j = 0; j < p; j++)
+                memcpy(s->buf + (size_t) j * m, s->d.X + (size_t) j * n + r0,
+                       (size_t) m * sizeof(double));
         F77_CALL(dgemm)("N", "N", &m, &p, &p, &done, s->buf, &m, M, &p, &dzero,
                         s->buf2, &m FCONE FCONE);
         for (int i = 0; i < m; i++) h[r0 + i] = 0.0;
@@ -178,7 +197,8 @@ static int cpu_leverage(gg_backend *be, const double *M, double *h, gg_status *s
             const double *a = s->buf + (size_t) j * m, *c = s->buf2 + (size_t) j * m;
             for (int i = 0; i < m; i++) h[r0 + i] += a[i] * c[i];
         }
-        for (int i = 0; i < m; i++) h[r0 + i] *= s->w[r0 + i];
+        if (!ar)
+            for (int i = 0; i < m; i++) h[r0 + i] *= s->w[r0 + i];
     }
     return 0;
 }

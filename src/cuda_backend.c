@@ -16,7 +16,11 @@
  * Gram plan, so a streamed fit equals the resident one bit for bit.
  *
  * Every buffer comes from the device's arena and goes back in release(), on
- * every path.  Kernels: inst/kernels/rows.cu and gram.cu.  Reductions are
+ * every path.  With bam's AR1 residuals (rho) the Gram and leverage
+ * kernels transform the rows as they read them (ar1_math.h), which needs
+ * row r - 1 of every row: X resident (a streamed X is a device failure,
+ * so "auto" falls back to the CPU, counted).
+ * Kernels: inst/kernels/rows.cu and gram.cu.  Reductions are
  * fixed-order, so fits are reproducible.  Compiled only with CUDA. */
 #include "backend.h"
 #include "cuda_internal.h"
@@ -65,6 +69,9 @@ typedef struct cuda_state {
     /* streaming: X in chunks (from the host, or built on the device) */
     int          streamed;
     gg_xstream   xs;
+    /* AR1 residuals (bam's rho), when ar_on */
+    int          ar_on;
+    gg_cuda_ar1  ar;
 } cuda_state;
 
 static cuda_state *S(gg_backend *be) { return (cuda_state *) be->impl; }
@@ -431,6 +438,8 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
     if (d->n == 0 || d->p <= 0)
         return gg_fail(st, "gamgpu_bad_input", "no data to fit (n = %lu, p = %d)",
                        (unsigned long) d->n, d->p);
+    if (d->ar_rho != 0 && !(fabs(d->ar_rho) < 1))
+        return gg_fail(st, "gamgpu_bad_input", "the AR1 parameter rho must lie in (-1, 1)");
     s->n = d->n;
     s->p = d->p;
     be->n = d->n;
@@ -476,8 +485,15 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
         !(s->gP = gg_buflist_alloc(b, s->plan.partial_elements, LABEL, st)) ||
         /* the leverage pass's M and h too: streaming below takes what is left */
         !(s->M = gg_buflist_alloc(b, (size_t) p * p, LABEL, st)) ||
-        !(s->h = gg_buflist_alloc(b, n, LABEL, st)))
+        !(s->h = gg_buflist_alloc(b, n, LABEL, st)) ||
+        (d->ar_rho != 0 && d->ar_start &&
+         !(s->ar.start = gg_buflist_alloc(b, n, LABEL, st))))
         goto done;
+    if (d->ar_rho != 0) {
+        s->ar_on = 1;
+        s->ar.ld = 1.0 / sqrt(1.0 - d->ar_rho * d->ar_rho);
+        s->ar.sd = -d->ar_rho * s->ar.ld;
+    }
 
     /* then X: resident if it fits, else streamed */
     gg_status x_st;
@@ -503,6 +519,12 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
             *st = x_st;
             goto done;
         }
+        if (s->ar_on) {
+            gg_fail(st, "gamgpu_device_unsupported",
+                    "AR1 residuals (rho) need the model matrix resident in device memory, "
+                    "and its %lu x %d doubles do not fit", (unsigned long) n, p);
+            goto done;
+        }
         if (setup_streaming(s, d, st))
             goto done;
         snprintf(be->placement, sizeof be->placement,
@@ -512,7 +534,8 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
     }
     if (gg_cuda_upload(LABEL, s->y, d->y, n, st) ||
         gg_cuda_upload(LABEL, s->pw, d->pw, n, st) ||
-        (d->offset && gg_cuda_upload(LABEL, s->off, d->offset, n, st)))
+        (d->offset && gg_cuda_upload(LABEL, s->off, d->offset, n, st)) ||
+        (s->ar.start && gg_cuda_upload(LABEL, s->ar.start, d->ar_start, n, st)))
         goto done;
     rc = 0;
 done:
@@ -634,7 +657,8 @@ static int gram_chunk(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, size
     gg_gram_plan plan;
     gg_cuda_gram_plan_rows(rows, s->p + 1, s->plan.rows_per_slab, &plan);
     return gg_cuda_gram_run(s->ordinal, LABEL, Xc, ldx, rows_at(s->z, r0), rows_at(s->w, r0),
-                            rows, s->p, &plan, s->gP, s->G, r0 > 0, stream, st);
+                            rows, s->p, &plan, s->gP, s->G, r0 > 0,
+                            s->ar_on ? &s->ar : NULL, stream, st);
 }
 
 static int cuda_gram(gg_backend *be, double *A, double *b, double *zwz, gg_status *st)
@@ -660,7 +684,8 @@ static int quad_chunk(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, size
     long long ld = (long long) ldx, nr = (long long) rows;
     int p = s->p;
     CUdeviceptr w = rows_at(s->w, r0), h = rows_at(s->h, r0);
-    void *args[] = {&Xc, &ld, &nr, &p, &s->M, &w, &h};
+    void *args[] = {&Xc, &ld, &nr, &p, &s->M, &w, &h, &s->ar_on, &s->ar.ld, &s->ar.sd,
+                    &s->ar.start};
     const unsigned blocks = (unsigned) ((rows + 63) / 64);
     if (gg_cu_check(gg_cu.cuLaunchKernel(s->f_lev, blocks, 1, 1, ROW_THREADS, 1, 1, 0, stream,
                                          args, NULL), "engine: launching gram_leverage", st))

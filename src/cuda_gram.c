@@ -53,7 +53,7 @@ void gg_cuda_gram_plan(int ordinal, size_t n, int q, gg_gram_plan *plan)
 int gg_cuda_gram_run(int ordinal, const char *label, CUdeviceptr dX, size_t ldx,
                      CUdeviceptr dz, CUdeviceptr dw, size_t n, int p,
                      const gg_gram_plan *plan, CUdeviceptr dP, CUdeviceptr dG,
-                     int accumulate, CUstream stream, gg_status *st)
+                     int accumulate, const gg_cuda_ar1 *ar, CUstream stream, gg_status *st)
 {
     CUfunction f_partial, f_reduce;
     if (gg_cuda_function(ordinal, "gram", "gram_partial", &f_partial, st) != 0 ||
@@ -62,7 +62,11 @@ int gg_cuda_gram_run(int ordinal, const char *label, CUdeviceptr dX, size_t ldx,
     int q = p + (dz != 0);
     long long n_ll = (long long) n, ld = (long long) ldx, rows = plan->rows_per_slab;
     int n_slabs = plan->n_slabs;
-    void *args_partial[] = {&dX, &ld, &dz, &dw, &n_ll, &p, &rows, &dP};
+    int ar_on = ar != NULL;
+    double ar_ld = ar ? ar->ld : 0.0, ar_sd = ar ? ar->sd : 0.0;
+    CUdeviceptr ar_start = ar ? ar->start : 0;
+    void *args_partial[] = {&dX, &ld, &dz, &dw, &n_ll, &p, &rows, &dP,
+                            &ar_on, &ar_ld, &ar_sd, &ar_start};
     if (gg_cu_check(gg_cu.cuLaunchKernel(f_partial, (unsigned) plan->n_pairs,
                                          (unsigned) n_slabs, 1, GRAM_THREADS, 1, 1, 0, stream,
                                          args_partial, NULL),
@@ -145,7 +149,8 @@ int gg_gpu_gram(int ordinal, const double *X, size_t n, int p, const double *w,
         (z && gg_cuda_upload(label, dz, z, n, st)) ||
         (w && gg_cuda_upload(label, dw, w, n, st)))
         goto done;
-    if (gg_cuda_gram_run(ordinal, label, dX, n, dz, dw, n, p, &plan, dP, dG, 0, NULL, st) ||
+    if (gg_cuda_gram_run(ordinal, label, dX, n, dz, dw, n, p, &plan, dP, dG, 0, NULL, NULL,
+                         st) ||
         gg_cuda_gram_fetch(label, dG, p, z != NULL, A, b, zwz, st))
         goto done;
     rc = 0;

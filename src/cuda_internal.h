@@ -41,12 +41,22 @@ void gg_cuda_gram_plan(int ordinal, size_t n, int q, gg_gram_plan *plan);
  * streamed with the resident plan's slab height sum their slabs in the
  * resident order, so the streamed Gram is bit-identical to the resident. */
 void gg_cuda_gram_plan_rows(size_t n, int q, long long rows_per_slab, gg_gram_plan *plan);
+/* bam's AR1 residual model on the device (inst/kernels/ar1_math.h): ld =
+ * 1 / sqrt(1 - rho^2), sd = -rho ld; start: n doubles on the device,
+ * nonzero where a series starts, or 0 for one series. */
+typedef struct gg_cuda_ar1 {
+    double      ld, sd;
+    CUdeviceptr start;
+} gg_cuda_ar1;
 /* Launch (asynchronously) G = [X z]' W [X z] over n rows, X with leading
- * dimension ldx; dz and dw may be 0.  With accumulate, G += instead. */
+ * dimension ldx; dz and dw may be 0.  With accumulate, G += instead.  With
+ * ar non-NULL, G = [X~ z~]'[X~ z~] of the AR1-transformed rows (the weights
+ * inside), which read row r - 1: X must start at row 0 of the data. */
 int  gg_cuda_gram_run(int ordinal, const char *label, CUdeviceptr dX, size_t ldx,
                       CUdeviceptr dz, CUdeviceptr dw, size_t n, int p,
                       const gg_gram_plan *plan, CUdeviceptr dP, CUdeviceptr dG,
-                      int accumulate, CUstream stream, gg_status *st);
+                      int accumulate, const gg_cuda_ar1 *ar, CUstream stream,
+                      gg_status *st);
 /* Wait, copy G back and split it into A (p x p), b and *zwz (with_z). */
 int  gg_cuda_gram_fetch(const char *label, CUdeviceptr dG, int p, int with_z, double *A,
                         double *b, double *zwz, gg_status *st);

@@ -55,7 +55,9 @@ static int launch_chunk(void *arg, CUdeviceptr Xc, size_t r0, size_t rows, CUstr
         return -1;
     gg_tel_launch(LABEL, 1);
     /* gram_leverage: one block of its 256 threads per 64 rows */
-    void *a_quad[] = {&Xc, &ld, &nr, &p, &dV, &none, &dse};
+    int no_ar = 0;
+    double zero = 0.0;
+    void *a_quad[] = {&Xc, &ld, &nr, &p, &dV, &none, &dse, &no_ar, &zero, &zero, &none};
     const unsigned lev_blocks = (unsigned) ((rows + 63) / 64);
     if (gg_cu_check(gg_cu.cuLaunchKernel(r->f_quad, lev_blocks, 1, 1, PRED_THREADS, 1, 1, 0,
                                          stream, a_quad, NULL),

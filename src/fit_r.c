@@ -13,6 +13,7 @@
 #include <R.h>
 #include <Rinternals.h>
 
+#include <math.h>
 #include <string.h>
 
 #include "backend.h"
@@ -190,6 +191,20 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     d.y = REAL(y);
     d.pw = REAL(w);
     d.offset = offset == R_NilValue ? NULL : REAL(offset);
+    /* AR1 residuals (bam's rho, AR.start): gaussian identity fits only */
+    d.ar_rho = list_num(spec, "ar_rho", 0);
+    d.ar_start = NULL;
+    if (d.ar_rho != 0) {
+        SEXP ars = gg_list_elt(spec, "ar_start");
+        if (!(fabs(d.ar_rho) < 1) || !sp.additive)
+            gg_abort("gamgpu_bad_input",
+                     "AR1 residuals need |rho| < 1 and a gaussian identity model");
+        if (ars != R_NilValue) {
+            if (TYPEOF(ars) != REALSXP || XLENGTH(ars) != n)
+                gg_abort("gamgpu_bad_input", "ar_start must be a double vector, one per row");
+            d.ar_start = REAL(ars);
+        }
+    }
 
     /* Device first when the policy allows (device_mode 1 = "auto", 2 =
      * "required"), then the CPU: under "auto" a failure of the device (not

@@ -5,9 +5,13 @@
  *
  * With non-negative weights (always so for IRLS working weights) each chunk
  * of sqrt(w)-scaled rows goes through dsyrk, half the flops of a general
- * product; with any negative weight, (w X)' X through dgemm. */
+ * product; with any negative weight, (w X)' X through dgemm.  With AR1
+ * residuals (bam's rho) each chunk holds the transformed rows
+ * a_r x_r + c_r x_{r-1} (inst/kernels/ar1_math.h), which read one row
+ * before the chunk, and goes through dsyrk unweighted. */
 #define USE_FC_LEN_T
 #include "gram_cpu.h"
+#include "../inst/kernels/ar1_math.h"
 
 #include <R_ext/BLAS.h>
 #include <math.h>
@@ -20,8 +24,39 @@
 
 #define CHUNK_ROWS_DEFAULT 4096
 
+gg_ar1 gg_ar1_of(double rho, const double *start)
+{
+    gg_ar1 ar;
+    ar.ld = 1.0 / sqrt(1.0 - rho * rho);
+    ar.sd = -rho * ar.ld;
+    ar.start = start;
+    return ar;
+}
+
+/* The chunk of m rows from r0, AR1-transformed: WX (m x p) and, when z is
+ * given, v = z~ (m). */
+static void ar1_chunk(const double *X, size_t n, int p, const double *w, const double *z,
+                      const gg_ar1 *ar, size_t r0, int m, double *WX, double *v,
+                      double *ca, double *cc)
+{
+    for (int i = 0; i < m; i++)
+        gg_ar1_row((long long) (r0 + i), ar->ld, ar->sd, ar->start, w, &ca[i], &cc[i]);
+    for (int j = 0; j < p; j++) {
+        const double *xj = X + (size_t) j * n + r0;
+        double *wxj = WX + (size_t) j * m;
+        for (int i = 0; i < m; i++)
+            wxj[i] = cc[i] != 0.0 ? ca[i] * xj[i] + cc[i] * xj[i - 1] : ca[i] * xj[i];
+    }
+    if (z != NULL)
+        for (int i = 0; i < m; i++) {
+            const double *zi = z + r0 + i;
+            v[i] = cc[i] != 0.0 ? ca[i] * zi[0] + cc[i] * zi[-1] : ca[i] * zi[0];
+        }
+}
+
 int gg_cpu_gram(const double *X, size_t n, int p, const double *w, const double *z,
-                double *A, double *b, double *zwz, size_t chunk_rows, gg_status *st)
+                double *A, double *b, double *zwz, size_t chunk_rows, const gg_ar1 *ar,
+                gg_status *st)
 {
     memset(A, 0, (size_t) p * p * sizeof(double));
     if (z != NULL) {
@@ -36,11 +71,15 @@ int gg_cpu_gram(const double *X, size_t n, int p, const double *w, const double 
     size_t chunk = chunk_rows > 0 ? chunk_rows : CHUNK_ROWS_DEFAULT;
     if (chunk > n)
         chunk = n;
+    if (ar != NULL)
+        nonneg = 1;        /* the caller's promise: AR1 weights are not negative */
     double *WX = malloc(chunk * (size_t) p * sizeof(double));
     double *v = malloc(chunk * sizeof(double));
-    if (WX == NULL || v == NULL) {
+    double *ca = ar != NULL ? malloc(2 * chunk * sizeof(double)) : NULL;
+    if (WX == NULL || v == NULL || (ar != NULL && ca == NULL)) {
         free(WX);
         free(v);
+        free(ca);
         return gg_fail(st, "gamgpu_host_oom", "gram: out of host memory for a %lu x %d chunk",
                        (unsigned long) chunk, p);
     }
@@ -49,6 +88,17 @@ int gg_cpu_gram(const double *X, size_t n, int p, const double *w, const double 
     double s = 0;
     for (size_t r0 = 0; r0 < n; r0 += chunk) {
         const int m = (int) (n - r0 < chunk ? n - r0 : chunk);
+        if (ar != NULL) {
+            /* A += X~'X~, b += X~'z~, s += z~'z~ */
+            ar1_chunk(X, n, p, w, z, ar, r0, m, WX, v, ca, ca + chunk);
+            F77_CALL(dsyrk)("U", "T", &p, &m, &one, WX, &m, &one, A, &p FCONE FCONE);
+            if (z != NULL) {
+                for (int i = 0; i < m; i++)
+                    s += v[i] * v[i];
+                F77_CALL(dgemv)("T", &m, &p, &one, WX, &m, v, &inc, &one, b, &inc FCONE);
+            }
+            continue;
+        }
         /* v = sqrt(w) (dsyrk path) or w (dgemm path) for the chunk's rows */
         for (int i = 0; i < m; i++) {
             const double wi = w != NULL ? w[r0 + i] : 1.0;
@@ -91,5 +141,6 @@ int gg_cpu_gram(const double *X, size_t n, int p, const double *w, const double 
         *zwz = s;
     free(WX);
     free(v);
+    free(ca);
     return 0;
 }

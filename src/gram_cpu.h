@@ -6,10 +6,24 @@
 
 #include "status.h"
 
+/* The AR1 residual model of bam(rho =) (inst/kernels/ar1_math.h): ld =
+ * 1 / sqrt(1 - rho^2), sd = -rho ld, start: n doubles, nonzero where a
+ * series starts (NULL: one series). */
+typedef struct gg_ar1 {
+    double        ld, sd;
+    const double *start;
+} gg_ar1;
+
+/* ld and sd of rho (|rho| < 1) */
+gg_ar1 gg_ar1_of(double rho, const double *start);
+
 /* A = X'WX (p x p, both triangles); when z != NULL also b = X'Wz and
  * *zwz = z'Wz.  X is n x p column-major; w == NULL means unit weights; n
- * must fit an int; chunk_rows 0 = the default chunk. */
+ * must fit an int; chunk_rows 0 = the default chunk.  With ar non-NULL the
+ * rows are AR1-transformed first (X~ = T W^1/2 X, z~ likewise) and A =
+ * X~'X~, b = X~'z~, *zwz = z~'z~; w must then be non-negative. */
 int gg_cpu_gram(const double *X, size_t n, int p, const double *w, const double *z,
-                double *A, double *b, double *zwz, size_t chunk_rows, gg_status *st);
+                double *A, double *b, double *zwz, size_t chunk_rows, const gg_ar1 *ar,
+                gg_status *st);
 
 #endif

@@ -48,7 +48,7 @@ SEXP gg_gram_r(SEXP X, SEXP w, SEXP z, SEXP mode_, SEXP ordinal_)
             gg_abort("gamgpu_bad_input", "the CPU Gram product needs fewer than 2^31 rows");
         gg_status cst;
         gg_status_clear(&cst);
-        if (gg_cpu_gram(REAL(X), n, p, wp, zp, REAL(A), REAL(b), &zwz, 0, &cst) != 0)
+        if (gg_cpu_gram(REAL(X), n, p, wp, zp, REAL(A), REAL(b), &zwz, 0, NULL, &cst) != 0)
             gg_raise(&cst);
     }
     SET_VECTOR_ELT(out, 0, A);

@@ -9,6 +9,10 @@
 // [X z] (q = p + 1): X'Wz and z'Wz come from the same pass over the rows.
 // Compiled by NVRTC with
 // --fmad=false (see cuda_modules.c).  w == NULL means unit weights.
+// With ar nonzero (bam's AR1 residuals, ar1_math.h) the rows are first
+// transformed, x~_r = a_r x_r + c_r x_{r-1} with the weights inside a and c,
+// and G = [X~ z~]'[X~ z~]: row r - 1 is read from the same matrix, so X
+// must hold every row from 0 (resident).
 //
 // On compute capability 8.0 and later (Ampere, Hopper) the tile products
 // run on the fp64 tensor cores (DMMA, mma.sync m8n8k4): each of the 8
@@ -17,6 +21,8 @@
 // multiply-add once (fused), where the FMA-free fallback below rounds twice:
 // the results differ from the CPU's in the last bits (well inside the
 // 1e-12 the tests ask), and are still fixed-order and reproducible.
+
+#include "ar1_math.h"
 
 #define TILE 64
 #define KROWS 16
@@ -124,10 +130,18 @@ static __device__ __forceinline__ void tile_step(const double (*As)[TILE + PAD],
 #endif
 }
 
+// a_r v_r + c_r v_{r-1}, as the host computes it (gram_cpu.c)
+static __device__ __forceinline__ double ar1_value(const double *v, long long r, double ca,
+                                                   double cc)
+{
+    return cc != 0.0 ? ca * v[r] + cc * v[r - 1] : ca * v[r];
+}
+
 extern "C" __global__ void __launch_bounds__(NTHREADS)
 gram_partial(const double *__restrict__ X, long long ldx, const double *__restrict__ z,
              const double *__restrict__ w, long long n, int p, long long rows_per_slab,
-             double *__restrict__ partial)
+             double *__restrict__ partial, int ar, double ar_ld, double ar_sd,
+             const double *__restrict__ ar_start)
 {
     const int q = z != nullptr ? p + 1 : p;
     const int nt = (q + TILE - 1) / TILE;
@@ -156,7 +170,18 @@ gram_partial(const double *__restrict__ X, long long ldx, const double *__restri
             const long long r = rb + rr;
             const int ci = ti * TILE + cc, cj = tj * TILE + cc;
             double a = 0.0, b = 0.0;
-            if (r < r1) {
+            if (r < r1 && ar) {
+                double fa, fc;
+                gg_ar1_row(r, ar_ld, ar_sd, ar_start, w, &fa, &fc);
+                if (ci < p)
+                    a = ar1_value(X + (size_t) ci * ldx, r, fa, fc);
+                else if (ci < q)
+                    a = ar1_value(z, r, fa, fc);
+                if (cj < p)
+                    b = ar1_value(X + (size_t) cj * ldx, r, fa, fc);
+                else if (cj < q)
+                    b = ar1_value(z, r, fa, fc);
+            } else if (r < r1) {
                 const double wr = w != nullptr ? w[r] : 1.0;
                 if (ci < p)
                     a = X[(size_t) ci * ldx + r] * wr;
@@ -223,6 +248,7 @@ gram_reduce(const double *__restrict__ partial, int n_slabs, int q, int accumula
 }
 
 // Leverages h[i] = (w ? w[i] : 1) x_i' M x_i (M p x p symmetric, device
+// memory; with ar nonzero, x~_i' M x~_i of the AR1-transformed rows)
 // memory) as a matrix product: a block takes 64 rows, forms T = X_rows M one
 // 64-column tile at a time (on the tensor cores where there are some, as
 // gram_partial does), and sums T[i, j] X[i, j] over the tile's columns; the
@@ -237,7 +263,8 @@ gram_reduce(const double *__restrict__ partial, int n_slabs, int q, int accumula
 extern "C" __global__ void __launch_bounds__(NTHREADS)
 gram_leverage(const double *__restrict__ X, long long ldx, long long n, int p,
               const double *__restrict__ M, const double *__restrict__ w,
-              double *__restrict__ h)
+              double *__restrict__ h, int ar, double ar_ld, double ar_sd,
+              const double *__restrict__ ar_start)
 {
     __shared__ double As[KROWS][TILE + PAD];   // X[r0 + i, k0 + kk] at [kk][i]
     __shared__ double Bs[KROWS][TILE + PAD];   // M[k0 + kk, j0 + j] at [kk][j]
@@ -245,6 +272,17 @@ gram_leverage(const double *__restrict__ X, long long ldx, long long n, int p,
     const long long r0 = (long long) blockIdx.x * TILE;
     double hsum = 0.0;                         // thread t < 64: row r0 + t
     const tile_part tp = tile_part_of(threadIdx.x);
+    // AR1: the block's rows' coefficients a, c
+    __shared__ double arc[2][TILE];
+    if (ar && threadIdx.x < TILE) {
+        const long long r = r0 + threadIdx.x;
+        double ca = 0.0, cc = 0.0;
+        if (r < n)
+            gg_ar1_row(r, ar_ld, ar_sd, ar_start, w, &ca, &cc);
+        arc[0][threadIdx.x] = ca;
+        arc[1][threadIdx.x] = cc;
+    }
+    __syncthreads();
     for (int j0 = 0; j0 < p; j0 += TILE) {
         TILE_ACC(acc);
         tile_zero(acc);
@@ -253,7 +291,10 @@ gram_leverage(const double *__restrict__ X, long long ldx, long long n, int p,
                 const int kk = e % KROWS, cc = e / KROWS;
                 const int k = k0 + kk;
                 const long long r = r0 + cc;
-                As[kk][cc] = (k < p && r < n) ? X[(size_t) k * ldx + r] : 0.0;
+                As[kk][cc] = (k < p && r < n)
+                                 ? (ar ? ar1_value(X + (size_t) k * ldx, r, arc[0][cc], arc[1][cc])
+                                       : X[(size_t) k * ldx + r])
+                                 : 0.0;
                 const int j = j0 + cc;
                 Bs[kk][cc] = (k < p && j < p) ? M[(size_t) j * p + k] : 0.0;
             }
@@ -271,7 +312,8 @@ gram_leverage(const double *__restrict__ X, long long ldx, long long n, int p,
                 for (int c = 0; c < 2; c++) {
                     const int j = j0 + tp.nb + 8 * b + 2 * tp.tig + c;
                     if (r < n && j < p)
-                        ps += acc[a][b][c] * X[(size_t) j * ldx + r];
+                        ps += acc[a][b][c] * (ar ? ar1_value(X + (size_t) j * ldx, r, arc[0][i], arc[1][i])
+                                                 : X[(size_t) j * ldx + r]);
                 }
             red[i][(tp.nb / 32) * 4 + tp.tig] = ps;
         }
@@ -283,7 +325,8 @@ gram_leverage(const double *__restrict__ X, long long ldx, long long n, int p,
             for (int b = 0; b < 4; b++) {
                 const int j = j0 + tp.tx + 16 * b;
                 if (r < n && j < p)
-                    ps += acc[a][b] * X[(size_t) j * ldx + r];
+                    ps += acc[a][b] * (ar ? ar1_value(X + (size_t) j * ldx, r, arc[0][i], arc[1][i])
+                                          : X[(size_t) j * ldx + r]);
             }
             red[i][tp.tx] = ps;
         }
@@ -297,6 +340,6 @@ gram_leverage(const double *__restrict__ X, long long ldx, long long n, int p,
     if (threadIdx.x < TILE) {
         const long long r = r0 + threadIdx.x;
         if (r < n)
-            h[r] = w != nullptr ? w[r] * hsum : hsum;
+            h[r] = (w != nullptr && !ar) ? w[r] * hsum : hsum;
     }
 }
