@@ -95,6 +95,8 @@ classify_setup_error <- function(e) {
     "gamgpu_no_data"
   else if (grepl("not found", msg, fixed = TRUE))
     "gamgpu_unknown_variable"
+  else if (grepl("missing values in object", msg, fixed = TRUE))  # na.action = na.fail
+    "gamgpu_missing_values"
   else "gamgpu_setup_failed"
   gamgpu_abort(cls, paste("model setup failed:", msg), call = NULL)
 }
@@ -177,6 +179,53 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   t0 <- proc.time()[["elapsed"]]
   cl <- match.call()
   env <- parent.frame()
+
+  ## ---- the arguments: `...` against the table of R/arguments.R ------------
+  dot_names <- names(match.call(expand.dots = FALSE)$...)
+  if (is.null(dot_names)) dot_names <- rep("", ...length())
+  check_dots(dot_names)
+  frame <- environment()
+  dot <- function(name, default = NULL) {         # forces only that argument
+    i <- match(name, dot_names)
+    if (is.na(i)) default else eval(as.symbol(sprintf("..%d", i)), frame)
+  }
+  G_supplied <- dot("G")
+  fit_wanted <- dot("fit", TRUE)
+  if (!is.logical(fit_wanted) || length(fit_wanted) != 1L || is.na(fit_wanted))
+    gamgpu_abort("gamgpu_bad_input", "'fit' must be TRUE or FALSE")
+  discrete <- dot("discrete", FALSE)
+  if (!is.logical(discrete) || length(discrete) != 1L || is.na(discrete))
+    gamgpu_abort("gamgpu_bad_input", "'discrete' must be TRUE or FALSE")
+  if (!isTRUE(dot("use.chol", TRUE)))
+    gamgpu_abort("gamgpu_unsupported_argument",
+                 "use.chol must be TRUE: gamgpu always solves by a Cholesky factor of X'WX (bam's use.chol = TRUE), never by bam's QR updating; drop the argument",
+                 arguments = "use.chol")
+  gc_level <- dot("gc.level", 0)
+  if (!is.numeric(gc_level) || length(gc_level) != 1L || !(gc_level %in% 0:2))
+    gamgpu_abort("gamgpu_bad_input", "'gc.level' must be 0, 1 or 2")
+  scale <- dot("scale", 0)
+  if (!is.numeric(scale) || length(scale) != 1L || !is.finite(scale))
+    gamgpu_abort("gamgpu_bad_input", "'scale' must be a single finite number")
+  if (!is.null(G_supplied)) {
+    setup_given <- intersect(names(cl)[-1L], .gg_setup_arguments)
+    if (length(setup_given))
+      gamgpu_abort("gamgpu_unsupported_argument",
+                   sprintf("with G, the setup is fixed: %s cannot change it; give %s to gam_gpu(fit = FALSE) when making G",
+                           paste0("'", setup_given, "'", collapse = ", "),
+                           if (length(setup_given) > 1) "them" else "it"),
+                   arguments = setup_given)
+    if (!fit_wanted)
+      gamgpu_abort("gamgpu_unsupported_argument",
+                   "fit = FALSE with G: G is already the setup object", arguments = "fit")
+    if (!inherits(G_supplied, "bam.prefit") || is.null(G_supplied$mf))
+      gamgpu_abort("gamgpu_bad_input",
+                   "'G' must be the setup object of gam_gpu(fit = FALSE) or mgcv::bam(fit = FALSE)")
+    if (isTRUE(G_supplied$discretize))
+      gamgpu_abort("gamgpu_unsupported_argument",
+                   "'G' comes from bam(discrete = TRUE, fit = FALSE), whose bases are built on discretized covariates; make it with gam_gpu(fit = FALSE) or bam(fit = FALSE) without discrete",
+                   arguments = "G")
+    family <- G_supplied$family
+  }
   family <- resolve_family(family, env)
   if (!is.character(method) || length(method) != 1L ||
       !(method %in% c("fREML", "REML")))
@@ -185,31 +234,49 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   if (method == "REML" && !additive)
     gamgpu_abort("gamgpu_unsupported_method",
                  "method = \"REML\" is available for gaussian identity models only; use \"fREML\"")
-  if (!is.list(control)) gamgpu_abort("gamgpu_bad_control", "'control' must come from gam_gpu_control()")
-  control <- do.call(gam_gpu_control, control[intersect(names(control),
-                                                      names(formals(gam_gpu_control)))])
+  ## control: a gam_gpu_control object or a list, checked the same way;
+  ## bam()'s nthreads and chunk.size arguments set the same settings
+  control <- as_gam_gpu_control(control)
+  for (nm in c("nthreads", "chunk.size"))
+    if (nm %in% dot_names) control <- control_from_argument(control, nm, dot(nm))
   if (!is.numeric(gamma) || length(gamma) != 1L || !is.finite(gamma) || gamma <= 0)
     gamgpu_abort("gamgpu_bad_input", "'gamma' must be a single positive number")
   if (!is.null(sp) && (!is.numeric(sp) || anyNA(sp)))
     gamgpu_abort("gamgpu_bad_sp", "'sp' must be a numeric vector without NAs")
   policy <- check_policy(device)
   plan <- device_plan(policy, "engine")
-  check_variables(formula, if (missing(data)) NULL else data, env)
+  if (discrete) inform_discrete_exact()
 
-  ## ---- mgcv's setup: bam(..., fit = FALSE), by gg_setup() (R/setup.R) ----
-  mc <- match.call(expand.dots = TRUE)
-  mc[[1L]] <- quote(mgcv::bam)
-  mc$device <- mc$control <- mc$sp <- NULL
-  mc$family <- family
-  mc$method <- "fREML"
-  mc$fit <- FALSE
-  mc$chunk.size <- control$chunk.size
-  G <- withCallingHandlers(
-    tryCatch(gg_setup(mc, env, control$nthreads), error = classify_setup_error),
-    warning = function(w) {
-      if (grepl("chunk.size", conditionMessage(w), fixed = TRUE))
-        invokeRestart("muffleWarning")
-    })
+  if (is.null(G_supplied)) {
+    check_variables(formula, if (missing(data)) NULL else data, env)
+    ## ---- mgcv's setup: bam(..., fit = FALSE), by gg_setup() (R/setup.R) ----
+    ## gamgpu's own arguments leave the call; discrete = TRUE would build the
+    ## bases on discretized covariates (and X not as the model matrix), so the
+    ## setup is bam(discrete = FALSE)'s
+    mc <- match.call(expand.dots = TRUE)
+    mc[[1L]] <- quote(mgcv::bam)
+    mc$device <- mc$control <- NULL
+    mc <- mc[!(names(mc) %in% .gg_arguments$argument[.gg_arguments$route == "gamgpu"])]
+    if (fit_wanted) mc$sp <- NULL                 # applied to L and lsp0 below
+    mc$family <- family
+    mc$method <- "fREML"
+    mc$fit <- FALSE
+    mc$chunk.size <- control$chunk.size
+    G <- withCallingHandlers(
+      tryCatch(gg_setup(mc, env, control$nthreads), error = classify_setup_error),
+      warning = function(w) {
+        if (grepl("chunk.size", conditionMessage(w), fixed = TRUE))
+          invokeRestart("muffleWarning")
+      })
+    # bam()'s scale rule: 0 is 1 for binomial and poisson, else estimated
+    if (scale == 0) scale <- if (family$family %in% c("binomial", "poisson")) 1 else -1
+    G$scale <- scale
+    if (!fit_wanted) return(G)
+  } else {
+    G <- G_supplied
+    if (scale <= 0) scale <- G$scale              # as bam(G = G)
+  }
+  if (gc_level > 0) gc()
   n <- nrow(G$mf)
   if (n < 1L) gamgpu_abort("gamgpu_no_data", "no rows left after NA handling and subsetting")
   p <- ncol(G$X)
@@ -295,7 +362,6 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     attr(X, "model.offset") <- NULL
     if (!is.double(X)) storage.mode(X) <- "double"
   }
-  scale <- if (family$family %in% c("binomial", "poisson")) 1 else -1
   S <- lapply(G$S, function(s) { storage.mode(s) <- "double"; s })
   small <- auto_too_small(plan, n, p)
   if (nzchar(small)) {
@@ -315,6 +381,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                unclass(control))
   x_source <- if (is.matrix(X)) "matrix" else "recipe"
   rm(X)
+  if (gc_level > 0) gc()
   t2 <- proc.time()[["elapsed"]]
   fit <- gg_assemble(G, res, family, y, w, offset, n, method, gamma, cl, control,
                      sp.names, scale)
@@ -356,6 +423,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     counters = res$counters,
     # host threads of the REML optimizer's p x p products (1: no pool)
     reml_threads = as.integer(sc[["reml.threads"]]))
+  if (discrete) fit$device$discrete <- .gg_discrete_note
   fit
 }
 
@@ -413,7 +481,8 @@ gg_assemble <- function(G, res, family, y, w, offset, n, method, gamma, cl, cont
   object$call <- cl
   object$cmX <- G$cmX
   object$contrasts <- G$contrasts
-  object$control <- c(mgcv::gam.control(), unclass(control))
+  object$control <- mgcv::gam.control()            # gamgpu's settings replace mgcv's
+  object$control[names(control)] <- unclass(control)
   object$converged <- sc[["converged"]] == 1
   object$data <- NA
   object$df.null <- n
