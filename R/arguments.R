@@ -15,8 +15,8 @@
 #             "gamgpu" (in `...`, read by gam_gpu() itself), "none" (refused);
 #   note:     for an honoured argument what gamgpu does with it; for a
 #             refused one what to do instead (the error message says it).
-argument_row <- function(argument, status, route, note)
-  list(argument = argument, status = status, route = route, note = note)
+argument_row <- function(argument, status, route, ...)
+  list(argument = argument, status = status, route = route, note = paste(...))
 
 #' The table of arguments of mgcv::bam() and mgcv::gam()
 #'
@@ -33,57 +33,76 @@ gg_argument_table <- function() {
     argument_row("weights", "honoured", "formal", "prior weights, as bam()"),
     argument_row("subset", "honoured", "formal", "as bam()"),
     argument_row("na.action", "honoured", "formal",
-                 "as bam(): na.omit (default), na.exclude, na.fail (a classed error on missing values)"),
+                 "as bam(): na.omit (default), na.exclude,",
+                 "na.fail (a classed error on missing values)"),
     argument_row("offset", "honoured", "formal",
                  "as bam(); added to any offset() terms of the formula"),
     argument_row("method", "honoured", "formal",
-                 "\"fREML\"; \"REML\" for gaussian identity models; any other value is an error of class gamgpu_bad_method"),
+                 "\"fREML\"; \"REML\" for gaussian identity models;",
+                 "any other value is an error of class gamgpu_bad_method"),
     argument_row("control", "honoured", "formal",
-                 "gam_gpu_control() or a list of its settings; mgcv::gam.control() settings are mapped (see gam_gpu_control())"),
+                 "gam_gpu_control() or a list of its settings;",
+                 "mgcv::gam.control() settings are mapped (see gam_gpu_control())"),
     argument_row("select", "honoured", "formal", "as bam()"),
     argument_row("scale", "honoured", "gamgpu",
-                 "as bam(): > 0 known scale, 0 (default) 1 for binomial and poisson else estimated, < 0 estimated"),
+                 "as bam(): > 0 known scale, 0 (default) 1 for binomial and poisson",
+                 "else estimated, < 0 estimated"),
     argument_row("gamma", "honoured", "formal", "as bam()"),
     argument_row("knots", "honoured", "formal", "as bam()"),
     argument_row("sp", "honoured", "formal",
                  "as bam(): entries >= 0 fix a smoothing parameter, negative ones are estimated"),
     argument_row("min.sp", "refused", "none",
-                 "gamgpu cannot bound smoothing parameters from below (bam(method = \"fREML\") ignores min.sp too); fix them with sp = instead"),
+                 "gamgpu cannot bound smoothing parameters from below",
+                 "(bam(method = \"fREML\") ignores min.sp too); fix them with sp = instead"),
     argument_row("paraPen", "honoured", "setup", "penalties on parametric terms, as bam()"),
     argument_row("chunk.size", "honoured", "gamgpu",
-                 "the size of the subsample mgcv's setup builds the bases on, as control chunk.size (give one or the other, or the same value)"),
+                 "the size of the subsample mgcv's setup builds the bases on,",
+                 "as control chunk.size (give one or the other, or the same value)"),
     argument_row("rho", "honoured", "setup", "AR1 correlation of the residuals, as bam()"),
     argument_row("AR.start", "honoured", "setup", "starts of the AR1 sequences, as bam()"),
     argument_row("discrete", "honoured", "gamgpu",
-                 "gamgpu has no discrete method yet: discrete = TRUE fits exactly (the answer of bam(discrete = FALSE)) and says so in a message of class gamgpu_discrete_exact and in fit$device$discrete"),
+                 "gamgpu has no discrete method yet: discrete = TRUE fits exactly",
+                 "(the answer of bam(discrete = FALSE)) and says so in a message of class",
+                 "gamgpu_discrete_exact and in fit$device$discrete"),
     argument_row("cluster", "refused", "none",
-                 "gamgpu uses its own threads, not a cluster: set nthreads = or control = gam_gpu_control(nthreads =)"),
+                 "gamgpu uses its own threads, not a cluster:",
+                 "set nthreads = or control = gam_gpu_control(nthreads =)"),
     argument_row("nthreads", "honoured", "gamgpu",
-                 "one whole number: the host threads, as control nthreads (give one or the other, or the same value)"),
+                 "one whole number: the host threads, as control nthreads",
+                 "(give one or the other, or the same value)"),
     argument_row("gc.level", "honoured", "gamgpu",
                  "0, 1 or 2: with 1 or 2, gc() after the setup and after the fit"),
     argument_row("use.chol", "honoured", "gamgpu",
-                 "TRUE only: gamgpu always solves by a Cholesky factor of X'WX, as bam(use.chol = TRUE); use.chol = FALSE (bam's QR updating) is an error: drop the argument"),
+                 "TRUE only: gamgpu always solves by a Cholesky factor of X'WX,",
+                 "as bam(use.chol = TRUE); use.chol = FALSE (bam's QR updating) is an error:",
+                 "drop the argument"),
     argument_row("samfrac", "refused", "none",
                  "gamgpu has no sampling pre-fit: drop samfrac (every fit uses all rows)"),
     argument_row("coef", "refused", "none",
-                 "gamgpu takes no starting coefficients: drop coef (the fit starts as bam's does without it)"),
+                 "gamgpu takes no starting coefficients:",
+                 "drop coef (the fit starts as bam's does without it)"),
     argument_row("drop.unused.levels", "honoured", "setup", "as bam()"),
     argument_row("G", "honoured", "gamgpu",
-                 "a setup object from gam_gpu(fit = FALSE) or bam(fit = FALSE) (not discrete): fitted without redoing the setup, as bam(G = G)"),
+                 "a setup object from gam_gpu(fit = FALSE) or bam(fit = FALSE) (not discrete):",
+                 "fitted without redoing the setup, as bam(G = G)"),
     argument_row("fit", "honoured", "gamgpu",
-                 "FALSE returns the setup object, as bam(fit = FALSE) (made with discrete = FALSE)"),
+                 "FALSE returns the setup object, as bam(fit = FALSE)",
+                 "(made with discrete = FALSE)"),
     argument_row("drop.intercept", "honoured", "setup", "as bam()"),
     argument_row("optimizer", "refused", "none",
-                 "gamgpu chooses smoothing parameters by bam's performance iteration (fast REML at every step): drop optimizer"),
+                 "gamgpu chooses smoothing parameters by bam's performance iteration",
+                 "(fast REML at every step): drop optimizer"),
     argument_row("H", "refused", "none",
-                 "gamgpu takes no fixed penalty matrix: drop H (to penalize parametric terms use paraPen, with sp = to fix their smoothing parameters)"),
+                 "gamgpu takes no fixed penalty matrix: drop H (to penalize parametric terms",
+                 "use paraPen, with sp = to fix their smoothing parameters)"),
     argument_row("in.out", "refused", "none",
-                 "gamgpu takes no starting values: drop in.out (fix smoothing parameters with sp = instead)"),
+                 "gamgpu takes no starting values:",
+                 "drop in.out (fix smoothing parameters with sp = instead)"),
     argument_row("nei", "refused", "none",
                  "nei is for method = \"NCV\", which gamgpu does not have: drop nei"),
     argument_row("...", "refused", "none",
-                 "gamgpu passes nothing further to a fitter: arguments beyond those of this table are an error")
+                 "gamgpu passes nothing further to a fitter:",
+                 "arguments beyond those of this table are an error")
   )
   data.frame(argument = vapply(rows, `[[`, "", "argument"),
              status = vapply(rows, `[[`, "", "status"),
@@ -152,6 +171,77 @@ check_dots <- function(dot_names, call = sys.call(-1)) {
     gamgpu_abort("gamgpu_unsupported_argument",
                  paste(problems, collapse = "; "), call = call,
                  arguments = unique(c(bad, if (unnamed) "")))
+  invisible(TRUE)
+}
+
+#' The arguments in `...` that gam_gpu() reads itself, checked
+#'
+#' Forces only those (rho, AR.start and the other setup arguments stay
+#' unevaluated: mgcv's setup evaluates them, some in the data).
+#' @param dot_names the names of gam_gpu()'s `...`, in order (after
+#'   check_dots()).
+#' @param ... gam_gpu()'s `...`.
+#' @param call the call for the errors' messages.
+#' @return a list: \code{G} (or NULL), \code{fit}, \code{discrete},
+#'   \code{gc.level}, \code{scale} (0 when not given), and \code{nthreads},
+#'   \code{chunk.size} (NULL when not given; checked with the control).
+#' @noRd
+read_dots <- function(dot_names, ..., call = sys.call(-1)) {
+  frame <- environment()
+  value <- function(name, default = NULL) {        # forces only that argument
+    i <- match(name, dot_names)
+    if (is.na(i)) default else eval(as.symbol(sprintf("..%d", i)), frame)
+  }
+  flag <- function(x, name) {
+    if (!is.logical(x) || length(x) != 1L || is.na(x))
+      gamgpu_abort("gamgpu_bad_input", sprintf("'%s' must be TRUE or FALSE", name), call = call)
+    x
+  }
+  out <- list(G = value("G"), fit = flag(value("fit", TRUE), "fit"),
+              discrete = flag(value("discrete", FALSE), "discrete"),
+              gc.level = value("gc.level", 0), scale = value("scale", 0),
+              nthreads = value("nthreads"), chunk.size = value("chunk.size"))
+  if (!isTRUE(value("use.chol", TRUE)))
+    gamgpu_abort("gamgpu_unsupported_argument",
+                 paste("use.chol must be TRUE: gamgpu always solves by a Cholesky factor of",
+                       "X'WX (bam's use.chol = TRUE), never by bam's QR updating;",
+                       "drop the argument"), call = call, arguments = "use.chol")
+  if (!is.numeric(out$gc.level) || length(out$gc.level) != 1L || !(out$gc.level %in% 0:2))
+    gamgpu_abort("gamgpu_bad_input", "'gc.level' must be 0, 1 or 2", call = call)
+  if (!is.numeric(out$scale) || length(out$scale) != 1L || !is.finite(out$scale))
+    gamgpu_abort("gamgpu_bad_input", "'scale' must be a single finite number", call = call)
+  out
+}
+
+#' Check a setup object given as G, and the arguments given with it
+#'
+#' @param G the object.
+#' @param given the names of the arguments of the call.
+#' @param fit_wanted the \code{fit} argument.
+#' @return \code{invisible(TRUE)}, else a classed error.
+#' @noRd
+check_setup_object <- function(G, given, fit_wanted, call = sys.call(-1)) {
+  setup_given <- intersect(given, .gg_setup_arguments)
+  if (length(setup_given))
+    gamgpu_abort("gamgpu_unsupported_argument",
+                 sprintf("with G, the setup is fixed: %s cannot change it; give %s to %s",
+                         paste0("'", setup_given, "'", collapse = ", "),
+                         if (length(setup_given) > 1) "them" else "it",
+                         "gam_gpu(fit = FALSE) when making G"),
+                 call = call, arguments = setup_given)
+  if (!fit_wanted)
+    gamgpu_abort("gamgpu_unsupported_argument",
+                 "fit = FALSE with G: G is already the setup object", call = call,
+                 arguments = "fit")
+  if (!inherits(G, "bam.prefit") || is.null(G$mf))
+    gamgpu_abort("gamgpu_bad_input",
+                 "'G' must be the setup object of gam_gpu(fit = FALSE) or mgcv::bam(fit = FALSE)",
+                 call = call)
+  if (isTRUE(G$discretize))
+    gamgpu_abort("gamgpu_unsupported_argument",
+                 paste("'G' comes from bam(discrete = TRUE, fit = FALSE), whose bases are built",
+                       "on discretized covariates; make it with gam_gpu(fit = FALSE) or",
+                       "bam(fit = FALSE) without discrete"), call = call, arguments = "G")
   invisible(TRUE)
 }
 

@@ -197,6 +197,11 @@ as_gam_gpu_control <- function(control) {
 #' @return \code{control} with the setting replaced.
 #' @noRd
 control_from_argument <- function(control, name, value) {
+  if (name == "nthreads" && is.numeric(value) && length(value) == 2L)
+    gamgpu_abort("gamgpu_bad_control",
+                 paste("argument 'nthreads' must be one number: bam()'s second number is the",
+                       "threads of its discrete method, which gamgpu does not have"),
+                 call = NULL)
   value <- control_whole(value, name, sprintf("argument '%s'", name))
   given <- attr(control, "given")
   if (name %in% given && control[[name]] != value)

@@ -115,22 +115,39 @@ classify_setup_error <- function(e) {
 #' formed in R: the backend builds it from the covariates, on the device for
 #' a GPU fit.
 #'
+#' Every argument is honoured with \code{bam()}'s meaning or refused: an
+#' argument of \code{bam()} or \code{gam()} that gamgpu does not honour
+#' (\code{cluster}, \code{min.sp}, \code{samfrac}, \code{coef},
+#' \code{optimizer}, \code{H}, \code{in.out}, \code{nei}), any other name
+#' and any unnamed value beyond the formals is an error of class
+#' \code{gamgpu_unsupported_argument} (inheriting \code{gamgpu_error}) that
+#' names it and says what to do instead.
+#'
 #' @param formula an mgcv model formula: \code{s()}, \code{te()}, \code{ti()},
 #'   \code{t2()} smooths with any basis mgcv's \code{bam()} accepts,
-#'   parametric terms, \code{by=} variables and \code{offset()}.
+#'   parametric terms, \code{by=} variables and \code{offset()}.  Not given
+#'   with \code{G}.
 #' @param family one of \code{gaussian}, \code{binomial},
 #'   \code{quasibinomial}, \code{poisson}, \code{quasipoisson}, \code{Gamma},
 #'   \code{inverse.gaussian} with one of the links R allows for it; a family
 #'   object, function or name.
 #' @param data a data frame (or list) holding the variables of the formula.
-#' @param weights prior weights (non-negative, finite).
+#' @param weights prior weights (non-negative, finite), as in \code{bam()}.
 #' @param subset an optional vector selecting the rows to use.
-#' @param na.action what to do with missing values (default \code{na.omit}).
-#' @param offset an offset, added to the linear predictor (not used by
-#'   \code{predict()} on new data, as in mgcv).
+#' @param na.action what to do with missing values: \code{na.omit} (the
+#'   default) or \code{na.exclude} (\code{residuals()} and \code{fitted()}
+#'   of the fit are then padded with \code{NA}s, as mgcv's); with
+#'   \code{na.fail},
+#'   missing values are an error of class \code{gamgpu_missing_values}.
+#' @param offset an offset, added to the linear predictor and to any
+#'   \code{offset()} terms of the formula (not used by \code{predict()} on
+#'   new data, as in mgcv).  The fit's \code{linear.predictors} include
+#'   it, as \code{gam()}'s do (\code{bam()} 1.8-41 leaves it out of its
+#'   linear predictors and fitted values, though its fit uses it).
 #' @param method \code{"fREML"} (default); \code{"REML"} is accepted for
 #'   gaussian identity models, where it is the same criterion as
-#'   \code{gam(method = "REML")}.
+#'   \code{gam(method = "REML")}; any other value is an error of class
+#'   \code{gamgpu_bad_method}.
 #' @param sp optional smoothing parameters, one per free smoothing parameter
 #'   of the model; negative entries are estimated, the others fixed.
 #' @param knots optional knots, passed to mgcv's setup.
@@ -142,9 +159,48 @@ classify_setup_error <- function(e) {
 #'   2000)} rows, else the CPU, as a counted fallback with its reason),
 #'   \code{"off"} (CPU) or \code{"required"} (the GPU or an error of class
 #'   \code{gamgpu_device_unavailable}); see \code{\link{gpu_policy}}.
-#' @param control a list from \code{\link{gam_gpu_control}}.
-#' @param ... further arguments for mgcv's \code{bam()} setup, such as
-#'   \code{paraPen} or \code{drop.intercept}.
+#' @param control a list from \code{\link{gam_gpu_control}}, or a plain list
+#'   of its settings (checked the same way); settings of
+#'   \code{mgcv::gam.control()} are mapped as \code{\link{gam_gpu_control}}
+#'   describes.
+#' @param ... further arguments of \code{mgcv::bam()}, by name; only these
+#'   are accepted:
+#'   \describe{
+#'   \item{\code{scale}}{as \code{bam()}: > 0 a known scale; 0 (default) 1
+#'     for binomial and poisson, else estimated; < 0 estimated, for poisson
+#'     and binomial too.}
+#'   \item{\code{paraPen}, \code{drop.intercept},
+#'     \code{drop.unused.levels}}{passed to mgcv's setup, as \code{bam()}.}
+#'   \item{\code{nthreads}}{one whole number: the host threads, the same
+#'     as \code{control = gam_gpu_control(nthreads =)}.  Either alone sets
+#'     it; given both, they must be equal, else an error of class
+#'     \code{gamgpu_bad_control}.}
+#'   \item{\code{chunk.size}}{the size of the subsample mgcv's setup builds
+#'     the bases on, the same as \code{gam_gpu_control(chunk.size =)}
+#'     (either alone, or both equal).}
+#'   \item{\code{discrete}}{gamgpu has no discrete method yet:
+#'     \code{discrete = TRUE} fits exactly, giving the answer of
+#'     \code{bam(discrete = FALSE)}, says so once in a message of class
+#'     \code{gamgpu_discrete_exact}, and records it in
+#'     \code{fit$device$discrete}.}
+#'   \item{\code{fit}}{\code{FALSE} returns the setup object instead of a
+#'     fit: what \code{bam(fit = FALSE)} returns (class
+#'     \code{"bam.prefit"}, made with \code{discrete = FALSE}), which
+#'     \code{gam_gpu(G =)} and \code{mgcv::bam(G =)} fit.}
+#'   \item{\code{G}}{a setup object from \code{gam_gpu(fit = FALSE)} or
+#'     \code{bam(fit = FALSE)} (not discrete), fitted without redoing the
+#'     setup, as \code{bam(G = G)}: the formula, family, data and the other
+#'     setup arguments come from \code{G} and may not be given again;
+#'     \code{sp}, \code{scale}, \code{gamma}, \code{method},
+#'     \code{device} and \code{control} may.}
+#'   \item{\code{gc.level}}{0 (default), 1 or 2: above 0, \code{gc()}
+#'     after the setup and after the fit.}
+#'   \item{\code{use.chol}}{\code{TRUE} only: gamgpu always solves by a
+#'     Cholesky factor of X'WX, as \code{bam(use.chol = TRUE)};
+#'     \code{FALSE} is refused.}
+#'   \item{\code{rho}, \code{AR.start}}{AR1 residuals, passed to mgcv's
+#'     setup as \code{bam()}.}
+#'   }
 #' @return An object of class \code{c("gam_gpu", "gam", "glm", "lm")}: an
 #'   mgcv gam object (see \code{mgcv::gamObject}) with, in addition,
 #'   \code{device}: a list with the \code{backend} that ran the fit, the
@@ -155,7 +211,9 @@ classify_setup_error <- function(e) {
 #'   for a GPU fit, \code{split}: seconds of transfers, building X on the
 #'   device, kernels and host work; \code{reml_threads}, the host threads
 #'   the REML optimizer used (see \code{nthreads} in
-#'   \code{\link{gam_gpu_control}}).
+#'   \code{\link{gam_gpu_control}}); \code{discrete}, only when
+#'   \code{discrete = TRUE} was asked for, saying that the fit is exact.
+#'   With \code{fit = FALSE}, the setup object instead (see \code{...}).
 #' @examples
 #' library(mgcv)
 #' set.seed(2)
@@ -184,46 +242,14 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   dot_names <- names(match.call(expand.dots = FALSE)$...)
   if (is.null(dot_names)) dot_names <- rep("", ...length())
   check_dots(dot_names)
-  frame <- environment()
-  dot <- function(name, default = NULL) {         # forces only that argument
-    i <- match(name, dot_names)
-    if (is.na(i)) default else eval(as.symbol(sprintf("..%d", i)), frame)
-  }
-  G_supplied <- dot("G")
-  fit_wanted <- dot("fit", TRUE)
-  if (!is.logical(fit_wanted) || length(fit_wanted) != 1L || is.na(fit_wanted))
-    gamgpu_abort("gamgpu_bad_input", "'fit' must be TRUE or FALSE")
-  discrete <- dot("discrete", FALSE)
-  if (!is.logical(discrete) || length(discrete) != 1L || is.na(discrete))
-    gamgpu_abort("gamgpu_bad_input", "'discrete' must be TRUE or FALSE")
-  if (!isTRUE(dot("use.chol", TRUE)))
-    gamgpu_abort("gamgpu_unsupported_argument",
-                 "use.chol must be TRUE: gamgpu always solves by a Cholesky factor of X'WX (bam's use.chol = TRUE), never by bam's QR updating; drop the argument",
-                 arguments = "use.chol")
-  gc_level <- dot("gc.level", 0)
-  if (!is.numeric(gc_level) || length(gc_level) != 1L || !(gc_level %in% 0:2))
-    gamgpu_abort("gamgpu_bad_input", "'gc.level' must be 0, 1 or 2")
-  scale <- dot("scale", 0)
-  if (!is.numeric(scale) || length(scale) != 1L || !is.finite(scale))
-    gamgpu_abort("gamgpu_bad_input", "'scale' must be a single finite number")
+  dots <- read_dots(dot_names, ...)
+  G_supplied <- dots$G
+  fit_wanted <- dots$fit
+  discrete <- dots$discrete
+  gc_level <- dots$gc.level
+  scale <- dots$scale
   if (!is.null(G_supplied)) {
-    setup_given <- intersect(names(cl)[-1L], .gg_setup_arguments)
-    if (length(setup_given))
-      gamgpu_abort("gamgpu_unsupported_argument",
-                   sprintf("with G, the setup is fixed: %s cannot change it; give %s to gam_gpu(fit = FALSE) when making G",
-                           paste0("'", setup_given, "'", collapse = ", "),
-                           if (length(setup_given) > 1) "them" else "it"),
-                   arguments = setup_given)
-    if (!fit_wanted)
-      gamgpu_abort("gamgpu_unsupported_argument",
-                   "fit = FALSE with G: G is already the setup object", arguments = "fit")
-    if (!inherits(G_supplied, "bam.prefit") || is.null(G_supplied$mf))
-      gamgpu_abort("gamgpu_bad_input",
-                   "'G' must be the setup object of gam_gpu(fit = FALSE) or mgcv::bam(fit = FALSE)")
-    if (isTRUE(G_supplied$discretize))
-      gamgpu_abort("gamgpu_unsupported_argument",
-                   "'G' comes from bam(discrete = TRUE, fit = FALSE), whose bases are built on discretized covariates; make it with gam_gpu(fit = FALSE) or bam(fit = FALSE) without discrete",
-                   arguments = "G")
+    check_setup_object(G_supplied, names(cl)[-1L], fit_wanted)
     family <- G_supplied$family
   }
   family <- resolve_family(family, env)
@@ -238,7 +264,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   ## bam()'s nthreads and chunk.size arguments set the same settings
   control <- as_gam_gpu_control(control)
   for (nm in c("nthreads", "chunk.size"))
-    if (nm %in% dot_names) control <- control_from_argument(control, nm, dot(nm))
+    if (!is.null(dots[[nm]])) control <- control_from_argument(control, nm, dots[[nm]])
   if (!is.numeric(gamma) || length(gamma) != 1L || !is.finite(gamma) || gamma <= 0)
     gamgpu_abort("gamgpu_bad_input", "'gamma' must be a single positive number")
   if (!is.null(sp) && (!is.numeric(sp) || anyNA(sp)))

@@ -312,14 +312,16 @@ test_that("use.chol = TRUE is what gamgpu does; FALSE is refused", {
 test_that("gc.level runs gc() and changes nothing else", {
   f <- y ~ s(x0) + s(x1)
   g0 <- fit_g(f, data = d)
-  trace(base::gc, quote(gc_calls <<- gc_calls + 1), print = FALSE, where = baseenv())
-  on.exit(untrace(base::gc, where = baseenv()))
-  gc_calls <<- 0
+  calls <- new.env()
+  calls$gc <- 0
+  count <- bquote(assign("gc", .(calls)$gc + 1, envir = .(calls)))
+  suppressMessages(trace(base::gc, count, print = FALSE, where = baseenv()))
+  on.exit(suppressMessages(untrace(base::gc, where = baseenv())))
   g <- fit_g(f, data = d, gc.level = 1)
-  expect_gte(gc_calls, 2)
-  gc_calls <<- 0
+  expect_gte(calls$gc, 2)
+  calls$gc <- 0
   fit_g(f, data = d, gc.level = 0)
-  expect_identical(gc_calls, 0)
+  expect_identical(calls$gc, 0)
   expect_identical(g$linear.predictors, g0$linear.predictors)
   expect_bam_parity(g, bam(f, data = d, gc.level = 1))
   expect_error(fit_g(f, data = d, gc.level = 3), class = "gamgpu_bad_input")
@@ -362,8 +364,8 @@ test_that("discrete = TRUE fits exactly, says so, and matches bam(discrete = FAL
   expect_match(conditionMessage(msgs[[1]]), "exact fit", fixed = TRUE)
   expect_match(g$device$discrete, "^exact fit")
   expect_bam_parity(g, b)
-  expect_message(fit_g(f, data = dat1, discrete = TRUE), class = "gamgpu_discrete_exact")
-  expect_null(fit_g(f, data = dat1, discrete = FALSE)$device$discrete)
+  expect_null(fit_g(y ~ s(x0), data = dat1, discrete = FALSE)$device$discrete)
+  expect_message(fit_g(y ~ s(x0), data = dat1, discrete = TRUE), class = "gamgpu_discrete_exact")
   expect_error(fit_g(f, data = dat1, discrete = NA), class = "gamgpu_bad_input")
 })
 
