@@ -37,9 +37,10 @@
 #' @param newton.tol convergence tolerance of the REML Newton iteration
 #'   (mgcv's \code{fast.REML.fit} uses \code{sqrt(.Machine$double.eps)}).
 #' @param chunk.size the size of the subsample of rows mgcv's \code{bam()}
-#'   setup builds the bases on (\code{bam()}'s \code{chunk.size}; also
-#'   the rows per block when mgcv builds the model matrix in R).
-#'   \code{gam_gpu(chunk.size =)} sets the same.
+#'   setup builds the bases on (\code{bam()}'s \code{chunk.size}; with at
+#'   most this many rows the setup uses them all).
+#'   \code{gam_gpu(chunk.size =)} sets the same.  The CPU backend's row
+#'   blocks are \code{block.rows}.
 #' @param block.rows rows per block of the CPU backend's passes over the
 #'   data (X'WX and X'Wz, X beta).  The answer does not depend on it beyond
 #'   rounding.
