@@ -95,6 +95,8 @@ classify_setup_error <- function(e) {
     "gamgpu_no_data"
   else if (grepl("not found", msg, fixed = TRUE))
     "gamgpu_unknown_variable"
+  else if (grepl("missing values in object", msg, fixed = TRUE))  # na.action = na.fail
+    "gamgpu_missing_values"
   else "gamgpu_setup_failed"
   gamgpu_abort(cls, paste("model setup failed:", msg), call = NULL)
 }
@@ -113,22 +115,39 @@ classify_setup_error <- function(e) {
 #' formed in R: the backend builds it from the covariates, on the device for
 #' a GPU fit.
 #'
+#' Every argument is honoured with \code{bam()}'s meaning or refused: an
+#' argument of \code{bam()} or \code{gam()} that gamgpu does not honour
+#' (\code{cluster}, \code{min.sp}, \code{samfrac}, \code{coef},
+#' \code{optimizer}, \code{H}, \code{in.out}, \code{nei}), any other name
+#' and any unnamed value beyond the formals is an error of class
+#' \code{gamgpu_unsupported_argument} (inheriting \code{gamgpu_error}) that
+#' names it and says what to do instead.
+#'
 #' @param formula an mgcv model formula: \code{s()}, \code{te()}, \code{ti()},
 #'   \code{t2()} smooths with any basis mgcv's \code{bam()} accepts,
-#'   parametric terms, \code{by=} variables and \code{offset()}.
+#'   parametric terms, \code{by=} variables and \code{offset()}.  Not given
+#'   with \code{G}.
 #' @param family one of \code{gaussian}, \code{binomial},
 #'   \code{quasibinomial}, \code{poisson}, \code{quasipoisson}, \code{Gamma},
 #'   \code{inverse.gaussian} with one of the links R allows for it; a family
 #'   object, function or name.
 #' @param data a data frame (or list) holding the variables of the formula.
-#' @param weights prior weights (non-negative, finite).
+#' @param weights prior weights (non-negative, finite), as in \code{bam()}.
 #' @param subset an optional vector selecting the rows to use.
-#' @param na.action what to do with missing values (default \code{na.omit}).
-#' @param offset an offset, added to the linear predictor (not used by
-#'   \code{predict()} on new data, as in mgcv).
+#' @param na.action what to do with missing values: \code{na.omit} (the
+#'   default) or \code{na.exclude} (\code{residuals()} and \code{fitted()}
+#'   of the fit are then padded with \code{NA}s, as mgcv's); with
+#'   \code{na.fail},
+#'   missing values are an error of class \code{gamgpu_missing_values}.
+#' @param offset an offset, added to the linear predictor and to any
+#'   \code{offset()} terms of the formula (not used by \code{predict()} on
+#'   new data, as in mgcv).  The fit's \code{linear.predictors} include
+#'   it, as \code{gam()}'s do (\code{bam()} 1.8-41 leaves it out of its
+#'   linear predictors and fitted values, though its fit uses it).
 #' @param method \code{"fREML"} (default); \code{"REML"} is accepted for
 #'   gaussian identity models, where it is the same criterion as
-#'   \code{gam(method = "REML")}.
+#'   \code{gam(method = "REML")}; any other value is an error of class
+#'   \code{gamgpu_bad_method}.
 #' @param sp optional smoothing parameters, one per free smoothing parameter
 #'   of the model; negative entries are estimated, the others fixed.
 #' @param knots optional knots, passed to mgcv's setup.
@@ -140,9 +159,58 @@ classify_setup_error <- function(e) {
 #'   2000)} rows, else the CPU, as a counted fallback with its reason),
 #'   \code{"off"} (CPU) or \code{"required"} (the GPU or an error of class
 #'   \code{gamgpu_device_unavailable}); see \code{\link{gpu_policy}}.
-#' @param control a list from \code{\link{gam_gpu_control}}.
-#' @param ... further arguments for mgcv's \code{bam()} setup, such as
-#'   \code{paraPen} or \code{drop.intercept}.
+#' @param control a list from \code{\link{gam_gpu_control}}, or a plain list
+#'   of its settings (checked the same way); settings of
+#'   \code{mgcv::gam.control()} are mapped as \code{\link{gam_gpu_control}}
+#'   describes.
+#' @param ... further arguments of \code{mgcv::bam()}, by name; only these
+#'   are accepted:
+#'   \describe{
+#'   \item{\code{scale}}{as \code{bam()}: > 0 a known scale; 0 (default) 1
+#'     for binomial and poisson, else estimated; < 0 estimated, for poisson
+#'     and binomial too.}
+#'   \item{\code{paraPen}, \code{drop.intercept},
+#'     \code{drop.unused.levels}}{passed to mgcv's setup, as \code{bam()}.}
+#'   \item{\code{nthreads}}{one whole number: the host threads, the same
+#'     as \code{control = gam_gpu_control(nthreads =)}.  Either alone sets
+#'     it; given both, they must be equal, else an error of class
+#'     \code{gamgpu_bad_control}.}
+#'   \item{\code{chunk.size}}{the size of the subsample mgcv's setup builds
+#'     the bases on, the same as \code{gam_gpu_control(chunk.size =)}
+#'     (either alone, or both equal).}
+#'   \item{\code{discrete}}{gamgpu has no discrete method yet:
+#'     \code{discrete = TRUE} fits exactly, giving the answer of
+#'     \code{bam(discrete = FALSE)}, says so once in a message of class
+#'     \code{gamgpu_discrete_exact}, and records it in
+#'     \code{fit$device$discrete}.}
+#'   \item{\code{fit}}{\code{FALSE} returns the setup object instead of a
+#'     fit: what \code{bam(fit = FALSE)} returns (class
+#'     \code{"bam.prefit"}, made with \code{discrete = FALSE}), which
+#'     \code{gam_gpu(G =)} and \code{mgcv::bam(G =)} fit.}
+#'   \item{\code{G}}{a setup object from \code{gam_gpu(fit = FALSE)} or
+#'     \code{bam(fit = FALSE)} (not discrete), fitted without redoing the
+#'     setup, as \code{bam(G = G)}: the formula, family, data and the other
+#'     setup arguments come from \code{G} and may not be given again;
+#'     \code{sp}, \code{scale}, \code{gamma}, \code{method},
+#'     \code{device} and \code{control} may.}
+#'   \item{\code{gc.level}}{0 (default), 1 or 2: above 0, \code{gc()}
+#'     after the setup and after the fit.}
+#'   \item{\code{use.chol}}{\code{TRUE} only: gamgpu always solves by a
+#'     Cholesky factor of X'WX, as \code{bam(use.chol = TRUE)};
+#'     \code{FALSE} is refused.}
+#'   \item{\code{rho}, \code{AR.start}}{AR1 residuals of known
+#'     correlation \code{rho} (in (-1, 1)), for gaussian identity models, as
+#'     \code{bam()} fits them: the rows of the working model are
+#'     transformed by the AR1 correlation's inverse Cholesky factor (by the
+#'     backend, on the device for a GPU fit, as it forms X'X), the REML
+#'     score carries bam's Jacobian term, and the fit has bam's
+#'     \code{AR1.rho} and \code{std.rsd}.  \code{AR.start} (logical, a
+#'     variable of \code{data}) marks where independent series start.
+#'     For other families and links, as in \code{bam()}, rho is unused,
+#'     with a warning of class \code{gamgpu_rho_unused}.  On the device the
+#'     model matrix must be resident (an X too large for device memory
+#'     falls back to the CPU, counted, under \code{device = "auto"}).}
+#'   }
 #' @return An object of class \code{c("gam_gpu", "gam", "glm", "lm")}: an
 #'   mgcv gam object (see \code{mgcv::gamObject}) with, in addition,
 #'   \code{device}: a list with the \code{backend} that ran the fit, the
@@ -153,7 +221,9 @@ classify_setup_error <- function(e) {
 #'   for a GPU fit, \code{split}: seconds of transfers, building X on the
 #'   device, kernels and host work; \code{reml_threads}, the host threads
 #'   the REML optimizer used (see \code{nthreads} in
-#'   \code{\link{gam_gpu_control}}).
+#'   \code{\link{gam_gpu_control}}); \code{discrete}, only when
+#'   \code{discrete = TRUE} was asked for, saying that the fit is exact.
+#'   With \code{fit = FALSE}, the setup object instead (see \code{...}).
 #' @examples
 #' library(mgcv)
 #' set.seed(2)
@@ -177,6 +247,21 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   t0 <- proc.time()[["elapsed"]]
   cl <- match.call()
   env <- parent.frame()
+
+  ## ---- the arguments: `...` against the table of R/arguments.R ------------
+  dot_names <- names(match.call(expand.dots = FALSE)$...)
+  if (is.null(dot_names)) dot_names <- rep("", ...length())
+  check_dots(dot_names)
+  dots <- read_dots(dot_names, ...)
+  G_supplied <- dots$G
+  fit_wanted <- dots$fit
+  discrete <- dots$discrete
+  gc_level <- dots$gc.level
+  scale <- dots$scale
+  if (!is.null(G_supplied)) {
+    check_setup_object(G_supplied, names(cl)[-1L], fit_wanted)
+    family <- G_supplied$family
+  }
   family <- resolve_family(family, env)
   if (!is.character(method) || length(method) != 1L ||
       !(method %in% c("fREML", "REML")))
@@ -185,32 +270,51 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   if (method == "REML" && !additive)
     gamgpu_abort("gamgpu_unsupported_method",
                  "method = \"REML\" is available for gaussian identity models only; use \"fREML\"")
-  if (!is.list(control)) gamgpu_abort("gamgpu_bad_control", "'control' must come from gam_gpu_control()")
-  control <- do.call(gam_gpu_control, control[intersect(names(control),
-                                                      names(formals(gam_gpu_control)))])
+  ## control: a gam_gpu_control object or a list, checked the same way;
+  ## bam()'s nthreads and chunk.size arguments set the same settings
+  control <- as_gam_gpu_control(control)
+  for (nm in c("nthreads", "chunk.size"))
+    if (!is.null(dots[[nm]])) control <- control_from_argument(control, nm, dots[[nm]])
   if (!is.numeric(gamma) || length(gamma) != 1L || !is.finite(gamma) || gamma <= 0)
     gamgpu_abort("gamgpu_bad_input", "'gamma' must be a single positive number")
   if (!is.null(sp) && (!is.numeric(sp) || anyNA(sp)))
     gamgpu_abort("gamgpu_bad_sp", "'sp' must be a numeric vector without NAs")
   policy <- check_policy(device)
   plan <- device_plan(policy, "engine")
-  check_variables(formula, if (missing(data)) NULL else data, env)
+  if (discrete) inform_discrete_exact()
+  ## AR1 residuals: rho checked before mgcv's setup sees it (R/ar1.R)
   rho <- ar1_check_rho(if (is.null(cl$rho)) 0 else eval(cl$rho, env))
 
-  ## ---- mgcv's setup: bam(..., fit = FALSE), by gg_setup() (R/setup.R) ----
-  mc <- match.call(expand.dots = TRUE)
-  mc[[1L]] <- quote(mgcv::bam)
-  mc$device <- mc$control <- mc$sp <- NULL
-  mc$family <- family
-  mc$method <- "fREML"
-  mc$fit <- FALSE
-  mc$chunk.size <- control$chunk.size
-  G <- withCallingHandlers(
-    tryCatch(gg_setup(mc, env, control$nthreads), error = classify_setup_error),
-    warning = function(w) {
-      if (grepl("chunk.size", conditionMessage(w), fixed = TRUE))
-        invokeRestart("muffleWarning")
-    })
+  if (is.null(G_supplied)) {
+    check_variables(formula, if (missing(data)) NULL else data, env)
+    ## ---- mgcv's setup: bam(..., fit = FALSE), by gg_setup() (R/setup.R) ----
+    ## gamgpu's own arguments leave the call; discrete = TRUE would build the
+    ## bases on discretized covariates (and X not as the model matrix), so the
+    ## setup is bam(discrete = FALSE)'s
+    mc <- match.call(expand.dots = TRUE)
+    mc[[1L]] <- quote(mgcv::bam)
+    mc$device <- mc$control <- NULL
+    mc <- mc[!(names(mc) %in% .gg_arguments$argument[.gg_arguments$route == "gamgpu"])]
+    if (fit_wanted) mc$sp <- NULL                 # applied to L and lsp0 below
+    mc$family <- family
+    mc$method <- "fREML"
+    mc$fit <- FALSE
+    mc$chunk.size <- control$chunk.size
+    G <- withCallingHandlers(
+      tryCatch(gg_setup(mc, env, control$nthreads), error = classify_setup_error),
+      warning = function(w) {
+        if (grepl("chunk.size", conditionMessage(w), fixed = TRUE))
+          invokeRestart("muffleWarning")
+      })
+    # bam()'s scale rule: 0 is 1 for binomial and poisson, else estimated
+    if (scale == 0) scale <- if (family$family %in% c("binomial", "poisson")) 1 else -1
+    G$scale <- scale
+    if (!fit_wanted) return(G)
+  } else {
+    G <- G_supplied
+    if (scale <= 0) scale <- G$scale              # as bam(G = G)
+  }
+  if (gc_level > 0) gc()
   n <- nrow(G$mf)
   if (n < 1L) gamgpu_abort("gamgpu_no_data", "no rows left after NA handling and subsetting")
   ## AR1 residuals (bam's rho and AR.start; R/ar1.R)
@@ -298,7 +402,6 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     attr(X, "model.offset") <- NULL
     if (!is.double(X)) storage.mode(X) <- "double"
   }
-  scale <- if (family$family %in% c("binomial", "poisson")) 1 else -1
   S <- lapply(G$S, function(s) { storage.mode(s) <- "double"; s })
   small <- auto_too_small(plan, n, p)
   if (nzchar(small)) {
@@ -319,6 +422,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                unclass(control))
   x_source <- if (is.matrix(X)) "matrix" else "recipe"
   rm(X)
+  if (gc_level > 0) gc()
   t2 <- proc.time()[["elapsed"]]
   fit <- gg_assemble(G, res, family, y, w, offset, n, method, gamma, cl, control,
                      sp.names, scale)
@@ -361,6 +465,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     counters = res$counters,
     # host threads of the REML optimizer's p x p products (1: no pool)
     reml_threads = as.integer(sc[["reml.threads"]]))
+  if (discrete) fit$device$discrete <- .gg_discrete_note
   fit
 }
 
@@ -418,7 +523,8 @@ gg_assemble <- function(G, res, family, y, w, offset, n, method, gamma, cl, cont
   object$call <- cl
   object$cmX <- G$cmX
   object$contrasts <- G$contrasts
-  object$control <- c(mgcv::gam.control(), unclass(control))
+  object$control <- mgcv::gam.control()            # gamgpu's settings replace mgcv's
+  object$control[names(control)] <- unclass(control)
   object$converged <- sc[["converged"]] == 1
   object$data <- NA
   object$df.null <- n

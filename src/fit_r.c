@@ -229,7 +229,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
         gg_backend be;
         gg_status_clear(&st);
         rc = on_device ? gg_backend_cuda_init(&be, ordinal, &st)
-                       : gg_backend_cpu_init(&be, chunk > 0 ? (size_t) chunk : 0, &st);
+                       : gg_backend_cpu_init(&be, (size_t) fmax(0, list_num(control, "block.rows", chunk)), &st);
         if (rc == 0) rc = be.ops->load(&be, &d, &st);
         t_pre = gg_now() - t_enter;
         gg_fit_rows_new_attempt(&fr);

@@ -1,0 +1,264 @@
+# The arguments gam_gpu() takes: every formal of mgcv::bam() and of
+# mgcv::gam(), each honoured (with bam's meaning) or refused with advice.
+# Nothing that reaches gam_gpu() is ignored: an argument in `...` that is
+# not honoured here -- a refused one, an unknown name, an unnamed value --
+# is an error of class "gamgpu_unsupported_argument" that says what to do
+# instead.  tests/testthat/test-arguments.R walks names(formals()) of
+# mgcv::bam and mgcv::gam and fails on any formal missing from the table,
+# so an argument a future mgcv adds is classified before it can be passed.
+
+# One row of the table.
+#   argument: the name, as in formals(mgcv::bam) / formals(mgcv::gam);
+#   status:   "honoured" or "refused";
+#   route:    how gamgpu takes it: "formal" (a formal of gam_gpu()),
+#             "setup" (in `...`, handed to mgcv's bam(fit = FALSE) setup),
+#             "gamgpu" (in `...`, read by gam_gpu() itself), "none" (refused);
+#   note:     for an honoured argument what gamgpu does with it; for a
+#             refused one what to do instead (the error message says it).
+argument_row <- function(argument, status, route, ...)
+  list(argument = argument, status = status, route = route, note = paste(...))
+
+#' The table of arguments of mgcv::bam() and mgcv::gam()
+#'
+#' @return a data frame with columns \code{argument}, \code{status}
+#'   (\code{"honoured"} or \code{"refused"}), \code{route} and \code{note};
+#'   see the comments in R/arguments.R.
+#' @noRd
+gg_argument_table <- function() {
+  rows <- list(
+    argument_row("formula", "honoured", "formal", "the model formula, as bam()"),
+    argument_row("family", "honoured", "formal",
+                 "the exponential families gamgpu's engine has (see gam_gpu())"),
+    argument_row("data", "honoured", "formal", "as bam()"),
+    argument_row("weights", "honoured", "formal", "prior weights, as bam()"),
+    argument_row("subset", "honoured", "formal", "as bam()"),
+    argument_row("na.action", "honoured", "formal",
+                 "as bam(): na.omit (default), na.exclude,",
+                 "na.fail (a classed error on missing values)"),
+    argument_row("offset", "honoured", "formal",
+                 "as bam(); added to any offset() terms of the formula"),
+    argument_row("method", "honoured", "formal",
+                 "\"fREML\"; \"REML\" for gaussian identity models;",
+                 "any other value is an error of class gamgpu_bad_method"),
+    argument_row("control", "honoured", "formal",
+                 "gam_gpu_control() or a list of its settings;",
+                 "mgcv::gam.control() settings are mapped (see gam_gpu_control())"),
+    argument_row("select", "honoured", "formal", "as bam()"),
+    argument_row("scale", "honoured", "gamgpu",
+                 "as bam(): > 0 known scale, 0 (default) 1 for binomial and poisson",
+                 "else estimated, < 0 estimated"),
+    argument_row("gamma", "honoured", "formal", "as bam()"),
+    argument_row("knots", "honoured", "formal", "as bam()"),
+    argument_row("sp", "honoured", "formal",
+                 "as bam(): entries >= 0 fix a smoothing parameter, negative ones are estimated"),
+    argument_row("min.sp", "refused", "none",
+                 "gamgpu cannot bound smoothing parameters from below",
+                 "(bam(method = \"fREML\") ignores min.sp too); fix them with sp = instead"),
+    argument_row("paraPen", "honoured", "setup", "penalties on parametric terms, as bam()"),
+    argument_row("chunk.size", "honoured", "gamgpu",
+                 "the size of the subsample mgcv's setup builds the bases on,",
+                 "as control chunk.size (give one or the other, or the same value)"),
+    argument_row("rho", "honoured", "setup", "AR1 correlation of the residuals, as bam()"),
+    argument_row("AR.start", "honoured", "setup", "starts of the AR1 sequences, as bam()"),
+    argument_row("discrete", "honoured", "gamgpu",
+                 "gamgpu has no discrete method yet: discrete = TRUE fits exactly",
+                 "(the answer of bam(discrete = FALSE)) and says so in a message of class",
+                 "gamgpu_discrete_exact and in fit$device$discrete"),
+    argument_row("cluster", "refused", "none",
+                 "gamgpu uses its own threads, not a cluster:",
+                 "set nthreads = or control = gam_gpu_control(nthreads =)"),
+    argument_row("nthreads", "honoured", "gamgpu",
+                 "one whole number: the host threads, as control nthreads",
+                 "(give one or the other, or the same value)"),
+    argument_row("gc.level", "honoured", "gamgpu",
+                 "0, 1 or 2: with 1 or 2, gc() after the setup and after the fit"),
+    argument_row("use.chol", "honoured", "gamgpu",
+                 "TRUE only: gamgpu always solves by a Cholesky factor of X'WX,",
+                 "as bam(use.chol = TRUE); use.chol = FALSE (bam's QR updating) is an error:",
+                 "drop the argument"),
+    argument_row("samfrac", "refused", "none",
+                 "gamgpu has no sampling pre-fit: drop samfrac (every fit uses all rows)"),
+    argument_row("coef", "refused", "none",
+                 "gamgpu takes no starting coefficients:",
+                 "drop coef (the fit starts as bam's does without it)"),
+    argument_row("drop.unused.levels", "honoured", "setup", "as bam()"),
+    argument_row("G", "honoured", "gamgpu",
+                 "a setup object from gam_gpu(fit = FALSE) or bam(fit = FALSE) (not discrete):",
+                 "fitted without redoing the setup, as bam(G = G)"),
+    argument_row("fit", "honoured", "gamgpu",
+                 "FALSE returns the setup object, as bam(fit = FALSE)",
+                 "(made with discrete = FALSE)"),
+    argument_row("drop.intercept", "honoured", "setup", "as bam()"),
+    argument_row("optimizer", "refused", "none",
+                 "gamgpu chooses smoothing parameters by bam's performance iteration",
+                 "(fast REML at every step): drop optimizer"),
+    argument_row("H", "refused", "none",
+                 "gamgpu takes no fixed penalty matrix: drop H (to penalize parametric terms",
+                 "use paraPen, with sp = to fix their smoothing parameters)"),
+    argument_row("in.out", "refused", "none",
+                 "gamgpu takes no starting values:",
+                 "drop in.out (fix smoothing parameters with sp = instead)"),
+    argument_row("nei", "refused", "none",
+                 "nei is for method = \"NCV\", which gamgpu does not have: drop nei"),
+    argument_row("...", "refused", "none",
+                 "gamgpu passes nothing further to a fitter:",
+                 "arguments beyond those of this table are an error")
+  )
+  data.frame(argument = vapply(rows, `[[`, "", "argument"),
+             status = vapply(rows, `[[`, "", "status"),
+             route = vapply(rows, `[[`, "", "route"),
+             note = vapply(rows, `[[`, "", "note"),
+             stringsAsFactors = FALSE)
+}
+
+# The table, built once.
+.gg_arguments <- gg_argument_table()
+
+# Arguments of gam_gpu() that arrive in `...`: those of the table honoured
+# but not formals of gam_gpu().
+dots_arguments <- function() {
+  tab <- .gg_arguments
+  tab$argument[tab$status == "honoured" & tab$route %in% c("setup", "gamgpu")]
+}
+
+#' Check the names of gam_gpu()'s `...` against the table
+#'
+#' @param dot_names the names of the arguments in `...` (\code{""} for an
+#'   unnamed one), in order.
+#' @return \code{invisible(TRUE)}; otherwise an error of class
+#'   \code{gamgpu_unsupported_argument} naming every argument not honoured
+#'   and saying what to do instead.
+#' @noRd
+check_dots <- function(dot_names, call = sys.call(-1)) {
+  if (!length(dot_names)) return(invisible(TRUE))
+  tab <- .gg_arguments
+  ok <- dots_arguments()
+  problems <- character(0)
+  bad <- character(0)
+  unnamed <- sum(!nzchar(dot_names))
+  if (unnamed)
+    problems <- c(problems, sprintf(
+      "%d unnamed argument%s beyond gam_gpu()'s own: name %s (the arguments gam_gpu() takes in '...' are %s)",
+      unnamed, if (unnamed > 1) "s" else "", if (unnamed > 1) "them" else "it",
+      paste(ok, collapse = ", ")))
+  named <- dot_names[nzchar(dot_names)]
+  dup <- unique(named[duplicated(named)])
+  if (length(dup)) {
+    bad <- c(bad, dup)
+    problems <- c(problems, sprintf("argument%s %s given more than once: give each once",
+                                    if (length(dup) > 1) "s" else "",
+                                    paste0("'", dup, "'", collapse = ", ")))
+  }
+  for (nm in unique(named)) {
+    i <- match(nm, tab$argument)
+    if (!is.na(i) && nm %in% ok) next
+    bad <- c(bad, nm)
+    if (!is.na(i) && tab$status[i] == "refused") {
+      problems <- c(problems, sprintf("'%s' is not supported: %s", nm, tab$note[i]))
+    } else if (!is.na(i)) {
+      # a formal of gam_gpu() that reached `...` (cannot happen by matching)
+      problems <- c(problems, sprintf("'%s' could not be matched: give it once, by name", nm))
+    } else {
+      # bam() would take a prefix of its argument's name (partial matching)
+      guess <- ok[startsWith(ok, nm) | tolower(ok) == tolower(nm)]
+      problems <- c(problems, sprintf(
+        "'%s' is not an argument of gam_gpu() nor of mgcv's bam(): remove it%s",
+        nm, if (length(guess)) sprintf(" (did you mean %s?)",
+                                       paste0("'", guess, "'", collapse = " or ")) else ""))
+    }
+  }
+  if (length(problems))
+    gamgpu_abort("gamgpu_unsupported_argument",
+                 paste(problems, collapse = "; "), call = call,
+                 arguments = unique(c(bad, if (unnamed) "")))
+  invisible(TRUE)
+}
+
+#' The arguments in `...` that gam_gpu() reads itself, checked
+#'
+#' Forces only those (rho, AR.start and the other setup arguments stay
+#' unevaluated: mgcv's setup evaluates them, some in the data).
+#' @param dot_names the names of gam_gpu()'s `...`, in order (after
+#'   check_dots()).
+#' @param ... gam_gpu()'s `...`.
+#' @param call the call for the errors' messages.
+#' @return a list: \code{G} (or NULL), \code{fit}, \code{discrete},
+#'   \code{gc.level}, \code{scale} (0 when not given), and \code{nthreads},
+#'   \code{chunk.size} (NULL when not given; checked with the control).
+#' @noRd
+read_dots <- function(dot_names, ..., call = sys.call(-1)) {
+  frame <- environment()
+  value <- function(name, default = NULL) {        # forces only that argument
+    i <- match(name, dot_names)
+    if (is.na(i)) default else eval(as.symbol(sprintf("..%d", i)), frame)
+  }
+  flag <- function(x, name) {
+    if (!is.logical(x) || length(x) != 1L || is.na(x))
+      gamgpu_abort("gamgpu_bad_input", sprintf("'%s' must be TRUE or FALSE", name), call = call)
+    x
+  }
+  out <- list(G = value("G"), fit = flag(value("fit", TRUE), "fit"),
+              discrete = flag(value("discrete", FALSE), "discrete"),
+              gc.level = value("gc.level", 0), scale = value("scale", 0),
+              nthreads = value("nthreads"), chunk.size = value("chunk.size"))
+  if (!isTRUE(value("use.chol", TRUE)))
+    gamgpu_abort("gamgpu_unsupported_argument",
+                 paste("use.chol must be TRUE: gamgpu always solves by a Cholesky factor of",
+                       "X'WX (bam's use.chol = TRUE), never by bam's QR updating;",
+                       "drop the argument"), call = call, arguments = "use.chol")
+  if (!is.numeric(out$gc.level) || length(out$gc.level) != 1L || !(out$gc.level %in% 0:2))
+    gamgpu_abort("gamgpu_bad_input", "'gc.level' must be 0, 1 or 2", call = call)
+  if (!is.numeric(out$scale) || length(out$scale) != 1L || !is.finite(out$scale))
+    gamgpu_abort("gamgpu_bad_input", "'scale' must be a single finite number", call = call)
+  out
+}
+
+#' Check a setup object given as G, and the arguments given with it
+#'
+#' @param G the object.
+#' @param given the names of the arguments of the call.
+#' @param fit_wanted the \code{fit} argument.
+#' @return \code{invisible(TRUE)}, else a classed error.
+#' @noRd
+check_setup_object <- function(G, given, fit_wanted, call = sys.call(-1)) {
+  setup_given <- intersect(given, .gg_setup_arguments)
+  if (length(setup_given))
+    gamgpu_abort("gamgpu_unsupported_argument",
+                 sprintf("with G, the setup is fixed: %s cannot change it; give %s to %s",
+                         paste0("'", setup_given, "'", collapse = ", "),
+                         if (length(setup_given) > 1) "them" else "it",
+                         "gam_gpu(fit = FALSE) when making G"),
+                 call = call, arguments = setup_given)
+  if (!fit_wanted)
+    gamgpu_abort("gamgpu_unsupported_argument",
+                 "fit = FALSE with G: G is already the setup object", call = call,
+                 arguments = "fit")
+  if (!inherits(G, "bam.prefit") || is.null(G$mf))
+    gamgpu_abort("gamgpu_bad_input",
+                 "'G' must be the setup object of gam_gpu(fit = FALSE) or mgcv::bam(fit = FALSE)",
+                 call = call)
+  if (isTRUE(G$discretize))
+    gamgpu_abort("gamgpu_unsupported_argument",
+                 paste("'G' comes from bam(discrete = TRUE, fit = FALSE), whose bases are built",
+                       "on discretized covariates; make it with gam_gpu(fit = FALSE) or",
+                       "bam(fit = FALSE) without discrete"), call = call, arguments = "G")
+  invisible(TRUE)
+}
+
+# The arguments that fix mgcv's setup, refused with a supplied G (bam()
+# ignores them when G is given; here they would be ignored too).
+.gg_setup_arguments <- c("formula", "family", "data", "weights", "subset", "na.action",
+                         "offset", "knots", "select", "paraPen", "drop.unused.levels",
+                         "drop.intercept", "AR.start", "discrete", "chunk.size")
+
+# Signal the message that discrete = TRUE was fitted exactly: a condition of
+# class c("gamgpu_discrete_exact", "gamgpu_message", "message", "condition").
+.gg_discrete_note <- paste(
+  "exact fit: gamgpu has no discrete method yet, so discrete = TRUE was fitted",
+  "exactly (the answer of bam(discrete = FALSE))")
+
+inform_discrete_exact <- function(call = sys.call(-1)) {
+  message(structure(class = c("gamgpu_discrete_exact", "gamgpu_message", "message",
+                              "condition"),
+                    list(message = paste0(.gg_discrete_note, "\n"), call = call)))
+}
