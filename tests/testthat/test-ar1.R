@@ -112,3 +112,14 @@ test_that("AR1 fits on the device equal the CPU's and launch the Gram kernels", 
                  AR.start = start)
   expect_ar1_parity(gd, b)
 })
+
+test_that("rho with a setup object from fit = FALSE gives the direct fit", {
+  d <- ar1_data(500, 0.6, n_series = 2, seed = 15)
+  G <- gam_gpu(y ~ s(x0, bs = "cr") + s(x1), data = d, AR.start = start, fit = FALSE)
+  g1 <- gam_gpu(G = G, rho = 0.6, device = "off")
+  g2 <- gam_gpu(y ~ s(x0, bs = "cr") + s(x1), data = d, AR.start = start, rho = 0.6,
+                device = "off")
+  expect_equal(g1$linear.predictors, g2$linear.predictors, tolerance = 1e-13)
+  expect_equal(g1$gcv.ubre, g2$gcv.ubre, tolerance = 1e-13)
+  expect_equal(g1$AR1.rho, 0.6)
+})
