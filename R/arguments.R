@@ -95,9 +95,10 @@ gg_argument_table <- function() {
     argument_row("H", "refused", "none",
                  "gamgpu takes no fixed penalty matrix: drop H (to penalize parametric terms",
                  "use paraPen, with sp = to fix their smoothing parameters)"),
-    argument_row("in.out", "refused", "none",
-                 "gamgpu takes no starting values:",
-                 "drop in.out (fix smoothing parameters with sp = instead)"),
+    argument_row("in.out", "honoured", "gamgpu",
+                 "list(sp =, scale =) as gam(): where the first REML optimization starts",
+                 "(sp: one value per smoothing parameter, fixed ones included; scale: when",
+                 "estimated); the optimum, and so the fit, is the same"),
     argument_row("nei", "refused", "none",
                  "nei is for method = \"NCV\", which gamgpu does not have: drop nei"),
     argument_row("...", "refused", "none",
@@ -184,7 +185,8 @@ check_dots <- function(dot_names, call = sys.call(-1)) {
 #' @param call the call for the errors' messages.
 #' @return a list: \code{G} (or NULL), \code{fit}, \code{discrete},
 #'   \code{gc.level}, \code{scale} (0 when not given), and \code{nthreads},
-#'   \code{chunk.size} (NULL when not given; checked with the control).
+#'   \code{chunk.size} (NULL when not given; checked with the control),
+#'   \code{in.out} (NULL when not given; checked by in_out_start()).
 #' @noRd
 read_dots <- function(dot_names, ..., call = sys.call(-1)) {
   frame <- environment()
@@ -200,7 +202,8 @@ read_dots <- function(dot_names, ..., call = sys.call(-1)) {
   out <- list(G = value("G"), fit = flag(value("fit", TRUE), "fit"),
               discrete = flag(value("discrete", FALSE), "discrete"),
               gc.level = value("gc.level", 0), scale = value("scale", 0),
-              nthreads = value("nthreads"), chunk.size = value("chunk.size"))
+              nthreads = value("nthreads"), chunk.size = value("chunk.size"),
+              in.out = value("in.out"))
   if (!isTRUE(value("use.chol", TRUE)))
     gamgpu_abort("gamgpu_unsupported_argument",
                  paste("use.chol must be TRUE: gamgpu always solves by a Cholesky factor of",
@@ -261,4 +264,32 @@ inform_discrete_exact <- function(call = sys.call(-1)) {
   message(structure(class = c("gamgpu_discrete_exact", "gamgpu_message", "message",
                               "condition"),
                     list(message = paste0(.gg_discrete_note, "\n"), call = call)))
+}
+
+#' Where the first REML optimization starts, from gam()'s in.out
+#'
+#' @param in.out \code{NULL} or \code{list(sp =, scale =)}: \code{sp} one
+#'   positive value per smoothing parameter of the model (\code{nfree}, those
+#'   fixed by \code{sp =} included), \code{scale} a positive number, used
+#'   when the scale is estimated (as gam(), which takes it then).
+#' @param nfree the number of smoothing parameters before fixing.
+#' @param fixed logical, length \code{nfree}: those fixed by \code{sp =}.
+#' @param scale_estimated whether the scale is estimated.
+#' @return \code{NULL}, or the engine's theta_start: the free log smoothing
+#'   parameters, then the log scale when estimated.
+#' @noRd
+in_out_start <- function(in.out, nfree, fixed, scale_estimated, call = sys.call(-1)) {
+  if (is.null(in.out)) return(NULL)
+  bad <- function(msg) gamgpu_abort("gamgpu_bad_input", paste("'in.out':", msg), call = call)
+  if (!is.list(in.out) || is.null(in.out$sp) || is.null(in.out$scale) ||
+      !all(names(in.out) %in% c("sp", "scale")))
+    bad("must be list(sp = , scale = ), as gam()'s")
+  sp <- in.out$sp
+  if (!is.numeric(sp) || length(sp) != nfree || any(!is.finite(sp)) || any(sp <= 0))
+    bad(sprintf("sp must hold %d positive smoothing parameters (one per smoothing parameter of the model, fixed ones included)",
+                nfree))
+  sc <- in.out$scale
+  if (!is.numeric(sc) || length(sc) != 1L || !is.finite(sc) || sc <= 0)
+    bad("scale must be a single positive number")
+  c(log(sp)[!fixed], if (scale_estimated) log(sc))
 }

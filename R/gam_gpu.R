@@ -118,7 +118,7 @@ classify_setup_error <- function(e) {
 #' Every argument is honoured with \code{bam()}'s meaning or refused: an
 #' argument of \code{bam()} or \code{gam()} that gamgpu does not honour
 #' (\code{cluster}, \code{min.sp}, \code{samfrac}, \code{coef},
-#' \code{optimizer}, \code{H}, \code{in.out}, \code{nei}), any other name
+#' \code{optimizer}, \code{H}, \code{nei}), any other name
 #' and any unnamed value beyond the formals is an error of class
 #' \code{gamgpu_unsupported_argument} (inheriting \code{gamgpu_error}) that
 #' names it and says what to do instead.
@@ -198,6 +198,12 @@ classify_setup_error <- function(e) {
 #'   \item{\code{use.chol}}{\code{TRUE} only: gamgpu always solves by a
 #'     Cholesky factor of X'WX, as \code{bam(use.chol = TRUE)};
 #'     \code{FALSE} is refused.}
+#'   \item{\code{in.out}}{\code{list(sp =, scale =)}, as \code{gam()}:
+#'     where the first REML optimization starts (\code{sp} one positive
+#'     value per smoothing parameter, those fixed by \code{sp} included;
+#'     \code{scale} used when the scale is estimated).  It changes the
+#'     path, not the optimum: the fit is the same to the optimizer's
+#'     tolerance.}
 #'   \item{\code{rho}, \code{AR.start}}{AR1 residuals of known
 #'     correlation \code{rho} (in (-1, 1)), for gaussian identity models, as
 #'     \code{bam()} fits them: the rows of the working model are
@@ -349,6 +355,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
       sp.names <- sp.names[!ind]
     }
   }
+  theta_start <- in_out_start(dots$in.out, nfree,
+                              if (is.null(sp)) logical(nfree) else sp >= 0, scale <= 0)
 
   ## ---- response, weights, offset ------------------------------------------
   y <- G$y
@@ -411,7 +419,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   spec <- list(nobs = n, scale = scale, gamma = gamma, additive = additive,
                yvar = stats::var(y), hat = control$hat,
                device_mode = plan$mode, device_ordinal = plan$ordinal,
-               ar_rho = if (is.null(ar)) 0 else ar$rho, ar_start = ar$start)
+               ar_rho = if (is.null(ar)) 0 else ar$rho, ar_start = ar$start,
+               theta_start = theta_start)
   t1 <- proc.time()[["elapsed"]]
 
   ## ---- the fit --------------------------------------------------------------

@@ -55,6 +55,11 @@ typedef struct gg_fit_spec {
     int       additive;    /* gaussian identity: one weighted least squares pass */
     double    yvar;        /* var(y), for the initial log scale */
     int       n_fixed_sp;  /* 1 when every smoothing parameter is fixed */
+    /* NULL, or where the first REML optimization starts (gam()'s in.out):
+     * nth values, the free log smoothing parameters then, when the scale is
+     * estimated, its log; later working models start from mgcv's initial
+     * smoothing parameters as always */
+    const double *theta_start;
 } gg_fit_spec;
 
 /* Outputs; every pointer is caller-allocated with the size shown

@@ -167,6 +167,8 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
             if (!isfinite(log_phi)) log_phi = 0;
             theta[pin->nsp] = log_phi;
         }
+        if (iter == 1 && spec->theta_start != NULL)
+            memcpy(theta, spec->theta_start, (size_t) r.nth * sizeof(double));
         if ((rc = gg_reml_newton(&r, theta, ctl->newton_maxit, ctl->newton_tol, &best,
                                  &newton_iter, &newton_status, st)))
             goto done;

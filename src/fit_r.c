@@ -205,6 +205,17 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
             d.ar_start = REAL(ars);
         }
     }
+    /* the first REML optimization's start (gam()'s in.out), or NULL */
+    SEXP ths = gg_list_elt(spec, "theta_start");
+    sp.theta_start = NULL;
+    if (ths != R_NilValue) {
+        if (TYPEOF(ths) != REALSXP || XLENGTH(ths) != nth)
+            gg_abort("gamgpu_bad_input", "theta_start must be a double vector, one per theta");
+        for (int i = 0; i < nth; i++)
+            if (!R_FINITE(REAL(ths)[i]))
+                gg_abort("gamgpu_bad_input", "theta_start must be finite");
+        sp.theta_start = REAL(ths);
+    }
 
     /* Device first when the policy allows (device_mode 1 = "auto", 2 =
      * "required"), then the CPU: under "auto" a failure of the device (not

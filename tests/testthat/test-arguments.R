@@ -78,7 +78,7 @@ test_that("every formal of mgcv's bam() and gam() is in the table, honoured or r
 test_that("refused arguments are classed errors that say what to do", {
   tab <- gamgpu:::.gg_arguments
   refused <- setdiff(tab$argument[tab$status == "refused"], "...")
-  expect_true(all(c("min.sp", "cluster", "samfrac", "coef", "optimizer", "H", "in.out",
+  expect_true(all(c("min.sp", "cluster", "samfrac", "coef", "optimizer", "H",
                     "nei") %in% refused))
   for (nm in refused) {
     args <- list(y ~ s(x0), data = quote(d), device = "off")

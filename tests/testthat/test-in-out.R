@@ -1,0 +1,49 @@
+# gam()'s in.out: where the first REML optimization starts.  The optimum
+# is the same, so the fit equals bam()'s (which has no in.out); a start at
+# the optimum takes fewer Newton steps (the argument is read).
+
+in_out_data <- function(n = 800, seed = 21) {
+  set.seed(seed)
+  d <- mgcv::gamSim(1, n = n, dist = "normal", scale = 2, verbose = FALSE)
+  d$yp <- rpois(n, exp(d$f / 6))
+  d
+}
+
+test_that("in.out starts the REML optimization and leaves the optimum", {
+  d <- in_out_data()
+  b <- mgcv::bam(y ~ s(x0) + s(x1, bs = "cr") + s(x2), data = d)
+  g0 <- gam_gpu(y ~ s(x0) + s(x1, bs = "cr") + s(x2), data = d, device = "off")
+  g <- gam_gpu(y ~ s(x0) + s(x1, bs = "cr") + s(x2), data = d, device = "off",
+               in.out = list(sp = b$sp, scale = b$sig2))
+  expect_identical(g$mgcv.conv$message, "full convergence")
+  r <- diff(range(b$linear.predictors))
+  expect_lt(max(abs(g$linear.predictors - b$linear.predictors)) / r, 1e-8)
+  expect_lt(abs(g$gcv.ubre - b$gcv.ubre) / abs(b$gcv.ubre), 1e-10)
+  # from the optimum, Newton has (almost) nothing to do
+  expect_lt(g$mgcv.conv$iter, g0$mgcv.conv$iter)
+  # a poor start still finds the same optimum
+  g2 <- gam_gpu(y ~ s(x0) + s(x1, bs = "cr") + s(x2), data = d, device = "off",
+                in.out = list(sp = c(1e4, 1e-3, 10), scale = 50))
+  expect_lt(max(abs(g2$linear.predictors - b$linear.predictors)) / r, 1e-7)
+  expect_lt(abs(g2$gcv.ubre - b$gcv.ubre) / abs(b$gcv.ubre), 1e-10)
+})
+
+test_that("in.out with fixed smoothing parameters and a known-scale family", {
+  d <- in_out_data(seed = 22)
+  b <- mgcv::bam(yp ~ s(x0) + s(x1) + s(x2), data = d, family = poisson, sp = c(-1, 0.5, -1))
+  g <- gam_gpu(yp ~ s(x0) + s(x1) + s(x2), data = d, family = poisson, sp = c(-1, 0.5, -1),
+               in.out = list(sp = c(2, 0.5, 3), scale = 1), device = "off")
+  expect_true(g$converged)
+  r <- diff(range(b$linear.predictors))
+  expect_lt(max(abs(g$linear.predictors - b$linear.predictors)) / r, 1e-7)
+  expect_equal(unname(g$full.sp[2]), 0.5)
+})
+
+test_that("bad in.out is a classed error", {
+  d <- in_out_data(300)
+  f <- y ~ s(x0) + s(x1)
+  for (bad in list(1, list(sp = c(1, 1)), list(sp = 1, scale = 1),
+                   list(sp = c(1, -1), scale = 1), list(sp = c(1, 1), scale = NA),
+                   list(sp = c(1, 1), scale = 1, foo = 2)))
+    expect_error(gam_gpu(f, data = d, in.out = bad, device = "off"), class = "gamgpu_bad_input")
+})
