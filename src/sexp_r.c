@@ -94,12 +94,24 @@ static double one_number(SEXP v, const char *what, const char *cls)
     }
 }
 
+/* x as R would print it in a message: NA for NaN, Inf, or 17 digits */
+static void value_text(char *buf, size_t len, double x)
+{
+    if (isnan(x))
+        snprintf(buf, len, "NA");
+    else if (isinf(x))
+        snprintf(buf, len, x > 0 ? "Inf" : "-Inf");
+    else
+        snprintf(buf, len, "%.17g", x);
+}
+
 double gg_as_real(SEXP v, const char *what, double lo, double hi, const char *cls)
 {
     const double x = one_number(v, what, cls);
     if (!(isfinite(x) && x >= lo && x <= hi)) {
-        char need[160];
-        snprintf(need, sizeof need, "a finite number in [%g, %g], not %g", lo, hi, x);
+        char need[200], val[40];
+        value_text(val, sizeof val, x);
+        snprintf(need, sizeof need, "a finite number in [%g, %g], not %s", lo, hi, val);
         bad_value(cls, what, need);
     }
     return x;
@@ -109,8 +121,9 @@ int gg_as_int(SEXP v, const char *what, int lo, int hi, const char *cls)
 {
     const double x = one_number(v, what, cls);
     if (!(isfinite(x) && x == floor(x) && x >= lo && x <= hi)) {
-        char need[160];
-        snprintf(need, sizeof need, "a whole number in [%d, %d], not %.17g", lo, hi, x);
+        char need[200], val[40];
+        value_text(val, sizeof val, x);
+        snprintf(need, sizeof need, "a whole number in [%d, %d], not %s", lo, hi, val);
         bad_value(cls, what, need);
     }
     return (int) x;
@@ -122,8 +135,9 @@ size_t gg_as_size(SEXP v, const char *what, double hi, const char *cls)
     if (hi > 9007199254740992.0)
         hi = 9007199254740992.0;
     if (!(isfinite(x) && x == floor(x) && x >= 0 && x <= hi)) {
-        char need[160];
-        snprintf(need, sizeof need, "a whole number in [0, %.0f], not %.17g", hi, x);
+        char need[200], val[40];
+        value_text(val, sizeof val, x);
+        snprintf(need, sizeof need, "a whole number in [0, %.0f], not %s", hi, val);
         bad_value(cls, what, need);
     }
     return (size_t) x;
