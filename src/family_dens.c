@@ -67,13 +67,21 @@ static const double stirl_half[31] = {
 #define ST7 (1.0 / 1680.0)
 #define ST9 (1.0 / 1188.0)
 
+/* log Gamma(x + 1) for 0 <= x <= 15, where Gamma(x + 1) <= 15! is far from
+ * overflow.  tgamma() rather than lgamma(): lgamma() writes the global
+ * signgam, a data race between threads. */
+static double lfact_small(double x)
+{
+    return log(tgamma(x + 1.0));
+}
+
 static double stirlerr(double n)
 {
     if (n <= 15.0) {
         const double twice = n + n;
         if (twice == (double) (int) twice)
             return stirl_half[(int) twice];
-        return lgamma(n + 1.0) - (n + 0.5) * log(n) + n - GG_LN_SQRT2PI;
+        return lfact_small(n) - (n + 0.5) * log(n) + n - GG_LN_SQRT2PI;
     }
     const double n2 = n * n;
     /* as few terms as the accuracy needs: the series' terms fall fast */
@@ -122,7 +130,10 @@ static double ldpois_raw(double x, double lambda)
     if (lambda < x * DBL_MIN) {
         if (!isfinite(x))
             return -INFINITY;
-        return -lambda + x * log(lambda) - lgamma(x + 1);
+        /* log Gamma(x + 1) by Stirling's error, its definition */
+        const double lfact = x <= 15 ? lfact_small(x)
+                                     : stirlerr(x) + (x + 0.5) * log(x) - x + GG_LN_SQRT2PI;
+        return -lambda + x * log(lambda) - lfact;
     }
     return -0.5 * log(GG_2PI * x) + (-stirlerr(x) - bd0(x, lambda));
 }
