@@ -13,7 +13,12 @@
 #include "basis_r.h"
 #include "errors_r.h"
 #include "sexp_r.h"
+#include "threads.h"
 #include "xplan.h"
+
+#define BAD_IN "gamgpu_bad_input"
+/* sizes of a basis (k, knots, dimensions): beyond this no basis is meant */
+#define GG_MAX_K 1000000
 
 /* The constraint/by map from R's description: drop (1-based column or 0),
  * shift (doubles or NULL), Z (matrix or NULL), by (doubles or NULL). */
@@ -21,9 +26,8 @@ static gg_basis_map map_from_r(int k, size_t n, SEXP drop, SEXP shift, SEXP Z, S
 {
     gg_basis_map map;
     map.k = k;
-    map.drop = Rf_asInteger(drop) - 1;
-    if (map.drop >= k)
-        gg_abort("gamgpu_bad_input", "basis: the constraint drops a column that is not there");
+    /* drop: 0 for none, else a column that is there */
+    map.drop = gg_as_int(drop, "basis: the dropped column", 0, k, BAD_IN) - 1;
     const int m = map.drop >= 0 ? k - 1 : k;
     map.shift = NULL;
     if (map.drop >= 0) {
@@ -73,12 +77,15 @@ static const double *real_or_abort(SEXP v, R_xlen_t len, const char *what)
     return REAL(v);
 }
 
-static int int_elt(SEXP b, const char *name)
+/* A whole number in [lo, hi] that the plan must give (sexp_r.h). */
+static int int_elt(SEXP b, const char *name, int lo, int hi)
 {
+    char what[96];
+    snprintf(what, sizeof what, "model matrix plan: '%s'", name);
     SEXP v = gg_list_elt(b, name);
-    if (v == R_NilValue || XLENGTH(v) != 1)
-        plan_abort("model matrix plan: '%s' missing", name);
-    return Rf_asInteger(v);
+    if (v == R_NilValue)
+        plan_abort("%s missing", what);
+    return gg_as_int(v, what, lo, hi, BAD_IN);
 }
 
 void gg_xplan_from_r(SEXP plan, size_t n, int p, gg_xplan *out)
@@ -93,10 +100,10 @@ void gg_xplan_from_r(SEXP plan, size_t n, int p, gg_xplan *out)
     for (int k = 0; k < nb; k++) {
         SEXP b = VECTOR_ELT(blocks, k);
         gg_xblock *x = &B[k];
-        x->kind = (gg_xblock_kind) int_elt(b, "kind");
-        x->col0 = int_elt(b, "col0") - 1;
-        x->ncol = int_elt(b, "ncol");
-        if (x->col0 < 0 || x->ncol < 1 || x->col0 + x->ncol > p)
+        x->kind = (gg_xblock_kind) int_elt(b, "kind", 0, INT_MAX);
+        x->col0 = int_elt(b, "col0", 1, p) - 1;
+        x->ncol = int_elt(b, "ncol", 1, p);
+        if (x->ncol > p - x->col0)
             plan_abort("model matrix plan: block %d has bad columns", k + 1);
         covered += x->ncol;
         if (x->kind == GG_XB_DENSE) {
@@ -105,7 +112,7 @@ void gg_xplan_from_r(SEXP plan, size_t n, int p, gg_xplan *out)
         }
         if (x->kind != GG_XB_CR && x->kind != GG_XB_TPRS && x->kind != GG_XB_TE2)
             plan_abort("model matrix plan: unknown block kind");
-        const int kraw = int_elt(b, "k");
+        const int kraw = int_elt(b, "k", 1, GG_MAX_K);
         x->map = map_from_r(kraw, n, gg_list_elt(b, "drop"), gg_list_elt(b, "shift"),
                             gg_list_elt(b, "Z"), gg_list_elt(b, "by"));
         SEXP col_of = gg_list_elt(b, "col_of");
@@ -129,9 +136,7 @@ void gg_xplan_from_r(SEXP plan, size_t n, int p, gg_xplan *out)
             plan_abort("model matrix plan: block %d maps %d columns, not %d",
                      k + 1, x->map.kc, x->ncol);
         }
-        x->d = int_elt(b, "d");
-        if (x->d < 1)
-            plan_abort("model matrix plan: d must be positive");
+        x->d = int_elt(b, "d", 1, GG_MAX_K);
         x->x = real_or_abort(gg_list_elt(b, "x"), (R_xlen_t) (n * (size_t) x->d), "x");
         if (x->kind == GG_XB_CR) {
             if (x->d != 1 || kraw < 3)
@@ -139,26 +144,24 @@ void gg_xplan_from_r(SEXP plan, size_t n, int p, gg_xplan *out)
             x->xk = real_or_abort(gg_list_elt(b, "xk"), kraw, "xk");
             x->F = real_or_abort(gg_list_elt(b, "F"), (R_xlen_t) kraw * kraw, "F");
         } else if (x->kind == GG_XB_TE2) {
-            x->k1 = int_elt(b, "k1");
-            x->k2 = int_elt(b, "k2");
-            if (x->d != 2 || x->k1 < 3 || x->k2 < 3 || x->k1 * x->k2 != kraw)
+            x->k1 = int_elt(b, "k1", 3, GG_MAX_K);
+            x->k2 = int_elt(b, "k2", 3, GG_MAX_K);
+            if (x->d != 2 || (long long) x->k1 * x->k2 != kraw)
                 plan_abort("model matrix plan: a te block has two cr margins, k = k1 k2");
             x->xk = real_or_abort(gg_list_elt(b, "xk"), x->k1, "xk");
             x->F = real_or_abort(gg_list_elt(b, "F"), (R_xlen_t) x->k1 * x->k1, "F");
             x->xk2 = real_or_abort(gg_list_elt(b, "xk2"), x->k2, "xk2");
             x->F2 = real_or_abort(gg_list_elt(b, "F2"), (R_xlen_t) x->k2 * x->k2, "F2");
         } else {
-            x->m = int_elt(b, "m");
-            x->M = int_elt(b, "M");
+            x->m = int_elt(b, "m", 0, GG_MAX_K);
+            x->M = int_elt(b, "M", 1, GG_MAX_K);
             SEXP Xu = gg_list_elt(b, "Xu");
             if (TYPEOF(Xu) != REALSXP || !Rf_isMatrix(Xu) || Rf_ncols(Xu) != x->d)
                 plan_abort("model matrix plan: Xu must be a nXu x d matrix");
             x->nXu = Rf_nrows(Xu);
             x->Xu = REAL(Xu);
-            x->UZ = real_or_abort(gg_list_elt(b, "UZ"), (R_xlen_t) (x->nXu + x->M) * kraw, "UZ");
+            x->UZ = real_or_abort(gg_list_elt(b, "UZ"), ((R_xlen_t) x->nXu + x->M) * kraw, "UZ");
             x->shift = real_or_abort(gg_list_elt(b, "tshift"), x->d, "tshift");
-            if (x->M < 1)
-                plan_abort("model matrix plan: M must be positive");
         }
     }
     if (covered != p)
@@ -167,22 +170,24 @@ void gg_xplan_from_r(SEXP plan, size_t n, int p, gg_xplan *out)
     out->p = p;
     out->nblocks = nb;
     out->blocks = B;
-    out->threads = int_elt(plan, "threads");
+    out->threads = int_elt(plan, "threads", 1, GG_MAX_THREADS);
 }
 
 /* X built on the host from its recipe (the CPU backend's build), for tests
  * and for callers that want the matrix itself. */
 SEXP gg_xplan_build_r(SEXP plan)
 {
-    const double n = Rf_asReal(gg_list_elt(plan, "n")), p = Rf_asReal(gg_list_elt(plan, "p"));
-    if (!(n >= 1 && n <= INT_MAX && p >= 1 && p <= INT_MAX))
-        gg_abort("gamgpu_bad_input", "model matrix plan: bad n or p");
+    const int n = gg_list_int(plan, "n", GG_REQUIRED, 1, INT_MAX, BAD_IN);
+    const int p = gg_list_int(plan, "p", GG_REQUIRED, 1, INT_MAX, BAD_IN);
     gg_xplan xp;
-    gg_xplan_from_r(plan, (size_t) n, (int) p, &xp);
-    SEXP X = PROTECT(Rf_allocMatrix(REALSXP, (int) n, (int) p));
+    gg_xplan_from_r(plan, (size_t) n, p, &xp);
+    SEXP X = PROTECT(Rf_allocMatrix(REALSXP, n, p));
     gg_status st;
     gg_status_clear(&st);
-    if (gg_xplan_fill(&xp, 0, (size_t) n, REAL(X), (size_t) n, &st))
+    const int prev = gg_threads_set_limit(xp.threads);
+    const int rc = gg_xplan_fill(&xp, 0, (size_t) n, REAL(X), (size_t) n, &st);
+    gg_threads_set_limit(prev);
+    if (rc)
         gg_raise(&st);
     UNPROTECT(1);
     return X;

@@ -43,35 +43,39 @@ double gg_tprs_eta_constant(int m, int d)
 
 /* Exponents of the M null-space polynomials (power[l + M * j] for variable
  * j), enumerated in mgcv's order: total degree below m, the first variable
- * varying fastest. */
+ * varying fastest.  Each row is the previous one stepped on, in place in
+ * power itself: no scratch memory, so nothing can fail and every entry is
+ * written. */
 void gg_tprs_null_space_powers(int *power, int M, int m, int d)
 {
-    int *e = calloc((size_t) d, sizeof(int));
-    if (e == NULL)
-        return;
     for (int l = 0; l < M; l++) {
-        for (int j = 0; j < d; j++)
-            power[l + M * j] = e[j];
+        int *e = power + l;                 /* e[M * j]: row l's exponent of j */
+        if (l == 0) {
+            for (int j = 0; j < d; j++) e[M * j] = 0;
+            continue;
+        }
         int sum = 0;
-        for (int j = 0; j < d; j++) sum += e[j];
+        for (int j = 0; j < d; j++) {
+            e[M * j] = e[M * j - 1];        /* row l - 1 */
+            sum += e[M * j];
+        }
         if (sum < m - 1) {
             e[0]++;
         } else {
             sum -= e[0];
             e[0] = 0;
             for (int j = 1; j < d; j++) {
-                e[j]++;
+                e[M * j]++;
                 sum++;
                 if (sum == m) {
-                    sum -= e[j];
-                    e[j] = 0;
+                    sum -= e[M * j];
+                    e[M * j] = 0;
                 } else {
                     break;
                 }
             }
         }
     }
-    free(e);
 }
 
 typedef struct tprs_job {

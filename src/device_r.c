@@ -8,6 +8,7 @@
  * and trim-and-retry are tested on machines with no GPU. */
 #include <R.h>
 #include <Rinternals.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,9 +51,7 @@ static SEXP tag_runtime(void) { return Rf_install("gamgpu_runtime"); }
  * that owns the runtime. */
 SEXP gg_runtime_attach(SEXP kernel_dir)
 {
-    if (!Rf_isString(kernel_dir) || XLENGTH(kernel_dir) != 1)
-        gg_abort("gamgpu_bad_input", "kernel_dir must be one string");
-    gg_gpu_set_kernel_dir(Rf_translateCharUTF8(STRING_ELT(kernel_dir, 0)));
+    gg_gpu_set_kernel_dir(gg_as_utf8(kernel_dir, "kernel_dir", "gamgpu_bad_input"));
     static int token;  /* any non-NULL address: the state itself is static */
     return R_MakeExternalPtr(&token, tag_runtime(), R_NilValue);
 }
@@ -165,11 +164,23 @@ SEXP gg_gpu_info_r(SEXP probe)
 SEXP gg_nvrtc_arch_r(SEXP major, SEXP minor)
 {
     char buf[16];
-    gg_nvrtc_arch(Rf_asInteger(major), Rf_asInteger(minor), buf, sizeof buf);
+    gg_nvrtc_arch(gg_as_int(major, "major", 0, INT_MAX, "gamgpu_bad_input"),
+                  gg_as_int(minor, "minor", 0, INT_MAX, "gamgpu_bad_input"), buf, sizeof buf);
     return gg_scalar_string(buf);
 }
 
 /* ---- arena ---------------------------------------------------------- */
+
+static int ordinal_arg(SEXP ordinal)
+{
+    return gg_as_int(ordinal, "the device ordinal", 0, INT_MAX, "gamgpu_bad_input");
+}
+
+/* A count of doubles: a whole number that a size_t holds in bytes. */
+static size_t count_arg(SEXP n)
+{
+    return gg_as_size(n, "n", (double) (SIZE_MAX / sizeof(double)), "gamgpu_bad_input");
+}
 
 static SEXP arena_frame(gg_arena *a)
 {
@@ -202,7 +213,7 @@ SEXP gg_arena_stats_r(SEXP ordinal)
 {
     gg_status st;
     gg_status_clear(&st);
-    gg_arena *a = gg_gpu_arena(Rf_asInteger(ordinal), &st);
+    gg_arena *a = gg_gpu_arena(ordinal_arg(ordinal), &st);
     return a == NULL ? R_NilValue : arena_frame(a);
 }
 
@@ -210,7 +221,7 @@ SEXP gg_arena_release_r(SEXP ordinal)
 {
     gg_status st;
     gg_status_clear(&st);
-    gg_arena *a = gg_gpu_arena(Rf_asInteger(ordinal), &st);
+    gg_arena *a = gg_gpu_arena(ordinal_arg(ordinal), &st);
     return Rf_ScalarReal(a == NULL ? 0 : gg_arena_trim(a));
 }
 
@@ -220,14 +231,14 @@ SEXP gg_arena_try_alloc_r(SEXP ordinal, SEXP n, SEXP label)
 {
     gg_status st;
     gg_status_clear(&st);
-    gg_arena *a = gg_gpu_arena(Rf_asInteger(ordinal), &st);
+    const int ord = ordinal_arg(ordinal);
+    const size_t nd = count_arg(n);
+    const char *lab = gg_as_utf8(label, "label", "gamgpu_bad_input");
+    gg_arena *a = gg_gpu_arena(ord, &st);
     if (a == NULL)
         gg_raise(&st);
-    double nd = Rf_asReal(n);
-    if (!R_FINITE(nd) || nd < 0)
-        gg_abort("gamgpu_bad_input", "n must be a non-negative number");
     gg_dbuf buf;
-    if (gg_arena_alloc(a, (size_t) nd, CHAR(STRING_ELT(label, 0)), &buf, &st) != 0)
+    if (gg_arena_alloc(a, nd, lab, &buf, &st) != 0)
         gg_raise(&st);
     gg_arena_release(a, &buf);
     return Rf_ScalarLogical(TRUE);
@@ -307,20 +318,25 @@ static void host_arena_finalizer(SEXP ptr)
 
 SEXP gg_host_arena_new(SEXP device_bytes, SEXP budget_bytes)
 {
+    /* every R call (which may fail and longjmp) before the calloc, and the
+     * handle with its finalizer in place before there is anything to own */
+    const double dev_bytes = Rf_asReal(device_bytes);
+    double budget = Rf_asReal(budget_bytes);
+    SEXP ptr = PROTECT(R_MakeExternalPtr(NULL, tag_host_arena(), R_NilValue));
+    R_RegisterCFinalizerEx(ptr, host_arena_finalizer, TRUE);
     host_arena *h = calloc(1, sizeof *h);
     if (h == NULL)
         gg_abort("gamgpu_host_oom", "out of memory");
-    h->device_bytes = Rf_asReal(device_bytes);
+    R_SetExternalPtrAddr(ptr, h);
+    h->device_bytes = dev_bytes;
     gg_allocator a = {.ctx = h, .alloc = host_alloc, .free = host_free};
     gg_strlcpy(a.where, "host", sizeof a.where);
     gg_arena_init(&h->arena, a);
-    double budget = Rf_asReal(budget_bytes);
+    /* no budget: NA, <= 0 or Inf; beyond 2^53 bytes it could never bind */
     if (R_FINITE(budget) && budget > 0)
-        gg_arena_set_budget(&h->arena, (size_t) budget);
+        gg_arena_set_budget(&h->arena, (size_t) (budget < 0x1p53 ? budget : 0x1p53));
     for (int i = 0; i < HOST_SLOTS; i++)
         h->slot[i].bucket = -1;
-    SEXP ptr = PROTECT(R_MakeExternalPtr(h, tag_host_arena(), R_NilValue));
-    R_RegisterCFinalizerEx(ptr, host_arena_finalizer, TRUE);
     UNPROTECT(1);
     return ptr;
 }
@@ -328,6 +344,8 @@ SEXP gg_host_arena_new(SEXP device_bytes, SEXP budget_bytes)
 SEXP gg_host_arena_alloc(SEXP ptr, SEXP n, SEXP label)
 {
     host_arena *h = host_arena_get(ptr);
+    const size_t nd = count_arg(n);
+    const char *lab = gg_as_utf8(label, "label", "gamgpu_bad_input");
     int i = 0;
     while (i < HOST_SLOTS && h->slot[i].ptr != 0)
         i++;
@@ -335,8 +353,7 @@ SEXP gg_host_arena_alloc(SEXP ptr, SEXP n, SEXP label)
         gg_abort("gamgpu_bad_input", "host arena: too many live buffers");
     gg_status st;
     gg_status_clear(&st);
-    int rc = gg_arena_alloc(&h->arena, (size_t) Rf_asReal(n), CHAR(STRING_ELT(label, 0)),
-                            &h->slot[i], &st);
+    int rc = gg_arena_alloc(&h->arena, nd, lab, &h->slot[i], &st);
     if (rc != 0)
         gg_raise(&st);
     return Rf_ScalarInteger(i + 1);
@@ -345,8 +362,8 @@ SEXP gg_host_arena_alloc(SEXP ptr, SEXP n, SEXP label)
 SEXP gg_host_arena_release(SEXP ptr, SEXP id)
 {
     host_arena *h = host_arena_get(ptr);
-    int i = Rf_asInteger(id) - 1;
-    if (i < 0 || i >= HOST_SLOTS || h->slot[i].ptr == 0)
+    const int i = gg_as_int(id, "id", 1, HOST_SLOTS, "gamgpu_bad_input") - 1;
+    if (h->slot[i].ptr == 0)
         gg_abort("gamgpu_bad_input", "host arena: no such live buffer");
     gg_arena_release(&h->arena, &h->slot[i]);
     return R_NilValue;
@@ -363,8 +380,10 @@ SEXP gg_host_arena_stats(SEXP ptr)
 {
     host_arena *h = host_arena_get(ptr);
     SEXP df = PROTECT(arena_frame(&h->arena));
-    Rf_setAttrib(df, Rf_install("oom_retries"), Rf_ScalarReal((double) h->arena.oom_retries));
-    UNPROTECT(1);
+    SEXP sym = Rf_install("oom_retries");
+    SEXP val = PROTECT(Rf_ScalarReal((double) h->arena.oom_retries));
+    Rf_setAttrib(df, sym, val);
+    UNPROTECT(2);
     return df;
 }
 
@@ -377,11 +396,15 @@ SEXP gg_host_arena_free(SEXP ptr)
 
 SEXP gg_arena_bucket_of_r(SEXP n)
 {
+    if (TYPEOF(n) != REALSXP)
+        gg_abort("gamgpu_bad_input", "n must be a double vector");
     R_xlen_t len = XLENGTH(n);
     SEXP out = PROTECT(Rf_allocVector(INTSXP, len));
     for (R_xlen_t i = 0; i < len; i++) {
         double v = REAL(n)[i];
-        INTEGER(out)[i] = (!R_FINITE(v) || v < 0) ? NA_INTEGER : gg_arena_bucket_of((size_t) v);
+        /* a size beyond what a size_t holds has no bucket either (SIZE_MAX) */
+        INTEGER(out)[i] = (!R_FINITE(v) || v < 0) ? NA_INTEGER
+            : gg_arena_bucket_of(v < 0x1p63 ? (size_t) v : SIZE_MAX);
     }
     UNPROTECT(1);
     return out;
@@ -393,8 +416,9 @@ SEXP gg_arena_bucket_of_r(SEXP n)
  * For tests of compile failures (a broken source in a temporary folder). */
 SEXP gg_set_kernel_dir_r(SEXP dir)
 {
+    const char *d = gg_as_utf8(dir, "dir", "gamgpu_bad_input");
     SEXP old = PROTECT(gg_scalar_string(gg_gpu_kernel_dir()));
-    gg_gpu_set_kernel_dir(Rf_translateCharUTF8(STRING_ELT(dir, 0)));
+    gg_gpu_set_kernel_dir(d);
     UNPROTECT(1);
     return old;
 }
@@ -403,8 +427,10 @@ SEXP gg_module_request_r(SEXP ordinal, SEXP module, SEXP fn)
 {
     gg_status st;
     gg_status_clear(&st);
-    if (gg_gpu_module_request(Rf_asInteger(ordinal), CHAR(STRING_ELT(module, 0)),
-                              CHAR(STRING_ELT(fn, 0)), &st) != 0)
+    const int ord = ordinal_arg(ordinal);
+    const char *mod = gg_as_utf8(module, "module", "gamgpu_bad_input");
+    const char *f = gg_as_utf8(fn, "fn", "gamgpu_bad_input");
+    if (gg_gpu_module_request(ord, mod, f, &st) != 0)
         gg_raise(&st);
     return Rf_ScalarLogical(TRUE);
 }
@@ -439,9 +465,8 @@ SEXP gg_modules_r(void)
 
 SEXP gg_telemetry_r(SEXP reset)
 {
-    gg_tel_entry *e = malloc(GG_TEL_MAX_BACKENDS * sizeof *e);
-    if (e == NULL)
-        gg_abort("gamgpu_host_oom", "out of memory");
+    /* R memory: reclaimed by R also when an allocation below fails */
+    gg_tel_entry *e = (gg_tel_entry *) R_alloc(GG_TEL_MAX_BACKENDS, sizeof *e);
     int n = gg_tel_snapshot(e, GG_TEL_MAX_BACKENDS);
     if (Rf_asLogical(reset) == TRUE)
         gg_tel_reset();
@@ -469,45 +494,57 @@ SEXP gg_telemetry_r(SEXP reset)
         SET_VECTOR_ELT(VECTOR_ELT(out, 6), i, r);
         UNPROTECT(2);
     }
-    free(e);
     UNPROTECT(1);
     return out;
 }
 
 SEXP gg_record_fallback_r(SEXP backend, SEXP reason)
 {
-    gg_tel_fallback(CHAR(STRING_ELT(backend, 0)), Rf_translateCharUTF8(STRING_ELT(reason, 0)));
+    const char *b = gg_as_utf8(backend, "backend", "gamgpu_bad_input");
+    const char *r = gg_as_utf8(reason, "reason", "gamgpu_bad_input");
+    gg_tel_fallback(b, r);
     return R_NilValue;
 }
 
 /* Compile each (name, source) with NVRTC for `arch`; no device needed. */
 SEXP gg_compile_check_r(SEXP names, SEXP sources, SEXP arch)
 {
+    if (TYPEOF(names) != STRSXP || TYPEOF(sources) != STRSXP ||
+        XLENGTH(names) != XLENGTH(sources))
+        gg_abort("gamgpu_bad_input", "names and sources must be character vectors of one length");
     R_xlen_t n = XLENGTH(names);
-    const char *a = CHAR(STRING_ELT(arch, 0));
+    const char *a = gg_as_utf8(arch, "arch", "gamgpu_bad_input");
     const char *cols[] = {"kernel", "arch", "ok", "log"};
     SEXP df = PROTECT(gg_named_list(4, cols));
     SET_VECTOR_ELT(df, 0, Rf_duplicate(names));
     SET_VECTOR_ELT(df, 1, Rf_allocVector(STRSXP, n));
     SET_VECTOR_ELT(df, 2, Rf_allocVector(LGLSXP, n));
     SET_VECTOR_ELT(df, 3, Rf_allocVector(STRSXP, n));
+    /* the compiler's log is malloc'd: it goes into R through
+     * gg_mkchar_free, whose continuation token exists before any log does */
+    SEXP token = PROTECT(R_MakeUnwindCont());
     for (R_xlen_t i = 0; i < n; i++) {
+        if (STRING_ELT(names, i) == NA_STRING || STRING_ELT(sources, i) == NA_STRING)
+            gg_abort("gamgpu_bad_input", "kernel names and sources must not be NA");
+        const char *nm = CHAR(STRING_ELT(names, i)), *src = CHAR(STRING_ELT(sources, i));
+        SET_STRING_ELT(VECTOR_ELT(df, 1), i, Rf_mkChar(a));
         gg_status st;
         gg_status_clear(&st);
         char *log = NULL;
-        int ok = gg_gpu_compile_source(CHAR(STRING_ELT(names, i)),
-                                       CHAR(STRING_ELT(sources, i)), a, &log, &st) == 0;
-        SET_STRING_ELT(VECTOR_ELT(df, 1), i, Rf_mkChar(a));
+        int ok = gg_gpu_compile_source(nm, src, a, &log, &st) == 0;
         LOGICAL(VECTOR_ELT(df, 2))[i] = ok;
-        SEXP text = Rf_mkCharCE(ok ? (log ? log : "") : st.msg, CE_UTF8);
-        free(log);
+        if (!ok) {
+            free(log);
+            log = NULL;
+        }
+        SEXP text = ok ? gg_mkchar_free(log, token) : Rf_mkCharCE(st.msg, CE_UTF8);
         SET_STRING_ELT(VECTOR_ELT(df, 3), i, text);
         if (!ok && strcmp(st.cls, "gamgpu_nvrtc_unavailable") == 0) {
-            UNPROTECT(1);
+            UNPROTECT(2);
             gg_raise(&st);
         }
     }
     gg_as_data_frame(df, n);
-    UNPROTECT(1);
+    UNPROTECT(2);
     return df;
 }

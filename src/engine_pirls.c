@@ -73,6 +73,11 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
     reml_setup rs;
     memset(&rs, 0, sizeof rs);
     int reml_ready = 0;
+    /* the iteration limits: with none, there would be no fit to report */
+    if (ctl->maxit < 1 || ctl->newton_maxit < 1)
+        return gg_fail(st, "gamgpu_bad_control",
+                       "control maxit (%d) and newton.maxit (%d) must be at least 1",
+                       ctl->maxit, ctl->newton_maxit);
     double *A = malloc((size_t) p * p * sizeof(double));
     double *b = malloc((size_t) p * sizeof(double));
     double *coef = calloc((size_t) p, sizeof(double));
@@ -186,6 +191,14 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
                           gg_now() - t_it);
     }
     if (iter > maxit) iter = maxit;
+    if (best == NULL) {     /* no REML fit ran: cannot happen with maxit >= 1 */
+        rc = gg_fail(st, "gamgpu_internal_error", "the fit ended before its first iteration");
+        goto done;
+    }
+    /* the REML pool's workers are done: their threads go back to the
+     * budget for the rows' summaries and the post-processing (threads.h) */
+    gg_pool_free(r.pool);
+    r.pool = NULL;
     if (spec->additive) conv = 1;
     if (!conv || spec->additive) {
         /* the last fit's coefficients have not reached eta yet */

@@ -19,11 +19,16 @@ static SEXP namespace_env(void)
 static void signal(const char *fun, const char *cls, const char *msg)
 {
     SEXP ns = PROTECT(namespace_env());
-    SEXP call = PROTECT(Rf_lang4(Rf_install(fun), Rf_mkString(cls),
-                                 Rf_mkString(msg), R_NilValue));
-    SET_TAG(CDR(CDDR(call)), Rf_install("call"));
+    /* every argument protected before the next allocation (Rf_lang4
+     * allocates; symbols from Rf_install are never collected) */
+    SEXP s_cls = PROTECT(Rf_mkString(cls));
+    SEXP s_msg = PROTECT(Rf_mkString(msg));
+    SEXP sym = Rf_install(fun);
+    SEXP call = PROTECT(Rf_lang4(sym, s_cls, s_msg, R_NilValue));
+    SEXP tag = Rf_install("call");
+    SET_TAG(CDR(CDDR(call)), tag);
     Rf_eval(call, ns);
-    UNPROTECT(2);
+    UNPROTECT(4);
 }
 
 void gg_raise(const gg_status *st)

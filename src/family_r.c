@@ -1,13 +1,17 @@
 /* family_r.c -- the family arithmetic for R, outside the fit: the family
- * and link of two strings (gg_family_or_abort, also used by fit_r.c) and
- * each row's family quantities (gg_family_rows, for tests against R's
- * family objects).  The summaries over all rows that the gam object needs
- * are family_stats.c's, run by the fit itself (fit_r.c). */
+ * and link of two strings (gg_family_or_abort, also used by fit_r.c), each
+ * row's family quantities (gg_family_rows) and the aic's log densities
+ * (gg_log_density_r), for tests against R's family objects and densities.
+ * The summaries over all rows that the gam object needs are
+ * family_stats.c's, run by the fit itself (fit_r.c). */
 #include <R.h>
 #include <Rinternals.h>
 
+#include <string.h>
+
 #include "errors_r.h"
 #include "family.h"
+#include "family_dens.h"
 #include "family_r.h"
 #include "sexp_r.h"
 
@@ -49,6 +53,35 @@ SEXP gg_family_rows(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt)
         double m2;
         gg_irls_row(&f, yy[i], ww[i], 0.0, e[i], &m2, &o[6][i], &o[7][i]);
     }
+    UNPROTECT(1);
+    return res;
+}
+
+/* log dpois(x, a), log dbinom(x, a, b) or log dgamma(x, a, scale = b), by
+ * the C densities of the fit's aic (family_dens.c), for tests against R's:
+ * list(value, nonint = rows R would warn about). */
+SEXP gg_log_density_r(SEXP which, SEXP x, SEXP a, SEXP b)
+{
+    const char *w = gg_as_utf8(which, "which", "gamgpu_bad_input");
+    const int kind = strcmp(w, "pois") == 0 ? 0 : strcmp(w, "binom") == 0 ? 1
+                   : strcmp(w, "gamma") == 0 ? 2 : -1;
+    if (kind < 0)
+        gg_abort("gamgpu_bad_input", "which must be \"pois\", \"binom\" or \"gamma\"");
+    const R_xlen_t n = Rf_isReal(x) ? XLENGTH(x) : -1;
+    if (n < 0 || !Rf_isReal(a) || XLENGTH(a) != n || !Rf_isReal(b) || XLENGTH(b) != n)
+        gg_abort("gamgpu_bad_input", "x, a and b must be double vectors of one length");
+    const char *names[] = {"value", "nonint"};
+    SEXP res = PROTECT(gg_named_list(2, names));
+    SEXP v = Rf_allocVector(REALSXP, n);
+    SET_VECTOR_ELT(res, 0, v);
+    int bad = 0;
+    const double *xx = REAL(x), *aa = REAL(a), *bb = REAL(b);
+    double *o = REAL(v);
+    for (R_xlen_t i = 0; i < n; i++)
+        o[i] = kind == 0 ? gg_ldpois(xx[i], aa[i], &bad)
+             : kind == 1 ? gg_ldbinom(xx[i], aa[i], bb[i], &bad)
+                         : gg_ldgamma(xx[i], aa[i], bb[i]);
+    SET_VECTOR_ELT(res, 1, Rf_ScalarInteger(bad));
     UNPROTECT(1);
     return res;
 }

@@ -11,5 +11,6 @@
 gg_family gg_family_or_abort(SEXP family, SEXP link);
 
 SEXP gg_family_rows(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt);
+SEXP gg_log_density_r(SEXP which, SEXP x, SEXP a, SEXP b);
 
 #endif

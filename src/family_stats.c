@@ -1,12 +1,12 @@
 /* family_stats.c -- the fit's summaries over all rows (family_stats.h):
  * deviance residuals, null deviance and aic, as R's stats families compute
  * them but without n-length temporaries, in passes over fixed blocks of
- * rows that threads share out.  No R API beyond the nmath densities
- * (Rmath.h), so these run off R's thread. */
-#include <Rmath.h>
+ * rows that threads share out.  No R API at all (the densities are
+ * family_dens.c's), so these run off R's thread. */
 #include <math.h>
 #include <stdlib.h>
 
+#include "family_dens.h"
 #include "family_stats.h"
 #include "threads.h"
 
@@ -14,7 +14,8 @@ typedef enum {
     PASS_MEAN,       /* sum(y wt) over wt != 0, sum(wt) */
     PASS_NULL_DEV,   /* sum(d(y, ybar, wt)) */
     PASS_RESID,      /* residuals; sum(r^2), sum(wt) */
-    PASS_AIC         /* the family's aic sum (and sum(wt) for inverse.gaussian) */
+    PASS_AIC         /* the family's aic sum, and sum(wt) for inverse.gaussian or
+                        the count of rows whose density R warns about */
 } stats_pass;
 
 typedef struct stats_ctx {
@@ -64,18 +65,24 @@ static void block_sums(const stats_ctx *c, size_t i0, size_t i1, long double *s0
             for (size_t i = i0; i < i1; i++)
                 if (wt[i] != 1) a += log(wt[i]);
             break;
-        case GG_FAM_BINOMIAL:      /* sum(ifelse(m > 0, wt/m, 0) dbinom(round(m y), round(m), mu, log)), m = wt */
+        case GG_FAM_BINOMIAL: {    /* sum(ifelse(m > 0, wt/m, 0) dbinom(round(m y), round(m), mu, log)), m = wt */
+            int bad = 0;
             for (size_t i = i0; i < i1; i++) {
                 const double m = wt[i], fac = m > 0 ? wt[i] / m : 0;
-                a += fac * dbinom(nearbyint(m * y[i]), nearbyint(m), mu[i], 1);
+                a += fac * gg_ldbinom(nearbyint(m * y[i]), nearbyint(m), mu[i], &bad);
             }
+            b = bad;
             break;
-        case GG_FAM_POISSON:       /* sum(dpois(y, mu, log) wt) */
-            for (size_t i = i0; i < i1; i++) a += dpois(y[i], mu[i], 1) * wt[i];
+        }
+        case GG_FAM_POISSON: {     /* sum(dpois(y, mu, log) wt) */
+            int bad = 0;
+            for (size_t i = i0; i < i1; i++) a += gg_ldpois(y[i], mu[i], &bad) * wt[i];
+            b = bad;
             break;
+        }
         case GG_FAM_GAMMA:         /* sum(dgamma(y, 1/disp, scale = mu disp, log) wt) */
             for (size_t i = i0; i < i1; i++)
-                a += dgamma(y[i], c->shape, mu[i] * c->disp, 1) * wt[i];
+                a += gg_ldgamma(y[i], c->shape, mu[i] * c->disp) * wt[i];
             break;
         case GG_FAM_INVGAUSS:      /* sum(wt), sum(log(y) wt) */
             for (size_t i = i0; i < i1; i++) {
@@ -160,10 +167,12 @@ double gg_null_deviance(gg_family_id f, size_t n, const double *y, const double 
 
 int gg_residuals_aic(gg_family_id f, size_t n, const double *y, const double *mu,
                      const double *wt, double sig2, int nthreads, double *r,
-                     double *resid_ss, double *aic)
+                     double *resid_ss, double *aic, gg_aic_nonint *bad)
 {
     stats_ctx c = {.f = f, .n = n, .y = y, .mu = mu, .wt = wt, .r = r};
     double sw, s, s1;
+    bad->count = 0;
+    bad->x = 0;
     run_pass(&c, PASS_RESID, nthreads, resid_ss, &sw);
     /* family$aic's dev argument, as mgcv passes it */
     const double dev = f == GG_FAM_GAUSSIAN ? *resid_ss : sig2 * sw;
@@ -179,6 +188,18 @@ int gg_residuals_aic(gg_family_id f, size_t n, const double *y, const double *mu
     case GG_FAM_POISSON:
         run_pass(&c, PASS_AIC, nthreads, &s, &s1);
         *aic = -2 * s;
+        if (s1 > 0) {
+            /* rows whose density R warns about: how many, and the first
+             * one's x, for the warning the glue gives on R's thread */
+            bad->count = (size_t) s1;
+            for (size_t i = 0; i < n; i++) {
+                const double x = f == GG_FAM_POISSON ? y[i] : nearbyint(wt[i] * y[i]);
+                if (gg_dens_nonint(x)) {
+                    bad->x = x;
+                    break;
+                }
+            }
+        }
         return 0;
     case GG_FAM_GAMMA:
         /* n = sum(wt); disp = dev/n; -2 sum(...) + 2 */

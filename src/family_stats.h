@@ -2,8 +2,8 @@
  * done, by the family arithmetic of the fit (family.h), in pure C: signed
  * deviance residuals with their sum of squares, the null deviance and the
  * family's aic.  Each is a pass over blocks of rows spread over threads,
- * without temporaries, with the numbers R's own family functions give (R's
- * nmath densities; long double sums in R's order within a block of
+ * without temporaries, with the numbers R's own family functions give
+ * (the log densities of family_dens.c, R's to rounding; long double sums in R's order within a block of
  * GG_STATS_BLOCK rows, then over the blocks in order: the same result for
  * any thread count, and R's sum() itself up to one block). */
 #ifndef GAMGPU_FAMILY_STATS_H
@@ -20,13 +20,22 @@
 double gg_null_deviance(gg_family_id f, size_t n, const double *y, const double *wt,
                         int nthreads);
 
+/* Rows whose log density R's family$aic would warn about ("non-integer x
+ * = %f", e.g. a Poisson response that is not a whole number): R's density
+ * is then 0, so the aic is Inf (or NaN where a weight is 0), as here. */
+typedef struct gg_aic_nonint {
+    size_t count;      /* how many rows */
+    double x;          /* the first such row's x, for R's message */
+} gg_aic_nonint;
+
 /* r_i = sign(y_i - mu_i) sqrt(max(d_i, 0)), d_i the deviance contribution
  * (family$dev.resids), into r; *resid_ss = sum(r^2); and family$aic(y, 1,
  * mu, wt, dev) with dev as mgcv passes it (sum(r^2) for the gaussian, sig2
- * sum(wt) otherwise) into *aic.  Returns 0, or 1 for the quasi families,
- * whose aic is NA (then *aic is not set). */
+ * sum(wt) otherwise) into *aic, with the rows R would warn about in
+ * *bad.  Returns 0, or 1 for the quasi families, whose aic is NA (then
+ * *aic is not set).  Pure C: runs on any thread. */
 int gg_residuals_aic(gg_family_id f, size_t n, const double *y, const double *mu,
                      const double *wt, double sig2, int nthreads, double *r,
-                     double *resid_ss, double *aic);
+                     double *resid_ss, double *aic, gg_aic_nonint *bad);
 
 #endif

@@ -13,6 +13,8 @@
 #include <R.h>
 #include <Rinternals.h>
 
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -27,14 +29,14 @@
 #include "gpu_telemetry.h"
 #include "sexp_r.h"
 #include "basis_r.h"
+#include "threads.h"
 #include "xplan.h"
 
-static double list_num(SEXP list, const char *name, double dflt)
-{
-    SEXP v = gg_list_elt(list, name);
-    if (v == R_NilValue || XLENGTH(v) < 1) return dflt;
-    return Rf_asReal(v);
-}
+/* The settings of spec and control, checked (sexp_r.h): a value that is
+ * NA, not finite, not whole where a count is meant, or out of range is a
+ * classed error, never a cast C leaves undefined. */
+#define BAD_IN  "gamgpu_bad_input"
+#define BAD_CTL "gamgpu_bad_control"
 
 static void trace_line(void *ctx, int iter, double reml, double dev, double edf,
                        double secs)
@@ -65,9 +67,8 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     const gg_xplan *xp = NULL;
     int n, p;
     if (TYPEOF(X) == VECSXP) {
-        n = (int) list_num(X, "n", -1);
-        p = (int) list_num(X, "p", -1);
-        if (n < 1 || p < 1) gg_abort("gamgpu_bad_input", "model matrix plan: bad n or p");
+        n = gg_list_int(X, "n", GG_REQUIRED, 1, INT_MAX, BAD_IN);
+        p = gg_list_int(X, "p", GG_REQUIRED, 1, INT_MAX, BAD_IN);
         gg_xplan_from_r(X, (size_t) n, p, &xplan);
         xp = &xplan;
     } else {
@@ -84,12 +85,15 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     gg_fit_spec sp;
     memset(&sp, 0, sizeof sp);
     sp.family = gg_family_or_abort(family, link);
-    sp.nobs = list_num(spec, "nobs", n);
-    sp.scale = list_num(spec, "scale", 0);
-    sp.gamma = list_num(spec, "gamma", 1);
-    sp.additive = (int) list_num(spec, "additive", 0);
-    sp.yvar = list_num(spec, "yvar", 1);
-    const int want_hat = (int) list_num(spec, "hat", 1);
+    sp.nobs = gg_list_real(spec, "nobs", n, 0, DBL_MAX, BAD_IN);
+    sp.scale = gg_list_real(spec, "scale", 0, -DBL_MAX, DBL_MAX, BAD_IN);
+    sp.gamma = gg_list_real(spec, "gamma", 1, 0, DBL_MAX, BAD_IN);
+    sp.additive = gg_list_int(spec, "additive", 0, 0, 1, BAD_IN);
+    {   /* var(y): only a starting value, NA for one row */
+        SEXP v = gg_list_elt(spec, "yvar");
+        sp.yvar = v == R_NilValue ? 1 : Rf_asReal(v);
+    }
+    const int want_hat = gg_list_int(spec, "hat", 1, 0, 1, BAD_IN);
 
     /* penalties */
     const int m = Rf_length(S);
@@ -103,7 +107,9 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
             gg_abort("gamgpu_bad_input", "each penalty must be a square double matrix");
         Sp[k] = REAL(Sk);
         dims[k] = Rf_nrows(Sk);
-        offs[k] = INTEGER(off)[k] - 1;
+        offs[k] = INTEGER(off)[k] == NA_INTEGER ? -1 : INTEGER(off)[k] - 1;
+        if (offs[k] < 0 || dims[k] > p - offs[k])
+            gg_abort(BAD_IN, "each penalty must lie within the coefficients (off and its size)");
     }
     gg_penalties pen;
     pen.m = m;
@@ -125,15 +131,20 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
 
     gg_fit_control ctl;
     memset(&ctl, 0, sizeof ctl);
-    ctl.maxit = (int) list_num(control, "maxit", 200);
-    ctl.epsilon = list_num(control, "epsilon", 1e-7);
-    ctl.newton_maxit = (int) list_num(control, "newton.maxit", 200);
-    ctl.newton_tol = list_num(control, "newton.tol", 1.490116119384765625e-08);
-    ctl.trace = (int) list_num(control, "trace", 0);
-    ctl.nthreads = (int) list_num(control, "nthreads", 1);
+    /* the iteration limits' range (>= 1) is the engine's to check */
+    ctl.maxit = gg_list_int(control, "maxit", 200, -INT_MAX, INT_MAX, BAD_CTL);
+    ctl.epsilon = gg_list_real(control, "epsilon", 1e-7, 0, DBL_MAX, BAD_CTL);
+    ctl.newton_maxit = gg_list_int(control, "newton.maxit", 200, -INT_MAX, INT_MAX, BAD_CTL);
+    ctl.newton_tol = gg_list_real(control, "newton.tol", 1.490116119384765625e-08, 0, DBL_MAX,
+                                  BAD_CTL);
+    ctl.trace = gg_list_int(control, "trace", 0, 0, 1, BAD_CTL);
+    ctl.nthreads = gg_list_int(control, "nthreads", 1, 1, GG_MAX_THREADS, BAD_CTL);
     ctl.trace_fn = trace_line;
     ctl.interrupted = interrupted;
-    const double chunk = list_num(control, "chunk.size", 0);
+    /* the CPU backend's row block: control block.rows (chunk.size is mgcv's
+     * subsample size; it stands in for a list without block.rows) */
+    const int chunk = gg_list_int(control, "chunk.size", 0, 0, INT_MAX, BAD_CTL);
+    const int block_rows = gg_list_int(control, "block.rows", chunk, 0, INT_MAX, BAD_CTL);
 
     const int nsp = pen.nsp, nth = gg_engine_ntheta(&pen, &sp);
 
@@ -192,7 +203,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     d.pw = REAL(w);
     d.offset = offset == R_NilValue ? NULL : REAL(offset);
     /* AR1 residuals (bam's rho, AR.start): gaussian identity fits only */
-    d.ar_rho = list_num(spec, "ar_rho", 0);
+    d.ar_rho = gg_list_real(spec, "ar_rho", 0, -1, 1, BAD_IN);
     d.ar_start = NULL;
     if (d.ar_rho != 0) {
         SEXP ars = gg_list_elt(spec, "ar_start");
@@ -220,8 +231,8 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     /* Device first when the policy allows (device_mode 1 = "auto", 2 =
      * "required"), then the CPU: under "auto" a failure of the device (not
      * of the data, which the CPU would hit too) is a counted fallback. */
-    const int mode = (int) list_num(spec, "device_mode", 0);
-    const int ordinal = (int) list_num(spec, "device_ordinal", 0);
+    const int mode = gg_list_int(spec, "device_mode", 0, 0, 2, BAD_IN);
+    const int ordinal = gg_list_int(spec, "device_ordinal", 0, 0, INT_MAX, BAD_IN);
     char fallback[GG_TEL_REASON] = "";
     const char *backend_name = "cpu";
     long counters[3] = {0, 0, 0};
@@ -232,15 +243,19 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     double *const rows_out[GG_ROWS_NOUT] = {
         REAL(VECTOR_ELT(res, 15)), REAL(VECTOR_ELT(res, 16)), REAL(VECTOR_ELT(res, 17)),
         REAL(VECTOR_ELT(res, 24)), out.hat};
+    /* from here to gg_fit_rows_finish: helper threads, no R error; at most
+     * nthreads threads at once, this one included (threads.h) */
+    const int prev_limit = gg_threads_set_limit(ctl.nthreads);
     gg_fit_rows_start(&fr, sp.family, (size_t) n, REAL(y), REAL(w), rows_out, ctl.nthreads);
     ctl.iterations_done = gg_fit_rows_iterations_done;
     ctl.ctx = &fr;
     int rc = -1;
     for (int on_device = mode > 0; on_device >= 0; on_device--) {
         gg_backend be;
+        memset(&be, 0, sizeof be);   /* read below even when the init fails */
         gg_status_clear(&st);
         rc = on_device ? gg_backend_cuda_init(&be, ordinal, &st)
-                       : gg_backend_cpu_init(&be, (size_t) fmax(0, list_num(control, "block.rows", chunk)), &st);
+                       : gg_backend_cpu_init(&be, (size_t) block_rows, &st);
         if (rc == 0) rc = be.ops->load(&be, &d, &st);
         t_pre = gg_now() - t_enter;
         gg_fit_rows_new_attempt(&fr);
@@ -265,6 +280,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
         gg_strlcpy(fallback, st.msg, sizeof fallback);
     }
     gg_fit_rows_finish(&fr);
+    gg_threads_set_limit(prev_limit);
     if (rc) gg_raise(&st);
 
     const char *snames[] = {"reml", "sig2", "scale.vp", "deviance", "rss", "iter",
@@ -288,6 +304,11 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     const char *cnames[] = {"gram", "xbeta", "row_state"};
     const double cv[] = {(double) counters[0], (double) counters[1], (double) counters[2]};
     SET_VECTOR_ELT(res, 20, gg_named_doubles(3, cnames, cv));
+    /* R's density warns where it is 0 (a Poisson response that is not a
+     * whole number: the aic is Inf); family_stats.c counted those rows off
+     * R's thread, the warning is given here, as family$aic gives it */
+    if (fr.aic_nonint.count > 0)
+        Rf_warningcall(R_NilValue, "non-integer x = %f", fr.aic_nonint.x);
     UNPROTECT(1);
     return res;
 }
@@ -317,6 +338,7 @@ SEXP gg_backend_check(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP lin
     SET_VECTOR_ELT(res, 3, Rf_allocVector(REALSXP, 1));
     for (int i = 4; i < 9; i++) SET_VECTOR_ELT(res, i, Rf_allocVector(REALSXP, n));
     gg_backend be;
+    memset(&be, 0, sizeof be);
     if (gg_backend_cpu_init(&be, 7, &st)) gg_raise(&st);   /* small chunks: exercise the blocking */
     gg_data d = {(size_t) n, p, REAL(X), REAL(y), REAL(w),
                  offset == R_NilValue ? NULL : REAL(offset), NULL};

@@ -52,7 +52,7 @@ static void *fit_rows_stats(void *arg)
     gg_fit_rows *fr = arg;
     fr->aic_na = gg_residuals_aic(fr->fam.fam, fr->n, fr->y, fr->out[GG_ROWS_MU], fr->pw,
                                   fr->sig2, fr->nthreads, fr->out[GG_ROWS_RESID],
-                                  &fr->resid_ss, &fr->aic);
+                                  &fr->resid_ss, &fr->aic, &fr->aic_nonint);
     return NULL;
 }
 

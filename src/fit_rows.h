@@ -10,6 +10,7 @@
 
 #include "backend.h"
 #include "family.h"
+#include "family_stats.h"
 #include "status.h"
 #include "threads.h"
 
@@ -19,6 +20,7 @@ typedef struct gg_fit_rows {
     /* results, once gg_fit_rows_wait() says the final vectors came */
     double null_deviance, resid_ss, aic;
     int aic_na;                     /* quasi families: no aic */
+    gg_aic_nonint aic_nonint;       /* rows R's aic would warn about */
     /* private */
     gg_family fam;
     size_t n;

@@ -27,7 +27,8 @@ SEXP gg_gram_r(SEXP X, SEXP w, SEXP z, SEXP mode_, SEXP ordinal_)
         gg_abort("gamgpu_bad_input", "w must be a double vector with one value per row of X");
     if (z != R_NilValue && (!Rf_isReal(z) || (size_t) XLENGTH(z) != n))
         gg_abort("gamgpu_bad_input", "z must be a double vector with one value per row of X");
-    const int mode = Rf_asInteger(mode_), ordinal = Rf_asInteger(ordinal_);
+    const int mode = gg_as_int(mode_, "the mode", 0, 2, "gamgpu_bad_input");
+    const int ordinal = gg_as_int(ordinal_, "the device ordinal", 0, INT_MAX, "gamgpu_bad_input");
     const double *wp = w == R_NilValue ? NULL : REAL(w);
     const double *zp = z == R_NilValue ? NULL : REAL(z);
 

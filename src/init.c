@@ -10,6 +10,7 @@
 #include "family_r.h"
 #include "fit_r.h"
 #include "setup_r.h"
+#include "threads_r.h"
 
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
@@ -45,6 +46,8 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_column_summary_r,    2),
     CALLDEF(gg_column_extremes_r,   3),
     CALLDEF(gg_check_rows_r,        4),
+    CALLDEF(gg_log_density_r,       4),
+    CALLDEF(gg_threads_peak_r,      1),
     {NULL, NULL, 0}
 };
 

@@ -3,6 +3,8 @@
  * configure compiles this file instead of the cuda_*.c files when it found
  * no CUDA toolkit or was given --without-cuda.  Every query answers "built
  * without CUDA", so the same glue, policy and tests run unchanged. */
+#include <string.h>
+
 #include "backend.h"
 #include "gpu.h"
 #include "build_config.h"
@@ -85,10 +87,11 @@ int gg_gpu_predict(int ordinal, const double *X, size_t n, int p, const double *
     return unavailable(st);
 }
 
+/* Fails, leaving *be a defined empty backend (no ops, zero counters and
+ * timings, placement ""): the caller reads those after any attempt. */
 int gg_backend_cuda_init(gg_backend *be, int ordinal, gg_status *st)
 {
     (void) ordinal;
-    be->ops = 0;
-    be->impl = 0;
+    memset(be, 0, sizeof *be);
     return unavailable(st);
 }

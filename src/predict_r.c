@@ -9,6 +9,7 @@
  * raised here. */
 #include <R.h>
 #include <Rinternals.h>
+#include <limits.h>
 #include <math.h>
 
 #include "device_r.h"
@@ -17,6 +18,7 @@
 #include "gpu_telemetry.h"
 #include "predict_cpu.h"
 #include "sexp_r.h"
+#include "threads.h"
 
 SEXP gg_predict_r(SEXP X, SEXP beta, SEXP V, SEXP mode_, SEXP ordinal_, SEXP chunk_rows_,
                   SEXP threads_)
@@ -33,13 +35,18 @@ SEXP gg_predict_r(SEXP X, SEXP beta, SEXP V, SEXP mode_, SEXP ordinal_, SEXP chu
                  "predict: beta must be a double vector with one value per column of X");
     if (!Rf_isReal(V) || !Rf_isMatrix(V) || Rf_nrows(V) != p || Rf_ncols(V) != p)
         gg_abort("gamgpu_bad_input", "predict: V must be a p x p double matrix, p = ncol(X)");
-    const int mode = Rf_asInteger(mode_), ordinal = Rf_asInteger(ordinal_);
-    const double chunk = Rf_asReal(chunk_rows_);
-    const int threads = Rf_asInteger(threads_);
-    if (mode == NA_INTEGER || mode < 0 || mode > 2 || ordinal == NA_INTEGER || ordinal < 0)
-        gg_abort("gamgpu_bad_input", "predict: bad mode or device ordinal");
-    if (!(chunk >= 0))
-        gg_abort("gamgpu_bad_input", "predict: the chunk size must be a non-negative number of rows");
+    const int mode = gg_as_int(mode_, "predict: the mode", 0, 2, "gamgpu_bad_input");
+    const int ordinal = gg_as_int(ordinal_, "predict: the device ordinal", 0, INT_MAX,
+                                  "gamgpu_bad_input");
+    const int threads = gg_as_int(threads_, "predict: threads", 1, GG_MAX_THREADS,
+                                  "gamgpu_bad_input");
+    /* rows per device chunk (option gamgpu.predict_chunk_rows): a whole
+     * number of rows, 0 for no limit; Inf is no limit too (0), rather than
+     * a cast C leaves undefined */
+    const size_t chunk = Rf_isReal(chunk_rows_) && XLENGTH(chunk_rows_) == 1 &&
+                         REAL(chunk_rows_)[0] == R_PosInf
+        ? 0
+        : gg_as_size(chunk_rows_, "predict: the chunk size (rows)", 0x1p53, "gamgpu_bad_input");
 
     const char *names[] = {"fit", "se.fit", "backend", "fallback"};
     SEXP out = PROTECT(gg_named_list(4, names));
@@ -51,13 +58,16 @@ SEXP gg_predict_r(SEXP X, SEXP beta, SEXP V, SEXP mode_, SEXP ordinal_, SEXP chu
     char backend[32] = "cpu";
     const char *fallback = "";
     const int rc = mode > 0 ? gg_gpu_predict(ordinal, REAL(X), n, p, REAL(beta), REAL(V),
-                                             (size_t) chunk, REAL(fit), REAL(se), &st) : 0;
+                                             chunk, REAL(fit), REAL(se), &st) : 0;
     if (!gg_device_outcome(mode, rc, ordinal, "predict", &st, backend, sizeof backend,
                            &fallback)) {
         gg_status cst;
         gg_status_clear(&cst);
-        if (gg_cpu_predict(REAL(X), n, p, REAL(beta), REAL(V), REAL(fit), REAL(se),
-                           threads == NA_INTEGER ? 1 : threads, &cst) != 0)
+        const int prev = gg_threads_set_limit(threads);
+        const int rc2 = gg_cpu_predict(REAL(X), n, p, REAL(beta), REAL(V), REAL(fit),
+                                       REAL(se), threads, &cst);
+        gg_threads_set_limit(prev);
+        if (rc2 != 0)
             gg_raise(&cst);
     }
     /* se.fit = sqrt(pmax(0, se2)) as predict.gam does (NaN stays NaN) */

@@ -9,11 +9,13 @@
 #include "sexp_r.h"
 #include "setup_r.h"
 #include "setup_stats.h"
+#include "threads.h"
 
+/* The threads a pass may use; also the budget's limit (threads.h) while
+ * it runs. */
 static int threads_arg(SEXP nthreads)
 {
-    const int t = Rf_asInteger(nthreads);
-    return t == NA_INTEGER || t < 1 ? 1 : t;
+    return gg_as_int(nthreads, "nthreads", 1, GG_MAX_THREADS, "gamgpu_bad_input");
 }
 
 /* c(count of non-missing values, min, median, max); NA for the last three
@@ -23,8 +25,10 @@ SEXP gg_column_summary_r(SEXP x, SEXP nthreads)
     if (!Rf_isReal(x)) gg_abort("gamgpu_bad_input", "x must be a double vector");
     size_t m = 0;
     double lo = NA_REAL, med = NA_REAL, hi = NA_REAL;
-    if (gg_column_summary(REAL(x), (size_t) XLENGTH(x), threads_arg(nthreads), &m, &lo,
-                          &med, &hi) != 0)
+    const int nt = threads_arg(nthreads), prev = gg_threads_set_limit(nt);
+    const int rc = gg_column_summary(REAL(x), (size_t) XLENGTH(x), nt, &m, &lo, &med, &hi);
+    gg_threads_set_limit(prev);
+    if (rc != 0)
         gg_abort("gamgpu_host_oom", "no memory for the column summary");
     SEXP out = PROTECT(Rf_allocVector(REALSXP, 4));
     REAL(out)[0] = (double) m;
@@ -43,9 +47,11 @@ SEXP gg_column_extremes_r(SEXP x, SEXP count_only, SEXP nthreads)
     if (!Rf_isReal(x)) gg_abort("gamgpu_bad_input", "x must be a double vector");
     const size_t n = (size_t) XLENGTH(x);
     size_t na = 0, lo = n, hi = n;
-    const int rc = Rf_asLogical(count_only) == TRUE
-        ? gg_count_nan(REAL(x), n, threads_arg(nthreads), &na)
-        : gg_column_extremes(REAL(x), n, threads_arg(nthreads), &na, &lo, &hi);
+    const int count = Rf_asLogical(count_only) == TRUE;
+    const int nt = threads_arg(nthreads), prev = gg_threads_set_limit(nt);
+    const int rc = count ? gg_count_nan(REAL(x), n, nt, &na)
+                         : gg_column_extremes(REAL(x), n, nt, &na, &lo, &hi);
+    gg_threads_set_limit(prev);
     if (rc != 0) gg_abort("gamgpu_host_oom", "no memory for the column extremes");
     SEXP out = PROTECT(Rf_allocVector(REALSXP, 3));
     REAL(out)[0] = (double) na;
@@ -65,8 +71,11 @@ SEXP gg_check_rows_r(SEXP y, SEXP w, SEXP offset, SEXP nthreads)
     if (offset != R_NilValue && (!Rf_isReal(offset) || XLENGTH(offset) != XLENGTH(y)))
         gg_abort("gamgpu_bad_input", "the offset must be NULL or a double vector as long as y");
     gg_row_checks r;
-    if (gg_check_rows(REAL(y), REAL(w), offset == R_NilValue ? NULL : REAL(offset),
-                      (size_t) XLENGTH(y), threads_arg(nthreads), &r) != 0)
+    const int nt = threads_arg(nthreads), prev = gg_threads_set_limit(nt);
+    const int rc = gg_check_rows(REAL(y), REAL(w), offset == R_NilValue ? NULL : REAL(offset),
+                                 (size_t) XLENGTH(y), nt, &r);
+    gg_threads_set_limit(prev);
+    if (rc != 0)
         gg_abort("gamgpu_host_oom", "no memory for the checks of the response");
     const char *names[] = {"w_bad", "w_positive", "y_bad", "o_nonzero", "o_bad", "y_min",
                            "y_max"};

@@ -1,10 +1,83 @@
-/* threads.c -- the package's POSIX threads (threads.h): gg_run_jobs(), a
- * one-off fan-out with a fallback to the caller's thread; gg_task, one job
- * beside the caller; gg_pool, parked workers for many short fan-outs. */
+/* threads.c -- the package's POSIX threads (threads.h): the process-wide
+ * budget of helper threads, gg_run_jobs(), a one-off fan-out; gg_task, one
+ * job beside the caller; gg_pool, parked workers for many short fan-outs.
+ * A job that cannot have a thread (no slot left, or pthread_create failed)
+ * runs on the caller's thread, so every path gives the same results. */
 #include "threads.h"
 
 #include <pthread.h>
 #include <stdlib.h>
+
+/* ---- the budget: slots for helper threads -------------------------------- */
+
+static pthread_mutex_t budget_mu = PTHREAD_MUTEX_INITIALIZER;
+static int budget_limit;        /* most threads at once, the caller's included; < 1: none */
+static int budget_helpers;      /* helper threads holding a slot */
+static int budget_peak = 1;     /* most threads at once since the last reset */
+
+int gg_threads_set_limit(int nthreads)
+{
+    pthread_mutex_lock(&budget_mu);
+    const int prev = budget_limit;
+    budget_limit = nthreads < 1 ? 0 : nthreads;
+    pthread_mutex_unlock(&budget_mu);
+    return prev;
+}
+
+int gg_threads_peak(int reset)
+{
+    pthread_mutex_lock(&budget_mu);
+    const int peak = budget_peak;
+    if (reset)
+        budget_peak = 1 + budget_helpers;
+    pthread_mutex_unlock(&budget_mu);
+    return peak;
+}
+
+static int slot_take(void)
+{
+    pthread_mutex_lock(&budget_mu);
+    const int ok = budget_limit < 1 || 1 + budget_helpers < budget_limit;
+    if (ok && 1 + ++budget_helpers > budget_peak)
+        budget_peak = 1 + budget_helpers;
+    pthread_mutex_unlock(&budget_mu);
+    return ok;
+}
+
+static void slot_give(void)
+{
+    pthread_mutex_lock(&budget_mu);
+    budget_helpers--;
+    pthread_mutex_unlock(&budget_mu);
+}
+
+/* A thread for body(arg) if a slot can be had; 1 when it started.  body
+ * gives the slot back (slot_give) when its work is done. */
+static int helper_start(pthread_t *tid, void *(*body)(void *), void *arg)
+{
+    if (!slot_take())
+        return 0;
+    if (pthread_create(tid, NULL, body, arg) != 0) {
+        slot_give();
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- gg_run_jobs: a one-off fan-out -------------------------------------- */
+
+typedef struct job_helper {
+    void *(*fn)(void *);
+    void *arg;
+} job_helper;
+
+static void *job_helper_run(void *arg)
+{
+    job_helper *h = arg;
+    h->fn(h->arg);
+    slot_give();
+    return NULL;
+}
 
 void gg_run_jobs(int n, void *(*fn)(void *), void *jobs, size_t size)
 {
@@ -12,16 +85,20 @@ void gg_run_jobs(int n, void *(*fn)(void *), void *jobs, size_t size)
     if (n < 1)
         return;
     pthread_t *tid = n > 1 ? malloc((size_t) n * sizeof *tid) : NULL;
+    job_helper *h = n > 1 ? malloc((size_t) n * sizeof *h) : NULL;
     int *started = n > 1 ? calloc((size_t) n, sizeof *started) : NULL;
-    if (tid == NULL || started == NULL) {     /* one job, or no memory: in turn here */
+    if (tid == NULL || h == NULL || started == NULL) {  /* one job, or no memory: in turn here */
         free(tid);
+        free(h);
         free(started);
         for (int t = 0; t < n; t++)
             fn(job + (size_t) t * size);
         return;
     }
-    for (int t = 1; t < n; t++)
-        started[t] = pthread_create(&tid[t], NULL, fn, job + (size_t) t * size) == 0;
+    for (int t = 1; t < n; t++) {
+        h[t] = (job_helper) {fn, job + (size_t) t * size};
+        started[t] = helper_start(&tid[t], job_helper_run, &h[t]);
+    }
     fn(job);
     for (int t = 1; t < n; t++) {
         if (started[t])
@@ -30,15 +107,26 @@ void gg_run_jobs(int n, void *(*fn)(void *), void *jobs, size_t size)
             fn(job + (size_t) t * size);
     }
     free(tid);
+    free(h);
     free(started);
 }
 
 /* ---- gg_task: one job beside the caller ---------------------------------- */
 
+static void *task_run(void *arg)
+{
+    gg_task *task = arg;
+    task->fn(task->arg);
+    slot_give();
+    return NULL;
+}
+
 void gg_task_start(gg_task *task, void *(*fn)(void *), void *arg)
 {
     task->joined = 0;
-    task->started = pthread_create(&task->tid, NULL, fn, arg) == 0;
+    task->fn = fn;
+    task->arg = arg;
+    task->started = helper_start(&task->tid, task_run, task);
     if (!task->started)
         fn(arg);
 }
@@ -52,16 +140,23 @@ void gg_task_join(gg_task *task)
 
 /* ---- gg_pool: parked workers woken once per fan-out ---------------------- */
 
+typedef struct pool_worker_arg {
+    struct gg_pool *pool;
+    unsigned long born;         /* the generation when it was started */
+} pool_worker_arg;
+
 struct gg_pool {
-    int nworkers, started;
+    int size;                   /* threads the work is split for, the caller's included */
+    int started;                /* workers running (at most size - 1) */
     pthread_t *tid;
+    pool_worker_arg *warg;
     pthread_mutex_t mu;
     pthread_cond_t wake, done;
-    unsigned long generation;   /* bumped once per gg_pool_run */
+    unsigned long generation;   /* bumped once per gg_pool_run (by the caller only) */
     int quit, busy;             /* workers still inside the current fan-out */
     void *(*fn)(void *);
     char *jobs;
-    size_t size;
+    size_t sz;
     int njobs, next;
 };
 
@@ -69,7 +164,7 @@ struct gg_pool {
 static void pool_drain(gg_pool *pool)
 {
     while (pool->next < pool->njobs) {
-        char *job = pool->jobs + (size_t) pool->next++ * pool->size;
+        char *job = pool->jobs + (size_t) pool->next++ * pool->sz;
         void *(*fn)(void *) = pool->fn;
         pthread_mutex_unlock(&pool->mu);
         fn(job);
@@ -79,8 +174,9 @@ static void pool_drain(gg_pool *pool)
 
 static void *pool_worker(void *arg)
 {
-    gg_pool *pool = arg;
-    unsigned long seen = 0;
+    pool_worker_arg *wa = arg;
+    gg_pool *pool = wa->pool;
+    unsigned long seen = wa->born;
     pthread_mutex_lock(&pool->mu);
     for (;;) {
         while (!pool->quit && pool->generation == seen)
@@ -93,7 +189,22 @@ static void *pool_worker(void *arg)
             pthread_cond_signal(&pool->done);
     }
     pthread_mutex_unlock(&pool->mu);
+    slot_give();
     return NULL;
+}
+
+/* Start the missing workers while slots last (on the caller's thread,
+ * between fan-outs: generation does not change meanwhile). */
+static void pool_grow(gg_pool *pool)
+{
+    while (pool->started < pool->size - 1) {
+        pool_worker_arg *wa = &pool->warg[pool->started];
+        wa->pool = pool;
+        wa->born = pool->generation;
+        if (!helper_start(&pool->tid[pool->started], pool_worker, wa))
+            break;
+        pool->started++;
+    }
 }
 
 gg_pool *gg_pool_new(int nthreads)
@@ -104,34 +215,30 @@ gg_pool *gg_pool_new(int nthreads)
     if (pool == NULL)
         return NULL;
     pool->tid = malloc((size_t) (nthreads - 1) * sizeof *pool->tid);
-    if (pool->tid == NULL || pthread_mutex_init(&pool->mu, NULL) != 0) {
+    pool->warg = malloc((size_t) (nthreads - 1) * sizeof *pool->warg);
+    if (pool->tid == NULL || pool->warg == NULL || pthread_mutex_init(&pool->mu, NULL) != 0) {
         free(pool->tid);
+        free(pool->warg);
         free(pool);
         return NULL;
     }
     pthread_cond_init(&pool->wake, NULL);
     pthread_cond_init(&pool->done, NULL);
-    for (int t = 0; t < nthreads - 1; t++) {
-        if (pthread_create(&pool->tid[t], NULL, pool_worker, pool) != 0)
-            break;
-        pool->started++;
-    }
-    pool->nworkers = pool->started;
-    if (pool->nworkers == 0) {
-        gg_pool_free(pool);
-        return NULL;
-    }
+    pool->size = nthreads;
+    pool_grow(pool);
     return pool;
 }
 
 int gg_pool_size(const gg_pool *pool)
 {
-    return pool != NULL ? pool->nworkers + 1 : 1;
+    return pool != NULL ? pool->size : 1;
 }
 
 void gg_pool_run(gg_pool *pool, int n, void *(*fn)(void *), void *jobs, size_t size)
 {
-    if (pool == NULL || n < 2) {
+    if (pool != NULL && n > 1)
+        pool_grow(pool);
+    if (pool == NULL || n < 2 || pool->started == 0) {
         for (int k = 0; k < n; k++)
             fn((char *) jobs + (size_t) k * size);
         return;
@@ -139,10 +246,10 @@ void gg_pool_run(gg_pool *pool, int n, void *(*fn)(void *), void *jobs, size_t s
     pthread_mutex_lock(&pool->mu);
     pool->fn = fn;
     pool->jobs = jobs;
-    pool->size = size;
+    pool->sz = size;
     pool->njobs = n;
     pool->next = 0;
-    pool->busy = pool->nworkers;
+    pool->busy = pool->started;
     pool->generation++;
     pthread_cond_broadcast(&pool->wake);
     pool_drain(pool);
@@ -165,5 +272,6 @@ void gg_pool_free(gg_pool *pool)
     pthread_cond_destroy(&pool->done);
     pthread_mutex_destroy(&pool->mu);
     free(pool->tid);
+    free(pool->warg);
     free(pool);
 }

@@ -1,0 +1,27 @@
+# The arguments of .Call(gg_fit, ...) as gam_gpu() prepares them (from
+# mgcv's own setup), for tests that call the C entry point directly: its
+# checks of spec and control, and its behaviour under gctorture().
+gg_fit_args <- function(formula, data, family = stats::gaussian(),
+                        control = gam_gpu_control(nthreads = 1L)) {
+  G <- mgcv::gam(formula, family = family, data = data, fit = FALSE)
+  X <- G$X
+  dimnames(X) <- NULL
+  y <- as.numeric(G$y)
+  list(X = X, y = y, w = as.numeric(G$w), offset = NULL,
+       family = family$family, link = family$link,
+       S = lapply(G$S, function(s) { storage.mode(s) <- "double"; s }),
+       off = as.integer(G$off), L = NULL, lsp0 = as.numeric(G$lsp0),
+       spec = list(nobs = nrow(X),
+                   scale = if (family$family %in% c("binomial", "poisson")) 1 else -1,
+                   gamma = 1,
+                   additive = family$family == "gaussian" && family$link == "identity",
+                   yvar = stats::var(y), hat = TRUE, device_mode = 0L, device_ordinal = 0L),
+       control = unclass(control))
+}
+
+# .Call(gg_fit, ...) on such arguments, with some of them replaced
+call_gg_fit <- function(a, ...) {
+  a <- utils::modifyList(a, list(...), keep.null = TRUE)
+  .Call(gamgpu:::gg_fit, a$X, a$y, a$w, a$offset, a$family, a$link, a$S, a$off, a$L,
+        a$lsp0, a$spec, a$control)
+}
