@@ -39,9 +39,11 @@
 #     double vectors (which.min()/which.max() for plain integer ones)
 #     without missing values; anything else uses mgcv's expression.  The
 #     missing-value scans of the frame's double columns run in C too.
+# AR.start is one more column of the model frames, "(AR.start)", as in
+# bam(); rho does not reach the setup.
 # What the lean path does not cover goes to bam() itself (lean_setup_ok):
 # another mgcv version, bam() arguments beyond the model frame's (paraPen,
-# discrete, G, drop.intercept, AR.start, ...), formula lists, extended or
+# discrete, G, drop.intercept, ...), formula lists, extended or
 # general families, na.action other than na.omit/na.exclude.  Any error on
 # the lean path also hands over to bam(), so errors are bam()'s own
 # (warnings given before such an error are given again by bam()).  n <=
@@ -58,7 +60,7 @@
 # bam().
 .gg_lean_args <- c("formula", "family", "data", "weights", "subset",
                    "na.action", "offset", "method", "knots", "gamma",
-                   "select", "fit", "chunk.size")
+                   "select", "fit", "chunk.size", "rho", "AR.start")
 
 #' The setup object of bam(fit = FALSE)
 #'

@@ -90,28 +90,30 @@ test_that("bad rho and AR.start are classed errors", {
                class = "gamgpu_error")
 })
 
-test_that("AR1 fits on the device equal the CPU's and launch the Gram kernels", {
-  skip_if_no_device()
-  d <- ar1_data(5000, 0.7, n_series = 4, seed = 14)
-  gc <- gam_gpu(y ~ s(x0) + s(x1, bs = "cr") + x2, data = d, weights = w, rho = 0.7,
-                AR.start = start, device = "off")
-  gpu_telemetry(reset = TRUE)
-  gd <- gam_gpu(y ~ s(x0) + s(x1, bs = "cr") + x2, data = d, weights = w, rho = 0.7,
-                AR.start = start, device = "required")
-  t <- gpu_telemetry()
-  expect_identical(gd$device$backend, "cuda")
-  expect_gt(sum(t$launches[t$backend == "engine"]), 0)
-  expect_equal(sum(t$fallbacks), 0)
-  rel <- function(a, b) max(abs(a - b)) / max(abs(b))
-  expect_lt(rel(coef(gd), coef(gc)), 1e-9)
-  expect_lt(rel(gd$linear.predictors, gc$linear.predictors), 1e-9)
-  expect_lt(abs(gd$gcv.ubre - gc$gcv.ubre) / abs(gc$gcv.ubre), 1e-9)
-  expect_lt(rel(gd$hat, gc$hat), 1e-9)
-  expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
-  b <- mgcv::bam(y ~ s(x0) + s(x1, bs = "cr") + x2, data = d, weights = w, rho = 0.7,
-                 AR.start = start)
-  expect_ar1_parity(gd, b)
-})
+for (rho in c(0.3, 0.6, 0.9)) for (series in c(1, 4)) {
+  test_that(sprintf("rho = %g, %d series: device fits equal the CPU's and bam's, kernels launched",
+                    rho, series), {
+    skip_if_no_device()
+    d <- ar1_data(5000, rho, n_series = series, seed = 14)
+    args <- list(y ~ s(x0) + s(x1, bs = "cr") + x2, data = d, weights = d$w, rho = rho)
+    if (series > 1) args$AR.start <- d$start
+    gc <- do.call(gam_gpu, c(args, device = "off"))
+    gpu_telemetry(reset = TRUE)
+    gd <- do.call(gam_gpu, c(args, device = "required"))
+    t <- gpu_telemetry()
+    expect_identical(gd$device$backend, "cuda")
+    expect_gt(sum(t$launches[t$backend == "engine"]), 0)
+    expect_equal(sum(t$fallbacks), 0)
+    rel <- function(a, b) max(abs(a - b)) / max(abs(b))
+    expect_lt(rel(coef(gd), coef(gc)), 1e-9)
+    expect_lt(rel(gd$linear.predictors, gc$linear.predictors), 1e-9)
+    expect_lt(abs(gd$gcv.ubre - gc$gcv.ubre) / abs(gc$gcv.ubre), 1e-9)
+    expect_lt(rel(gd$hat, gc$hat), 1e-9)
+    expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+    b <- do.call(mgcv::bam, args)
+    expect_ar1_parity(gd, b)
+  })
+}
 
 test_that("rho with a setup object from fit = FALSE gives the direct fit", {
   d <- ar1_data(500, 0.6, n_series = 2, seed = 15)

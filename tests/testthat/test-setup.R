@@ -89,6 +89,17 @@ test_that("weights, offset = and offset() in the formula", {
   expect_lean_identical(setup_call(y ~ s(x0) + offset(log(w)), data = quote(dat)))
 })
 
+test_that("AR1 residuals: AR.start is a column of the frame, rho does not reach the setup", {
+  skip_if_not(lean_mgcv)
+  G <- expect_lean_identical(setup_call(y ~ s(x0) + s(x1, bs = "cr"), data = quote(dat),
+                                        rho = 0.5, AR.start = quote(lg)))
+  expect_identical(G$mf[["(AR.start)"]], dat$lg)
+  d2 <- dat
+  d2$lg[c(5, 900)] <- NA
+  expect_lean_identical(setup_call(y ~ s(x0) + fac, data = quote(d2), rho = 0.3,
+                                   AR.start = quote(lg), weights = quote(w)))
+})
+
 test_that("missing values with na.omit and na.exclude, and subset =", {
   skip_if_not(lean_mgcv)
   d2 <- dat
