@@ -74,10 +74,31 @@ ar1_finish <- function(object, ar) {
   df <- if (is.null(start)) 1 else sum(start)
   object$gcv.ubre <- object$gcv.ubre - (n - df) * log(ld)
   object$AR1.rho <- rho
-  object$std.rsd <- mgcv_fun("AR.resid")(object$residuals, rho, start)
+  object$std.rsd <- ar1_resid(object$residuals, rho, start)
   dev <- sum(object$std.rsd^2)
   object$aic <- object$family$aic(object$y, 1, object$fitted.values, object$prior.weights,
                                   dev) -
     2 * (n - sum(sum(start))) * log(ld) + 2 * sum(object$edf)
   object
+}
+
+#' mgcv:::AR.resid(rsd, rho, AR.start), vectorized
+#'
+#' AR.resid builds index and weight vectors of 2n entries for rwMatrix();
+#' the same sums in the same order (sd r[i-1] + ld r[i]; r[i] where a series
+#' starts, which rwMatrix forms as 0 r[i-1] + 1 r[i]) without them.  Equal
+#' to AR.resid bit for bit while the residuals are finite (test-ar1.R).
+#' @noRd
+ar1_resid <- function(rsd, rho, start = NULL) {
+  n <- length(rsd)
+  if (rho == 0 || n < 2L) return(rsd)
+  ld <- 1 / sqrt(1 - rho^2)
+  sd <- -rho * ld
+  out <- c(rsd[1L], sd * rsd[-n] + ld * rsd[-1L])
+  if (!is.null(start)) {
+    ii <- which(start == TRUE)
+    ii <- ii[ii > 1L]
+    out[ii] <- 0 * rsd[ii - 1L] + 1 * rsd[ii]
+  }
+  out
 }

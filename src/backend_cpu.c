@@ -176,17 +176,20 @@ static int cpu_leverage(gg_backend *be, const double *M, double *h, gg_status *s
     double done = 1.0, dzero = 0.0;
     for (size_t r0 = 0; r0 < n; r0 += s->chunk) {
         int m = (int) ((n - r0) < s->chunk ? (n - r0) : s->chunk);
-        if (ar)
-            /* the transformed rows a x_r + c x_{r-1}; h = x~' M x~ */
-            for (int i = 0; i < m; i++) {
-                double a, c;
-                gg_ar1_row((long long) (r0 + i), s->ar.ld, s->ar.sd, s->ar.start, s->w, &a, &c);
-                for (int j = 0; j < p; j++) {
-                    const double *xj = s->d.X + (size_t) j * n + r0 + i;
-                    s->buf[(size_t) j * m + i] = c != 0.0 ? a * xj[0] + c * xj[-1] : a * xj[0];
-                }
+        if (ar) {
+            /* the transformed rows a x_r + c x_{r-1}; h = x~' M x~ (the
+             * coefficients go in h, overwritten below) */
+            double *ca = h + r0, *cc = s->buf2;
+            for (int i = 0; i < m; i++)
+                gg_ar1_row((long long) (r0 + i), s->ar.ld, s->ar.sd, s->ar.start, s->w, &ca[i],
+                           &cc[i]);
+            for (int j = 0; j < p; j++) {
+                const double *xj = s->d.X + (size_t) j * n + r0;
+                double *bj = s->buf + (size_t) j * m;
+                for (int i = 0; i < m; i++)
+                    bj[i] = cc[i] != 0.0 ? ca[i] * xj[i] + cc[i] * xj[i - 1] : ca[i] * xj[i];
             }
-        else
+        } else
             for (int j = 0; j < p; j++)
                 memcpy(s->buf + (size_t) j * m, s->d.X + (size_t) j * n + r0,
                        (size_t) m * sizeof(double));

@@ -125,3 +125,15 @@ test_that("rho with a setup object from fit = FALSE gives the direct fit", {
   expect_equal(g1$gcv.ubre, g2$gcv.ubre, tolerance = 1e-13)
   expect_equal(g1$AR1.rho, 0.6)
 })
+
+test_that("std.rsd: ar1_resid() is mgcv's AR.resid() bit for bit", {
+  set.seed(3)
+  r <- rnorm(1000)
+  st <- rep(FALSE, 1000); st[c(1, 250, 251, 999)] <- TRUE
+  AR.resid <- get("AR.resid", envir = asNamespace("mgcv"))
+  for (rho in c(-0.4, 0.3, 0.95)) {
+    expect_identical(gamgpu:::ar1_resid(r, rho), AR.resid(r, rho))
+    expect_identical(gamgpu:::ar1_resid(r, rho, st), AR.resid(r, rho, st))
+  }
+  expect_identical(gamgpu:::ar1_resid(r, 0, st), r)
+})
