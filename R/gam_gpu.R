@@ -8,6 +8,7 @@
   quasibinomial = c("logit", "probit", "cloglog", "cauchit", "log"),
   poisson = c("log", "identity", "sqrt"),
   quasipoisson = c("log", "identity", "sqrt"),
+  negbin = c("log", "identity", "sqrt"),
   Gamma = c("inverse", "log", "identity"),
   inverse.gaussian = c("1/mu^2", "inverse", "log", "identity"))
 
@@ -33,6 +34,19 @@ device_reason <- function(policy, backend, fallback) {
   paste("fell back to the CPU:", fallback)
 }
 
+# mgcv's negbin(theta): a plain "family" (not an extended one) whose name
+# is "Negative Binomial(theta)" and whose theta is known.
+is_negbin <- function(family)
+  !inherits(family, "extended.family") && is.character(family$family) &&
+    all(startsWith(family$family, "Negative Binomial")) && is.function(family$getTheta)
+
+# The family as the engine names it, with its parameter: list(name, theta),
+# theta NULL for the families without one.
+engine_family <- function(family) {
+  if (!is_negbin(family)) return(list(name = family$family, theta = NULL))
+  list(name = "negbin", theta = family$getTheta())
+}
+
 resolve_family <- function(family, env) {
   family <- tryCatch(family, error = function(e)
     gamgpu_abort("gamgpu_bad_family",
@@ -51,7 +65,15 @@ resolve_family <- function(family, env) {
   if (!inherits(family, "family") || !is.character(family$family))
     gamgpu_abort("gamgpu_bad_family", "'family' must be a family object, such as binomial()",
                  call = NULL)
-  links <- .gg_links[[family$family]]
+  if (is_negbin(family)) {
+    theta <- family$getTheta()
+    if (!is.numeric(theta) || length(theta) != 1L || !is.finite(theta) || theta <= 0)
+      gamgpu_abort("gamgpu_bad_family",
+                   paste0("negbin() with theta = ", paste(format(theta), collapse = ", "),
+                          ": gamgpu takes one known theta > 0, as negbin(3) (mgcv's search ",
+                          "over several theta values is not supported)"), call = NULL)
+  }
+  links <- .gg_links[[engine_family(family)$name]]
   if (is.null(links))
     gamgpu_abort("gamgpu_bad_family",
                  sprintf("family '%s' is not supported; supported: %s", family$family,
@@ -129,8 +151,12 @@ classify_setup_error <- function(e) {
 #'   with \code{G}.
 #' @param family one of \code{gaussian}, \code{binomial},
 #'   \code{quasibinomial}, \code{poisson}, \code{quasipoisson}, \code{Gamma},
-#'   \code{inverse.gaussian} with one of the links R allows for it; a family
-#'   object, function or name.
+#'   \code{inverse.gaussian} with one of the links R allows for it, or
+#'   mgcv's \code{negbin(theta)} with one known theta (links log, sqrt,
+#'   identity; the scale estimated, as \code{bam()}); a family object,
+#'   function or name.  mgcv's extended families (\code{nb()}, \code{tw()},
+#'   \code{ziP()}, ...) are not supported yet: an error of class
+#'   \code{gamgpu_bad_family}.
 #' @param data a data frame (or list) holding the variables of the formula.
 #' @param weights prior weights (non-negative, finite), as in \code{bam()}.
 #' @param subset an optional vector selecting the rows to use.
@@ -384,18 +410,18 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   if (chk[["w_positive"]] == 0) gamgpu_abort("gamgpu_bad_weights", "all weights are zero")
   if (chk[["y_bad"]] != 0)
     gamgpu_abort("gamgpu_bad_response", "the response has non-finite values")
-  bad <- switch(family$family,
+  bad <- switch(engine_family(family)$name,
                 binomial = , quasibinomial = chk[["y_min"]] < 0 || chk[["y_max"]] > 1,
-                poisson = , quasipoisson = chk[["y_min"]] < 0,
+                poisson = , quasipoisson = , negbin = chk[["y_min"]] < 0,
                 Gamma = , inverse.gaussian = chk[["y_min"]] <= 0,
                 FALSE)
   if (bad)
     gamgpu_abort("gamgpu_bad_response",
                  sprintf("the response is outside the support of the %s family%s",
                          family$family,
-                         switch(family$family,
+                         switch(engine_family(family)$name,
                                 binomial = , quasibinomial = " (must be in [0, 1])",
-                                poisson = , quasipoisson = " (must be >= 0)",
+                                poisson = , quasipoisson = , negbin = " (must be >= 0)",
                                 Gamma = , inverse.gaussian = " (must be > 0)", "")))
   if (chk[["o_nonzero"]] == 0) offset <- NULL
   else if (chk[["o_bad"]] != 0)
@@ -420,11 +446,11 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                yvar = stats::var(y), hat = control$hat,
                device_mode = plan$mode, device_ordinal = plan$ordinal,
                ar_rho = if (is.null(ar)) 0 else ar$rho, ar_start = ar$start,
-               theta_start = theta_start)
+               theta_start = theta_start, theta = engine_family(family)$theta)
   t1 <- proc.time()[["elapsed"]]
 
   ## ---- the fit --------------------------------------------------------------
-  res <- .Call(gg_fit, X, y, w, offset, family$family, family$link, S,
+  res <- .Call(gg_fit, X, y, w, offset, engine_family(family)$name, family$link, S,
                as.integer(G$off), if (is.null(L)) NULL else {
                  L <- unname(L); storage.mode(L) <- "double"; L },
                if (length(S)) as.numeric(lsp0) else NULL, spec,

@@ -637,8 +637,9 @@ static int cuda_row_state(gg_backend *be, const gg_family *fam, double *dev, gg_
     if (gg_cuda_enter(s->ordinal, st) != 0)
         return -1;
     int f = (int) fam->fam, l = (int) fam->link;
+    double th = fam->theta;
     long long n = (long long) s->n;
-    void *args[] = {&f, &l, &s->y, &s->pw, &s->off, &s->eta, &n,
+    void *args[] = {&f, &l, &th, &s->y, &s->pw, &s->off, &s->eta, &n,
                     &s->mu, &s->w, &s->z, &s->partial};
     int rc = launch_rows(s, s->f_state, args, work_stream(s), "engine: launching rows_state", st) ||
              sum_partials(s, dev, st) ? -1 : 0;

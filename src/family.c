@@ -16,7 +16,8 @@ static const struct { const char *name; gg_family_id id; } fam_names[] = {
     {"poisson", GG_FAM_POISSON},         {"Gamma", GG_FAM_GAMMA},
     {"inverse.gaussian", GG_FAM_INVGAUSS},
     {"quasibinomial", GG_FAM_QUASIBINOMIAL},
-    {"quasipoisson", GG_FAM_QUASIPOISSON}};
+    {"quasipoisson", GG_FAM_QUASIPOISSON},
+    {"negbin", GG_FAM_NEGBIN}};          /* mgcv's negbin(theta), theta known */
 
 static const struct { const char *name; gg_link_id id; } link_names[] = {
     {"identity", GG_LINK_IDENTITY}, {"log", GG_LINK_LOG},
@@ -39,6 +40,7 @@ static int link_allowed(gg_family_id f, gg_link_id l)
                l == GG_LINK_CAUCHIT || l == GG_LINK_LOG;
     case GG_FAM_POISSON:
     case GG_FAM_QUASIPOISSON:
+    case GG_FAM_NEGBIN:
         return l == GG_LINK_LOG || l == GG_LINK_IDENTITY || l == GG_LINK_SQRT;
     case GG_FAM_GAMMA:
         return l == GG_LINK_INVERSE || l == GG_LINK_LOG || l == GG_LINK_IDENTITY;
@@ -59,7 +61,7 @@ int gg_family_lookup(const char *family, const char *link, gg_family *out,
         return gg_fail(st, "gamgpu_bad_family",
                        "family '%s' is not supported (supported: gaussian, "
                        "binomial, quasibinomial, poisson, quasipoisson, Gamma, "
-                       "inverse.gaussian)", family);
+                       "inverse.gaussian, negbin)", family);
     for (int i = 0; i < NELEM(link_names); i++)
         if (strcmp(link, link_names[i].name) == 0) li = i;
     if (li < 0 || !link_allowed(fam_names[fi].id, link_names[li].id))
@@ -67,6 +69,7 @@ int gg_family_lookup(const char *family, const char *link, gg_family *out,
                        "link '%s' is not supported for family '%s'", link, family);
     out->fam = fam_names[fi].id;
     out->link = link_names[li].id;
+    out->theta = 0;
     return 0;
 }
 
@@ -96,7 +99,7 @@ _Static_assert(GG_FAM_GAUSSIAN == GG_FM_GAUSSIAN && GG_FAM_BINOMIAL == GG_FM_BIN
                GG_FAM_POISSON == GG_FM_POISSON && GG_FAM_GAMMA == GG_FM_GAMMA &&
                GG_FAM_INVGAUSS == GG_FM_INVGAUSS &&
                GG_FAM_QUASIBINOMIAL == GG_FM_QUASIBINOMIAL &&
-               GG_FAM_QUASIPOISSON == GG_FM_QUASIPOISSON,
+               GG_FAM_QUASIPOISSON == GG_FM_QUASIPOISSON && GG_FAM_NEGBIN == GG_FM_NEGBIN,
                "family codes must match family_math.h");
 _Static_assert(GG_LINK_IDENTITY == GG_FM_IDENTITY && GG_LINK_LOG == GG_FM_LOG &&
                GG_LINK_INVERSE == GG_FM_INVERSE && GG_LINK_LOGIT == GG_FM_LOGIT &&
@@ -110,13 +113,16 @@ double gg_qnorm(double p)                   { return gg_fm_qnorm(p); }
 double gg_linkfun(gg_link_id l, double mu)  { return gg_fm_linkfun((int) l, mu); }
 double gg_linkinv(gg_link_id l, double eta) { return gg_fm_linkinv((int) l, eta); }
 double gg_mu_eta(gg_link_id l, double eta)  { return gg_fm_mu_eta((int) l, eta); }
-double gg_variance(gg_family_id f, double mu) { return gg_fm_variance((int) f, mu); }
+double gg_variance(const gg_family *fam, double mu)
+{
+    return gg_fm_variance((int) fam->fam, mu, fam->theta);
+}
 int    gg_mu_valid(gg_family_id f, double mu) { return gg_fm_mu_valid((int) f, mu); }
 int    gg_eta_valid(gg_link_id l, double eta) { return gg_fm_eta_valid((int) l, eta); }
 
-double gg_dev_resid(gg_family_id f, double y, double mu, double wt)
+double gg_dev_resid(const gg_family *fam, double y, double mu, double wt)
 {
-    return gg_fm_dev_resid((int) f, y, mu, wt);
+    return gg_fm_dev_resid((int) fam->fam, y, mu, wt, fam->theta);
 }
 
 double gg_mustart(gg_family_id f, double y, double wt)
@@ -136,7 +142,8 @@ int gg_y_valid(gg_family_id f, double y)
     case GG_FAM_BINOMIAL:
     case GG_FAM_QUASIBINOMIAL: return y >= 0 && y <= 1;
     case GG_FAM_POISSON:
-    case GG_FAM_QUASIPOISSON: return y >= 0;
+    case GG_FAM_QUASIPOISSON:
+    case GG_FAM_NEGBIN: return y >= 0;
     case GG_FAM_GAMMA:
     case GG_FAM_INVGAUSS: return y > 0;
     default: return 1;
@@ -146,5 +153,6 @@ int gg_y_valid(gg_family_id f, double y)
 double gg_irls_row(const gg_family *fam, double y, double pw, double off,
                    double eta, double *mu, double *w, double *z)
 {
-    return gg_fm_irls_row((int) fam->fam, (int) fam->link, y, pw, off, eta, mu, w, z);
+    return gg_fm_irls_row((int) fam->fam, (int) fam->link, y, pw, off, eta, fam->theta, mu, w,
+                          z);
 }

@@ -18,7 +18,8 @@ typedef enum {
     GG_FAM_GAMMA,
     GG_FAM_INVGAUSS,
     GG_FAM_QUASIBINOMIAL,
-    GG_FAM_QUASIPOISSON
+    GG_FAM_QUASIPOISSON,
+    GG_FAM_NEGBIN              /* mgcv's negbin(theta), theta known */
 } gg_family_id;
 
 typedef enum {
@@ -36,10 +37,12 @@ typedef enum {
 typedef struct gg_family {
     gg_family_id fam;
     gg_link_id   link;
+    double       theta;        /* negbin: theta (> 0); 0 for the others */
 } gg_family;
 
-/* Looks names up as R spells them ("binomial", "1/mu^2"); checks that the
- * link is one R allows for the family.  0 = OK. */
+/* Looks names up as R spells them ("binomial", "1/mu^2"; "negbin" for
+ * mgcv's negbin(theta), whose theta the caller sets); checks that the link
+ * is one R allows for the family.  0 = OK. */
 int gg_family_lookup(const char *family, const char *link, gg_family *out,
                      gg_status *st);
 const char *gg_family_name(gg_family_id f);
@@ -50,9 +53,9 @@ int gg_family_scale_estimated(gg_family_id f);
 double gg_linkfun(gg_link_id l, double mu);
 double gg_linkinv(gg_link_id l, double eta);
 double gg_mu_eta(gg_link_id l, double eta);
-double gg_variance(gg_family_id f, double mu);
+double gg_variance(const gg_family *fam, double mu);
 /* Unit deviance times the prior weight (R's dev.resids, before the sqrt). */
-double gg_dev_resid(gg_family_id f, double y, double mu, double wt);
+double gg_dev_resid(const gg_family *fam, double y, double mu, double wt);
 /* R's family$initialize mustart for one row (binomial: weights = trials). */
 double gg_mustart(gg_family_id f, double y, double wt);
 /* 1 if y is in the support of the family (binomial proportions in [0,1]). */

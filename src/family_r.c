@@ -7,6 +7,7 @@
 #include <R.h>
 #include <Rinternals.h>
 
+#include <float.h>
 #include <string.h>
 
 #include "errors_r.h"
@@ -15,8 +16,9 @@
 #include "family_r.h"
 #include "sexp_r.h"
 
-/* The family and link named by two strings, or a classed R error. */
-gg_family gg_family_or_abort(SEXP family, SEXP link)
+/* The family and link named by two strings (and negbin's theta: NULL for
+ * the families without one), or a classed R error. */
+gg_family gg_family_or_abort(SEXP family, SEXP link, SEXP theta)
 {
     if (!Rf_isString(family) || !Rf_isString(link) || XLENGTH(family) < 1 || XLENGTH(link) < 1)
         gg_abort("gamgpu_bad_family", "family and link must be strings");
@@ -25,12 +27,17 @@ gg_family gg_family_or_abort(SEXP family, SEXP link)
     gg_family f;
     if (gg_family_lookup(CHAR(STRING_ELT(family, 0)), CHAR(STRING_ELT(link, 0)), &f, &st))
         gg_raise(&st);
+    if (f.fam == GG_FAM_NEGBIN) {
+        if (theta == R_NilValue)
+            gg_abort("gamgpu_bad_family", "the negbin family needs its theta");
+        f.theta = gg_as_real(theta, "theta", DBL_MIN, DBL_MAX, "gamgpu_bad_family");
+    }
     return f;
 }
 
-SEXP gg_family_rows(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt)
+SEXP gg_family_rows(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt, SEXP theta)
 {
-    const gg_family f = gg_family_or_abort(family, link);
+    const gg_family f = gg_family_or_abort(family, link, theta);
     if (TYPEOF(eta) != REALSXP || TYPEOF(y) != REALSXP || TYPEOF(wt) != REALSXP)
         gg_abort("gamgpu_bad_input", "eta, y and wt must be double vectors");
     R_xlen_t n = XLENGTH(eta);
@@ -46,8 +53,8 @@ SEXP gg_family_rows(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt)
         double mu = gg_linkinv(f.link, e[i]);
         o[0][i] = mu;
         o[1][i] = gg_mu_eta(f.link, e[i]);
-        o[2][i] = gg_variance(f.fam, mu);
-        o[3][i] = gg_dev_resid(f.fam, yy[i], mu, ww[i]);
+        o[2][i] = gg_variance(&f, mu);
+        o[3][i] = gg_dev_resid(&f, yy[i], mu, ww[i]);
         o[4][i] = gg_linkfun(f.link, mu);
         o[5][i] = gg_mustart(f.fam, yy[i], ww[i]);
         double m2;

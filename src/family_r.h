@@ -8,9 +8,9 @@
 #include "family.h"
 
 /* The family and link named by two strings, or a classed R error. */
-gg_family gg_family_or_abort(SEXP family, SEXP link);
+gg_family gg_family_or_abort(SEXP family, SEXP link, SEXP theta);
 
-SEXP gg_family_rows(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt);
+SEXP gg_family_rows(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt, SEXP theta);
 SEXP gg_log_density_r(SEXP which, SEXP x, SEXP a, SEXP b);
 
 #endif

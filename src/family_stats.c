@@ -20,6 +20,7 @@ typedef enum {
 
 typedef struct stats_ctx {
     stats_pass pass;
+    gg_family fam;
     gg_family_id f;
     size_t n;
     const double *y, *mu, *wt;
@@ -46,11 +47,11 @@ static void block_sums(const stats_ctx *c, size_t i0, size_t i1, long double *s0
         }
         break;
     case PASS_NULL_DEV:
-        for (size_t i = i0; i < i1; i++) a += gg_dev_resid(c->f, y[i], c->ybar, wt[i]);
+        for (size_t i = i0; i < i1; i++) a += gg_dev_resid(&c->fam, y[i], c->ybar, wt[i]);
         break;
     case PASS_RESID:
         for (size_t i = i0; i < i1; i++) {
-            const double d = gg_dev_resid(c->f, y[i], mu[i], wt[i]);
+            const double d = gg_dev_resid(&c->fam, y[i], mu[i], wt[i]);
             const double q = d > 0 ? sqrt(d) : 0;
             const double ri = y[i] > mu[i] ? q : (y[i] < mu[i] ? -q : 0);
             const double sq = ri * ri;
@@ -154,10 +155,10 @@ static void run_pass(stats_ctx *c, stats_pass pass, int nthreads, double *s0, do
     *s1 = (double) b;
 }
 
-double gg_null_deviance(gg_family_id f, size_t n, const double *y, const double *wt,
+double gg_null_deviance(const gg_family *fam, size_t n, const double *y, const double *wt,
                         int nthreads)
 {
-    stats_ctx c = {.f = f, .n = n, .y = y, .wt = wt};
+    stats_ctx c = {.fam = *fam, .f = fam->fam, .n = n, .y = y, .wt = wt};
     double syw, sw, dev, unused;
     run_pass(&c, PASS_MEAN, nthreads, &syw, &sw);
     c.ybar = syw / sw;
@@ -165,11 +166,12 @@ double gg_null_deviance(gg_family_id f, size_t n, const double *y, const double 
     return dev;
 }
 
-int gg_residuals_aic(gg_family_id f, size_t n, const double *y, const double *mu,
+int gg_residuals_aic(const gg_family *fam, size_t n, const double *y, const double *mu,
                      const double *wt, double sig2, int nthreads, double *r,
                      double *resid_ss, double *aic, gg_aic_nonint *bad)
 {
-    stats_ctx c = {.f = f, .n = n, .y = y, .mu = mu, .wt = wt, .r = r};
+    const gg_family_id f = fam->fam;
+    stats_ctx c = {.fam = *fam, .f = f, .n = n, .y = y, .mu = mu, .wt = wt, .r = r};
     double sw, s, s1;
     bad->count = 0;
     bad->x = 0;

@@ -17,7 +17,7 @@
 
 /* sum(dev.resids(y, weighted.mean(y, wt), wt)), with weighted.mean's
  * exclusion of zero weights. */
-double gg_null_deviance(gg_family_id f, size_t n, const double *y, const double *wt,
+double gg_null_deviance(const gg_family *fam, size_t n, const double *y, const double *wt,
                         int nthreads);
 
 /* Rows whose log density R's family$aic would warn about ("non-integer x
@@ -32,9 +32,10 @@ typedef struct gg_aic_nonint {
  * (family$dev.resids), into r; *resid_ss = sum(r^2); and family$aic(y, 1,
  * mu, wt, dev) with dev as mgcv passes it (sum(r^2) for the gaussian, sig2
  * sum(wt) otherwise) into *aic, with the rows R would warn about in
- * *bad.  Returns 0, or 1 for the quasi families, whose aic is NA (then
- * *aic is not set).  Pure C: runs on any thread. */
-int gg_residuals_aic(gg_family_id f, size_t n, const double *y, const double *mu,
+ * *bad.  Returns 0, or 1 where the aic is not computed here: NA for the
+ * quasi families, and negbin's, which the caller takes from R's family
+ * (then *aic is not set).  Pure C: runs on any thread. */
+int gg_residuals_aic(const gg_family *fam, size_t n, const double *y, const double *mu,
                      const double *wt, double sig2, int nthreads, double *r,
                      double *resid_ss, double *aic, gg_aic_nonint *bad);
 

@@ -84,7 +84,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
 
     gg_fit_spec sp;
     memset(&sp, 0, sizeof sp);
-    sp.family = gg_family_or_abort(family, link);
+    sp.family = gg_family_or_abort(family, link, gg_list_elt(spec, "theta"));
     sp.nobs = gg_list_real(spec, "nobs", n, 0, DBL_MAX, BAD_IN);
     sp.scale = gg_list_real(spec, "scale", 0, -DBL_MAX, DBL_MAX, BAD_IN);
     sp.gamma = gg_list_real(spec, "gamma", 1, 0, DBL_MAX, BAD_IN);
@@ -329,7 +329,7 @@ SEXP gg_backend_check(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP lin
     if (XLENGTH(y) != n || XLENGTH(w) != n || XLENGTH(beta) != p ||
         XLENGTH(M) != (R_xlen_t) p * p || (offset != R_NilValue && XLENGTH(offset) != n))
         gg_abort("gamgpu_bad_input", "inconsistent dimensions");
-    const gg_family f = gg_family_or_abort(family, link);
+    const gg_family f = gg_family_or_abort(family, link, R_NilValue);
     const char *names[] = {"deviance", "A", "b", "zwz", "eta", "mu", "w", "z", "h"};
     SEXP res = PROTECT(gg_named_list(9, names));
     SET_VECTOR_ELT(res, 0, Rf_allocVector(REALSXP, 1));

@@ -43,14 +43,14 @@ static void *fit_rows_prep(void *arg)
         jobs[t] = (touch_job) {fr, a, b < fr->n ? b : fr->n};
     }
     gg_run_jobs(nj, touch_run, jobs, sizeof(touch_job));
-    fr->null_deviance = gg_null_deviance(fr->fam.fam, fr->n, fr->y, fr->pw, fr->nthreads);
+    fr->null_deviance = gg_null_deviance(&fr->fam, fr->n, fr->y, fr->pw, fr->nthreads);
     return NULL;
 }
 
 static void *fit_rows_stats(void *arg)
 {
     gg_fit_rows *fr = arg;
-    fr->aic_na = gg_residuals_aic(fr->fam.fam, fr->n, fr->y, fr->out[GG_ROWS_MU], fr->pw,
+    fr->aic_na = gg_residuals_aic(&fr->fam, fr->n, fr->y, fr->out[GG_ROWS_MU], fr->pw,
                                   fr->sig2, fr->nthreads, fr->out[GG_ROWS_RESID],
                                   &fr->resid_ss, &fr->aic, &fr->aic_nonint);
     return NULL;

@@ -40,7 +40,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_gram_r,              5),
     CALLDEF(gg_predict_r,           7),
     CALLDEF(gg_fit,                 12),
-    CALLDEF(gg_family_rows,         5),
+    CALLDEF(gg_family_rows,         6),
     CALLDEF(gg_backend_check,       8),
     CALLDEF(gg_xplan_build_r,       1),
     CALLDEF(gg_column_summary_r,    2),

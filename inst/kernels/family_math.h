@@ -7,7 +7,9 @@
  *
  * The constants and clamps reproduce R's own family objects (stats'
  * family.R and family.c) so mu, dmu/deta, variance and deviance agree with
- * glm()/mgcv.  Family and link codes are those of src/family.h. */
+ * glm()/mgcv.  Family and link codes are those of src/family.h.  th is
+ * the family's parameter where it has one (negbin: theta, the size of the
+ * negative binomial, variance mu + mu^2 / theta); the others ignore it. */
 #ifndef GAMGPU_FAMILY_MATH_H
 #define GAMGPU_FAMILY_MATH_H
 
@@ -32,6 +34,7 @@
 #define GG_FM_INVGAUSS      5
 #define GG_FM_QUASIBINOMIAL 6
 #define GG_FM_QUASIPOISSON  7
+#define GG_FM_NEGBIN        8   /* mgcv's negbin(theta): theta known */
 /* link codes (src/family.h: gg_link_id) */
 #define GG_FM_IDENTITY  1
 #define GG_FM_LOG       2
@@ -169,9 +172,10 @@ GG_FM double gg_fm_mu_eta(int l, double eta)
     return GG_FM_NAN;
 }
 
-GG_FM double gg_fm_variance(int f, double mu)
+GG_FM double gg_fm_variance(int f, double mu, double th)
 {
     switch (f) {
+    case GG_FM_NEGBIN: return mu + mu * mu / th;
     case GG_FM_GAUSSIAN: return 1.0;
     case GG_FM_BINOMIAL:
     case GG_FM_QUASIBINOMIAL: return mu * (1.0 - mu);
@@ -186,9 +190,11 @@ GG_FM double gg_fm_variance(int f, double mu)
 GG_FM double gg_fm_y_log_y(double y, double mu) { return (y != 0.) ? (y * log(y / mu)) : 0; }
 
 /* Unit deviance times the prior weight (R's dev.resids). */
-GG_FM double gg_fm_dev_resid(int f, double y, double mu, double wt)
+GG_FM double gg_fm_dev_resid(int f, double y, double mu, double wt, double th)
 {
     switch (f) {
+    case GG_FM_NEGBIN:     /* 2 wt (y log(pmax(1, y)/mu) - (y + th) log((y + th)/(mu + th))) */
+        return 2 * wt * (y * log((y > 1 ? y : 1.0) / mu) - (y + th) * log((y + th) / (mu + th)));
     case GG_FM_GAUSSIAN: return wt * (y - mu) * (y - mu);
     case GG_FM_BINOMIAL:
     case GG_FM_QUASIBINOMIAL:
@@ -216,6 +222,8 @@ GG_FM double gg_fm_mustart(int f, double y, double wt)
     case GG_FM_POISSON:
     case GG_FM_QUASIPOISSON:
         return y + 0.1;
+    case GG_FM_NEGBIN:
+        return y + (y == 0) / 6.0;
     default:
         return y;
     }
@@ -230,7 +238,8 @@ GG_FM int gg_fm_mu_valid(int f, double mu)
     case GG_FM_QUASIBINOMIAL: return mu > 0 && mu < 1;
     case GG_FM_POISSON:
     case GG_FM_QUASIPOISSON:
-    case GG_FM_GAMMA: return mu > 0;
+    case GG_FM_GAMMA:
+    case GG_FM_NEGBIN: return mu > 0;
     default: return 1;
     }
 }
@@ -258,20 +267,20 @@ GG_FM int gg_fm_start_valid(int f, int l, double eta)
  * bgam.fit.  Rows with zero prior weight or mu_eta == 0 get w = z = 0.
  * Returns the row's deviance contribution. */
 GG_FM double gg_fm_irls_row(int f, int l, double y, double pw, double off, double eta,
-                            double *mu, double *w, double *z)
+                            double th, double *mu, double *w, double *z)
 {
     double m = gg_fm_linkinv(l, eta);
     double me = gg_fm_mu_eta(l, eta);
     *mu = m;
     if (pw > 0 && me != 0) {
         *z = (eta - off) + (y - m) / me;
-        *w = pw * me * me / gg_fm_variance(f, m);
+        *w = pw * me * me / gg_fm_variance(f, m, th);
         if (!GG_FM_ISFINITE(*z) || !GG_FM_ISFINITE(*w)) { *z = 0; *w = 0; }
     } else {
         *z = 0;
         *w = 0;
     }
-    return gg_fm_dev_resid(f, y, m, pw);
+    return gg_fm_dev_resid(f, y, m, pw, th);
 }
 
 #endif

@@ -76,9 +76,11 @@ extern "C" __global__ void rows_eta_step(int mode, long long n, double *__restri
 }
 
 // mu, w, z from eta for every row; partial[b] = block b's deviance sum.
-// off may be null (no offset).  Launched with NTHREADS threads per block.
+// off may be null (no offset); th: the family's parameter (negbin's
+// theta).  Launched with NTHREADS threads per block.
 extern "C" __global__ void __launch_bounds__(NTHREADS)
-rows_state(int fam, int link, const double *__restrict__ y, const double *__restrict__ pw,
+rows_state(int fam, int link, double th, const double *__restrict__ y,
+           const double *__restrict__ pw,
            const double *__restrict__ off, const double *__restrict__ eta, long long n,
            double *__restrict__ mu, double *__restrict__ w, double *__restrict__ z,
            double *__restrict__ partial)
@@ -88,7 +90,7 @@ rows_state(int fam, int link, const double *__restrict__ y, const double *__rest
          i += (long long) gridDim.x * blockDim.x) {
         double m, wi, zi;
         dev += gg_fm_irls_row(fam, link, y[i], pw[i], off != nullptr ? off[i] : 0.0, eta[i],
-                              &m, &wi, &zi);
+                              th, &m, &wi, &zi);
         mu[i] = m;
         w[i] = wi;
         z[i] = zi;

@@ -35,7 +35,7 @@ test_that("C link, variance, deviance and IRLS rows match R's families", {
                 stats::rgamma(length(eta), 2) + 0.05)
     y <- as.numeric(y)
     wt <- stats::runif(length(eta), 0.5, 2)
-    r <- .Call(gamgpu:::gg_family_rows, fam$family, fam$link, eta, y, wt)
+    r <- .Call(gamgpu:::gg_family_rows, fam$family, fam$link, eta, y, wt, NULL)
     lab <- paste(fam$family, lk)
     expect_equal(r$mu, mu, tolerance = 1e-13, label = lab)
     expect_equal(r$mu.eta, fam$mu.eta(eta), tolerance = 1e-12, label = lab)
@@ -51,16 +51,16 @@ test_that("C link, variance, deviance and IRLS rows match R's families", {
 
 test_that("C starting values are R's family$initialize", {
   y <- c(0, 1, 0.5, 1, 0); w <- c(1, 2, 4, 1, 0)
-  r <- .Call(gamgpu:::gg_family_rows, "binomial", "logit", rep(0, 5), y, w)
+  r <- .Call(gamgpu:::gg_family_rows, "binomial", "logit", rep(0, 5), y, w, NULL)
   y2 <- y; y2[w == 0] <- 0
   expect_equal(r$mustart, (w * y2 + 0.5) / (w + 1))
-  r <- .Call(gamgpu:::gg_family_rows, "poisson", "log", rep(0, 3), c(0, 2, 5), rep(1, 3))
+  r <- .Call(gamgpu:::gg_family_rows, "poisson", "log", rep(0, 3), c(0, 2, 5), rep(1, 3), NULL)
   expect_equal(r$mustart, c(0, 2, 5) + 0.1)
 })
 
 test_that("unknown families and links are classed errors in C", {
-  expect_error(.Call(gamgpu:::gg_family_rows, "tweedie", "log", 1, 1, 1),
+  expect_error(.Call(gamgpu:::gg_family_rows, "tweedie", "log", 1, 1, 1, NULL),
                class = "gamgpu_bad_family")
-  expect_error(.Call(gamgpu:::gg_family_rows, "poisson", "logit", 1, 1, 1),
+  expect_error(.Call(gamgpu:::gg_family_rows, "poisson", "logit", 1, 1, 1, NULL),
                class = "gamgpu_bad_link")
 })
