@@ -34,19 +34,6 @@ device_reason <- function(policy, backend, fallback) {
   paste("fell back to the CPU:", fallback)
 }
 
-# mgcv's negbin(theta): a plain "family" (not an extended one) whose name
-# is "Negative Binomial(theta)" and whose theta is known.
-is_negbin <- function(family)
-  !inherits(family, "extended.family") && is.character(family$family) &&
-    all(startsWith(family$family, "Negative Binomial")) && is.function(family$getTheta)
-
-# The family as the engine names it, with its parameter: list(name, theta),
-# theta NULL for the families without one.
-engine_family <- function(family) {
-  if (!is_negbin(family)) return(list(name = family$family, theta = NULL))
-  list(name = "negbin", theta = family$getTheta())
-}
-
 resolve_family <- function(family, env) {
   family <- tryCatch(family, error = function(e)
     gamgpu_abort("gamgpu_bad_family",
@@ -64,6 +51,11 @@ resolve_family <- function(family, env) {
                                               conditionMessage(e)), call = NULL))
   if (!inherits(family, "family") || !is.character(family$family))
     gamgpu_abort("gamgpu_bad_family", "'family' must be a family object, such as binomial()",
+                 call = NULL)
+  if (inherits(family, "extended.family") && !is_nb(family))
+    gamgpu_abort("gamgpu_bad_family",
+                 sprintf(paste("family '%s' (an mgcv extended family) is not supported yet;",
+                               "of mgcv's extended families gamgpu fits nb()"), family$family),
                  call = NULL)
   if (is_negbin(family)) {
     theta <- family$getTheta()
@@ -153,9 +145,11 @@ classify_setup_error <- function(e) {
 #'   \code{quasibinomial}, \code{poisson}, \code{quasipoisson}, \code{Gamma},
 #'   \code{inverse.gaussian} with one of the links R allows for it, or
 #'   mgcv's \code{negbin(theta)} with one known theta (links log, sqrt,
-#'   identity; the scale estimated, as \code{bam()}); a family object,
-#'   function or name.  mgcv's extended families (\code{nb()}, \code{tw()},
-#'   \code{ziP()}, ...) are not supported yet: an error of class
+#'   identity; the scale estimated, as \code{bam()}), or mgcv's extended
+#'   family \code{nb()} (theta estimated as \code{bam()} estimates it, or
+#'   fixed by \code{nb(theta = )}; scale 1); a family object, function or
+#'   name.  mgcv's other extended families (\code{tw()}, \code{ziP()},
+#'   \code{betar()}, ...) are not supported yet: an error of class
 #'   \code{gamgpu_bad_family}.
 #' @param data a data frame (or list) holding the variables of the formula.
 #' @param weights prior weights (non-negative, finite), as in \code{bam()}.
@@ -295,6 +289,14 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     family <- G_supplied$family
   }
   family <- resolve_family(family, env)
+  if (is_nb(family)) {
+    # bam() fits an extended family without a scale of its own at scale 1
+    if (scale != 0)
+      gamgpu_abort("gamgpu_unsupported_argument",
+                   "'scale' with nb(): bam() fits nb() at scale 1 whatever 'scale' says; drop 'scale'",
+                   arguments = "scale")
+    scale <- 1
+  }
   if (!is.character(method) || length(method) != 1L ||
       !(method %in% c("fREML", "REML")))
     gamgpu_abort("gamgpu_bad_method", "'method' must be \"fREML\" or \"REML\"")
@@ -446,7 +448,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                yvar = stats::var(y), hat = control$hat,
                device_mode = plan$mode, device_ordinal = plan$ordinal,
                ar_rho = if (is.null(ar)) 0 else ar$rho, ar_start = ar$start,
-               theta_start = theta_start, theta = engine_family(family)$theta)
+               theta_start = theta_start, theta = engine_family(family)$theta,
+               theta_estimated = as.integer(engine_family(family)$estimated))
   t1 <- proc.time()[["elapsed"]]
 
   ## ---- the fit --------------------------------------------------------------
@@ -463,6 +466,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                      sp.names, scale)
   fit <- ar1_finish(fit, ar)
   sc <- res$scalars
+  if (is_nb(family))
+    fit <- nb_finish(fit, family, sc[["theta"]], sc[["theta.failed"]] != 0, G)
   if (!fit$converged)
     gamgpu_warn("gamgpu_not_converged",
                 sprintf("penalized IRLS did not converge in %d iterations (control maxit = %d)",
@@ -587,10 +592,10 @@ gg_assemble <- function(G, res, family, y, w, offset, n, method, gamma, cl, cont
   object$residuals <- res$residuals
   object$deviance <- sc[["resid.ss"]]       # sum(residuals^2)
   aic <- sc[["aic"]]
-  if (is.na(aic)) {
+  if (is.na(aic) && !inherits(family, "extended.family")) {
     dev <- if (family$family != "gaussian") object$sig2 * sum(w) else object$deviance
     aic <- family$aic(y, 1, object$fitted.values, w, dev)
-  }
+  }                                            # nb(): nb_finish()
   object$aic <- aic + 2 * sum(object$edf)
   object$null.deviance <- sc[["null.deviance"]]
   environment(object$formula) <- environment(object$pred.formula) <-

@@ -95,6 +95,13 @@ typedef struct gg_backend_ops {
     int (*leverage)(gg_backend *self, const double *M, double *h,
                     gg_status *st);
 
+    /* mgcv's nb() (theta estimated): the sums estimate.theta() takes at log
+     * theta th over every row, from the current mu (family_math.h,
+     * gg_fm_nb_theta_row): s[6] = dev, ls, Dth, Dth2, lsth1, lsth2 (the
+     * derivatives up to order deriv, the others 0). */
+    int (*nb_theta_sums)(gg_backend *self, double th, int deriv, double *s,
+                         gg_status *st);
+
     /* Copy one n-length vector of the row state to host memory out[n]. */
     int (*fetch)(gg_backend *self, gg_vec which, double *out, gg_status *st);
 

@@ -15,6 +15,7 @@
 #include "backend.h"
 #include "gram_cpu.h"
 #include "../inst/kernels/ar1_math.h"
+#include "../inst/kernels/family_math.h"
 
 #include <limits.h>
 #include <math.h>
@@ -206,6 +207,19 @@ static int cpu_leverage(gg_backend *be, const double *M, double *h, gg_status *s
     return 0;
 }
 
+static int cpu_nb_theta_sums(gg_backend *be, double th, int deriv, double *s_out,
+                             gg_status *st)
+{
+    cpu_state *s = S(be);
+    double t[GG_FM_NB_NSUM] = {0, 0, 0, 0, 0, 0};
+    for (size_t i = 0; i < s->d.n; i++)
+        gg_fm_nb_theta_row(s->d.y[i], s->mu[i], s->d.pw[i], th, deriv, t);
+    memcpy(s_out, t, sizeof t);
+    if (!isfinite(t[0]) || !isfinite(t[1]))
+        return gg_fail(st, "gamgpu_nonfinite", "non-finite deviance in the theta estimation");
+    return 0;
+}
+
 static int cpu_fetch(gg_backend *be, gg_vec which, double *out, gg_status *st)
 {
     cpu_state *s = S(be);
@@ -223,7 +237,7 @@ static int cpu_fetch(gg_backend *be, gg_vec which, double *out, gg_status *st)
 
 static const gg_backend_ops cpu_ops = {
     "cpu", cpu_load, cpu_init_eta, cpu_xbeta, cpu_keep_eta, cpu_halve_eta,
-    cpu_row_state, cpu_gram, cpu_leverage, cpu_fetch, cpu_release};
+    cpu_row_state, cpu_gram, cpu_leverage, cpu_nb_theta_sums, cpu_fetch, cpu_release};
 
 int gg_backend_cpu_init(gg_backend *be, size_t chunk_rows, gg_status *st)
 {

@@ -33,6 +33,8 @@
 #include <time.h>
 
 #define ROW_THREADS 256
+/* rows_nb_theta's sums per block (family_math.h GG_FM_NB_NSUM) */
+#define GG_NB_NSUM 6
 /* Streamed chunks aim at this many doubles of X each (~128 MiB). */
 #define CHUNK_TARGET_DOUBLES ((size_t) 1 << 24)
 /* The raw-basis scratch of the device build holds at most this many
@@ -59,7 +61,9 @@ typedef struct cuda_state {
     gg_gram_plan plan;            /* resident plan: its slab height rules chunks */
     unsigned     row_blocks;      /* grid of the row kernels */
     double      *partial_host;    /* row_blocks doubles */
-    CUfunction   f_init, f_xbeta, f_step, f_state, f_lev;
+    CUfunction   f_init, f_xbeta, f_step, f_state, f_lev, f_nb;
+    CUdeviceptr  partial_nb;      /* 6 x row_blocks: rows_nb_theta's sums */
+    double      *partial_nb_host;
     /* X from a recipe: built on the device (basis.cu) */
     const gg_xplan *xplan;
     dev_block    *dblocks;
@@ -97,6 +101,7 @@ static void cuda_release(gg_backend *be)
     }
     gg_buflist_release(&s->bufs);
     free(s->partial_host);
+    free(s->partial_nb_host);
     free(s->dblocks);
     free(s);
     be->impl = NULL;
@@ -454,7 +459,8 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
         gg_cuda_function(s->ordinal, "rows", "rows_xbeta", &s->f_xbeta, st) ||
         gg_cuda_function(s->ordinal, "rows", "rows_eta_step", &s->f_step, st) ||
         gg_cuda_function(s->ordinal, "rows", "rows_state", &s->f_state, st) ||
-        gg_cuda_function(s->ordinal, "gram", "gram_leverage", &s->f_lev, st))
+        gg_cuda_function(s->ordinal, "gram", "gram_leverage", &s->f_lev, st) ||
+        gg_cuda_function(s->ordinal, "rows", "rows_nb_theta", &s->f_nb, st))
         goto done;
     gg_tel_dispatch(LABEL);
 
@@ -463,7 +469,8 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
     long long cap = 8LL * (sm > 0 ? sm : 80);
     s->row_blocks = (unsigned) (blocks < cap ? blocks : cap);
     s->partial_host = malloc(s->row_blocks * sizeof(double));
-    if (s->partial_host == NULL) {
+    s->partial_nb_host = malloc(GG_NB_NSUM * (size_t) s->row_blocks * sizeof(double));
+    if (s->partial_host == NULL || s->partial_nb_host == NULL) {
         gg_fail(st, "gamgpu_host_oom", "engine: out of host memory");
         goto done;
     }
@@ -482,6 +489,7 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
         !(s->beta = gg_buflist_alloc(b, (size_t) p, LABEL, st)) ||
         !(s->G = gg_buflist_alloc(b, (size_t) (p + 1) * (p + 1), LABEL, st)) ||
         !(s->partial = gg_buflist_alloc(b, s->row_blocks, LABEL, st)) ||
+        !(s->partial_nb = gg_buflist_alloc(b, GG_NB_NSUM * (size_t) s->row_blocks, LABEL, st)) ||
         !(s->gP = gg_buflist_alloc(b, s->plan.partial_elements, LABEL, st)) ||
         /* the leverage pass's M and h too: streaming below takes what is left */
         !(s->M = gg_buflist_alloc(b, (size_t) p * p, LABEL, st)) ||
@@ -716,6 +724,37 @@ done:
     return rc;
 }
 
+static int cuda_nb_theta_sums(gg_backend *be, double th, int deriv, double *out,
+                              gg_status *st)
+{
+    cuda_state *s = S(be);
+    double t0 = now();
+    if (gg_cuda_enter(s->ordinal, st) != 0)
+        return -1;
+    long long n = (long long) s->n;
+    void *args[] = {&th, &deriv, &s->y, &s->pw, &s->mu, &n, &s->partial_nb};
+    const size_t nb = GG_NB_NSUM * (size_t) s->row_blocks;
+    int rc = launch_rows(s, s->f_nb, args, work_stream(s), "engine: launching rows_nb_theta",
+                         st) ||
+             gg_cu_check(gg_cu.cuMemcpyDtoH(s->partial_nb_host, s->partial_nb,
+                                            nb * sizeof(double)),
+                         "engine: running rows_nb_theta", st) ? -1 : 0;
+    if (rc == 0) {
+        gg_tel_d2h(LABEL, (double) (nb * sizeof(double)));
+        for (int k = 0; k < GG_NB_NSUM; k++) {
+            double t = 0;
+            for (unsigned b = 0; b < s->row_blocks; b++)
+                t += s->partial_nb_host[(size_t) k * s->row_blocks + b];
+            out[k] = t;
+        }
+    }
+    gg_cuda_leave(s->ordinal);
+    be->t_rows += now() - t0;
+    if (rc == 0 && (!isfinite(out[0]) || !isfinite(out[1])))
+        return gg_fail(st, "gamgpu_nonfinite", "non-finite deviance in the theta estimation");
+    return rc;
+}
+
 static int cuda_fetch(gg_backend *be, gg_vec which, double *out, gg_status *st)
 {
     cuda_state *s = S(be);
@@ -742,7 +781,7 @@ static int cuda_fetch(gg_backend *be, gg_vec which, double *out, gg_status *st)
 
 static const gg_backend_ops cuda_ops = {
     "cuda", cuda_load, cuda_init_eta, cuda_xbeta, cuda_keep_eta, cuda_halve_eta,
-    cuda_row_state, cuda_gram, cuda_leverage, cuda_fetch, cuda_release};
+    cuda_row_state, cuda_gram, cuda_leverage, cuda_nb_theta_sums, cuda_fetch, cuda_release};
 
 int gg_backend_cuda_init(gg_backend *be, int ordinal, gg_status *st)
 {

@@ -40,10 +40,12 @@ typedef struct gg_fit_control {
     /* polled between iterations; nonzero stops the fit ("gamgpu_interrupted") */
     int  (*interrupted)(void *ctx);
     /* called once, when the iterations are done and before post-processing,
-     * with the backend and the final scale estimate: the caller may fetch the
+     * with the backend, the family (its final theta) and the final scale
+     * estimate: the caller may fetch the
      * final vectors and work on them while the engine post-processes.
      * Nonzero (with *st filled) stops the fit.  May be NULL. */
-    int  (*iterations_done)(void *ctx, gg_backend *be, double sig2, gg_status *st);
+    int  (*iterations_done)(void *ctx, gg_backend *be, const gg_family *fam, double sig2,
+                            gg_status *st);
     void  *ctx;
 } gg_fit_control;
 
@@ -60,6 +62,9 @@ typedef struct gg_fit_spec {
      * estimated, its log; later working models start from mgcv's initial
      * smoothing parameters as always */
     const double *theta_start;
+    /* mgcv's nb(): estimate the family's theta between iterations, as
+     * bgam.fit's estimate.theta() (family.theta is where it starts) */
+    int           theta_estimated;
 } gg_fit_spec;
 
 /* Outputs; every pointer is caller-allocated with the size shown
@@ -90,6 +95,8 @@ typedef struct gg_fit_out {
     int    rank;           /* numerical rank of X'WX + S */
     int    Mp;             /* penalty null space dimension */
     int    reml_threads;   /* threads of the REML p x p products (1: no pool) */
+    double theta;          /* the family's theta at the end (estimated for nb()) */
+    int    theta_failed;   /* theta estimation's step failed (mgcv warns) */
     double t_iterations;   /* seconds in the IRLS loop */
     double t_postproc;     /* seconds in post-processing */
 } gg_fit_out;

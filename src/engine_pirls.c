@@ -59,12 +59,81 @@ static double total_edf(int p, const double *P, const double *A)
     return s;
 }
 
+/* nb()'s negative log likelihood in its log theta th, as mgcv's
+ * estimate.theta()'s nlogl() at scale 1: dev/2 - ls, with the gradient and
+ * Hessian for deriv 2 (g, H may be NULL for deriv 0). */
+static int nb_nll(gg_backend *be, double th, int deriv, double *nll, double *g, double *H,
+                  gg_status *st)
+{
+    double s[6];
+    if (be->ops->nb_theta_sums(be, th, deriv, s, st)) return -1;
+    *nll = s[0] / 2 - s[1];
+    if (deriv > 1) {
+        *g = s[2] / 2 - s[4];
+        *H = s[3] / 2 - s[5];
+    }
+    return 0;
+}
+
+/* mgcv's estimate.theta() for nb() (one theta, scale 1): Newton on the
+ * log likelihood of theta at the current mu, steps of at most 4, halved
+ * up to 25 times while the likelihood does not improve; stops when |g| <=
+ * tol |nll|.  *failed is set when a step could not be improved. */
+static int estimate_theta(gg_backend *be, double *th, int *failed, gg_status *st)
+{
+    const double tol = 1e-7;
+    double nll, g, H, nll1, g1 = 0, H1 = 0;
+    *failed = 0;
+    if (nb_nll(be, *th, 2, &nll, &g, &H, st)) return -1;
+    for (int i = 0; i < 100; i++) {
+        const double h = H > 0 ? H : fabs(H);     /* eigen(H)'s values, made positive */
+        double step = -g / h;
+        if (!isfinite(step)) step = g > 0 ? -4 : 4;
+        if (fabs(step) > 4) step = step * 4 / fabs(step);
+        if (nb_nll(be, *th + step, 2, &nll1, &g1, &H1, st)) return -1;
+        int it = 0;
+        while (nll1 > nll) {
+            step /= 2;
+            it++;
+            if (*th == *th + step || it > 25) {
+                *failed = 1;
+                break;
+            }
+            if (nb_nll(be, *th + step, 0, &nll1, NULL, NULL, st)) return -1;
+        }
+        if (*failed) break;
+        *th += step;
+        if (it > 0) {
+            if (nb_nll(be, *th, 2, &nll, &g, &H, st)) return -1;
+        } else {
+            nll = nll1;
+            g = g1;
+            H = H1;
+        }
+        if (!(fabs(g) > tol * fabs(nll))) break;
+    }
+    return 0;
+}
+
+/* The deviance at log theta th0 from the current mu (nb()'s step halving
+ * compares deviances at the previous iteration's theta, as bgam.fit). */
+static int nb_dev_at(gg_backend *be, double th0, double *dev, gg_status *st)
+{
+    double s[6];
+    if (be->ops->nb_theta_sums(be, th0, 0, s, st)) return -1;
+    *dev = s[0];
+    return 0;
+}
+
 int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *spec,
                   const gg_fit_control *ctl, gg_fit_out *out, gg_status *st)
 {
     const int p = be->p, m = pin->m;
     const double t0 = gg_now();
-    const gg_family *fam = &spec->family;
+    gg_family famv = spec->family;             /* nb(): its theta moves */
+    const gg_family *fam = &famv;
+    const int est_theta = spec->theta_estimated && famv.fam == GG_FAM_NEGBIN;
+    double th = est_theta ? log(famv.theta) : 0, th0 = th;
     const int phi_fixed = spec->scale > 0;
     gg_reml r;
     memset(&r, 0, sizeof r);
@@ -130,13 +199,17 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
             }
             if (kk > 0) break;
             if (iter > 2) {
+                double dev1 = dev;
+                if (est_theta && (rc = nb_dev_at(be, th0, &dev1, st))) goto done;
                 double pen0 = dev0 + pen_quad(pin, rho_fit, pcoef0);
-                double pen1 = dev + pen_quad(pin, rho_fit, coef);
+                double pen1 = dev1 + pen_quad(pin, rho_fit, coef);
                 while (pen0 < pen1 && kk < 6) {
                     for (int i = 0; i < p; i++) coef[i] = (coef0[i] + coef[i]) / 2;
                     if ((rc = be->ops->halve_eta(be, st))) goto done;
                     if ((rc = be->ops->row_state(be, fam, &dev, st))) goto done;
-                    pen1 = dev + pen_quad(pin, rho_fit, coef);
+                    dev1 = dev;
+                    if (est_theta && (rc = nb_dev_at(be, th0, &dev1, st))) goto done;
+                    pen1 = dev1 + pen_quad(pin, rho_fit, coef);
                     kk++;
                 }
             }
@@ -148,6 +221,14 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
             memcpy(pcoef0, coef, (size_t) p * sizeof(double));
             if ((rc = be->ops->keep_eta(be, st))) goto done;
             dev0 = dev;
+            th0 = th;
+        }
+        /* nb(): theta from the current mu (bgam.fit's estimate.theta) */
+        if (est_theta && iter > 1) {
+            int failed = 0;
+            if ((rc = estimate_theta(be, &th, &failed, st))) goto done;
+            out->theta_failed |= failed;
+            famv.theta = exp(th);
         }
         /* fast REML on the working model, from mgcv's initial sp */
         if (!reml_ready) {
@@ -222,7 +303,8 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
     gg_reml_rho_full(&r, best->theta, out->rho_full);
     memcpy(out->grad, best->grad, (size_t) r.nth * sizeof(double));
     memcpy(out->hess, best->hess, (size_t) r.nth * r.nth * sizeof(double));
-    if (ctl->iterations_done && (rc = ctl->iterations_done(ctl->ctx, be, best->phi, st)))
+    out->theta = famv.theta;
+    if (ctl->iterations_done && (rc = ctl->iterations_done(ctl->ctx, be, fam, best->phi, st)))
         goto done;
     if ((rc = gg_postproc(&r, best, A, be, phi_fixed, spec->scale, out, st))) goto done;
     out->t_postproc = gg_now() - t1;

@@ -85,6 +85,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     gg_fit_spec sp;
     memset(&sp, 0, sizeof sp);
     sp.family = gg_family_or_abort(family, link, gg_list_elt(spec, "theta"));
+    sp.theta_estimated = gg_list_int(spec, "theta_estimated", 0, 0, 1, BAD_IN);
     sp.nobs = gg_list_real(spec, "nobs", n, 0, DBL_MAX, BAD_IN);
     sp.scale = gg_list_real(spec, "scale", 0, -DBL_MAX, DBL_MAX, BAD_IN);
     sp.gamma = gg_list_real(spec, "gamma", 1, 0, DBL_MAX, BAD_IN);
@@ -286,11 +287,12 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     const char *snames[] = {"reml", "sig2", "scale.vp", "deviance", "rss", "iter",
                             "converged", "newton.iter", "newton.status", "rank", "Mp",
                             "reml.threads", "t.iterations", "t.postproc", "resid.ss",
-                            "null.deviance", "aic"};
+                            "null.deviance", "aic", "theta", "theta.failed"};
     const double sv[] = {out.reml, out.sig2, out.scale_vp, out.deviance, out.rss, out.iter,
                          out.converged, out.newton_iter, out.newton_status, out.rank, out.Mp,
                          out.reml_threads, out.t_iterations, out.t_postproc, fr.resid_ss,
-                         fr.null_deviance, fr.aic_na ? NA_REAL : fr.aic};
+                         fr.null_deviance, fr.aic_na ? NA_REAL : fr.aic, out.theta,
+                         out.theta_failed};
     SET_VECTOR_ELT(res, 18, gg_named_doubles((int) (sizeof sv / sizeof sv[0]), snames, sv));
     SET_VECTOR_ELT(res, 19, Rf_mkString(backend_name));
     SET_VECTOR_ELT(res, 21, Rf_mkString(fallback));

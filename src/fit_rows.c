@@ -56,10 +56,12 @@ static void *fit_rows_stats(void *arg)
     return NULL;
 }
 
-int gg_fit_rows_iterations_done(void *ctx, gg_backend *be, double sig2, gg_status *st)
+int gg_fit_rows_iterations_done(void *ctx, gg_backend *be, const gg_family *fam, double sig2,
+                                gg_status *st)
 {
     gg_fit_rows *fr = ctx;
     gg_task_join(&fr->prep);
+    fr->fam = *fam;            /* nb(): the residuals at the final theta */
     if (be->ops->fetch(be, GG_VEC_ETA, fr->out[GG_ROWS_ETA], st) ||
         be->ops->fetch(be, GG_VEC_MU, fr->out[GG_ROWS_MU], st) ||
         be->ops->fetch(be, GG_VEC_W, fr->out[GG_ROWS_W], st))

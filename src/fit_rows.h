@@ -42,7 +42,8 @@ void gg_fit_rows_start(gg_fit_rows *fr, gg_family fam, size_t n, const double *y
 /* The engine's iterations_done hook (ctx: the gg_fit_rows): fetches eta,
  * mu and w from the backend, then starts the residuals and the aic (with
  * the fit's scale sig2) beside the engine's post-processing. */
-int gg_fit_rows_iterations_done(void *ctx, gg_backend *be, double sig2, gg_status *st);
+int gg_fit_rows_iterations_done(void *ctx, gg_backend *be, const gg_family *fam, double sig2,
+                                gg_status *st);
 
 /* Before each attempt of a fit (a device fit may be retried on the CPU). */
 void gg_fit_rows_new_attempt(gg_fit_rows *fr);

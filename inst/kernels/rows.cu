@@ -97,3 +97,21 @@ rows_state(int fam, int link, double th, const double *__restrict__ y,
     }
     block_sum(dev, partial);
 }
+
+// nb(): the sums mgcv's estimate.theta() takes at log theta th, from the
+// current mu (family_math.h gg_fm_nb_theta_row): partial[k * gridDim.x + b]
+// = block b's sum k, k < GG_FM_NB_NSUM; summed on the host in block order.
+extern "C" __global__ void __launch_bounds__(NTHREADS)
+rows_nb_theta(double th, int deriv, const double *__restrict__ y,
+              const double *__restrict__ pw, const double *__restrict__ mu, long long n,
+              double *__restrict__ partial)
+{
+    double s[GG_FM_NB_NSUM] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long) gridDim.x * blockDim.x)
+        gg_fm_nb_theta_row(y[i], mu[i], pw[i], th, deriv, s);
+    for (int k = 0; k < GG_FM_NB_NSUM; k++) {
+        block_sum(s[k], partial + (size_t) k * gridDim.x);
+        __syncthreads();
+    }
+}
