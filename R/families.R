@@ -1,3 +1,7 @@
+# Tweedie(p) (mgcv's Tweedie family with a known power 1 < p <= 2, a plain
+# "family", variance mu^p, the scale estimated) is the engine's "tweedie"
+# rows with theta = p; its aic is R's (ldTweedie).
+#
 # The negative binomial families of mgcv, as the engine takes them: both
 # are the engine's "negbin" rows (inst/kernels/family_math.h: variance
 # mu + mu^2 / theta), with
@@ -19,6 +23,15 @@ is_negbin <- function(family)
   !inherits(family, "extended.family") && is.character(family$family) &&
     all(startsWith(family$family, "Negative Binomial")) && is.function(family$getTheta)
 
+# mgcv's Tweedie(p): a plain "family" named "Tweedie(p)", p in its closure.
+is_tweedie <- function(family)
+  !inherits(family, "extended.family") && is.character(family$family) &&
+    length(family$family) == 1L && startsWith(family$family, "Tweedie(") &&
+    is.function(family$variance) && exists("p", envir = environment(family$variance),
+                                            inherits = FALSE)
+
+tweedie_power <- function(family) get("p", envir = environment(family$variance))
+
 # mgcv's nb(): the extended family "negative binomial".
 is_nb <- function(family)
   inherits(family, "extended.family") && identical(family$family, "negative binomial") &&
@@ -37,6 +50,8 @@ engine_family <- function(family) {
   if (is_nb(family))
     return(list(name = "negbin", theta = exp(family$getTheta()),
                 estimated = isTRUE(family$n.theta > 0)))
+  if (is_tweedie(family))
+    return(list(name = "tweedie", theta = tweedie_power(family), estimated = FALSE))
   list(name = family$family, theta = NULL, estimated = FALSE)
 }
 

@@ -9,6 +9,7 @@
   poisson = c("log", "identity", "sqrt"),
   quasipoisson = c("log", "identity", "sqrt"),
   negbin = c("log", "identity", "sqrt"),
+  tweedie = c("log", "identity", "sqrt", "inverse"),
   Gamma = c("inverse", "log", "identity"),
   inverse.gaussian = c("1/mu^2", "inverse", "log", "identity"))
 
@@ -145,7 +146,9 @@ classify_setup_error <- function(e) {
 #'   \code{quasibinomial}, \code{poisson}, \code{quasipoisson}, \code{Gamma},
 #'   \code{inverse.gaussian} with one of the links R allows for it, or
 #'   mgcv's \code{negbin(theta)} with one known theta (links log, sqrt,
-#'   identity; the scale estimated, as \code{bam()}), or mgcv's extended
+#'   identity; the scale estimated, as \code{bam()}), mgcv's
+#'   \code{Tweedie(p)} with a known power 1 < p <= 2 (links log, identity,
+#'   sqrt, inverse; the scale estimated), or mgcv's extended
 #'   family \code{nb()} (theta estimated as \code{bam()} estimates it, or
 #'   fixed by \code{nb(theta = )}; scale 1); a family object, function or
 #'   name.  mgcv's other extended families (\code{tw()}, \code{ziP()},
@@ -414,7 +417,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     gamgpu_abort("gamgpu_bad_response", "the response has non-finite values")
   bad <- switch(engine_family(family)$name,
                 binomial = , quasibinomial = chk[["y_min"]] < 0 || chk[["y_max"]] > 1,
-                poisson = , quasipoisson = , negbin = chk[["y_min"]] < 0,
+                poisson = , quasipoisson = , negbin = , tweedie = chk[["y_min"]] < 0,
                 Gamma = , inverse.gaussian = chk[["y_min"]] <= 0,
                 FALSE)
   if (bad)
@@ -423,7 +426,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                          family$family,
                          switch(engine_family(family)$name,
                                 binomial = , quasibinomial = " (must be in [0, 1])",
-                                poisson = , quasipoisson = , negbin = " (must be >= 0)",
+                                poisson = , quasipoisson = , negbin = , tweedie = " (must be >= 0)",
                                 Gamma = , inverse.gaussian = " (must be > 0)", "")))
   if (chk[["o_nonzero"]] == 0) offset <- NULL
   else if (chk[["o_bad"]] != 0)

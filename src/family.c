@@ -17,7 +17,8 @@ static const struct { const char *name; gg_family_id id; } fam_names[] = {
     {"inverse.gaussian", GG_FAM_INVGAUSS},
     {"quasibinomial", GG_FAM_QUASIBINOMIAL},
     {"quasipoisson", GG_FAM_QUASIPOISSON},
-    {"negbin", GG_FAM_NEGBIN}};          /* mgcv's negbin(theta), theta known */
+    {"negbin", GG_FAM_NEGBIN},           /* mgcv's negbin(theta), theta known */
+    {"tweedie", GG_FAM_TWEEDIE}};        /* mgcv's Tweedie(p), p known */
 
 static const struct { const char *name; gg_link_id id; } link_names[] = {
     {"identity", GG_LINK_IDENTITY}, {"log", GG_LINK_LOG},
@@ -47,6 +48,9 @@ static int link_allowed(gg_family_id f, gg_link_id l)
     case GG_FAM_INVGAUSS:
         return l == GG_LINK_INVSQUARE || l == GG_LINK_INVERSE || l == GG_LINK_LOG ||
                l == GG_LINK_IDENTITY;
+    case GG_FAM_TWEEDIE:
+        return l == GG_LINK_LOG || l == GG_LINK_IDENTITY || l == GG_LINK_SQRT ||
+               l == GG_LINK_INVERSE;
     }
     return 0;
 }
@@ -61,7 +65,7 @@ int gg_family_lookup(const char *family, const char *link, gg_family *out,
         return gg_fail(st, "gamgpu_bad_family",
                        "family '%s' is not supported (supported: gaussian, "
                        "binomial, quasibinomial, poisson, quasipoisson, Gamma, "
-                       "inverse.gaussian, negbin)", family);
+                       "inverse.gaussian, negbin, tweedie)", family);
     for (int i = 0; i < NELEM(link_names); i++)
         if (strcmp(link, link_names[i].name) == 0) li = i;
     if (li < 0 || !link_allowed(fam_names[fi].id, link_names[li].id))
@@ -99,7 +103,8 @@ _Static_assert(GG_FAM_GAUSSIAN == GG_FM_GAUSSIAN && GG_FAM_BINOMIAL == GG_FM_BIN
                GG_FAM_POISSON == GG_FM_POISSON && GG_FAM_GAMMA == GG_FM_GAMMA &&
                GG_FAM_INVGAUSS == GG_FM_INVGAUSS &&
                GG_FAM_QUASIBINOMIAL == GG_FM_QUASIBINOMIAL &&
-               GG_FAM_QUASIPOISSON == GG_FM_QUASIPOISSON && GG_FAM_NEGBIN == GG_FM_NEGBIN,
+               GG_FAM_QUASIPOISSON == GG_FM_QUASIPOISSON && GG_FAM_NEGBIN == GG_FM_NEGBIN &&
+               GG_FAM_TWEEDIE == GG_FM_TWEEDIE,
                "family codes must match family_math.h");
 _Static_assert(GG_LINK_IDENTITY == GG_FM_IDENTITY && GG_LINK_LOG == GG_FM_LOG &&
                GG_LINK_INVERSE == GG_FM_INVERSE && GG_LINK_LOGIT == GG_FM_LOGIT &&
@@ -143,7 +148,8 @@ int gg_y_valid(gg_family_id f, double y)
     case GG_FAM_QUASIBINOMIAL: return y >= 0 && y <= 1;
     case GG_FAM_POISSON:
     case GG_FAM_QUASIPOISSON:
-    case GG_FAM_NEGBIN: return y >= 0;
+    case GG_FAM_NEGBIN:
+    case GG_FAM_TWEEDIE: return y >= 0;
     case GG_FAM_GAMMA:
     case GG_FAM_INVGAUSS: return y > 0;
     default: return 1;

@@ -19,7 +19,8 @@ typedef enum {
     GG_FAM_INVGAUSS,
     GG_FAM_QUASIBINOMIAL,
     GG_FAM_QUASIPOISSON,
-    GG_FAM_NEGBIN              /* mgcv's negbin(theta), theta known */
+    GG_FAM_NEGBIN,             /* mgcv's negbin(theta), theta known */
+    GG_FAM_TWEEDIE             /* mgcv's Tweedie(p): theta holds p */
 } gg_family_id;
 
 typedef enum {
@@ -37,7 +38,7 @@ typedef enum {
 typedef struct gg_family {
     gg_family_id fam;
     gg_link_id   link;
-    double       theta;        /* negbin: theta (> 0); 0 for the others */
+    double       theta;        /* negbin: theta (> 0); Tweedie: p in (1, 2]; 0 for the others */
 } gg_family;
 
 /* Looks names up as R spells them ("binomial", "1/mu^2"; "negbin" for

@@ -31,6 +31,12 @@ gg_family gg_family_or_abort(SEXP family, SEXP link, SEXP theta)
         if (theta == R_NilValue)
             gg_abort("gamgpu_bad_family", "the negbin family needs its theta");
         f.theta = gg_as_real(theta, "theta", DBL_MIN, DBL_MAX, "gamgpu_bad_family");
+    } else if (f.fam == GG_FAM_TWEEDIE) {
+        if (theta == R_NilValue)
+            gg_abort("gamgpu_bad_family", "the tweedie family needs its power p");
+        f.theta = gg_as_real(theta, "p", 1, 2, "gamgpu_bad_family");
+        if (!(f.theta > 1))
+            gg_abort("gamgpu_bad_family", "the Tweedie power p must lie in (1, 2]");
     }
     return f;
 }

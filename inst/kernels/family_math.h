@@ -9,7 +9,8 @@
  * family.R and family.c) so mu, dmu/deta, variance and deviance agree with
  * glm()/mgcv.  Family and link codes are those of src/family.h.  th is
  * the family's parameter where it has one (negbin: theta, the size of the
- * negative binomial, variance mu + mu^2 / theta); the others ignore it. */
+ * negative binomial, variance mu + mu^2 / theta; Tweedie: the power p,
+ * variance mu^p); the others ignore it. */
 #ifndef GAMGPU_FAMILY_MATH_H
 #define GAMGPU_FAMILY_MATH_H
 
@@ -35,6 +36,7 @@
 #define GG_FM_QUASIBINOMIAL 6
 #define GG_FM_QUASIPOISSON  7
 #define GG_FM_NEGBIN        8   /* mgcv's negbin(theta): theta known */
+#define GG_FM_TWEEDIE       9   /* mgcv's Tweedie(p): th = p, 1 < p <= 2 */
 /* link codes (src/family.h: gg_link_id) */
 #define GG_FM_IDENTITY  1
 #define GG_FM_LOG       2
@@ -172,10 +174,20 @@ GG_FM double gg_fm_mu_eta(int l, double eta)
     return GG_FM_NAN;
 }
 
+/* R's x^y (R_pow): 1 for y == 0 or x == 1, x * x for y == 2, else pow. */
+GG_FM double gg_fm_rpow(double x, double y)
+{
+    if (x == 1.0 || y == 0.0) return 1.0;
+    if (y == 2.0) return x * x;
+    if (y == 1.0) return x;
+    return pow(x, y);
+}
+
 GG_FM double gg_fm_variance(int f, double mu, double th)
 {
     switch (f) {
     case GG_FM_NEGBIN: return mu + mu * mu / th;
+    case GG_FM_TWEEDIE: return gg_fm_rpow(mu, th);
     case GG_FM_GAUSSIAN: return 1.0;
     case GG_FM_BINOMIAL:
     case GG_FM_QUASIBINOMIAL: return mu * (1.0 - mu);
@@ -195,6 +207,14 @@ GG_FM double gg_fm_dev_resid(int f, double y, double mu, double wt, double th)
     switch (f) {
     case GG_FM_NEGBIN:     /* 2 wt (y log(pmax(1, y)/mu) - (y + th) log((y + th)/(mu + th))) */
         return 2 * wt * (y * log((y > 1 ? y : 1.0) / mu) - (y + th) * log((y + th) / (mu + th)));
+    case GG_FM_TWEEDIE: {  /* mgcv's Tweedie(p)$dev.resids, 1 < p <= 2 */
+        const double y1 = y + (y == 0);
+        const double theta = (gg_fm_rpow(y1, 1 - th) - gg_fm_rpow(mu, 1 - th)) / (1 - th);
+        const double kappa = th == 2.0 ? log(y1 / mu)
+                             : (gg_fm_rpow(y, 2 - th) - gg_fm_rpow(mu, 2 - th)) / (2 - th);
+        const double d = 2 * wt * (y * theta - kappa);
+        return d > 0 ? d : 0.0;
+    }
     case GG_FM_GAUSSIAN: return wt * (y - mu) * (y - mu);
     case GG_FM_BINOMIAL:
     case GG_FM_QUASIBINOMIAL:
@@ -224,6 +244,8 @@ GG_FM double gg_fm_mustart(int f, double y, double wt)
         return y + 0.1;
     case GG_FM_NEGBIN:
         return y + (y == 0) / 6.0;
+    case GG_FM_TWEEDIE:
+        return y + 0.1 * (y == 0);
     default:
         return y;
     }
@@ -240,6 +262,7 @@ GG_FM int gg_fm_mu_valid(int f, double mu)
     case GG_FM_QUASIPOISSON:
     case GG_FM_GAMMA:
     case GG_FM_NEGBIN: return mu > 0;
+    case GG_FM_TWEEDIE: return mu >= 0;
     default: return 1;
     }
 }
