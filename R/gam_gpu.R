@@ -434,8 +434,10 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
 
   ## ---- the model matrix: as numbers, or as a recipe the engine builds ----
   ## (on the device for a GPU fit: model_matrix_plan() in model_matrix.R)
-  X <- if (nrow(G$X) == n) G$X else model_matrix_plan(G, G$mf)
-  if (is.null(X)) X <- full_model_matrix(G, G$mf)
+  ## (its threads and forked workers within control nthreads, as the fit's)
+  X <- if (nrow(G$X) == n) G$X else
+    model_matrix_plan(G, G$mf, threads = min(setup_threads(n), control$nthreads))
+  if (is.null(X)) X <- full_model_matrix(G, G$mf, cores = min(setup_cores(n), control$nthreads))
   if (is.matrix(X)) {
     dimnames(X) <- NULL
     attr(X, "model.offset") <- NULL

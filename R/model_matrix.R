@@ -214,7 +214,7 @@ model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
 
 # Workers for building the model matrix: option gamgpu.setup_cores
 # (default: the physical cores), at least rows_per_worker rows each, at most
-# two under R CMD check.  setup_threads() sizes the C evaluators' threads,
+# two under R CMD check; gam_gpu() caps them at control nthreads.  setup_threads() sizes the C evaluators' threads,
 # setup_cores() the forked R workers (which only pay for R-level bases).
 setup_workers <- function(n, rows_per_worker) {
   w <- getOption("gamgpu.setup_cores", parallel::detectCores(logical = FALSE))

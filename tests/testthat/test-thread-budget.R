@@ -5,8 +5,8 @@
 # (engine_pirls.c), the REML pool, the post-processing (engine_postproc.c),
 # the model matrix build -- and a job that gets none runs on the caller's
 # thread.  gg_threads_peak_r reports the most threads that worked at once.
-# (The setup's model matrix recipe scans follow option gamgpu.setup_cores,
-# not control nthreads: 1 here, so that the peak is the fit's.)
+# The model matrix's threads and forked workers (option gamgpu.setup_cores)
+# are capped at control nthreads too (the last test).
 
 peak_of <- function(expr) {
   .Call(gamgpu:::gg_threads_peak_r, TRUE)
@@ -73,5 +73,19 @@ test_that("the setup's and predict's passes keep within their thread counts", {
     pk <- peak_of(r <- gamgpu:::predict_rows_c(X, c(1, 2, 3), V, threads = nt))
     expect_lte(pk, nt)
     expect_equal(r$fit, drop(X %*% c(1, 2, 3)), tolerance = 1e-14)
+  }
+})
+
+test_that("the model matrix keeps within nthreads whatever gamgpu.setup_cores says", {
+  local_gg_options(gamgpu.setup_cores = 8)
+  set.seed(8)
+  n <- 60000
+  d <- data.frame(x = runif(n), z = runif(n))
+  d$y <- sin(2 * pi * d$x) + d$z + rnorm(n)
+  for (nt in 1:2) {
+    pk <- peak_of(g <- gam_gpu(y ~ s(x, bs = "cr") + s(z), data = d, device = "off",
+                               control = gam_gpu_control(nthreads = nt, chunk.size = 5000)))
+    expect_identical(g$device$model_matrix, "recipe")
+    expect_lte(pk, nt)
   }
 })
