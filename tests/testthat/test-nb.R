@@ -66,13 +66,9 @@ test_that("nb(theta = ) fixes theta at scale 1, as bam()", {
   expect_gt(abs(g2$sig2 - 1), 1e-3)
 })
 
-test_that("nb() on MASS's epil, as bam()", {
-  skip_if_not_installed("MASS")
-  mass <- new.env()
-  utils::data(list = "epil", package = "MASS", envir = mass)
-  b <- mgcv::bam(y ~ s(age, k = 5) + s(base, k = 5) + trt, family = mgcv::nb(), data = mass$epil)
-  g <- gam_gpu(y ~ s(age, k = 5) + s(base, k = 5) + trt, family = mgcv::nb(),
-               data = mass$epil, device = "off")
+test_that("nb() on R's quakes, as bam()", {
+  b <- mgcv::bam(stations ~ s(mag) + s(depth), family = mgcv::nb(), data = quakes)
+  g <- gam_gpu(stations ~ s(mag) + s(depth), family = mgcv::nb(), data = quakes, device = "off")
   expect_nb_parity(g, b)
 })
 

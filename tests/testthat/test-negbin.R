@@ -1,7 +1,7 @@
 # mgcv's negbin(theta): the negative binomial with a known theta (a plain
 # "family", variance mu + mu^2 / theta, scale estimated as bam() does),
 # in the engine's family arithmetic (family_math.h: GG_FM_NEGBIN), against
-# mgcv::bam() on the same call, on simulated data and MASS's data sets,
+# mgcv::bam() on the same call, on simulated data and R's data sets,
 # and the device against the CPU.
 
 nb_data <- function(n = 2000, seed = 3) {
@@ -15,10 +15,10 @@ nb_data <- function(n = 2000, seed = 3) {
 # linear predictors to 1e-9 of their range, the REML score to 1e-9
 # relative; smoothing parameters, scale, deviance, residuals as bam's.
 # The EDF (and so the aic's 2 sum(edf)) to 1e-4: with smooths they agree
-# to 1e-11, but for a model without smooths (quine below) bam's EDF are
-# exactly one per coefficient while the engine's, the inverse of the last
-# REML fit's X'WX against the final X'WX, are 3e-6 below (the same for the
-# poisson family; the covariance matrices agree to 1e-16).
+# to 1e-10, but for a model without smooths (warpbreaks below) bam's EDF
+# are exactly one per coefficient while the engine's are up to 3e-6 below
+# (1.2e-6 here; the same for the poisson family, up to 3e-5; the covariance
+# matrices agree to 1e-16; the cause is not traced yet).
 expect_negbin_parity <- function(g, b, tol = 1e-9) {
   expect_true(g$converged)
   expect_identical(g$family$family, b$family$family)
@@ -62,19 +62,13 @@ test_that("negbin(theta) with the identity link, weights and an offset, as bam()
                predict(b, d[1:20, ], type = "response"), tolerance = 1e-9)
 })
 
-test_that("negbin(theta) on MASS's epil and quine, as bam()", {
-  skip_if_not_installed("MASS")
-  mass <- new.env()
-  utils::data(list = c("epil", "quine"), package = "MASS", envir = mass)
-  epil <- mass$epil
-  b <- mgcv::bam(y ~ s(age, k = 5) + s(base, k = 5) + trt, family = mgcv::negbin(2),
-                 data = epil)
-  g <- gam_gpu(y ~ s(age, k = 5) + s(base, k = 5) + trt, family = mgcv::negbin(2),
-               data = epil, device = "off")
+test_that("negbin(theta) on R's quakes and warpbreaks, as bam()", {
+  b <- mgcv::bam(stations ~ s(mag) + s(depth), family = mgcv::negbin(8), data = quakes)
+  g <- gam_gpu(stations ~ s(mag) + s(depth), family = mgcv::negbin(8), data = quakes,
+               device = "off")
   expect_negbin_parity(g, b)
-  quine <- mass$quine
-  b <- mgcv::bam(Days ~ Eth + Sex + Age + Lrn, family = mgcv::negbin(1.3), data = quine)
-  g <- gam_gpu(Days ~ Eth + Sex + Age + Lrn, family = mgcv::negbin(1.3), data = quine,
+  b <- mgcv::bam(breaks ~ wool + tension, family = mgcv::negbin(7), data = warpbreaks)
+  g <- gam_gpu(breaks ~ wool + tension, family = mgcv::negbin(7), data = warpbreaks,
                device = "off")
   expect_negbin_parity(g, b)
 })
