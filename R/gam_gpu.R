@@ -415,7 +415,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   if (chk[["w_positive"]] == 0) gamgpu_abort("gamgpu_bad_weights", "all weights are zero")
   if (chk[["y_bad"]] != 0)
     gamgpu_abort("gamgpu_bad_response", "the response has non-finite values")
-  bad <- switch(engine_family(family)$name,
+  eng_fam <- engine_family(family)                # the family as the engine takes it
+  bad <- switch(eng_fam$name,
                 binomial = , quasibinomial = chk[["y_min"]] < 0 || chk[["y_max"]] > 1,
                 poisson = , quasipoisson = , negbin = , tweedie = chk[["y_min"]] < 0,
                 Gamma = , inverse.gaussian = chk[["y_min"]] <= 0,
@@ -424,7 +425,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     gamgpu_abort("gamgpu_bad_response",
                  sprintf("the response is outside the support of the %s family%s",
                          family$family,
-                         switch(engine_family(family)$name,
+                         switch(eng_fam$name,
                                 binomial = , quasibinomial = " (must be in [0, 1])",
                                 poisson = , quasipoisson = , negbin = , tweedie = " (must be >= 0)",
                                 Gamma = , inverse.gaussian = " (must be > 0)", "")))
@@ -453,12 +454,12 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                yvar = stats::var(y), hat = control$hat,
                device_mode = plan$mode, device_ordinal = plan$ordinal,
                ar_rho = if (is.null(ar)) 0 else ar$rho, ar_start = ar$start,
-               theta_start = theta_start, theta = engine_family(family)$theta,
-               theta_estimated = as.integer(engine_family(family)$estimated))
+               theta_start = theta_start, theta = eng_fam$theta,
+               theta_estimated = as.integer(eng_fam$estimated))
   t1 <- proc.time()[["elapsed"]]
 
   ## ---- the fit --------------------------------------------------------------
-  res <- .Call(gg_fit, X, y, w, offset, engine_family(family)$name, family$link, S,
+  res <- .Call(gg_fit, X, y, w, offset, eng_fam$name, family$link, S,
                as.integer(G$off), if (is.null(L)) NULL else {
                  L <- unname(L); storage.mode(L) <- "double"; L },
                if (length(S)) as.numeric(lsp0) else NULL, spec,

@@ -57,6 +57,9 @@ typedef enum {
 
 typedef struct gg_backend gg_backend;
 
+/* How many sums nb_theta_sums() returns (family_math.h GG_FM_NB_NSUM). */
+#define GG_NB_THETA_SUMS 6
+
 typedef struct gg_backend_ops {
     const char *name;       /* "cpu", "cuda", ... (recorded in fit$device) */
 
@@ -97,8 +100,8 @@ typedef struct gg_backend_ops {
 
     /* mgcv's nb() (theta estimated): the sums estimate.theta() takes at log
      * theta th over every row, from the current mu (family_math.h,
-     * gg_fm_nb_theta_row): s[6] = dev, ls, Dth, Dth2, lsth1, lsth2 (the
-     * derivatives up to order deriv, the others 0). */
+     * gg_fm_nb_theta_row): s[GG_NB_THETA_SUMS] = dev, ls, Dth, Dth2, lsth1,
+     * lsth2 (the derivatives up to order deriv, the others 0). */
     int (*nb_theta_sums)(gg_backend *self, double th, int deriv, double *s,
                          gg_status *st);
 

@@ -17,6 +17,8 @@
 #include "../inst/kernels/ar1_math.h"
 #include "../inst/kernels/family_math.h"
 
+_Static_assert(GG_FM_NB_NSUM == GG_NB_THETA_SUMS, "nb theta sums: family_math.h and backend.h");
+
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -211,7 +213,7 @@ static int cpu_nb_theta_sums(gg_backend *be, double th, int deriv, double *s_out
                              gg_status *st)
 {
     cpu_state *s = S(be);
-    double t[GG_FM_NB_NSUM] = {0, 0, 0, 0, 0, 0};
+    double t[GG_NB_THETA_SUMS] = {0, 0, 0, 0, 0, 0};
     for (size_t i = 0; i < s->d.n; i++)
         gg_fm_nb_theta_row(s->d.y[i], s->mu[i], s->d.pw[i], th, deriv, t);
     memcpy(s_out, t, sizeof t);

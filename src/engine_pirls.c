@@ -65,7 +65,7 @@ static double total_edf(int p, const double *P, const double *A)
 static int nb_nll(gg_backend *be, double th, int deriv, double *nll, double *g, double *H,
                   gg_status *st)
 {
-    double s[6];
+    double s[GG_NB_THETA_SUMS];
     if (be->ops->nb_theta_sums(be, th, deriv, s, st)) return -1;
     *nll = s[0] / 2 - s[1];
     if (deriv > 1) {
@@ -119,7 +119,7 @@ static int estimate_theta(gg_backend *be, double *th, int *failed, gg_status *st
  * compares deviances at the previous iteration's theta, as bgam.fit). */
 static int nb_dev_at(gg_backend *be, double th0, double *dev, gg_status *st)
 {
-    double s[6];
+    double s[GG_NB_THETA_SUMS];
     if (be->ops->nb_theta_sums(be, th0, 0, s, st)) return -1;
     *dev = s[0];
     return 0;
@@ -142,6 +142,7 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
     reml_setup rs;
     memset(&rs, 0, sizeof rs);
     int reml_ready = 0;
+    out->theta_failed = 0;
     /* the iteration limits: with none, there would be no fit to report */
     if (ctl->maxit < 1 || ctl->newton_maxit < 1)
         return gg_fail(st, "gamgpu_bad_control",
@@ -227,7 +228,7 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
         if (est_theta && iter > 1) {
             int failed = 0;
             if ((rc = estimate_theta(be, &th, &failed, st))) goto done;
-            out->theta_failed |= failed;
+            out->theta_failed = out->theta_failed || failed;
             famv.theta = exp(th);
         }
         /* fast REML on the working model, from mgcv's initial sp */

@@ -138,17 +138,25 @@ static double ldpois_raw(double x, double lambda)
     return -0.5 * log(GG_2PI * x) + (-stirlerr(x) - bd0(x, lambda));
 }
 
+/* 1 when x is a count a discrete density takes (whole, finite, >= 0); a
+ * density is -Inf otherwise, and R warns where x is not whole: such rows
+ * are counted in *nonint (when nonint is not NULL). */
+static int whole_count(double x, int *nonint)
+{
+    if (gg_dens_nonint(x)) {
+        if (nonint) ++*nonint;
+        return 0;
+    }
+    return x >= 0 && isfinite(x);
+}
+
 double gg_ldpois(double x, double lambda, int *nonint)
 {
     if (isnan(x) || isnan(lambda))
         return x + lambda;
     if (lambda < 0)
         return NAN;
-    if (gg_dens_nonint(x)) {
-        if (nonint) ++*nonint;
-        return -INFINITY;
-    }
-    if (x < 0 || !isfinite(x))
+    if (!whole_count(x, nonint))
         return -INFINITY;
     return ldpois_raw(nearbyint(x), lambda);
 }
@@ -182,11 +190,7 @@ double gg_ldbinom(double x, double size, double prob, int *nonint)
         return x + size + prob;
     if (prob < 0 || prob > 1 || size < 0 || gg_dens_nonint(size))
         return NAN;
-    if (gg_dens_nonint(x)) {
-        if (nonint) ++*nonint;
-        return -INFINITY;
-    }
-    if (x < 0 || !isfinite(x))
+    if (!whole_count(x, nonint))
         return -INFINITY;
     return ldbinom_raw(nearbyint(x), nearbyint(size), prob, 1 - prob);
 }

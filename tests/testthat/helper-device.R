@@ -41,3 +41,18 @@ defer <- function(expr, envir = parent.frame()) {
   thunk <- as.call(list(function() expr))
   do.call(base::on.exit, list(thunk, TRUE, FALSE), envir = envir)
 }
+
+# A fit on the device: `expr` (a gam_gpu() call with device = "required")
+# is evaluated after a telemetry reset, and must have run on cuda with
+# engine kernel launches and no fallback, leaving no device memory in use.
+# Returns the fit.
+expect_device_fit <- function(expr) {
+  gpu_telemetry(reset = TRUE)
+  fit <- expr
+  t <- gpu_telemetry()
+  expect_identical(fit$device$backend, "cuda")
+  expect_gt(sum(t$launches[t$backend == "engine"]), 0)
+  expect_equal(sum(t$fallbacks), 0)
+  expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+  invisible(fit)
+}
