@@ -33,6 +33,8 @@
 #include <time.h>
 
 #define ROW_THREADS 256
+/* rows_nb_theta's sums per block (backend.h) */
+#define GG_NB_NSUM GG_NB_THETA_SUMS
 /* Streamed chunks aim at this many doubles of X each (~128 MiB). */
 #define CHUNK_TARGET_DOUBLES ((size_t) 1 << 24)
 /* The raw-basis scratch of the device build holds at most this many
@@ -58,8 +60,10 @@ typedef struct cuda_state {
     CUdeviceptr  X, y, pw, off, eta, eta_old, mu, w, z, beta, gP, G, partial, M, h;
     gg_gram_plan plan;            /* resident plan: its slab height rules chunks */
     unsigned     row_blocks;      /* grid of the row kernels */
-    double      *partial_host;    /* GG_NB_THETA_SUMS x row_blocks doubles */
+    double      *partial_host;    /* row_blocks doubles */
     CUfunction   f_init, f_xbeta, f_step, f_state, f_lev, f_nb;
+    CUdeviceptr  partial_nb;      /* 6 x row_blocks: rows_nb_theta's sums */
+    double      *partial_nb_host;
     /* X from a recipe: built on the device (basis.cu) */
     const gg_xplan *xplan;
     dev_block    *dblocks;
@@ -97,6 +101,7 @@ static void cuda_release(gg_backend *be)
     }
     gg_buflist_release(&s->bufs);
     free(s->partial_host);
+    free(s->partial_nb_host);
     free(s->dblocks);
     free(s);
     be->impl = NULL;
@@ -117,22 +122,19 @@ static int launch_rows(cuda_state *s, CUfunction f, void **args, CUstream stream
     return 0;
 }
 
-/* Sum the per-block partials of k sums (sum j's at partial + j row_blocks,
- * in block order) into out[k].  The synchronous copy on the default stream
- * waits for the blocking work stream too. */
-static int sum_partials(cuda_state *s, int k, double *out, gg_status *st)
+/* Sum the per-block partials (in block order) into *out.  The synchronous
+ * copy on the default stream waits for the blocking work stream too. */
+static int sum_partials(cuda_state *s, double *out, gg_status *st)
 {
-    const size_t nb = (size_t) k * s->row_blocks;
-    if (gg_cu_check(gg_cu.cuMemcpyDtoH(s->partial_host, s->partial, nb * sizeof(double)),
+    if (gg_cu_check(gg_cu.cuMemcpyDtoH(s->partial_host, s->partial,
+                                       s->row_blocks * sizeof(double)),
                     "engine: running the row kernels", st))
         return -1;
-    gg_tel_d2h(LABEL, (double) (nb * sizeof(double)));
-    for (int j = 0; j < k; j++) {
-        double t = 0;
-        for (unsigned b = 0; b < s->row_blocks; b++)
-            t += s->partial_host[(size_t) j * s->row_blocks + b];
-        out[j] = t;
-    }
+    gg_tel_d2h(LABEL, (double) (s->row_blocks * sizeof(double)));
+    double t = 0;
+    for (unsigned b = 0; b < s->row_blocks; b++)
+        t += s->partial_host[b];
+    *out = t;
     return 0;
 }
 
@@ -466,8 +468,9 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
     int sm = gg_cuda_sm_count(s->ordinal);
     long long cap = 8LL * (sm > 0 ? sm : 80);
     s->row_blocks = (unsigned) (blocks < cap ? blocks : cap);
-    s->partial_host = malloc(GG_NB_THETA_SUMS * (size_t) s->row_blocks * sizeof(double));
-    if (s->partial_host == NULL) {
+    s->partial_host = malloc(s->row_blocks * sizeof(double));
+    s->partial_nb_host = malloc(GG_NB_NSUM * (size_t) s->row_blocks * sizeof(double));
+    if (s->partial_host == NULL || s->partial_nb_host == NULL) {
         gg_fail(st, "gamgpu_host_oom", "engine: out of host memory");
         goto done;
     }
@@ -485,8 +488,8 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
         !(s->z = gg_buflist_alloc(b, n, LABEL, st)) ||
         !(s->beta = gg_buflist_alloc(b, (size_t) p, LABEL, st)) ||
         !(s->G = gg_buflist_alloc(b, (size_t) (p + 1) * (p + 1), LABEL, st)) ||
-        !(s->partial = gg_buflist_alloc(b, GG_NB_THETA_SUMS * (size_t) s->row_blocks, LABEL,
-                                        st)) ||
+        !(s->partial = gg_buflist_alloc(b, s->row_blocks, LABEL, st)) ||
+        !(s->partial_nb = gg_buflist_alloc(b, GG_NB_NSUM * (size_t) s->row_blocks, LABEL, st)) ||
         !(s->gP = gg_buflist_alloc(b, s->plan.partial_elements, LABEL, st)) ||
         /* the leverage pass's M and h too: streaming below takes what is left */
         !(s->M = gg_buflist_alloc(b, (size_t) p * p, LABEL, st)) ||
@@ -562,7 +565,7 @@ static int cuda_init_eta(gg_backend *be, const gg_family *fam, gg_status *st)
     void *args[] = {&f, &l, &s->y, &s->pw, &n, &s->eta, &s->eta_old, &s->partial};
     double bad = 0;
     if (launch_rows(s, s->f_init, args, work_stream(s), "engine: launching rows_init_eta", st) ||
-        sum_partials(s, 1, &bad, st))
+        sum_partials(s, &bad, st))
         goto done;
     if (bad > 0) {
         /* Rare: find the first offending row for the message, on the host. */
@@ -647,7 +650,7 @@ static int cuda_row_state(gg_backend *be, const gg_family *fam, double *dev, gg_
     void *args[] = {&f, &l, &th, &s->y, &s->pw, &s->off, &s->eta, &n,
                     &s->mu, &s->w, &s->z, &s->partial};
     int rc = launch_rows(s, s->f_state, args, work_stream(s), "engine: launching rows_state", st) ||
-             sum_partials(s, 1, dev, st) ? -1 : 0;
+             sum_partials(s, dev, st) ? -1 : 0;
     gg_cuda_leave(s->ordinal);
     be->n_row_state++;
     be->t_rows += now() - t0;
@@ -729,10 +732,22 @@ static int cuda_nb_theta_sums(gg_backend *be, double th, int deriv, double *out,
     if (gg_cuda_enter(s->ordinal, st) != 0)
         return -1;
     long long n = (long long) s->n;
-    void *args[] = {&th, &deriv, &s->y, &s->pw, &s->mu, &n, &s->partial};
+    void *args[] = {&th, &deriv, &s->y, &s->pw, &s->mu, &n, &s->partial_nb};
+    const size_t nb = GG_NB_NSUM * (size_t) s->row_blocks;
     int rc = launch_rows(s, s->f_nb, args, work_stream(s), "engine: launching rows_nb_theta",
                          st) ||
-             sum_partials(s, GG_NB_THETA_SUMS, out, st) ? -1 : 0;
+             gg_cu_check(gg_cu.cuMemcpyDtoH(s->partial_nb_host, s->partial_nb,
+                                            nb * sizeof(double)),
+                         "engine: running rows_nb_theta", st) ? -1 : 0;
+    if (rc == 0) {
+        gg_tel_d2h(LABEL, (double) (nb * sizeof(double)));
+        for (int k = 0; k < GG_NB_NSUM; k++) {
+            double t = 0;
+            for (unsigned b = 0; b < s->row_blocks; b++)
+                t += s->partial_nb_host[(size_t) k * s->row_blocks + b];
+            out[k] = t;
+        }
+    }
     gg_cuda_leave(s->ordinal);
     be->t_rows += now() - t0;
     if (rc == 0 && (!isfinite(out[0]) || !isfinite(out[1])))
