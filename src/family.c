@@ -18,7 +18,12 @@ static const struct { const char *name; gg_family_id id; } fam_names[] = {
     {"quasibinomial", GG_FAM_QUASIBINOMIAL},
     {"quasipoisson", GG_FAM_QUASIPOISSON},
     {"negbin", GG_FAM_NEGBIN},           /* mgcv's negbin(theta), theta known */
-    {"tweedie", GG_FAM_TWEEDIE}};        /* mgcv's Tweedie(p), p known */
+    {"tweedie", GG_FAM_TWEEDIE},         /* mgcv's Tweedie(p), p known */
+    {"tw", GG_FAM_TW},                   /* mgcv's extended families */
+    {"betar", GG_FAM_BETAR},
+    {"scat", GG_FAM_SCAT},
+    {"ziP", GG_FAM_ZIP},
+    {"ocat", GG_FAM_OCAT}};
 
 static const struct { const char *name; gg_link_id id; } link_names[] = {
     {"identity", GG_LINK_IDENTITY}, {"log", GG_LINK_LOG},
@@ -49,8 +54,17 @@ static int link_allowed(gg_family_id f, gg_link_id l)
         return l == GG_LINK_INVSQUARE || l == GG_LINK_INVERSE || l == GG_LINK_LOG ||
                l == GG_LINK_IDENTITY;
     case GG_FAM_TWEEDIE:
+    case GG_FAM_TW:
         return l == GG_LINK_LOG || l == GG_LINK_IDENTITY || l == GG_LINK_SQRT ||
                l == GG_LINK_INVERSE;
+    case GG_FAM_BETAR:
+        return l == GG_LINK_LOGIT || l == GG_LINK_PROBIT || l == GG_LINK_CLOGLOG ||
+               l == GG_LINK_CAUCHIT;
+    case GG_FAM_SCAT:
+        return l == GG_LINK_IDENTITY || l == GG_LINK_LOG || l == GG_LINK_INVERSE;
+    case GG_FAM_ZIP:
+    case GG_FAM_OCAT:
+        return l == GG_LINK_IDENTITY;
     }
     return 0;
 }
@@ -65,7 +79,7 @@ int gg_family_lookup(const char *family, const char *link, gg_family *out,
         return gg_fail(st, "gamgpu_bad_family",
                        "family '%s' is not supported (supported: gaussian, "
                        "binomial, quasibinomial, poisson, quasipoisson, Gamma, "
-                       "inverse.gaussian, negbin, tweedie)", family);
+                       "inverse.gaussian, negbin, tweedie, tw, betar, scat, ziP, ocat)", family);
     for (int i = 0; i < NELEM(link_names); i++)
         if (strcmp(link, link_names[i].name) == 0) li = i;
     if (li < 0 || !link_allowed(fam_names[fi].id, link_names[li].id))
@@ -74,7 +88,15 @@ int gg_family_lookup(const char *family, const char *link, gg_family *out,
     out->fam = fam_names[fi].id;
     out->link = link_names[li].id;
     out->theta = 0;
+    out->efam = gg_family_is_efam(out->fam);
+    memset(&out->ef, 0, sizeof out->ef);
     return 0;
+}
+
+int gg_family_is_efam(gg_family_id f)
+{
+    return f == GG_FAM_TW || f == GG_FAM_BETAR || f == GG_FAM_SCAT || f == GG_FAM_ZIP ||
+           f == GG_FAM_OCAT;
 }
 
 const char *gg_family_name(gg_family_id f)

@@ -10,6 +10,7 @@
 #define GAMGPU_FAMILY_H
 
 #include "status.h"
+#include "../inst/kernels/efam_par.h"
 
 typedef enum {
     GG_FAM_GAUSSIAN = 1,
@@ -20,7 +21,13 @@ typedef enum {
     GG_FAM_QUASIBINOMIAL,
     GG_FAM_QUASIPOISSON,
     GG_FAM_NEGBIN,             /* mgcv's negbin(theta), theta known */
-    GG_FAM_TWEEDIE             /* mgcv's Tweedie(p): theta holds p */
+    GG_FAM_TWEEDIE,            /* mgcv's Tweedie(p): theta holds p */
+    /* mgcv's extended families (inst/kernels/efam_math.h), their theta in ef */
+    GG_FAM_TW = GG_FM_TW,
+    GG_FAM_BETAR = GG_FM_BETAR,
+    GG_FAM_SCAT = GG_FM_SCAT,
+    GG_FAM_ZIP = GG_FM_ZIP,
+    GG_FAM_OCAT = GG_FM_OCAT
 } gg_family_id;
 
 typedef enum {
@@ -39,7 +46,13 @@ typedef struct gg_family {
     gg_family_id fam;
     gg_link_id   link;
     double       theta;        /* negbin: theta (> 0); Tweedie: p in (1, 2]; 0 for the others */
+    int          efam;         /* 1: an extended family, fitted by efam_math.h's rows
+                                  (nb() with theta estimated is negbin with efam = 1) */
+    gg_fm_efpar  ef;           /* an extended family's theta and settings */
 } gg_family;
+
+/* 1 for the families that exist only as extended ones (tw, betar, ...). */
+int gg_family_is_efam(gg_family_id f);
 
 /* Looks names up as R spells them ("binomial", "1/mu^2"; "negbin" for
  * mgcv's negbin(theta), whose theta the caller sets); checks that the link

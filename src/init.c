@@ -7,6 +7,7 @@
 
 #include "basis_r.h"
 #include "device_r.h"
+#include "efam_r.h"
 #include "family_r.h"
 #include "fit_r.h"
 #include "setup_r.h"
@@ -48,6 +49,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_check_rows_r,        4),
     CALLDEF(gg_log_density_r,       4),
     CALLDEF(gg_threads_peak_r,      1),
+    CALLDEF(gg_efam_rows_r,         7),
     {NULL, NULL, 0}
 };
 

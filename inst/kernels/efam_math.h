@@ -1,0 +1,127 @@
+/* efam_math.h -- mgcv's extended families (?family.mgcv) row by row,
+ * written once and compiled twice (the CPU backend and NVRTC's row
+ * kernels), as family_math.h is for the exponential families.
+ *
+ * An extended family is fitted as bgam.fit fits it: its penalized IRLS
+ * rows come from the derivatives of the deviance with respect to mu
+ * (family$Dd), and its parameters theta are estimated between iterations
+ * by estimate.theta() from sums over the rows of the deviance, the
+ * saturated log likelihood (family$ls) and their theta derivatives.  Per
+ * family (efam_<family>.h) three functions:
+ *
+ *   gg_fm_<f>_dd0(y, mu, wt, par, &Dmu, &EDmu2)  -> dev.resids(y, mu, wt, theta)
+ *       Dd(level = 0)'s Dmu and EDmu2 (prior weight wt included);
+ *   gg_fm_<f>_theta_row(y, mu, wt, par, deriv, s)
+ *       adds the row's part of the sums below (deriv -1: the deviance only;
+ *       0: and ls; 1: and the first derivatives; 2: and the second);
+ *   gg_fm_<f>_mustart(y, wt, par)                 -> family$initialize's mustart.
+ *
+ * The sums, for nth = par->nth theta values (mgcv's getTheta(), the
+ * working parameters) and ns = nth + par->scale_est (tw(): log scale as
+ * one more parameter), at offsets GG_FM_EF_* below:
+ *   [DEV]         sum dev.resids
+ *   [LS]          ls(y, w, theta, scale)$ls (a sum over rows)
+ *   [DTH + i]     sum Dd(level 2)$Dth[, i]
+ *   [DTH2(nth)+k] sum Dd(level 2)$Dth2[, k], mgcv's packing (i <= j, row by row)
+ *   [LSTH1(nth)+i]  ls$lsth1[i], i < ns
+ *   [LSTH2(nth,ns)+k] ls$lsth2[i, j], i <= j packed as Dth2
+ * Codes are family_math.h's GG_FM_* family codes. */
+#ifndef GAMGPU_EFAM_MATH_H
+#define GAMGPU_EFAM_MATH_H
+
+#include "family_math.h"
+
+#include "efam_par.h"
+
+#define GG_FM_EF_DEV 0
+#define GG_FM_EF_LS  1
+#define GG_FM_EF_DTH 2
+#define GG_FM_EF_DTH2(nth) (2 + (nth))
+#define GG_FM_EF_LSTH1(nth) (2 + (nth) + (nth) * ((nth) + 1) / 2)
+#define GG_FM_EF_LSTH2(nth, ns) (GG_FM_EF_LSTH1(nth) + (ns))
+#define GG_FM_EF_NSUM(nth, ns) (GG_FM_EF_LSTH2(nth, ns) + (ns) * ((ns) + 1) / 2)
+#define GG_FM_EF_MAXSUM GG_FM_EF_NSUM(GG_FM_EF_MAXTH, GG_FM_EF_MAXTH + 1)
+
+#include "efam_nb.h"
+#include "efam_tw.h"
+#include "efam_betar.h"
+#include "efam_scat.h"
+#include "efam_zip.h"
+#include "efam_ocat.h"
+
+GG_FM int gg_fm_is_efam(int f)
+{
+    return f == GG_FM_TW || f == GG_FM_BETAR || f == GG_FM_SCAT || f == GG_FM_ZIP ||
+           f == GG_FM_OCAT;
+}
+
+GG_FM double gg_fm_ef_dd0(int f, double y, double mu, double wt, const gg_fm_efpar *par,
+                          double *Dmu, double *EDmu2)
+{
+    switch (f) {
+    case GG_FM_NEGBIN: return gg_fm_nb_dd0(y, mu, wt, par, Dmu, EDmu2);
+    case GG_FM_TW: return gg_fm_tw_dd0(y, mu, wt, par, Dmu, EDmu2);
+    case GG_FM_BETAR: return gg_fm_betar_dd0(y, mu, wt, par, Dmu, EDmu2);
+    case GG_FM_SCAT: return gg_fm_scat_dd0(y, mu, wt, par, Dmu, EDmu2);
+    case GG_FM_ZIP: return gg_fm_zip_dd0(y, mu, wt, par, Dmu, EDmu2);
+    case GG_FM_OCAT: return gg_fm_ocat_dd0(y, mu, wt, par, Dmu, EDmu2);
+    }
+    *Dmu = *EDmu2 = GG_FM_NAN;
+    return GG_FM_NAN;
+}
+
+GG_FM void gg_fm_ef_theta_row(int f, double y, double mu, double wt, const gg_fm_efpar *par,
+                              int deriv, double *s)
+{
+    switch (f) {
+    case GG_FM_NEGBIN: gg_fm_nb_ef_theta_row(y, mu, wt, par, deriv, s); return;
+    case GG_FM_TW: gg_fm_tw_theta_row(y, mu, wt, par, deriv, s); return;
+    case GG_FM_BETAR: gg_fm_betar_theta_row(y, mu, wt, par, deriv, s); return;
+    case GG_FM_SCAT: gg_fm_scat_theta_row(y, mu, wt, par, deriv, s); return;
+    case GG_FM_ZIP: gg_fm_zip_theta_row(y, mu, wt, par, deriv, s); return;
+    case GG_FM_OCAT: gg_fm_ocat_theta_row(y, mu, wt, par, deriv, s); return;
+    }
+    s[GG_FM_EF_DEV] = GG_FM_NAN;
+}
+
+GG_FM double gg_fm_ef_mustart(int f, double y, double wt, const gg_fm_efpar *par)
+{
+    switch (f) {
+    case GG_FM_NEGBIN: return y + (y == 0) / 6.0;
+    case GG_FM_TW: return gg_fm_tw_mustart(y, wt, par);
+    case GG_FM_BETAR: return gg_fm_betar_mustart(y, wt, par);
+    case GG_FM_SCAT: return gg_fm_scat_mustart(y, wt, par);
+    case GG_FM_ZIP: return gg_fm_zip_mustart(y, wt, par);
+    case GG_FM_OCAT: return gg_fm_ocat_mustart(y, wt, par);
+    }
+    return GG_FM_NAN;
+}
+
+/* One penalized IRLS row of an extended family, as bgam.fit: with
+ * ig1 = mu.eta(linkfun(mu)), w = EDeta2 / 2 = EDmu2 ig1^2 / 2 and
+ * z = (eta - offset) - Deta.EDeta2 = (eta - offset) - Dmu / (EDmu2 ig1);
+ * rows where either is not finite get w = z = 0.  Returns the row's
+ * dev.resids. */
+GG_FM double gg_fm_ef_row(int f, int l, double y, double pw, double off, double eta,
+                          const gg_fm_efpar *par, double *mu, double *w, double *z)
+{
+    const double m = gg_fm_linkinv(l, eta);
+    double Dmu, EDmu2;
+    const double dev = gg_fm_ef_dd0(f, y, m, pw, par, &Dmu, &EDmu2);
+    double ww, zz;
+    if (l == GG_FM_IDENTITY) {
+        ww = EDmu2 * 0.5;
+        zz = (eta - off) - Dmu / EDmu2;
+    } else {
+        const double ig1 = gg_fm_mu_eta(l, gg_fm_linkfun(l, m));
+        ww = EDmu2 * ig1 * ig1 * 0.5;
+        zz = (eta - off) - Dmu / (EDmu2 * ig1);
+    }
+    if (!GG_FM_ISFINITE(ww) || !GG_FM_ISFINITE(zz)) ww = zz = 0;
+    *mu = m;
+    *w = ww;
+    *z = zz;
+    return dev;
+}
+
+#endif

@@ -1,0 +1,23 @@
+/* efam_par.h -- the codes and parameters of mgcv's extended families as
+ * efam_math.h's row functions take them; included by src/family.h too, so
+ * the engine carries the same struct the kernels receive by value. */
+#ifndef GAMGPU_EFAM_PAR_H
+#define GAMGPU_EFAM_PAR_H
+
+#define GG_FM_TW     10   /* mgcv's tw(): Tweedie, p and scale estimated */
+#define GG_FM_BETAR  11   /* betar(): beta regression */
+#define GG_FM_SCAT   12   /* scat(): scaled t */
+#define GG_FM_ZIP    13   /* ziP(): zero-inflated Poisson */
+#define GG_FM_OCAT   14   /* ocat(R): ordered categorical */
+
+#define GG_FM_EF_MAXTH 10  /* theta values of one family (ocat: R <= 12) */
+
+typedef struct gg_fm_efpar {
+    double th[GG_FM_EF_MAXTH]; /* the family's theta, as its getTheta() */
+    double aux[4];             /* fixed settings (tw: a, b; betar: eps; ...) */
+    double log_scale;          /* log scale (tw's ls); 0 for the others */
+    int    nth;                /* theta values */
+    int    scale_est;          /* 1: log scale is parameter nth (tw) */
+} gg_fm_efpar;
+
+#endif

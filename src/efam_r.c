@@ -1,0 +1,96 @@
+/* efam_r.c -- mgcv's extended families for R, outside the fit: the
+ * parameters of an extended family from R's list (gg_efpar_or_abort, also
+ * used by fit_r.c) and each row's quantities from inst/kernels/
+ * efam_math.h (gg_efam_rows_r), for tests against the family objects'
+ * own Dd(), ls() and dev.resids(). */
+#include <R.h>
+#include <Rinternals.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "../inst/kernels/efam_math.h"
+#include "efam_r.h"
+#include "errors_r.h"
+#include "family_r.h"
+#include "sexp_r.h"
+
+_Static_assert(GG_FM_EF_MAXTH == 10, "the message of gg_efpar_or_abort");
+
+static SEXP list_elt(SEXP list, const char *name)
+{
+    SEXP nm = Rf_getAttrib(list, R_NamesSymbol);
+    for (R_xlen_t i = 0; i < XLENGTH(list); i++)
+        if (strcmp(CHAR(STRING_ELT(nm, i)), name) == 0) return VECTOR_ELT(list, i);
+    return R_NilValue;
+}
+
+/* list(theta = <numeric, <= GG_FM_EF_MAXTH>, aux = <numeric, <= 4>,
+ *      log_scale = <number>, scale_est = <logical>) */
+gg_fm_efpar gg_efpar_or_abort(SEXP ef)
+{
+    gg_fm_efpar par;
+    memset(&par, 0, sizeof par);
+    if (TYPEOF(ef) != VECSXP || Rf_getAttrib(ef, R_NamesSymbol) == R_NilValue)
+        gg_abort("gamgpu_bad_family", "an extended family's parameters must be a named list");
+    SEXP th = list_elt(ef, "theta"), aux = list_elt(ef, "aux");
+    if (TYPEOF(th) != REALSXP || XLENGTH(th) > GG_FM_EF_MAXTH)
+        gg_abort("gamgpu_bad_family", "an extended family's theta must be a double vector "
+                 "of at most 10 values");
+    par.nth = (int) XLENGTH(th);
+    for (int i = 0; i < par.nth; i++) {
+        par.th[i] = REAL(th)[i];
+        if (!isfinite(par.th[i]))
+            gg_abort("gamgpu_bad_family", "an extended family's theta must be finite");
+    }
+    if (aux != R_NilValue) {
+        if (TYPEOF(aux) != REALSXP || XLENGTH(aux) > 4)
+            gg_abort("gamgpu_bad_family", "aux must be a double vector of at most 4 values");
+        for (int i = 0; i < (int) XLENGTH(aux); i++) par.aux[i] = REAL(aux)[i];
+    }
+    SEXP ls = list_elt(ef, "log_scale"), se = list_elt(ef, "scale_est");
+    if (ls != R_NilValue) par.log_scale = gg_as_real(ls, "log_scale", -1e300, 1e300, "gamgpu_bad_family");
+    if (se != R_NilValue) par.scale_est = gg_as_int(se, "scale_est", 0, 1, "gamgpu_bad_family");
+    return par;
+}
+
+SEXP gg_efam_rows_r(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt, SEXP ef, SEXP deriv)
+{
+    if (!Rf_isString(family) || !Rf_isString(link) || XLENGTH(family) < 1 || XLENGTH(link) < 1)
+        gg_abort("gamgpu_bad_family", "family and link must be strings");
+    gg_status st;
+    gg_status_clear(&st);
+    gg_family f;
+    if (gg_family_lookup(CHAR(STRING_ELT(family, 0)), CHAR(STRING_ELT(link, 0)), &f, &st))
+        gg_raise(&st);
+    const gg_fm_efpar par = gg_efpar_or_abort(ef);
+    const int d = gg_as_int(deriv, "deriv", -1, 2, "gamgpu_bad_input");
+    if (TYPEOF(eta) != REALSXP || TYPEOF(y) != REALSXP || TYPEOF(wt) != REALSXP)
+        gg_abort("gamgpu_bad_input", "eta, y and wt must be double vectors");
+    const R_xlen_t n = XLENGTH(eta);
+    if (XLENGTH(y) != n || XLENGTH(wt) != n)
+        gg_abort("gamgpu_bad_input", "eta, y and wt must have equal lengths");
+    const int ns = par.nth + par.scale_est, nsum = GG_FM_EF_NSUM(par.nth, ns);
+    const char *names[] = {"mu", "dev", "Dmu", "EDmu2", "mustart", "w", "z", "sums"};
+    SEXP res = PROTECT(gg_named_list(8, names));
+    for (int i = 0; i < 7; i++) SET_VECTOR_ELT(res, i, Rf_allocVector(REALSXP, n));
+    SET_VECTOR_ELT(res, 7, Rf_allocMatrix(REALSXP, (int) n, nsum));
+    double *o[8];
+    for (int i = 0; i < 8; i++) o[i] = REAL(VECTOR_ELT(res, i));
+    const double *e = REAL(eta), *yy = REAL(y), *ww = REAL(wt);
+    double s[GG_FM_EF_MAXSUM];
+    for (R_xlen_t i = 0; i < n; i++) {
+        const double mu = gg_fm_linkinv((int) f.link, e[i]);
+        o[0][i] = mu;
+        o[1][i] = gg_fm_ef_dd0((int) f.fam, yy[i], mu, ww[i], &par, &o[2][i], &o[3][i]);
+        o[4][i] = gg_fm_ef_mustart((int) f.fam, yy[i], ww[i], &par);
+        double m2;
+        gg_fm_ef_row((int) f.fam, (int) f.link, yy[i], ww[i], 0.0, e[i], &par, &m2, &o[5][i],
+                     &o[6][i]);
+        memset(s, 0, sizeof s);
+        gg_fm_ef_theta_row((int) f.fam, yy[i], mu, ww[i], &par, d, s);
+        for (int k = 0; k < nsum; k++) o[7][i + (size_t) k * n] = s[k];
+    }
+    UNPROTECT(1);
+    return res;
+}

@@ -1,0 +1,14 @@
+/* efam_r.h -- the extended-family glue (efam_r.c). */
+#ifndef GAMGPU_EFAM_R_H
+#define GAMGPU_EFAM_R_H
+
+#include <Rinternals.h>
+
+#include "../inst/kernels/efam_par.h"
+
+/* An extended family's parameters from R's list, or a classed R error. */
+gg_fm_efpar gg_efpar_or_abort(SEXP ef);
+
+SEXP gg_efam_rows_r(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt, SEXP ef, SEXP deriv);
+
+#endif
