@@ -2,20 +2,18 @@
 # "family", variance mu^p, the scale estimated) is the engine's "tweedie"
 # rows with theta = p; its aic is R's (ldTweedie).
 #
-# The negative binomial families of mgcv, as the engine takes them: both
-# are the engine's "negbin" rows (inst/kernels/family_math.h: variance
-# mu + mu^2 / theta), with
-#   * negbin(theta): a plain "family" with one known theta, the scale
-#     estimated (bam() treats it as any exponential family);
-#   * nb(): mgcv's extended family, theta estimated between iterations as
-#     bgam.fit's estimate.theta() does (the engine's estimate_theta(), over
-#     row sums from the backend: rows_nb_theta on the device), or fixed by
-#     nb(theta = ) with theta > 0; the scale is 1, as bgam.fit sets it for
-#     an extended family without a scale.  What bam() does after the fit
-#     (the family's postproc: its name with theta, the null deviance; the
-#     aic of an extended family) is nb_finish().
-# Other extended families (tw, ziP, betar, scat, ocat, ...) are refused by
-# resolve_family().
+# mgcv's negbin(theta): a plain "family" with one known theta, the scale
+# estimated (bam() treats it as any exponential family), is the engine's
+# "negbin" rows (family_math.h: variance mu + mu^2 / theta).
+#
+# mgcv's extended families nb(), tw(), betar(), scat(), ziP() and ocat()
+# are fitted as bgam.fit fits them: penalized IRLS rows from the family's
+# deviance derivatives and theta estimated between iterations by
+# estimate.theta(), over row sums from the backend (inst/kernels/
+# efam_math.h, one header per family; rows_ef_sums on the device), or
+# fixed where the family was built with theta.  efam_spec() gives the
+# engine the family's parameters, efam_finish() does what bam() does after
+# the fit.  Other extended families are refused by resolve_family().
 
 # mgcv's negbin(theta): a plain "family" (not an extended one) whose name
 # is "Negative Binomial(theta)" and whose theta is known.
@@ -32,10 +30,22 @@ is_tweedie <- function(family)
 
 tweedie_power <- function(family) get("p", envir = environment(family$variance))
 
-# mgcv's nb(): the extended family "negative binomial".
-is_nb <- function(family)
-  inherits(family, "extended.family") && identical(family$family, "negative binomial") &&
-    is.function(family$getTheta) && is.function(family$putTheta)
+# mgcv's extended families that gamgpu fits, by the name their constructor
+# gives (a fitted model's family is renamed by postproc, "Negative
+# Binomial(2.3)", "Tweedie(p=1.5)": the part before "(" compared without
+# case), and the engine's name for each (inst/kernels/efam_math.h).
+.gg_efam <- c("negative binomial" = "negbin", "tweedie" = "tw", "beta regression" = "betar",
+              "scaled t" = "scat", "zero inflated poisson" = "ziP",
+              "ordered categorical" = "ocat")
+
+# The engine's name of an extended family gamgpu fits, or NULL.
+efam_name <- function(family) {
+  if (!inherits(family, "extended.family") || !is.character(family$family) ||
+      length(family$family) != 1L || !is.function(family$getTheta))
+    return(NULL)
+  key <- tolower(trimws(sub("\\(.*$", "", family$family)))
+  if (key %in% names(.gg_efam)) .gg_efam[[key]] else NULL
+}
 
 #' The family as the engine names it
 #'
@@ -47,38 +57,114 @@ is_nb <- function(family)
 engine_family <- function(family) {
   if (is_negbin(family))
     return(list(name = "negbin", theta = family$getTheta(), estimated = FALSE))
-  if (is_nb(family))
-    return(list(name = "negbin", theta = exp(family$getTheta()),
-                estimated = isTRUE(family$n.theta > 0)))
+  ef <- efam_name(family)
+  if (!is.null(ef))
+    return(list(name = ef, theta = if (ef == "negbin") exp(family$getTheta()),
+                estimated = isTRUE(family$n.theta > 0), efam = TRUE))
   if (is_tweedie(family))
     return(list(name = "tweedie", theta = tweedie_power(family), estimated = FALSE))
   list(name = family$family, theta = NULL, estimated = FALSE)
 }
 
-#' What bam() sets after an nb() fit
+#' An extended family's parameters for the engine
+#'
+#' What bgam.fit sets before its iterations: the family's theta (its
+#' getTheta(), the working parameters), the fixed settings the row
+#' functions need (\code{aux}: tw's a and b, betar's eps, scat's min.df,
+#' ziP's b) and the scale: 1 for the families without one; tw()'s
+#' estimated with theta by estimate.theta() (from var(y) / 10) when bam's
+#' \code{scale} is not positive, else fixed at it.
+#' @param family an extended family (efam_name() not NULL).
+#' @param scale bam's \code{scale} argument.
+#' @param y the response (after the family's preinitialize).
+#' @return \code{list(ef, scale)}: \code{ef} for the engine
+#'   (\code{list(theta, aux, log_scale, scale_est)}) and the scale the REML
+#'   fit starts with (known to it).
+#' @noRd
+efam_spec <- function(family, scale, y) {
+  name <- efam_name(family)
+  env <- environment(family$Dd)
+  aux <- switch(name,
+                tw = c(get(".a", envir = env), get(".b", envir = env)),
+                betar = get(".betarEps", envir = env),
+                scat = get("min.df", envir = env),
+                ziP = get("b", envir = env),
+                numeric(0))
+  scale_est <- 0L
+  eng_scale <- 1
+  if (!is.null(family$scale) && family$scale < 0) {
+    if (scale > 0) eng_scale <- scale else {
+      scale_est <- 1L
+      eng_scale <- stats::var(y) * 0.1
+    }
+  } else if (!is.null(family$scale) && family$scale > 0) eng_scale <- family$scale
+  list(ef = list(theta = as.numeric(family$getTheta()), aux = as.numeric(aux),
+                 log_scale = log(eng_scale), scale_est = scale_est),
+       scale = eng_scale)
+}
+
+#' What bgam.fit does with an extended family before its iterations
+#'
+#' The family's preinitialize (betar() clamps y into (eps, 1 - eps); scat()
+#' and ocat() set theta's start with putTheta, as bam() does, in the family
+#' object itself) and its initialize, evaluated as bgam.fit evaluates it,
+#' for the checks it makes (negative counts, non-integer categories, y out
+#' of range): its errors become classed ones.
+#' @return \code{list(y, family)}.
+#' @noRd
+efam_prepare <- function(family, y, w) {
+  if (is.function(family$preinitialize)) {
+    pini <- family$preinitialize(y, family)
+    if (!is.null(pini$Theta)) family$putTheta(pini$Theta)
+    if (!is.null(pini$y)) y <- pini$y
+  }
+  env <- list2env(list(y = y, weights = w, nobs = length(y), family = family,
+                       mustart = NULL, etastart = NULL, start = NULL),
+                  parent = environment(family$Dd))
+  tryCatch(eval(family$initialize, env), error = function(e)
+    gamgpu_abort("gamgpu_bad_response",
+                 sprintf("the response does not suit %s(): %s", efam_name(family),
+                         conditionMessage(e)), call = NULL))
+  list(y = y, family = family)
+}
+
+#' What bam() sets after an extended family's fit
 #'
 #' The final theta into the family (putTheta), the family's postproc (its
-#' name with theta, the null deviance of the intercept-only model), the
-#' aic of an extended family (family$aic(y, mu, theta, wt, dev) + 2
-#' sum(edf)) and bam's scale fields (sig2 = 1; scale.estimated TRUE, as
-#' bam() leaves it for a family that is neither binomial nor poisson).  A
-#' failed theta step is mgcv's warning, classed.
+#' name with theta, and for some the deviance and null deviance), the
+#' residuals as residuals() gives them for the families that have their
+#' own, the deviance as their sum of squares, the null deviance of the
+#' intercept-only fit at the final theta, the aic of an extended family
+#' (family$aic(y, mu, theta, wt, dev) + 2 sum(edf)) and bam's scale fields
+#' (scale.estimated TRUE, as bam() leaves it for a family that is neither
+#' binomial nor poisson; sig2 the scale: 1, or tw()'s estimate).  A failed
+#' theta step is mgcv's warning, classed.
 #' @noRd
-nb_finish <- function(object, family, theta, theta_failed, G) {
+efam_finish <- function(object, family, theta, theta_failed, G) {
   if (theta_failed)
     gamgpu_warn("gamgpu_theta_step_failed", "step failure in theta estimation", call = NULL)
-  if (isTRUE(family$n.theta > 0)) family$putTheta(log(theta))
+  if (isTRUE(family$n.theta > 0)) family$putTheta(theta)
   object$family <- family
-  posr <- family$postproc(family = family, y = object$y, prior.weights = object$prior.weights,
-                          fitted = object$fitted.values,
-                          linear.predictors = object$linear.predictors,
-                          offset = G$offset, intercept = G$intercept)
+  y <- object$y
+  w <- object$prior.weights
+  if (!is.null(family$residuals)) {
+    object$residuals <- stats::residuals(object)
+  } else {
+    object$residuals <- sqrt(pmax(family$dev.resids(y, object$fitted.values, w), 0)) *
+      sign(y - object$fitted.values)
+  }
+  posr <- if (is.function(family$postproc))
+    family$postproc(family = family, y = y, prior.weights = w,
+                    fitted = object$fitted.values,
+                    linear.predictors = object$linear.predictors,
+                    offset = G$offset, intercept = G$intercept)
   if (!is.null(posr$family)) object$family$family <- posr$family
-  if (!is.null(posr$deviance)) object$deviance <- posr$deviance
-  if (!is.null(posr$null.deviance)) object$null.deviance <- posr$null.deviance
-  dev <- object$sig2 * sum(object$prior.weights)
-  object$aic <- family$aic(object$y, object$fitted.values, family$getTheta(),
-                           object$prior.weights, dev) + 2 * sum(object$edf)
+  object$deviance <- if (!is.null(posr$deviance)) posr$deviance else sum(object$residuals^2)
+  object$null.deviance <- if (!is.null(posr$null.deviance)) posr$null.deviance else
+    sum(family$dev.resids(y, stats::weighted.mean(y, w), w, family$getTheta()))
+  dev <- object$sig2 * sum(w)
+  object$aic <- family$aic(y, object$fitted.values, family$getTheta(), w, dev) +
+    2 * sum(object$edf)
   object$scale.estimated <- TRUE
   object
 }

@@ -10,6 +10,11 @@
   quasipoisson = c("log", "identity", "sqrt"),
   negbin = c("log", "identity", "sqrt"),
   tweedie = c("log", "identity", "sqrt", "inverse"),
+  tw = c("log", "identity", "sqrt", "inverse"),
+  betar = c("logit", "probit", "cloglog", "cauchit"),
+  scat = c("identity", "log", "inverse"),
+  ziP = "identity",
+  ocat = "identity",
   Gamma = c("inverse", "log", "identity"),
   inverse.gaussian = c("1/mu^2", "inverse", "log", "identity"))
 
@@ -53,11 +58,20 @@ resolve_family <- function(family, env) {
   if (!inherits(family, "family") || !is.character(family$family))
     gamgpu_abort("gamgpu_bad_family", "'family' must be a family object, such as binomial()",
                  call = NULL)
-  if (inherits(family, "extended.family") && !is_nb(family))
+  if (inherits(family, "extended.family") && is.null(efam_name(family)))
     gamgpu_abort("gamgpu_bad_family",
-                 sprintf(paste("family '%s' (an mgcv extended family) is not supported yet;",
-                               "of mgcv's extended families gamgpu fits nb()"), family$family),
+                 sprintf(paste("family '%s' (an mgcv extended family) is not supported;",
+                               "of mgcv's extended families gamgpu fits nb(), tw(), betar(),",
+                               "scat(), ziP() and ocat(); the location-scale families",
+                               "(gaulss, ziplss, twlss, gevlss, gammals, gumbls, shash),",
+                               "multinom, mvn and cox.ph are not supported: fit them with",
+                               "mgcv::gam()"), family$family),
                  call = NULL)
+  if (identical(efam_name(family), "ocat") && length(family$getTheta()) > 10L)
+    gamgpu_abort("gamgpu_bad_family",
+                 sprintf(paste("ocat() with R = %d categories: gamgpu fits at most 12",
+                               "categories; fit this model with mgcv::bam()"),
+                         length(family$getTheta()) + 2L), call = NULL)
   if (is_negbin(family)) {
     theta <- family$getTheta()
     if (!is.numeric(theta) || length(theta) != 1L || !is.finite(theta) || theta <= 0)
@@ -292,11 +306,12 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     family <- G_supplied$family
   }
   family <- resolve_family(family, env)
-  if (is_nb(family)) {
+  if (!is.null(efam_name(family)) && is.null(family$scale)) {
     # bam() fits an extended family without a scale of its own at scale 1
     if (scale != 0)
       gamgpu_abort("gamgpu_unsupported_argument",
-                   "'scale' with nb(): bam() fits nb() at scale 1 whatever 'scale' says; drop 'scale'",
+                   sprintf(paste("'scale' with %s(): bam() fits this family at scale 1",
+                                 "whatever 'scale' says; drop 'scale'"), efam_name(family)),
                    arguments = "scale")
     scale <- 1
   }
@@ -386,8 +401,10 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
       sp.names <- sp.names[!ind]
     }
   }
+  # (an extended family's scale is known to each REML fit: efam_spec())
   theta_start <- in_out_start(dots$in.out, nfree,
-                              if (is.null(sp)) logical(nfree) else sp >= 0, scale <= 0)
+                              if (is.null(sp)) logical(nfree) else sp >= 0,
+                              scale <= 0 && is.null(efam_name(family)))
 
   ## ---- response, weights, offset ------------------------------------------
   y <- G$y
@@ -417,8 +434,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     gamgpu_abort("gamgpu_bad_response", "the response has non-finite values")
   eng_fam <- engine_family(family)                # the family as the engine takes it
   bad <- switch(eng_fam$name,
-                binomial = , quasibinomial = chk[["y_min"]] < 0 || chk[["y_max"]] > 1,
-                poisson = , quasipoisson = , negbin = , tweedie = chk[["y_min"]] < 0,
+                binomial = , quasibinomial = , betar = chk[["y_min"]] < 0 || chk[["y_max"]] > 1,
+                poisson = , quasipoisson = , negbin = , tweedie = , tw = chk[["y_min"]] < 0,
                 Gamma = , inverse.gaussian = chk[["y_min"]] <= 0,
                 FALSE)
   if (bad)
@@ -426,12 +443,22 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                  sprintf("the response is outside the support of the %s family%s",
                          family$family,
                          switch(eng_fam$name,
-                                binomial = , quasibinomial = " (must be in [0, 1])",
-                                poisson = , quasipoisson = , negbin = , tweedie = " (must be >= 0)",
+                                binomial = , quasibinomial = , betar = " (must be in [0, 1])",
+                                poisson = , quasipoisson = , negbin = , tweedie = , tw = " (must be >= 0)",
                                 Gamma = , inverse.gaussian = " (must be > 0)", "")))
   if (chk[["o_nonzero"]] == 0) offset <- NULL
   else if (chk[["o_bad"]] != 0)
     gamgpu_abort("gamgpu_bad_input", "the offset has non-finite values")
+  ## an extended family: bgam.fit's preinitialize and initialize, then its
+  ## parameters and scale for the engine (R/families.R)
+  ef <- NULL
+  if (isTRUE(eng_fam$efam)) {
+    pre <- efam_prepare(family, y, w)
+    y <- pre$y
+    family <- pre$family
+    ef <- efam_spec(family, scale, y)
+    eng_fam <- engine_family(family)
+  }
 
   ## ---- the model matrix: as numbers, or as a recipe the engine builds ----
   ## (on the device for a GPU fit: model_matrix_plan() in model_matrix.R)
@@ -450,7 +477,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     record_fallback("engine", small)
     plan$mode <- 0L
   }
-  spec <- list(nobs = n, scale = scale, gamma = gamma, additive = additive,
+  spec <- list(nobs = n, scale = if (is.null(ef)) scale else ef$scale, gamma = gamma,
+               additive = additive, ef = ef$ef,
                yvar = stats::var(y), hat = control$hat,
                device_mode = plan$mode, device_ordinal = plan$ordinal,
                ar_rho = if (is.null(ar)) 0 else ar$rho, ar_start = ar$start,
@@ -472,8 +500,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                      sp.names, scale)
   fit <- ar1_finish(fit, ar)
   sc <- res$scalars
-  if (is_nb(family))
-    fit <- nb_finish(fit, family, sc[["theta"]], sc[["theta.failed"]] != 0, G)
+  if (!is.null(ef))
+    fit <- efam_finish(fit, family, res$ef.theta, sc[["theta.failed"]] != 0, G)
   if (!fit$converged)
     gamgpu_warn("gamgpu_not_converged",
                 sprintf("penalized IRLS did not converge in %d iterations (control maxit = %d)",
@@ -601,7 +629,7 @@ gg_assemble <- function(G, res, family, y, w, offset, n, method, gamma, cl, cont
   if (is.na(aic) && !inherits(family, "extended.family")) {
     dev <- if (family$family != "gaussian") object$sig2 * sum(w) else object$deviance
     aic <- family$aic(y, 1, object$fitted.values, w, dev)
-  }                                            # nb(): nb_finish()
+  }                                            # extended families: efam_finish()
   object$aic <- aic + 2 * sum(object$edf)
   object$null.deviance <- sc[["null.deviance"]]
   environment(object$formula) <- environment(object$pred.formula) <-

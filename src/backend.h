@@ -57,8 +57,6 @@ typedef enum {
 
 typedef struct gg_backend gg_backend;
 
-/* How many sums nb_theta_sums() returns (family_math.h GG_FM_NB_NSUM). */
-#define GG_NB_THETA_SUMS 6
 
 typedef struct gg_backend_ops {
     const char *name;       /* "cpu", "cuda", ... (recorded in fit$device) */
@@ -66,7 +64,8 @@ typedef struct gg_backend_ops {
     /* Take the data; allocate the row state (eta, eta_old, mu, w, z). */
     int (*load)(gg_backend *self, const gg_data *data, gg_status *st);
 
-    /* eta = linkfun(mustart(y, pw)) for every row, R's family$initialize;
+    /* eta = linkfun(mustart(y, pw)) for every row, R's family$initialize
+     * (an extended family's: efam_math.h's gg_fm_ef_mustart);
      * fails with "gamgpu_bad_start" if some row has no valid start. */
     int (*init_eta)(gg_backend *self, const gg_family *fam, gg_status *st);
 
@@ -79,7 +78,8 @@ typedef struct gg_backend_ops {
     /* eta = (eta + eta_old) / 2 (one step halving). */
     int (*halve_eta)(gg_backend *self, gg_status *st);
 
-    /* From eta: mu, w, z for every row (family.h: gg_irls_row); *dev = sum
+    /* From eta: mu, w, z for every row (family.h: gg_irls_row; an extended
+     * family: efam_math.h's gg_fm_ef_row, bgam.fit's rows); *dev = sum
      * of the deviance residuals.  Fails with "gamgpu_nonfinite" if the
      * deviance is not finite. */
     int (*row_state)(gg_backend *self, const gg_family *fam, double *dev,
@@ -98,12 +98,14 @@ typedef struct gg_backend_ops {
     int (*leverage)(gg_backend *self, const double *M, double *h,
                     gg_status *st);
 
-    /* mgcv's nb() (theta estimated): the sums estimate.theta() takes at log
-     * theta th over every row, from the current mu (family_math.h,
-     * gg_fm_nb_theta_row): s[GG_NB_THETA_SUMS] = dev, ls, Dth, Dth2, lsth1,
-     * lsth2 (the derivatives up to order deriv, the others 0). */
-    int (*nb_theta_sums)(gg_backend *self, double th, int deriv, double *s,
-                         gg_status *st);
+    /* An extended family (fam->efam): the sums mgcv's estimate.theta()
+     * takes, over every row from the current mu, at the theta and log
+     * scale in fam->ef (inst/kernels/efam_math.h: GG_FM_EF_NSUM(nth, nth +
+     * scale_est) of them in its layout; derivatives up to order deriv, -1:
+     * the deviance only; the sums not computed are 0).  Fails with
+     * "gamgpu_nonfinite" if the deviance or ls is not finite. */
+    int (*ef_sums)(gg_backend *self, const gg_family *fam, int deriv, double *s,
+                   gg_status *st);
 
     /* Copy one n-length vector of the row state to host memory out[n]. */
     int (*fetch)(gg_backend *self, gg_vec which, double *out, gg_status *st);

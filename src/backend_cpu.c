@@ -15,9 +15,7 @@
 #include "backend.h"
 #include "gram_cpu.h"
 #include "../inst/kernels/ar1_math.h"
-#include "../inst/kernels/family_math.h"
-
-_Static_assert(GG_FM_NB_NSUM == GG_NB_THETA_SUMS, "nb theta sums: family_math.h and backend.h");
+#include "../inst/kernels/efam_math.h"
 
 #include <limits.h>
 #include <math.h>
@@ -103,7 +101,7 @@ static int cpu_init_eta(gg_backend *be, const gg_family *fam, gg_status *st)
 {
     cpu_state *s = S(be);
     for (size_t i = 0; i < s->d.n; i++) {
-        double mu = gg_mustart(fam->fam, s->d.y[i], s->d.pw[i]);
+        double mu = gg_family_mustart(fam, s->d.y[i], s->d.pw[i]);
         double eta = gg_linkfun(fam->link, mu);
         if (!gg_start_valid(fam, eta))
             return gg_fail(st, "gamgpu_bad_start",
@@ -152,9 +150,15 @@ static int cpu_row_state(gg_backend *be, const gg_family *fam, double *dev,
     cpu_state *s = S(be);
     double D = 0.0;
     const double *off = s->d.offset;
-    for (size_t i = 0; i < s->d.n; i++)
-        D += gg_irls_row(fam, s->d.y[i], s->d.pw[i], off ? off[i] : 0.0, s->eta[i],
-                         &s->mu[i], &s->w[i], &s->z[i]);
+    if (fam->efam)
+        for (size_t i = 0; i < s->d.n; i++)
+            D += gg_fm_ef_row((int) fam->fam, (int) fam->link, s->d.y[i], s->d.pw[i],
+                              off ? off[i] : 0.0, s->eta[i], &fam->ef, &s->mu[i], &s->w[i],
+                              &s->z[i]);
+    else
+        for (size_t i = 0; i < s->d.n; i++)
+            D += gg_irls_row(fam, s->d.y[i], s->d.pw[i], off ? off[i] : 0.0, s->eta[i],
+                             &s->mu[i], &s->w[i], &s->z[i]);
     be->n_row_state++;
     *dev = D;
     if (!isfinite(D))
@@ -209,15 +213,17 @@ static int cpu_leverage(gg_backend *be, const double *M, double *h, gg_status *s
     return 0;
 }
 
-static int cpu_nb_theta_sums(gg_backend *be, double th, int deriv, double *s_out,
-                             gg_status *st)
+static int cpu_ef_sums(gg_backend *be, const gg_family *fam, int deriv, double *s_out,
+                       gg_status *st)
 {
     cpu_state *s = S(be);
-    double t[GG_NB_THETA_SUMS] = {0, 0, 0, 0, 0, 0};
+    const int nth = fam->ef.nth, nsum = GG_FM_EF_NSUM(nth, nth + fam->ef.scale_est);
+    double t[GG_FM_EF_MAXSUM];
+    memset(t, 0, sizeof t);
     for (size_t i = 0; i < s->d.n; i++)
-        gg_fm_nb_theta_row(s->d.y[i], s->mu[i], s->d.pw[i], th, deriv, t);
-    memcpy(s_out, t, sizeof t);
-    if (!isfinite(t[0]) || !isfinite(t[1]))
+        gg_fm_ef_theta_row((int) fam->fam, s->d.y[i], s->mu[i], s->d.pw[i], &fam->ef, deriv, t);
+    memcpy(s_out, t, (size_t) nsum * sizeof(double));
+    if (!isfinite(t[GG_FM_EF_DEV]) || !isfinite(t[GG_FM_EF_LS]))
         return gg_fail(st, "gamgpu_nonfinite", "non-finite deviance in the theta estimation");
     return 0;
 }
@@ -239,7 +245,7 @@ static int cpu_fetch(gg_backend *be, gg_vec which, double *out, gg_status *st)
 
 static const gg_backend_ops cpu_ops = {
     "cpu", cpu_load, cpu_init_eta, cpu_xbeta, cpu_keep_eta, cpu_halve_eta,
-    cpu_row_state, cpu_gram, cpu_leverage, cpu_nb_theta_sums, cpu_fetch, cpu_release};
+    cpu_row_state, cpu_gram, cpu_leverage, cpu_ef_sums, cpu_fetch, cpu_release};
 
 int gg_backend_cpu_init(gg_backend *be, size_t chunk_rows, gg_status *st)
 {

@@ -33,8 +33,8 @@
 #include <time.h>
 
 #define ROW_THREADS 256
-/* rows_nb_theta's sums per block (backend.h) */
-#define GG_NB_NSUM GG_NB_THETA_SUMS
+/* the most sums a row kernel returns per block: rows_ef_sums' */
+#define MAX_SUMS GG_FM_EF_MAXSUM
 /* Streamed chunks aim at this many doubles of X each (~128 MiB). */
 #define CHUNK_TARGET_DOUBLES ((size_t) 1 << 24)
 /* The raw-basis scratch of the device build holds at most this many
@@ -60,10 +60,8 @@ typedef struct cuda_state {
     CUdeviceptr  X, y, pw, off, eta, eta_old, mu, w, z, beta, gP, G, partial, M, h;
     gg_gram_plan plan;            /* resident plan: its slab height rules chunks */
     unsigned     row_blocks;      /* grid of the row kernels */
-    double      *partial_host;    /* row_blocks doubles */
-    CUfunction   f_init, f_xbeta, f_step, f_state, f_lev, f_nb;
-    CUdeviceptr  partial_nb;      /* 6 x row_blocks: rows_nb_theta's sums */
-    double      *partial_nb_host;
+    double      *partial_host;    /* MAX_SUMS x row_blocks doubles, as partial */
+    CUfunction   f_init, f_xbeta, f_step, f_state, f_lev, f_ef;
     /* X from a recipe: built on the device (basis.cu) */
     const gg_xplan *xplan;
     dev_block    *dblocks;
@@ -101,7 +99,6 @@ static void cuda_release(gg_backend *be)
     }
     gg_buflist_release(&s->bufs);
     free(s->partial_host);
-    free(s->partial_nb_host);
     free(s->dblocks);
     free(s);
     be->impl = NULL;
@@ -124,17 +121,21 @@ static int launch_rows(cuda_state *s, CUfunction f, void **args, CUstream stream
 
 /* Sum the per-block partials (in block order) into *out.  The synchronous
  * copy on the default stream waits for the blocking work stream too. */
-static int sum_partials(cuda_state *s, double *out, gg_status *st)
+/* The row kernels' block sums: partial[j * row_blocks + b] is block b's
+ * part of sum j; out[j] = their sum in block order, for j < k. */
+static int sum_partials(cuda_state *s, int k, double *out, gg_status *st)
 {
-    if (gg_cu_check(gg_cu.cuMemcpyDtoH(s->partial_host, s->partial,
-                                       s->row_blocks * sizeof(double)),
+    const size_t m = (size_t) k * s->row_blocks;
+    if (gg_cu_check(gg_cu.cuMemcpyDtoH(s->partial_host, s->partial, m * sizeof(double)),
                     "engine: running the row kernels", st))
         return -1;
-    gg_tel_d2h(LABEL, (double) (s->row_blocks * sizeof(double)));
-    double t = 0;
-    for (unsigned b = 0; b < s->row_blocks; b++)
-        t += s->partial_host[b];
-    *out = t;
+    gg_tel_d2h(LABEL, (double) (m * sizeof(double)));
+    for (int j = 0; j < k; j++) {
+        double t = 0;
+        for (unsigned b = 0; b < s->row_blocks; b++)
+            t += s->partial_host[(size_t) j * s->row_blocks + b];
+        out[j] = t;
+    }
     return 0;
 }
 
@@ -460,7 +461,7 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
         gg_cuda_function(s->ordinal, "rows", "rows_eta_step", &s->f_step, st) ||
         gg_cuda_function(s->ordinal, "rows", "rows_state", &s->f_state, st) ||
         gg_cuda_function(s->ordinal, "gram", "gram_leverage", &s->f_lev, st) ||
-        gg_cuda_function(s->ordinal, "rows", "rows_nb_theta", &s->f_nb, st))
+        gg_cuda_function(s->ordinal, "rows", "rows_ef_sums", &s->f_ef, st))
         goto done;
     gg_tel_dispatch(LABEL);
 
@@ -468,9 +469,8 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
     int sm = gg_cuda_sm_count(s->ordinal);
     long long cap = 8LL * (sm > 0 ? sm : 80);
     s->row_blocks = (unsigned) (blocks < cap ? blocks : cap);
-    s->partial_host = malloc(s->row_blocks * sizeof(double));
-    s->partial_nb_host = malloc(GG_NB_NSUM * (size_t) s->row_blocks * sizeof(double));
-    if (s->partial_host == NULL || s->partial_nb_host == NULL) {
+    s->partial_host = malloc(MAX_SUMS * (size_t) s->row_blocks * sizeof(double));
+    if (s->partial_host == NULL) {
         gg_fail(st, "gamgpu_host_oom", "engine: out of host memory");
         goto done;
     }
@@ -488,8 +488,7 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
         !(s->z = gg_buflist_alloc(b, n, LABEL, st)) ||
         !(s->beta = gg_buflist_alloc(b, (size_t) p, LABEL, st)) ||
         !(s->G = gg_buflist_alloc(b, (size_t) (p + 1) * (p + 1), LABEL, st)) ||
-        !(s->partial = gg_buflist_alloc(b, s->row_blocks, LABEL, st)) ||
-        !(s->partial_nb = gg_buflist_alloc(b, GG_NB_NSUM * (size_t) s->row_blocks, LABEL, st)) ||
+        !(s->partial = gg_buflist_alloc(b, MAX_SUMS * (size_t) s->row_blocks, LABEL, st)) ||
         !(s->gP = gg_buflist_alloc(b, s->plan.partial_elements, LABEL, st)) ||
         /* the leverage pass's M and h too: streaming below takes what is left */
         !(s->M = gg_buflist_alloc(b, (size_t) p * p, LABEL, st)) ||
@@ -560,12 +559,13 @@ static int cuda_init_eta(gg_backend *be, const gg_family *fam, gg_status *st)
     double t0 = now();
     if (gg_cuda_enter(s->ordinal, st) != 0)
         return -1;
-    int f = (int) fam->fam, l = (int) fam->link, rc = -1;
+    int f = (int) fam->fam, l = (int) fam->link, efam = fam->efam, rc = -1;
+    gg_fm_efpar par = fam->ef;
     long long n = (long long) s->n;
-    void *args[] = {&f, &l, &s->y, &s->pw, &n, &s->eta, &s->eta_old, &s->partial};
+    void *args[] = {&f, &l, &efam, &par, &s->y, &s->pw, &n, &s->eta, &s->eta_old, &s->partial};
     double bad = 0;
     if (launch_rows(s, s->f_init, args, work_stream(s), "engine: launching rows_init_eta", st) ||
-        sum_partials(s, &bad, st))
+        sum_partials(s, 1, &bad, st))
         goto done;
     if (bad > 0) {
         /* Rare: find the first offending row for the message, on the host. */
@@ -575,7 +575,7 @@ static int cuda_init_eta(gg_backend *be, const gg_family *fam, gg_status *st)
             gg_cu.cuMemcpyDtoH(y, s->y, s->n * sizeof(double)) == CUDA_SUCCESS &&
             gg_cu.cuMemcpyDtoH(pw, s->pw, s->n * sizeof(double)) == CUDA_SUCCESS)
             for (row = 0; row < s->n; row++)
-                if (!gg_start_valid(fam, gg_linkfun(fam->link, gg_mustart(fam->fam, y[row], pw[row]))))
+                if (!gg_start_valid(fam, gg_linkfun(fam->link, gg_family_mustart(fam, y[row], pw[row]))))
                     break;
         gg_fail(st, "gamgpu_bad_start",
                 "cannot find valid starting values for the %s family with %s link "
@@ -644,13 +644,14 @@ static int cuda_row_state(gg_backend *be, const gg_family *fam, double *dev, gg_
     double t0 = now();
     if (gg_cuda_enter(s->ordinal, st) != 0)
         return -1;
-    int f = (int) fam->fam, l = (int) fam->link;
+    int f = (int) fam->fam, l = (int) fam->link, efam = fam->efam;
     double th = fam->theta;
+    gg_fm_efpar par = fam->ef;
     long long n = (long long) s->n;
-    void *args[] = {&f, &l, &th, &s->y, &s->pw, &s->off, &s->eta, &n,
+    void *args[] = {&f, &l, &th, &efam, &par, &s->y, &s->pw, &s->off, &s->eta, &n,
                     &s->mu, &s->w, &s->z, &s->partial};
     int rc = launch_rows(s, s->f_state, args, work_stream(s), "engine: launching rows_state", st) ||
-             sum_partials(s, dev, st) ? -1 : 0;
+             sum_partials(s, 1, dev, st) ? -1 : 0;
     gg_cuda_leave(s->ordinal);
     be->n_row_state++;
     be->t_rows += now() - t0;
@@ -724,33 +725,23 @@ done:
     return rc;
 }
 
-static int cuda_nb_theta_sums(gg_backend *be, double th, int deriv, double *out,
-                              gg_status *st)
+static int cuda_ef_sums(gg_backend *be, const gg_family *fam, int deriv, double *out,
+                        gg_status *st)
 {
     cuda_state *s = S(be);
     double t0 = now();
     if (gg_cuda_enter(s->ordinal, st) != 0)
         return -1;
+    int f = (int) fam->fam, nsum = GG_FM_EF_NSUM(fam->ef.nth, fam->ef.nth + fam->ef.scale_est);
+    gg_fm_efpar par = fam->ef;
     long long n = (long long) s->n;
-    void *args[] = {&th, &deriv, &s->y, &s->pw, &s->mu, &n, &s->partial_nb};
-    const size_t nb = GG_NB_NSUM * (size_t) s->row_blocks;
-    int rc = launch_rows(s, s->f_nb, args, work_stream(s), "engine: launching rows_nb_theta",
+    void *args[] = {&f, &par, &deriv, &nsum, &s->y, &s->pw, &s->mu, &n, &s->partial};
+    int rc = launch_rows(s, s->f_ef, args, work_stream(s), "engine: launching rows_ef_sums",
                          st) ||
-             gg_cu_check(gg_cu.cuMemcpyDtoH(s->partial_nb_host, s->partial_nb,
-                                            nb * sizeof(double)),
-                         "engine: running rows_nb_theta", st) ? -1 : 0;
-    if (rc == 0) {
-        gg_tel_d2h(LABEL, (double) (nb * sizeof(double)));
-        for (int k = 0; k < GG_NB_NSUM; k++) {
-            double t = 0;
-            for (unsigned b = 0; b < s->row_blocks; b++)
-                t += s->partial_nb_host[(size_t) k * s->row_blocks + b];
-            out[k] = t;
-        }
-    }
+             sum_partials(s, nsum, out, st) ? -1 : 0;
     gg_cuda_leave(s->ordinal);
     be->t_rows += now() - t0;
-    if (rc == 0 && (!isfinite(out[0]) || !isfinite(out[1])))
+    if (rc == 0 && (!isfinite(out[GG_FM_EF_DEV]) || !isfinite(out[GG_FM_EF_LS])))
         return gg_fail(st, "gamgpu_nonfinite", "non-finite deviance in the theta estimation");
     return rc;
 }
@@ -781,7 +772,7 @@ static int cuda_fetch(gg_backend *be, gg_vec which, double *out, gg_status *st)
 
 static const gg_backend_ops cuda_ops = {
     "cuda", cuda_load, cuda_init_eta, cuda_xbeta, cuda_keep_eta, cuda_halve_eta,
-    cuda_row_state, cuda_gram, cuda_leverage, cuda_nb_theta_sums, cuda_fetch, cuda_release};
+    cuda_row_state, cuda_gram, cuda_leverage, cuda_ef_sums, cuda_fetch, cuda_release};
 
 int gg_backend_cuda_init(gg_backend *be, int ordinal, gg_status *st)
 {

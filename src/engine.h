@@ -62,8 +62,10 @@ typedef struct gg_fit_spec {
      * estimated, its log; later working models start from mgcv's initial
      * smoothing parameters as always */
     const double *theta_start;
-    /* mgcv's nb(): estimate the family's theta between iterations, as
-     * bgam.fit's estimate.theta() (family.theta is where it starts) */
+    /* an extended family (family.efam) whose theta is free (n.theta > 0):
+     * estimate it between iterations, as bgam.fit's estimate.theta(), from
+     * family.ef.th; with family.ef.scale_est (tw()) its scale too, and
+     * `scale` (known to the REML fit) is where it starts */
     int           theta_estimated;
 } gg_fit_spec;
 
@@ -96,6 +98,7 @@ typedef struct gg_fit_out {
     int    Mp;             /* penalty null space dimension */
     int    reml_threads;   /* threads of the REML p x p products (1: no pool) */
     double theta;          /* the family's theta at the end (estimated for nb()) */
+    gg_fm_efpar ef;        /* an extended family's theta and log scale at the end */
     int    theta_failed;   /* theta estimation's step failed (mgcv warns) */
     double t_iterations;   /* seconds in the IRLS loop */
     double t_postproc;     /* seconds in post-processing */

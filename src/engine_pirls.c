@@ -5,6 +5,7 @@
  * Gaussian identity models are one weighted least squares pass (bam.fit).
  * All O(n) work goes through the backend; this file sees p x p only. */
 #include "engine_internal.h"
+#include "../inst/kernels/efam_par.h"
 #include "threads.h"
 
 #include <float.h>
@@ -59,69 +60,139 @@ static double total_edf(int p, const double *P, const double *A)
     return s;
 }
 
-/* nb()'s negative log likelihood in its log theta th, as mgcv's
- * estimate.theta()'s nlogl() at scale 1: dev/2 - ls, with the gradient and
- * Hessian for deriv 2 (g, H may be NULL for deriv 0). */
-static int nb_nll(gg_backend *be, double th, int deriv, double *nll, double *g, double *H,
+/* An extended family's theta (and tw()'s log scale), as mgcv's
+ * estimate.theta() estimates them between iterations: Newton on the
+ * negative log likelihood nll = dev / (2 scale) - ls at the current mu,
+ * over the row sums the backend returns (efam_math.h's layout). */
+typedef struct ef_theta {
+    gg_backend *be;
+    gg_family  *fam;      /* its ef.th and ef.log_scale are evaluated in place */
+    int         nth, ns;  /* theta values; parameters (nth + the log scale) */
+    int         lo;       /* first estimated parameter: 0, or nth when only
+                             the scale is (n.theta 0: theta fixed) */
+    double      s[GG_FM_EF_MAXSUM];
+} ef_theta;
+
+/* nlogl(): at x (nth theta values, then the log scale when estimated),
+ * the value and, for deriv 2, the gradient g and Hessian H (ns x ns) of
+ * all ns parameters. */
+static int ef_nll(ef_theta *e, const double *x, int deriv, double *nll, double *g, double *H,
                   gg_status *st)
 {
-    double s[GG_NB_THETA_SUMS];
-    if (be->ops->nb_theta_sums(be, th, deriv, s, st)) return -1;
-    *nll = s[0] / 2 - s[1];
-    if (deriv > 1) {
-        *g = s[2] / 2 - s[4];
-        *H = s[3] / 2 - s[5];
+    gg_fm_efpar *par = &e->fam->ef;
+    const int nth = e->nth, ns = e->ns;
+    for (int i = 0; i < nth; i++) par->th[i] = x[i];
+    const int get_scale = ns > nth;
+    if (get_scale) par->log_scale = x[nth];
+    const double scale = get_scale ? exp(x[nth]) : 1.0;
+    if (e->be->ops->ef_sums(e->be, e->fam, deriv > 0 ? deriv : 0, e->s, st)) return -1;
+    const double dev = e->s[GG_FM_EF_DEV] / scale;
+    *nll = dev / 2 - e->s[GG_FM_EF_LS];
+    if (deriv < 2) return 0;
+    const double *l1 = e->s + GG_FM_EF_LSTH1(nth), *l2 = e->s + GG_FM_EF_LSTH2(nth, ns);
+    for (int i = 0; i < nth; i++) g[i] = e->s[GG_FM_EF_DTH + i] / (2 * scale);
+    for (int k = 0, i = 0; i < nth; i++)
+        for (int j = i; j < nth; j++, k++)
+            H[i + ns * j] = H[j + ns * i] = e->s[GG_FM_EF_DTH2(nth) + k] / (2 * scale);
+    if (get_scale) {
+        for (int i = 0; i < nth; i++) H[i + ns * nth] = H[nth + ns * i] = -g[i];
+        H[nth + ns * nth] = dev / 2;
+        g[nth] = -dev / 2;
     }
+    for (int i = 0; i < ns; i++) g[i] -= l1[i];
+    for (int k = 0, i = 0; i < ns; i++)
+        for (int j = i; j < ns; j++, k++) {
+            H[i + ns * j] -= l2[k];
+            if (j != i) H[j + ns * i] -= l2[k];
+        }
     return 0;
 }
 
-/* mgcv's estimate.theta() for nb() (one theta, scale 1): Newton on the
- * log likelihood of theta at the current mu, steps of at most 4, halved
- * up to 25 times while the likelihood does not improve; stops when |g| <=
- * tol |nll|.  *failed is set when a step could not be improved. */
-static int estimate_theta(gg_backend *be, double *th, int *failed, gg_status *st)
+/* estimate.theta(): from x (ns values, updated), Newton steps on the
+ * estimated parameters lo..ns-1 along the eigenvectors of their Hessian
+ * (eigenvalues made positive, floored at 1e-7 of the largest), the step
+ * scaled to at most 4 in any parameter, halved up to 25 times while the
+ * likelihood does not improve; stops when every |g| <= tol |nll|.
+ * *failed is set when a step could not be improved (mgcv warns). */
+static int ef_estimate(ef_theta *e, double *x, int *failed, gg_status *st)
 {
     const double tol = 1e-7;
-    double nll, g, H, nll1, g1 = 0, H1 = 0;
+    const int ns = e->ns, lo = e->lo, k = ns - lo;
+    double nll, nll1, g[GG_FM_EF_MAXTH + 1], H[(GG_FM_EF_MAXTH + 1) * (GG_FM_EF_MAXTH + 1)];
+    double g1[GG_FM_EF_MAXTH + 1], H1[(GG_FM_EF_MAXTH + 1) * (GG_FM_EF_MAXTH + 1)];
+    double Hk[(GG_FM_EF_MAXTH + 1) * (GG_FM_EF_MAXTH + 1)], ev[GG_FM_EF_MAXTH + 1];
+    double V[(GG_FM_EF_MAXTH + 1) * (GG_FM_EF_MAXTH + 1)], step[GG_FM_EF_MAXTH + 1],
+        x1[GG_FM_EF_MAXTH + 1];
     *failed = 0;
-    if (nb_nll(be, *th, 2, &nll, &g, &H, st)) return -1;
-    for (int i = 0; i < 100; i++) {
-        const double h = H > 0 ? H : fabs(H);     /* eigen(H)'s values, made positive */
-        double step = -g / h;
-        if (!isfinite(step)) step = g > 0 ? -4 : 4;
-        if (fabs(step) > 4) step = step * 4 / fabs(step);
-        if (nb_nll(be, *th + step, 2, &nll1, &g1, &H1, st)) return -1;
-        int it = 0;
-        while (nll1 > nll) {
-            step /= 2;
-            it++;
-            if (*th == *th + step || it > 25) {
+    if (ef_nll(e, x, 2, &nll, g, H, st)) return -1;
+    for (int it = 0; it < 100; it++) {
+        for (int i = 0; i < k; i++)
+            for (int j = 0; j < k; j++) Hk[i + k * j] = H[(lo + i) + ns * (lo + j)];
+        if (gg_eigen_sym(k, Hk, ev, V, st)) return -1;
+        int pdef = 1;
+        double emax = 0;
+        for (int i = 0; i < k; i++) {
+            if (ev[i] <= 0) pdef = 0;
+            if (fabs(ev[i]) > emax) emax = fabs(ev[i]);
+        }
+        if (!pdef)
+            for (int i = 0; i < k; i++) {
+                ev[i] = fabs(ev[i]);
+                if (ev[i] < emax * 1e-7) ev[i] = emax * 1e-7;
+            }
+        double ms = 0;
+        for (int i = 0; i < ns; i++) step[i] = 0;
+        for (int j = 0; j < k; j++) {
+            double c = 0;
+            for (int i = 0; i < k; i++) c += V[i + k * j] * g[lo + i];
+            c /= ev[j];
+            for (int i = 0; i < k; i++) step[lo + i] -= V[i + k * j] * c;
+        }
+        for (int i = 0; i < ns; i++) if (fabs(step[i]) > ms) ms = fabs(step[i]);
+        if (ms > 4)
+            for (int i = 0; i < ns; i++) step[i] *= 4 / ms;
+        for (int i = 0; i < ns; i++) x1[i] = x[i] + step[i];
+        if (ef_nll(e, x1, 2, &nll1, g1, H1, st)) return -1;
+        int halvings = 0;
+        while (!(nll1 <= nll)) {
+            for (int i = 0; i < ns; i++) step[i] /= 2;
+            halvings++;
+            int moved = 0;
+            for (int i = 0; i < ns; i++) if (x[i] != x[i] + step[i]) moved = 1;
+            if (!moved || halvings > 25) {
                 *failed = 1;
                 break;
             }
-            if (nb_nll(be, *th + step, 0, &nll1, NULL, NULL, st)) return -1;
+            for (int i = 0; i < ns; i++) x1[i] = x[i] + step[i];
+            if (ef_nll(e, x1, 0, &nll1, NULL, NULL, st)) return -1;
         }
         if (*failed) break;
-        *th += step;
-        if (it > 0) {
-            if (nb_nll(be, *th, 2, &nll, &g, &H, st)) return -1;
+        for (int i = 0; i < ns; i++) x[i] += step[i];
+        if (halvings > 0) {
+            if (ef_nll(e, x, 2, &nll, g, H, st)) return -1;
         } else {
             nll = nll1;
-            g = g1;
-            H = H1;
+            memcpy(g, g1, sizeof g);
+            memcpy(H, H1, sizeof H);
         }
-        if (!(fabs(g) > tol * fabs(nll))) break;
+        int small = 1;
+        for (int i = lo; i < ns; i++) if (fabs(g[i]) > tol * fabs(nll)) small = 0;
+        if (small) break;
     }
+    /* the family carries the estimate (ef_nll left the last trial there) */
+    for (int i = 0; i < e->nth; i++) e->fam->ef.th[i] = x[i];
+    if (ns > e->nth) e->fam->ef.log_scale = x[e->nth];
     return 0;
 }
 
-/* The deviance at log theta th0 from the current mu (nb()'s step halving
- * compares deviances at the previous iteration's theta, as bgam.fit). */
-static int nb_dev_at(gg_backend *be, double th0, double *dev, gg_status *st)
+/* The deviance at the theta of fam0 from the current mu (an extended
+ * family's step halving compares deviances at the previous iteration's
+ * theta, as bgam.fit). */
+static int ef_dev_at(gg_backend *be, const gg_family *fam0, double *dev, gg_status *st)
 {
-    double s[GG_NB_THETA_SUMS];
-    if (be->ops->nb_theta_sums(be, th0, 0, s, st)) return -1;
-    *dev = s[0];
+    double s[GG_FM_EF_MAXSUM];
+    if (be->ops->ef_sums(be, fam0, -1, s, st)) return -1;
+    *dev = s[GG_FM_EF_DEV];
     return 0;
 }
 
@@ -130,11 +201,26 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
 {
     const int p = be->p, m = pin->m;
     const double t0 = gg_now();
-    gg_family famv = spec->family;             /* nb(): its theta moves */
+    gg_family famv = spec->family;             /* an extended family: its theta moves */
+    gg_family fam0 = famv;                     /* ... and here is last iteration's */
     const gg_family *fam = &famv;
-    const int est_theta = spec->theta_estimated && famv.fam == GG_FAM_NEGBIN;
-    double th = est_theta ? log(famv.theta) : 0, th0 = th;
+    const int efam = famv.efam;
+    /* bgam.fit calls estimate.theta() when theta or (tw()) the scale is free */
+    const int est_theta = efam && (spec->theta_estimated || famv.ef.scale_est);
+    ef_theta eft;
+    memset(&eft, 0, sizeof eft);
+    double efx[GG_FM_EF_MAXTH + 1];
+    if (est_theta) {
+        eft.be = be;
+        eft.fam = &famv;
+        eft.nth = famv.ef.nth;
+        eft.ns = famv.ef.nth + famv.ef.scale_est;
+        eft.lo = spec->theta_estimated ? 0 : famv.ef.nth;
+    }
+    /* an extended family's scale is known to the REML fit: 1, or (tw())
+     * estimate.theta()'s estimate, var(y) / 10 until the first */
     const int phi_fixed = spec->scale > 0;
+    double scale_known = spec->scale;
     gg_reml r;
     memset(&r, 0, sizeof r);
     gg_task setup_task;
@@ -201,7 +287,7 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
             if (kk > 0) break;
             if (iter > 2) {
                 double dev1 = dev;
-                if (est_theta && (rc = nb_dev_at(be, th0, &dev1, st))) goto done;
+                if (efam && (rc = ef_dev_at(be, &fam0, &dev1, st))) goto done;
                 double pen0 = dev0 + pen_quad(pin, rho_fit, pcoef0);
                 double pen1 = dev1 + pen_quad(pin, rho_fit, coef);
                 while (pen0 < pen1 && kk < 6) {
@@ -209,7 +295,7 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
                     if ((rc = be->ops->halve_eta(be, st))) goto done;
                     if ((rc = be->ops->row_state(be, fam, &dev, st))) goto done;
                     dev1 = dev;
-                    if (est_theta && (rc = nb_dev_at(be, th0, &dev1, st))) goto done;
+                    if (efam && (rc = ef_dev_at(be, &fam0, &dev1, st))) goto done;
                     pen1 = dev1 + pen_quad(pin, rho_fit, coef);
                     kk++;
                 }
@@ -222,14 +308,18 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
             memcpy(pcoef0, coef, (size_t) p * sizeof(double));
             if ((rc = be->ops->keep_eta(be, st))) goto done;
             dev0 = dev;
-            th0 = th;
+            fam0 = famv;
         }
-        /* nb(): theta from the current mu (bgam.fit's estimate.theta) */
+        /* theta (and tw()'s scale) from the current mu: bgam.fit's
+         * estimate.theta(), whose scale starts at var(y) / 10 every time */
         if (est_theta && iter > 1) {
             int failed = 0;
-            if ((rc = estimate_theta(be, &th, &failed, st))) goto done;
+            for (int i = 0; i < eft.nth; i++) efx[i] = famv.ef.th[i];
+            if (famv.ef.scale_est) efx[eft.nth] = log(spec->yvar * 0.1);
+            if ((rc = ef_estimate(&eft, efx, &failed, st))) goto done;
             out->theta_failed = out->theta_failed || failed;
-            famv.theta = exp(th);
+            if (famv.ef.scale_est) scale_known = exp(famv.ef.log_scale);
+            if (famv.fam == GG_FAM_NEGBIN) famv.theta = exp(famv.ef.th[0]);
         }
         /* fast REML on the working model, from mgcv's initial sp */
         if (!reml_ready) {
@@ -246,6 +336,7 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
             out->reml_threads = gg_pool_size(r.pool);
         }
         r.zwz = zwz;
+        if (phi_fixed) r.phi_known = scale_known;
         if ((rc = gg_pen_initial_sp(&r.pen, A, sp0, st))) goto done;
         for (int k = 0; k < m; k++) sp0[k] = log(sp0[k]);
         if ((rc = gg_reml_theta_from_full(&r, sp0, theta, st))) goto done;
@@ -305,9 +396,10 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
     memcpy(out->grad, best->grad, (size_t) r.nth * sizeof(double));
     memcpy(out->hess, best->hess, (size_t) r.nth * r.nth * sizeof(double));
     out->theta = famv.theta;
+    out->ef = famv.ef;
     if (ctl->iterations_done && (rc = ctl->iterations_done(ctl->ctx, be, fam, best->phi, st)))
         goto done;
-    if ((rc = gg_postproc(&r, best, A, be, phi_fixed, spec->scale, out, st))) goto done;
+    if ((rc = gg_postproc(&r, best, A, be, phi_fixed, scale_known, out, st))) goto done;
     out->t_postproc = gg_now() - t1;
 done:
     gg_task_join(&setup_task);

@@ -5,7 +5,7 @@
  * objects) is inst/kernels/family_math.h, compiled here and by NVRTC into
  * the device kernels, so both sides evaluate the same expressions. */
 #include "family.h"
-#include "../inst/kernels/family_math.h"
+#include "../inst/kernels/efam_math.h"
 
 #include <math.h>
 #include <string.h>
@@ -149,7 +149,17 @@ int    gg_eta_valid(gg_link_id l, double eta) { return gg_fm_eta_valid((int) l, 
 
 double gg_dev_resid(const gg_family *fam, double y, double mu, double wt)
 {
+    if (fam->efam) {
+        double Dmu, EDmu2;
+        return gg_fm_ef_dd0((int) fam->fam, y, mu, wt, &fam->ef, &Dmu, &EDmu2);
+    }
     return gg_fm_dev_resid((int) fam->fam, y, mu, wt, fam->theta);
+}
+
+double gg_family_mustart(const gg_family *fam, double y, double wt)
+{
+    return fam->efam ? gg_fm_ef_mustart((int) fam->fam, y, wt, &fam->ef)
+                     : gg_fm_mustart((int) fam->fam, y, wt);
 }
 
 double gg_mustart(gg_family_id f, double y, double wt)

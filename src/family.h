@@ -72,6 +72,8 @@ double gg_variance(const gg_family *fam, double mu);
 double gg_dev_resid(const gg_family *fam, double y, double mu, double wt);
 /* R's family$initialize mustart for one row (binomial: weights = trials). */
 double gg_mustart(gg_family_id f, double y, double wt);
+/* The same for any family: an extended family's from its parameters. */
+double gg_family_mustart(const gg_family *fam, double y, double wt);
 /* 1 if y is in the support of the family (binomial proportions in [0,1]). */
 int    gg_y_valid(gg_family_id f, double y);
 /* family$validmu / link valideta. */

@@ -23,6 +23,7 @@
 #include "engine_internal.h"
 #include "errors_r.h"
 #include "family.h"
+#include "efam_r.h"
 #include "family_r.h"
 #include "fit_r.h"
 #include "fit_rows.h"
@@ -86,6 +87,14 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     memset(&sp, 0, sizeof sp);
     sp.family = gg_family_or_abort(family, link, gg_list_elt(spec, "theta"));
     sp.theta_estimated = gg_list_int(spec, "theta_estimated", 0, 0, 1, BAD_IN);
+    {   /* an extended family: its parameters (efam_r.c) */
+        SEXP ef = gg_list_elt(spec, "ef");
+        if (ef != R_NilValue) {
+            sp.family.ef = gg_efpar_or_abort(ef);
+            sp.family.efam = 1;
+        } else if (sp.family.efam)
+            gg_abort(BAD_IN, "an extended family needs its parameters (spec$ef)");
+    }
     sp.nobs = gg_list_real(spec, "nobs", n, 0, DBL_MAX, BAD_IN);
     sp.scale = gg_list_real(spec, "scale", 0, -DBL_MAX, DBL_MAX, BAD_IN);
     sp.gamma = gg_list_real(spec, "gamma", 1, 0, DBL_MAX, BAD_IN);
@@ -154,7 +163,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
                            "db.drho", "rho", "rho.full", "grad", "hess", "V.sp", "hat",
                            "linear.predictors", "fitted.values", "weights", "scalars",
                            "backend", "counters", "fallback", "placement", "device.times",
-                           "residuals"};
+                           "residuals", "ef.theta"};
     const int nout = (int) (sizeof names / sizeof names[0]);
     SEXP res = PROTECT(gg_named_list(nout, names));
     SET_VECTOR_ELT(res, 0, Rf_allocVector(REALSXP, p));
@@ -176,6 +185,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     SET_VECTOR_ELT(res, 16, Rf_allocVector(REALSXP, n));
     SET_VECTOR_ELT(res, 17, Rf_allocVector(REALSXP, n));
     SET_VECTOR_ELT(res, 24, Rf_allocVector(REALSXP, n));
+    SET_VECTOR_ELT(res, 25, Rf_allocVector(REALSXP, sp.family.efam ? sp.family.ef.nth : 0));
 
     gg_fit_out out;
     memset(&out, 0, sizeof out);
@@ -287,12 +297,12 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     const char *snames[] = {"reml", "sig2", "scale.vp", "deviance", "rss", "iter",
                             "converged", "newton.iter", "newton.status", "rank", "Mp",
                             "reml.threads", "t.iterations", "t.postproc", "resid.ss",
-                            "null.deviance", "aic", "theta", "theta.failed"};
+                            "null.deviance", "aic", "theta", "theta.failed", "ef.log.scale"};
     const double sv[] = {out.reml, out.sig2, out.scale_vp, out.deviance, out.rss, out.iter,
                          out.converged, out.newton_iter, out.newton_status, out.rank, out.Mp,
                          out.reml_threads, out.t_iterations, out.t_postproc, fr.resid_ss,
                          fr.null_deviance, fr.aic_na ? NA_REAL : fr.aic, out.theta,
-                         out.theta_failed};
+                         out.theta_failed, out.ef.log_scale};
     SET_VECTOR_ELT(res, 18, gg_named_doubles((int) (sizeof sv / sizeof sv[0]), snames, sv));
     SET_VECTOR_ELT(res, 19, Rf_mkString(backend_name));
     SET_VECTOR_ELT(res, 21, Rf_mkString(fallback));
@@ -303,6 +313,8 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     const char *tnames[] = {"transfer", "rows", "build", "pre"};
     const double tv[] = {t_transfer, t_rows, t_build, t_pre};
     SET_VECTOR_ELT(res, 23, gg_named_doubles(4, tnames, tv));
+    for (int i = 0; i < (sp.family.efam ? sp.family.ef.nth : 0); i++)
+        REAL(VECTOR_ELT(res, 25))[i] = out.ef.th[i];
     const char *cnames[] = {"gram", "xbeta", "row_state"};
     const double cv[] = {(double) counters[0], (double) counters[1], (double) counters[2]};
     SET_VECTOR_ELT(res, 20, gg_named_doubles(3, cnames, cv));

@@ -33,15 +33,6 @@
 
 #include "efam_par.h"
 
-#define GG_FM_EF_DEV 0
-#define GG_FM_EF_LS  1
-#define GG_FM_EF_DTH 2
-#define GG_FM_EF_DTH2(nth) (2 + (nth))
-#define GG_FM_EF_LSTH1(nth) (2 + (nth) + (nth) * ((nth) + 1) / 2)
-#define GG_FM_EF_LSTH2(nth, ns) (GG_FM_EF_LSTH1(nth) + (ns))
-#define GG_FM_EF_NSUM(nth, ns) (GG_FM_EF_LSTH2(nth, ns) + (ns) * ((ns) + 1) / 2)
-#define GG_FM_EF_MAXSUM GG_FM_EF_NSUM(GG_FM_EF_MAXTH, GG_FM_EF_MAXTH + 1)
-
 #include "efam_nb.h"
 #include "efam_tw.h"
 #include "efam_betar.h"

@@ -20,4 +20,14 @@ typedef struct gg_fm_efpar {
     int    scale_est;          /* 1: log scale is parameter nth (tw) */
 } gg_fm_efpar;
 
+/* the sums' layout (efam_math.h) */
+#define GG_FM_EF_DEV 0
+#define GG_FM_EF_LS  1
+#define GG_FM_EF_DTH 2
+#define GG_FM_EF_DTH2(nth) (2 + (nth))
+#define GG_FM_EF_LSTH1(nth) (2 + (nth) + (nth) * ((nth) + 1) / 2)
+#define GG_FM_EF_LSTH2(nth, ns) (GG_FM_EF_LSTH1(nth) + (ns))
+#define GG_FM_EF_NSUM(nth, ns) (GG_FM_EF_LSTH2(nth, ns) + (ns) * ((ns) + 1) / 2)
+#define GG_FM_EF_MAXSUM GG_FM_EF_NSUM(GG_FM_EF_MAXTH, GG_FM_EF_MAXTH + 1)
+
 #endif

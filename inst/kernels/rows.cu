@@ -7,7 +7,7 @@
 // All reductions are per-block partial sums in a fixed grid, summed on the
 // host in block order: results are reproducible bit for bit.
 
-#include "family_math.h"
+#include "efam_math.h"
 
 #define NTHREADS 256
 
@@ -26,17 +26,19 @@ static __device__ void block_sum(double v, double *partial)
         partial[blockIdx.x] = s[0];
 }
 
-// eta[i] = linkfun(mustart(y[i], pw[i])); partial[b] = number of rows of
-// block b without a valid start (the host then finds which).
+// eta[i] = linkfun(mustart(y[i], pw[i])) (an extended family, efam != 0:
+// efam_math.h's mustart with its parameters par); partial[b] = number of
+// rows of block b without a valid start (the host then finds which).
 extern "C" __global__ void __launch_bounds__(NTHREADS)
-rows_init_eta(int fam, int link, const double *__restrict__ y,
+rows_init_eta(int fam, int link, int efam, gg_fm_efpar par, const double *__restrict__ y,
               const double *__restrict__ pw, long long n, double *__restrict__ eta,
               double *__restrict__ eta_old, double *__restrict__ partial)
 {
     double bad = 0.0;
     for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long) gridDim.x * blockDim.x) {
-        double e = gg_fm_linkfun(link, gg_fm_mustart(fam, y[i], pw[i]));
+        double e = gg_fm_linkfun(link, efam ? gg_fm_ef_mustart(fam, y[i], pw[i], &par)
+                                            : gg_fm_mustart(fam, y[i], pw[i]));
         if (!gg_fm_start_valid(fam, link, e))
             bad += 1.0;
         eta[i] = e;
@@ -77,9 +79,11 @@ extern "C" __global__ void rows_eta_step(int mode, long long n, double *__restri
 
 // mu, w, z from eta for every row; partial[b] = block b's deviance sum.
 // off may be null (no offset); th: the family's parameter (negbin's
-// theta).  Launched with NTHREADS threads per block.
+// theta, Tweedie's p); an extended family (efam != 0): bgam.fit's rows
+// from its derivatives (efam_math.h) with parameters par.  Launched with
+// NTHREADS threads per block.
 extern "C" __global__ void __launch_bounds__(NTHREADS)
-rows_state(int fam, int link, double th, const double *__restrict__ y,
+rows_state(int fam, int link, double th, int efam, gg_fm_efpar par, const double *__restrict__ y,
            const double *__restrict__ pw,
            const double *__restrict__ off, const double *__restrict__ eta, long long n,
            double *__restrict__ mu, double *__restrict__ w, double *__restrict__ z,
@@ -89,8 +93,9 @@ rows_state(int fam, int link, double th, const double *__restrict__ y,
     for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long) gridDim.x * blockDim.x) {
         double m, wi, zi;
-        dev += gg_fm_irls_row(fam, link, y[i], pw[i], off != nullptr ? off[i] : 0.0, eta[i],
-                              th, &m, &wi, &zi);
+        const double o = off != nullptr ? off[i] : 0.0;
+        dev += efam ? gg_fm_ef_row(fam, link, y[i], pw[i], o, eta[i], &par, &m, &wi, &zi)
+                    : gg_fm_irls_row(fam, link, y[i], pw[i], o, eta[i], th, &m, &wi, &zi);
         mu[i] = m;
         w[i] = wi;
         z[i] = zi;
@@ -98,19 +103,21 @@ rows_state(int fam, int link, double th, const double *__restrict__ y,
     block_sum(dev, partial);
 }
 
-// nb(): the sums mgcv's estimate.theta() takes at log theta th, from the
-// current mu (family_math.h gg_fm_nb_theta_row): partial[k * gridDim.x + b]
-// = block b's sum k, k < GG_FM_NB_NSUM; summed on the host in block order.
+// An extended family: the sums mgcv's estimate.theta() takes at the
+// parameters par, from the current mu (efam_math.h, its layout; nsum of
+// them, derivatives up to deriv): partial[k * gridDim.x + b] = block b's
+// sum k; summed on the host in block order.
 extern "C" __global__ void __launch_bounds__(NTHREADS)
-rows_nb_theta(double th, int deriv, const double *__restrict__ y,
-              const double *__restrict__ pw, const double *__restrict__ mu, long long n,
-              double *__restrict__ partial)
+rows_ef_sums(int fam, gg_fm_efpar par, int deriv, int nsum, const double *__restrict__ y,
+             const double *__restrict__ pw, const double *__restrict__ mu, long long n,
+             double *__restrict__ partial)
 {
-    double s[GG_FM_NB_NSUM] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    double s[GG_FM_EF_MAXSUM];
+    for (int k = 0; k < nsum; k++) s[k] = 0.0;
     for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long) gridDim.x * blockDim.x)
-        gg_fm_nb_theta_row(y[i], mu[i], pw[i], th, deriv, s);
-    for (int k = 0; k < GG_FM_NB_NSUM; k++) {
+        gg_fm_ef_theta_row(fam, y[i], mu[i], pw[i], &par, deriv, s);
+    for (int k = 0; k < nsum; k++) {
         block_sum(s[k], partial + (size_t) k * gridDim.x);
         __syncthreads();
     }
