@@ -1,24 +1,156 @@
-/* efam_ocat.h -- mgcv's ocat() for efam_math.h (see there for the contract).
- * TODO: not yet written; every function returns NaN. */
+/* efam_ocat.h -- mgcv's ocat(R) (ordered categorical, latent logistic,
+ * link identity) for efam_math.h (see there for the contract).  mu is the
+ * linear predictor; y the category 1..R (a double holding an integer).
+ *
+ *   par->th[0..nth-1] = ocat's getTheta(), nth = R - 2: the logs of the
+ *                       cut point increments (R = par->nth + 2);
+ *   par->aux[]        = unused.
+ *
+ * The cut points are alpha_1 = -1, alpha_m = -1 + sum_{i < m} exp(th_i)
+ * (m = 2..R-1), with alpha_0 = -Inf and alpha_R = Inf; category y has
+ * probability f = F(alpha_y - mu) - F(alpha_{y-1} - mu), F logistic.  The
+ * expressions are ocat()'s own: Fdiff() for f, abcd() for the derivatives
+ * of F at the two cut points, Dd's clamp f >= .Machine$double.xmin for the
+ * derivatives but not for dev.resids.  Of Dd(level = 2) only Dth and Dth2
+ * are computed.  ocat's ls() is identically zero: its sums get 0.  A y
+ * that is not an integer in 1..R gives NaN. */
 #ifndef GAMGPU_EFAM_OCAT_H
 #define GAMGPU_EFAM_OCAT_H
 
-GG_FM double gg_fm_ocat_dd0(double y, double mu, double wt, const gg_fm_efpar *par,
-                          double *Dmu, double *EDmu2)
+#define GG_FM_OCAT_XMIN 2.2250738585072014e-308   /* .Machine$double.xmin */
+
+/* ocat's Fdiff(a, b) = F(b) - F(a), a < b */
+GG_FM double gg_fm_ocat_fdiff(double a, double b)
 {
-    *Dmu = *EDmu2 = GG_FM_NAN;
-    return GG_FM_NAN;
+    const double eb = exp(b > 0 ? -b : b), ea = exp(a > 0 ? -a : a);
+    if (a > 0) return (ea - eb) / ((ea + 1) * (eb + 1));
+    if (b < 0) return eb / (1 + eb) - ea / (1 + ea);
+    return (1 - ea * eb) / ((eb + 1) * (ea + 1));
+}
+
+/* ocat's abcd(x, level = 0): aj = -F'(x), bj = F''(x) */
+GG_FM void gg_fm_ocat_ab(double x, double *aj, double *bj)
+{
+    const double h = x > 0 ? -1.0 : 1.0, ex = exp(x * h), ex1 = ex + 1;
+    double ex1k = ex1 * ex1;
+    *aj = -ex / ex1k;
+    ex1k = ex1k * ex1;
+    *bj = h * (ex - ex * ex) / ex1k;
+}
+
+/* Category y's cut points al0 < al1 from theta (-Inf / Inf at the ends),
+ * as ocat builds alpha: -1 + cumsum(exp(theta)).  R's cumsum accumulates
+ * in long double and rounds each partial sum once; a compensated sum
+ * (TwoSum, exact in IEEE double on both compilers) rounds the same way
+ * save in near ties, where a plain double sum is off by an ulp or so.
+ * Returns 0 if y is not an integer in 1..R. */
+GG_FM int gg_fm_ocat_cuts(double y, const gg_fm_efpar *par, double *al0, double *al1)
+{
+    const int R = par->nth + 2;
+    if (!(y >= 1 && y <= R && y == floor(y))) return 0;
+    const int k = (int) y;
+    double cs = 0, cc = 0, lo = -GG_FM_INF, hi = -1.0;
+    for (int i = 0; i < k - 1; i++) {
+        lo = hi;
+        if (i < R - 2) {
+            const double x = exp(par->th[i]), t = cs + x, bp = t - cs;
+            cc += (cs - (t - bp)) + (x - bp);
+            cs = t;
+            hi = -1.0 + (cs + cc);
+        } else {
+            hi = GG_FM_INF;
+        }
+    }
+    *al0 = lo;
+    *al1 = hi;
+    return 1;
+}
+
+GG_FM double gg_fm_ocat_dd0(double y, double mu, double wt, const gg_fm_efpar *par,
+                            double *Dmu, double *EDmu2)
+{
+    double al0, al1;
+    if (!gg_fm_ocat_cuts(y, par, &al0, &al1)) {
+        *Dmu = *EDmu2 = GG_FM_NAN;
+        return GG_FM_NAN;
+    }
+    const double al1mu = al1 - mu, al0mu = al0 - mu, f0 = gg_fm_ocat_fdiff(al0mu, al1mu);
+    const double f = f0 < GG_FM_OCAT_XMIN ? GG_FM_OCAT_XMIN : f0;   /* pmax, NaN kept */
+    double a0, b0, a1, b1;
+    gg_fm_ocat_ab(al1mu, &a1, &b1);
+    gg_fm_ocat_ab(al0mu, &a0, &b0);
+    const double a = a1 - a0, b = b1 - b0;
+    *Dmu = -2 * wt * a / f;                           /* ocat()$Dd, level 0 */
+    *EDmu2 = 2 * wt * (a * a / f - b) / f;
+    return -2 * wt * log(f0);                         /* dev.resids: no clamp */
 }
 
 GG_FM void gg_fm_ocat_theta_row(double y, double mu, double wt, const gg_fm_efpar *par,
-                              int deriv, double *s)
+                                int deriv, double *s)
 {
-    s[GG_FM_EF_DEV] = GG_FM_NAN;
+    const int nth = par->nth;
+    double al0, al1;
+    if (!gg_fm_ocat_cuts(y, par, &al0, &al1)) {
+        s[GG_FM_EF_DEV] += GG_FM_NAN;
+        if (deriv >= 1)
+            for (int i = 0; i < nth; i++) s[GG_FM_EF_DTH + i] += GG_FM_NAN;
+        if (deriv >= 2)
+            for (int i = 0; i < nth * (nth + 1) / 2; i++) s[GG_FM_EF_DTH2(nth) + i] += GG_FM_NAN;
+        return;
+    }
+    const double al1mu = al1 - mu, al0mu = al0 - mu, f0 = gg_fm_ocat_fdiff(al0mu, al1mu);
+    s[GG_FM_EF_DEV] += -2 * wt * log(f0);
+    if (deriv < 1 || nth < 1) return;   /* ls, lsth1, lsth2: identically 0 */
+    const double f = f0 < GG_FM_OCAT_XMIN ? GG_FM_OCAT_XMIN : f0;
+    double a0, b0, a1, b1;
+    gg_fm_ocat_ab(al1mu, &a1, &b1);
+    gg_fm_ocat_ab(al0mu, &a0, &b0);
+    const double Da0 = -2 * a0 / f, Da1 = 2 * a1 / f;
+    const int R = nth + 2, c = (int) y;
+    /* dal1/dth_k = exp(th_k) for k < c < R (k 1-based), dal0/dth_k for c >= k + 2 */
+    for (int k = 1; k <= nth; k++) {
+        const double etk = exp(par->th[k - 1]);
+        if (c == k + 1)
+            s[GG_FM_EF_DTH + k - 1] += wt * Da1 * etk;
+        else if (c > k + 1 && c < R)
+            s[GG_FM_EF_DTH + k - 1] += wt * (Da1 + Da0) * etk;
+        else if (c == R)
+            s[GG_FM_EF_DTH + k - 1] += wt * Da0 * etk;
+    }
+    if (deriv < 2) return;
+    const double f2 = f * f;
+    const double Da0a0 = 2 * (b0 + a0 * a0 / f) / f, Da1a1 = -2 * (b1 - a1 * a1 / f) / f,
+                 Da0a1 = -2 * a0 * a1 / f2;
+    int i = 0;
+    for (int j = 1; j <= nth; j++) {
+        const double etj = exp(par->th[j - 1]);
+        const double arj = (c == R || c <= j) ? 0.0 : etj, ar1j = c < j + 2 ? 0.0 : etj;
+        for (int k = j; k <= nth; k++, i++) {
+            const double etk = exp(par->th[k - 1]);
+            const double ark = (c == R || c <= k) ? 0.0 : etk, ar1k = c < k + 2 ? 0.0 : etk;
+            double arkj = 0, ar1kj = 0;
+            if (k == j) {
+                if (c > k && c < R) arkj = etk;
+                if (c > k + 1) ar1kj = etk;
+            }
+            /* ocat()$Dd's Dth2 term by term (its zero terms too, so that a
+             * non-finite one propagates as there) */
+            s[GG_FM_EF_DTH2(nth) + i] += wt * (Da1a1 * ark * arj + Da0a1 * ark * ar1j +
+                                               Da1 * arkj + Da0a0 * ar1k * ar1j +
+                                               Da0a1 * ar1k * arj + Da0 * ar1kj);
+        }
+    }
 }
 
 GG_FM double gg_fm_ocat_mustart(double y, double wt, const gg_fm_efpar *par)
 {
-    return GG_FM_NAN;
+    (void) wt;
+    double al0, al1;
+    if (!gg_fm_ocat_cuts(y, par, &al0, &al1)) return GG_FM_NAN;
+    /* initialize: alpha extended by -2 below the first cut, +1 above the last */
+    if (y == 1) al0 = -2.0;
+    if (y == par->nth + 2) al1 = al0 + 1;
+    return (al1 + al0) / 2;
 }
 
 #endif
