@@ -83,12 +83,12 @@ engine_family <- function(family) {
 #' @noRd
 efam_spec <- function(family, scale, y) {
   name <- efam_name(family)
-  env <- environment(family$Dd)
   aux <- switch(name,
-                tw = c(get(".a", envir = env), get(".b", envir = env)),
-                betar = get(".betarEps", envir = env),
-                scat = get("min.df", envir = env),
-                ziP = get("b", envir = env),
+                tw = c(get(".a", envir = environment(family$Dd)),
+                       get(".b", envir = environment(family$Dd))),
+                betar = get(".betarEps", envir = environment(family$dev.resids)),
+                scat = get(".min.df", envir = environment(family$getTheta)),
+                ziP = c(get(".b", envir = environment(family$Dd)), 0),
                 numeric(0))
   scale_est <- 0L
   eng_scale <- 1
@@ -121,10 +121,15 @@ efam_prepare <- function(family, y, w) {
   env <- list2env(list(y = y, weights = w, nobs = length(y), family = family,
                        mustart = NULL, etastart = NULL, start = NULL),
                   parent = environment(family$Dd))
+  name <- efam_name(family)
   tryCatch(eval(family$initialize, env), error = function(e)
     gamgpu_abort("gamgpu_bad_response",
-                 sprintf("the response does not suit %s(): %s", efam_name(family),
-                         conditionMessage(e)), call = NULL))
+                 sprintf("the response does not suit %s(): %s", name, conditionMessage(e)),
+                 call = NULL))
+  # mgcv truncates a category that is not a whole number (alpha[y]): refused
+  if (name == "ocat" && any(y != round(y)))
+    gamgpu_abort("gamgpu_bad_response",
+                 "ocat(): the response must be whole category numbers 1..R", call = NULL)
   list(y = y, family = family)
 }
 

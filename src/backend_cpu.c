@@ -213,17 +213,29 @@ static int cpu_leverage(gg_backend *be, const double *M, double *h, gg_status *s
     return 0;
 }
 
+/* The sums in blocks of rows, each block's added to the total in long
+ * double, as R's sum() and colSums() accumulate: estimate.theta()'s
+ * halving compares likelihoods that differ in the last digits near the
+ * optimum, and sums as exact as R's decide those comparisons as R does. */
+#define EF_BLOCK 256
 static int cpu_ef_sums(gg_backend *be, const gg_family *fam, int deriv, double *s_out,
                        gg_status *st)
 {
     cpu_state *s = S(be);
     const int nth = fam->ef.nth, nsum = GG_FM_EF_NSUM(nth, nth + fam->ef.scale_est);
     double t[GG_FM_EF_MAXSUM];
-    memset(t, 0, sizeof t);
-    for (size_t i = 0; i < s->d.n; i++)
-        gg_fm_ef_theta_row((int) fam->fam, s->d.y[i], s->mu[i], s->d.pw[i], &fam->ef, deriv, t);
-    memcpy(s_out, t, (size_t) nsum * sizeof(double));
-    if (!isfinite(t[GG_FM_EF_DEV]) || !isfinite(t[GG_FM_EF_LS]))
+    long double tot[GG_FM_EF_MAXSUM];
+    for (int k = 0; k < nsum; k++) tot[k] = 0;
+    for (size_t i0 = 0; i0 < s->d.n; i0 += EF_BLOCK) {
+        const size_t i1 = i0 + EF_BLOCK < s->d.n ? i0 + EF_BLOCK : s->d.n;
+        memset(t, 0, (size_t) nsum * sizeof(double));
+        for (size_t i = i0; i < i1; i++)
+            gg_fm_ef_theta_row((int) fam->fam, s->d.y[i], s->mu[i], s->d.pw[i], &fam->ef, deriv,
+                               t);
+        for (int k = 0; k < nsum; k++) tot[k] += t[k];
+    }
+    for (int k = 0; k < nsum; k++) s_out[k] = (double) tot[k];
+    if (!isfinite(s_out[GG_FM_EF_DEV]) || !isfinite(s_out[GG_FM_EF_LS]))
         return gg_fail(st, "gamgpu_nonfinite", "non-finite deviance in the theta estimation");
     return 0;
 }

@@ -131,10 +131,10 @@ static int sum_partials(cuda_state *s, int k, double *out, gg_status *st)
         return -1;
     gg_tel_d2h(LABEL, (double) (m * sizeof(double)));
     for (int j = 0; j < k; j++) {
-        double t = 0;
+        long double t = 0;           /* as R's sum(): see backend_cpu.c's ef sums */
         for (unsigned b = 0; b < s->row_blocks; b++)
             t += s->partial_host[(size_t) j * s->row_blocks + b];
-        out[j] = t;
+        out[j] = (double) t;
     }
     return 0;
 }

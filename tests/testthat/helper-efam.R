@@ -1,0 +1,65 @@
+# Shared by the extended-family tests (test-efam-*.R): simulated data for
+# each family and the comparison with mgcv::bam() on the same call.
+
+efam_sim <- function(family, n = 2000, seed = 3) {
+  set.seed(seed)
+  d <- mgcv::gamSim(1, n = n, dist = "normal", verbose = FALSE)
+  f <- (d$f - mean(d$f)) / stats::sd(d$f)          # about N(0, 1)
+  d$y <- switch(family,
+    tw = mgcv::rTweedie(exp(f / 2 + 1), p = 1.5, phi = 1.2),
+    betar = {
+      mu <- stats::plogis(f / 2)
+      stats::rbeta(n, mu * 8, (1 - mu) * 8)
+    },
+    scat = f + 0.7 * stats::rt(n, df = 4),
+    ziP = {
+      lambda <- exp(f / 2 + 1)
+      p <- stats::binomial()$linkinv(-0.5 + 1.2 * log(lambda))
+      ind <- stats::runif(n) < p
+      y <- numeric(n)
+      y[ind] <- stats::qpois(stats::runif(sum(ind), stats::dpois(0, lambda[ind]), 1),
+                             lambda[ind])
+      y
+    },
+    ocat = {
+      u <- f + stats::rlogis(n)
+      as.numeric(cut(u, c(-Inf, -1, 0, 1.5, Inf)))
+    })
+  d
+}
+
+# gam_gpu() against bam() on the same data and family (two family objects:
+# a fit writes its theta into the family).  The issue's bounds: linear
+# predictors to 1e-6 of their range, theta to 1e-4 relative, smoothing
+# parameters to 1e-3 relative (log), EDF within 0.01; eta_tol and theta_tol
+# tighten them where the engine does better (each test says what it
+# measured).
+expect_efam_parity <- function(g, b, eta_tol = 1e-6, theta_tol = 1e-4, sp_tol = 1e-3) {
+  expect_true(g$converged)
+  expect_identical(g$family$family, b$family$family)
+  tg <- g$family$getTheta(TRUE)
+  tb <- b$family$getTheta(TRUE)
+  expect_length(tg, length(tb))
+  expect_lt(max(abs(tg - tb) / pmax(abs(tb), 1e-3)), theta_tol)
+  r <- diff(range(b$linear.predictors))
+  expect_lt(max(abs(g$linear.predictors - b$linear.predictors)) / r, eta_tol)
+  expect_lt(max(abs(g$fitted.values - b$fitted.values)) /
+              diff(range(b$fitted.values)), 10 * eta_tol)
+  expect_lt(abs(g$gcv.ubre[[1]] - b$gcv.ubre[[1]]) / abs(b$gcv.ubre[[1]]), 10 * eta_tol)
+  if (length(b$sp)) expect_lt(max(abs(log(g$sp) - log(b$sp))), sp_tol)
+  expect_lt(max(abs(g$edf - b$edf)), 0.01)
+  expect_lt(abs(g$sig2 / b$sig2 - 1), theta_tol)
+  expect_true(g$scale.estimated)
+  expect_lt(abs(g$deviance - b$deviance) / b$deviance, 10 * eta_tol)
+  expect_lt(abs(g$null.deviance - b$null.deviance) / b$null.deviance, 10 * eta_tol)
+  expect_lt(abs(g$aic - b$aic) / abs(b$aic), 10 * eta_tol)
+  expect_lt(max(abs(stats::residuals(g) - stats::residuals(b))), 1e3 * eta_tol)
+}
+
+# A fit on the device against the CPU engine's, to `tol` relative.
+expect_device_parity <- function(gd, gc, tol = 1e-9) {
+  expect_lt(rel_err(gd$coefficients, gc$coefficients), tol)
+  expect_lt(rel_err(gd$fitted.values, gc$fitted.values), tol)
+  expect_lt(max(abs(gd$family$getTheta() - gc$family$getTheta()) /
+                  pmax(abs(gc$family$getTheta()), 1)), tol)
+}

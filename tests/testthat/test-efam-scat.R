@@ -1,0 +1,68 @@
+# mgcv's scat(): the scaled t family, its degrees of freedom and scale
+# estimated (two thetas).  Against mgcv::bam() (method
+# fREML) on the same call, and the device against the CPU engine.
+# Tolerances: expect_efam_parity() (helper-efam.R).
+
+test_that("scat(): theta estimated as bam() estimates it", {
+  d <- efam_sim("scat")
+  b <- mgcv::bam(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(), data = d)
+  g <- gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(), data = d, device = "off")
+  expect_efam_parity(g, b)
+  # the methods of gam objects accept the fit
+  expect_s3_class(summary(g), "summary.gam")
+  expect_equal(predict(g, d[1:10, ], type = "response"),
+               predict(b, d[1:10, ], type = "response"), tolerance = 1e-6)
+  expect_equal(predict(g, d[1:10, ]), predict(b, d[1:10, ]), tolerance = 1e-6)
+  pdf(NULL)
+  on.exit(dev.off(), add = TRUE)
+  expect_silent(plot(g, pages = 1))
+  expect_output(mgcv::gam.check(g))
+  expect_output(print(g), "Family", fixed = TRUE)
+})
+
+test_that("scat(): other links and settings, as bam()", {
+  d <- efam_sim("scat", seed = 5)
+  d$y <- d$y - min(d$y) + 1          # the log and inverse links need mu > 0
+  for (lk in c("log")) {
+    b <- mgcv::bam(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(link = lk), data = d)
+    g <- gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(link = lk), data = d, device = "off")
+    expect_efam_parity(g, b)
+  }
+  b <- mgcv::bam(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(min.df = 5), data = d)
+  g <- gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(min.df = 5), data = d, device = "off")
+  expect_efam_parity(g, b)
+})
+
+test_that("scat(theta = ) keeps theta fixed, as bam()", {
+  d <- efam_sim("scat", seed = 7)
+  b <- mgcv::bam(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(theta = c(4, 0.7)), data = d)
+  g <- gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(theta = c(4, 0.7)), data = d, device = "off")
+  expect_efam_parity(g, b)
+  expect_equal(g$family$getTheta(), b$family$getTheta())
+})
+
+test_that("scat() on R's faithful, as bam()", {
+  d <- faithful
+  b <- mgcv::bam(eruptions ~ s(waiting), family = mgcv::scat(), data = d)
+  g <- gam_gpu(eruptions ~ s(waiting), family = mgcv::scat(), data = d, device = "off")
+  expect_efam_parity(g, b)
+})
+
+test_that("scat(): a response outside the family is a classed error", {
+  d <- efam_sim("scat", n = 300)
+  d$y[3] <- NA; d$y[3] <- Inf
+  expect_error(gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(), data = d, device = "off"),
+               class = "gamgpu_error")
+})
+
+test_that("scat() on the device equals the CPU and launches the family's kernels", {
+  skip_if_no_device()
+  d <- efam_sim("scat", n = 6000, seed = 9)
+  gc <- gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(), data = d, device = "off")
+  gpu_telemetry(reset = TRUE)
+  gd <- expect_device_fit(gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(), data = d,
+                                  device = "required"))
+  expect_device_parity(gd, gc)
+  b <- mgcv::bam(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(), data = d)
+  expect_efam_parity(gd, b)
+})
