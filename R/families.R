@@ -90,6 +90,10 @@ efam_spec <- function(family, scale, y) {
                 scat = get(".min.df", envir = environment(family$getTheta)),
                 ziP = c(get(".b", envir = environment(family$Dd)), 0),
                 numeric(0))
+  if (name == "tw" && !(aux[1] > 1 && aux[1] < aux[2] && aux[2] < 2))
+    gamgpu_abort("gamgpu_bad_family",
+                 sprintf(paste("tw(a = %g, b = %g): the power's bounds must satisfy",
+                               "1 < a < b < 2"), aux[1], aux[2]), call = NULL)
   scale_est <- 0L
   eng_scale <- 1
   if (!is.null(family$scale) && family$scale < 0) {
@@ -98,6 +102,13 @@ efam_spec <- function(family, scale, y) {
       eng_scale <- stats::var(y) * 0.1
     }
   } else if (!is.null(family$scale) && family$scale > 0) eng_scale <- family$scale
+  if (name == "tw" && scale_est == 1L && !isTRUE(family$n.theta > 0))
+    message(structure(
+      class = c("gamgpu_mgcv_difference", "gamgpu_message", "message", "condition"),
+      list(message = paste(
+        "tw(theta = ) with the scale estimated: gamgpu estimates the scale by maximum",
+        "likelihood (mgcv's estimate.theta() with p fixed); bam() in mgcv 1.8-41 uses",
+        "exp(theta) as the scale here instead, so the fits differ\n"), call = NULL)))
   list(ef = list(theta = as.numeric(family$getTheta()), aux = as.numeric(aux),
                  log_scale = log(eng_scale), scale_est = scale_est),
        scale = eng_scale)
@@ -168,8 +179,20 @@ efam_finish <- function(object, family, theta, theta_failed, G) {
   object$null.deviance <- if (!is.null(posr$null.deviance)) posr$null.deviance else
     sum(family$dev.resids(y, stats::weighted.mean(y, w), w, family$getTheta()))
   dev <- object$sig2 * sum(w)
-  object$aic <- family$aic(y, object$fitted.values, family$getTheta(), w, dev) +
+  object$aic <- mgcv_visible(family$aic)(y, object$fitted.values, family$getTheta(), w, dev) +
     2 * sum(object$edf)
   object$scale.estimated <- TRUE
   object
+}
+
+# mgcv's tw() keeps some of its functions (aic, ls) in environments whose
+# parent is the global environment, where they look for mgcv's ldTweedie:
+# found only while mgcv is attached.  The copy of f returned here finds it
+# without attaching mgcv (and still finds the family's own settings).
+mgcv_visible <- function(f) {
+  if (!is.function(f)) return(f)
+  env <- new.env(parent = environment(f))
+  env$ldTweedie <- mgcv::ldTweedie
+  environment(f) <- env
+  f
 }

@@ -63,3 +63,16 @@ expect_device_parity <- function(gd, gc, tol = 1e-9) {
   expect_lt(max(abs(gd$family$getTheta() - gc$family$getTheta()) /
                   pmax(abs(gc$family$getTheta()), 1)), tol)
 }
+
+# mgcv's tw() keeps functions (ls, aic, rd) in environments whose parent is
+# the global one, where they look for mgcv's ldTweedie and rTweedie: found
+# only while mgcv is attached.  with_mgcv() evaluates expr with mgcv
+# attached, detached again if it was not.  (gam_gpu() needs no such thing.)
+with_mgcv <- function(expr) {
+  if (!"package:mgcv" %in% search()) {
+    suppressPackageStartupMessages(attachNamespace("mgcv"))
+    on.exit(detach("package:mgcv"), add = TRUE)
+  }
+  expr
+}
+with_mgcv_bam <- function(...) with_mgcv(mgcv::bam(...))
