@@ -158,16 +158,24 @@ classify_setup_error <- function(e) {
 #'   with \code{G}.
 #' @param family one of \code{gaussian}, \code{binomial},
 #'   \code{quasibinomial}, \code{poisson}, \code{quasipoisson}, \code{Gamma},
-#'   \code{inverse.gaussian} with one of the links R allows for it, or
+#'   \code{inverse.gaussian} with one of the links R allows for it;
 #'   mgcv's \code{negbin(theta)} with one known theta (links log, sqrt,
-#'   identity; the scale estimated, as \code{bam()}), mgcv's
-#'   \code{Tweedie(p)} with a known power 1 < p <= 2 (links log, identity,
-#'   sqrt, inverse; the scale estimated), or mgcv's extended
-#'   family \code{nb()} (theta estimated as \code{bam()} estimates it, or
-#'   fixed by \code{nb(theta = )}; scale 1); a family object, function or
-#'   name.  mgcv's other extended families (\code{tw()}, \code{ziP()},
-#'   \code{betar()}, ...) are not supported yet: an error of class
-#'   \code{gamgpu_bad_family}.
+#'   identity; the scale estimated, as \code{bam()}) or \code{Tweedie(p)}
+#'   with a known power 1 < p <= 2 (links log, identity, sqrt, inverse; the
+#'   scale estimated); or one of mgcv's extended families \code{nb()},
+#'   \code{tw()}, \code{betar()}, \code{scat()}, \code{ziP()} and
+#'   \code{ocat()} (at most 12 categories), each with the links mgcv allows,
+#'   their parameters theta estimated between iterations as \code{bam()}'s
+#'   \code{estimate.theta()} estimates them (on the device for a GPU fit:
+#'   the row sums it needs), or fixed where the family was built with
+#'   \code{theta}; \code{tw()}'s scale is estimated with its power, the
+#'   others have scale 1.  One difference from mgcv 1.8-41: with
+#'   \code{tw(theta = )} (p fixed) gamgpu estimates the scale, where
+#'   \code{bam()} uses exp(theta), and says so (a message of class
+#'   \code{gamgpu_mgcv_difference}).  A family object, function or name.
+#'   mgcv's other extended families (location-scale families such as
+#'   \code{gaulss()}, \code{multinom()}, \code{mvn()}, \code{cox.ph()})
+#'   are refused with an error of class \code{gamgpu_bad_family}.
 #' @param data a data frame (or list) holding the variables of the formula.
 #' @param weights prior weights (non-negative, finite), as in \code{bam()}.
 #' @param subset an optional vector selecting the rows to use.

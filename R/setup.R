@@ -43,8 +43,8 @@
 # bam(); rho does not reach the setup.
 # What the lean path does not cover goes to bam() itself (lean_setup_ok):
 # another mgcv version, bam() arguments beyond the model frame's (paraPen,
-# discrete, G, drop.intercept, ...), formula lists, extended or
-# general families, na.action other than na.omit/na.exclude.  Any error on
+# discrete, G, drop.intercept, ...), formula lists, general families,
+# na.action other than na.omit/na.exclude.  Any error on
 # the lean path also hands over to bam(), so errors are bam()'s own
 # (warnings given before such an error are given again by bam()).  n <=
 # chunk.size is covered: mini.mf() then returns the frame itself and draws
@@ -87,7 +87,7 @@ lean_setup_ok <- function(mc, env) {
   if (is.null(nm) || !all(nm %in% .gg_lean_args)) return(FALSE)
   if (!isFALSE(m$fit) || !identical(m$method, "fREML")) return(FALSE)
   fam <- m$family
-  if (!inherits(fam, "family") || inherits(fam, c("extended.family", "general.family")) ||
+  if (!inherits(fam, "family") || inherits(fam, "general.family") ||
       !is.null(fam$drop.intercept) || !is.character(fam$family))
     return(FALSE)
   TRUE
@@ -107,12 +107,15 @@ lean_na_ok <- function(m, data, env) {
 }
 
 # bam(fit = FALSE) of mgcv 1.8-41, non-discrete, one formula, a family of
-# class "family" only; returns NULL where it hands over to bam().
+# class "family" or "extended.family" (not a general family); returns NULL
+# where it hands over to bam().
 lean_setup <- function(mc, env, nthreads = 1L) {
   control <- mgcv::gam.control()
   m <- match.call(mgcv::bam, mc)
   family <- m$family
   scale <- if (family$family %in% c("poisson", "binomial")) 1 else -1
+  efam <- inherits(family, "extended.family")
+  if (efam) family <- mgcv::fix.family.link(family)
   formula <- eval(m$formula, env)
   if (!inherits(formula, "formula")) return(NULL)
   gp <- mgcv::interpret.gam(formula)
@@ -205,7 +208,7 @@ lean_setup <- function(mc, env, nthreads = 1L) {
   G$formula <- formula
   environment(G$pterms) <- environment(G$terms) <- environment(G$pred.formula) <-
     environment(G$formula) <- .BaseNamespaceEnv
-  G$efam <- FALSE
+  G$efam <- efam
   G$scale <- scale
   G$mf <- mf
   G$na.action <- na.action

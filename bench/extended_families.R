@@ -12,6 +12,8 @@
 #                          fit still running then is stopped and reported
 #                          as "> limit" (it runs in a forked child)
 #   GAMGPU_BENCH_CPU_MAX   the largest n for the CPU engine (default 1e5)
+#   GAMGPU_BENCH_FREML_MAX the largest n for bam fREML (default Inf); above
+#                          it the column says "not run"
 #   GAMGPU_BENCH_CSV       also write the rows to this CSV file
 #   GAMGPU_BENCH_DEVICE    gam_gpu's device for the "gpu" column (default
 #                          "required"; "off" tries the script without a GPU)
@@ -28,6 +30,7 @@ ns <- if (length(args)) as.numeric(args) else c(1e5, 1e6)
 fams <- strsplit(Sys.getenv("GAMGPU_BENCH_FAMILIES", "nb,tw,ziP,ocat"), ",")[[1]]
 limit <- as.numeric(Sys.getenv("GAMGPU_BENCH_BAM_LIMIT", "240"))
 cpu_max <- as.numeric(Sys.getenv("GAMGPU_BENCH_CPU_MAX", "1e5"))
+freml_max <- as.numeric(Sys.getenv("GAMGPU_BENCH_FREML_MAX", "Inf"))
 csv <- Sys.getenv("GAMGPU_BENCH_CSV", "")
 device <- Sys.getenv("GAMGPU_BENCH_DEVICE", "required")
 threads <- parallel::detectCores()
@@ -90,13 +93,19 @@ for (name in fams) {
     d <- sim(name, n)
     g <- timed(gam_gpu(fml, data = d, family = family_of(name), device = device))
     cp <- if (n <= cpu_max) timed(gam_gpu(fml, data = d, family = family_of(name), device = "off"))
-    bf <- bam_limited(fml, data = d, family = family_of(name), nthreads = threads)
+    bf <- if (n <= freml_max) bam_limited(fml, data = d, family = family_of(name),
+                                          nthreads = threads)
     bd <- bam_limited(fml, data = d, family = family_of(name), discrete = TRUE,
                       nthreads = threads)
     ref <- if (!is.null(bf)) bf$value else if (!is.null(bd)) bd$value
     row <- data.frame(
-      family = name, n = n, gpu = g$time, cpu = if (is.null(cp)) NA else cp$time,
-      bam_fREML = fmt_time(bf), bam_discrete = fmt_time(bd),
+      family = name, n = n, gpu = g$time,
+      gpu_setup = g$value$device$timings[["setup"]],
+      gpu_iter = g$value$device$timings[["iterations"]],
+      gpu_post = g$value$device$timings[["postproc"]],
+      cpu = if (is.null(cp)) NA else cp$time,
+      bam_fREML = if (n > freml_max) "not run" else fmt_time(bf),
+      bam_discrete = fmt_time(bd),
       fREML_over_gpu = if (is.null(bf)) NA else bf$time / g$time,
       discrete_over_gpu = if (is.null(bd)) NA else bd$time / g$time,
       theta_gpu = theta(g$value),

@@ -14,6 +14,7 @@
 
 #include "backend.h"
 #include "gram_cpu.h"
+#include "threads.h"
 #include "../inst/kernels/ar1_math.h"
 #include "../inst/kernels/efam_math.h"
 
@@ -213,27 +214,57 @@ static int cpu_leverage(gg_backend *be, const double *M, double *h, gg_status *s
     return 0;
 }
 
-/* The sums in blocks of rows, each block's added to the total in long
- * double, as R's sum() and colSums() accumulate: estimate.theta()'s
- * halving compares likelihoods that differ in the last digits near the
- * optimum, and sums as exact as R's decide those comparisons as R does. */
+/* The sums in blocks of EF_BLOCK rows, spread over EF_JOBS jobs on the
+ * thread budget (threads.h), each block's sums then added to the total in
+ * block order in long double, as R's sum() and colSums() accumulate:
+ * estimate.theta()'s halving compares likelihoods that differ in the last
+ * digits near the optimum, and sums as exact as R's decide those
+ * comparisons as R does.  Neither the threads nor their number change a
+ * result. */
 #define EF_BLOCK 256
+#define EF_JOBS 32
+
+typedef struct ef_job {
+    const cpu_state *s;
+    const gg_family *fam;
+    int deriv, nsum;
+    size_t b0, b1;          /* blocks */
+    double *part;           /* nblocks x nsum */
+} ef_job;
+
+static void *ef_run(void *arg)
+{
+    const ef_job *j = arg;
+    const size_t n = j->s->d.n;
+    for (size_t b = j->b0; b < j->b1; b++) {
+        double *t = j->part + b * (size_t) j->nsum;
+        memset(t, 0, (size_t) j->nsum * sizeof(double));
+        const size_t i1 = (b + 1) * EF_BLOCK < n ? (b + 1) * EF_BLOCK : n;
+        for (size_t i = b * EF_BLOCK; i < i1; i++)
+            gg_fm_ef_theta_row((int) j->fam->fam, j->s->d.y[i], j->s->mu[i], j->s->d.pw[i],
+                               &j->fam->ef, j->deriv, t);
+    }
+    return NULL;
+}
+
 static int cpu_ef_sums(gg_backend *be, const gg_family *fam, int deriv, double *s_out,
                        gg_status *st)
 {
     cpu_state *s = S(be);
     const int nth = fam->ef.nth, nsum = GG_FM_EF_NSUM(nth, nth + fam->ef.scale_est);
-    double t[GG_FM_EF_MAXSUM];
+    const size_t nblocks = (s->d.n + EF_BLOCK - 1) / EF_BLOCK;
+    double *part = malloc(nblocks * (size_t) nsum * sizeof(double));
+    if (part == NULL) return gg_fail(st, "gamgpu_host_oom", "out of memory (theta sums)");
+    ef_job jobs[EF_JOBS];
+    const int nj = nblocks < EF_JOBS ? (int) nblocks : EF_JOBS;
+    for (int k = 0; k < nj; k++)
+        jobs[k] = (ef_job) {s, fam, deriv, nsum, nblocks * k / nj, nblocks * (k + 1) / nj, part};
+    gg_run_jobs(nj, ef_run, jobs, sizeof(ef_job));
     long double tot[GG_FM_EF_MAXSUM];
     for (int k = 0; k < nsum; k++) tot[k] = 0;
-    for (size_t i0 = 0; i0 < s->d.n; i0 += EF_BLOCK) {
-        const size_t i1 = i0 + EF_BLOCK < s->d.n ? i0 + EF_BLOCK : s->d.n;
-        memset(t, 0, (size_t) nsum * sizeof(double));
-        for (size_t i = i0; i < i1; i++)
-            gg_fm_ef_theta_row((int) fam->fam, s->d.y[i], s->mu[i], s->d.pw[i], &fam->ef, deriv,
-                               t);
-        for (int k = 0; k < nsum; k++) tot[k] += t[k];
-    }
+    for (size_t b = 0; b < nblocks; b++)
+        for (int k = 0; k < nsum; k++) tot[k] += part[b * (size_t) nsum + k];
+    free(part);
     for (int k = 0; k < nsum; k++) s_out[k] = (double) tot[k];
     if (!isfinite(s_out[GG_FM_EF_DEV]) || !isfinite(s_out[GG_FM_EF_LS]))
         return gg_fail(st, "gamgpu_nonfinite", "non-finite deviance in the theta estimation");

@@ -322,3 +322,22 @@ test_that("gam_gpu() fits are identical with the lean setup and with bam()'s", {
     expect_identical(a, b)
   }
 })
+
+test_that("extended families: the lean setup is bam(fit = FALSE)'s", {
+  # bam() gives an extended family fix.family.link()'s extra link functions:
+  # new closures each time, so the family is compared without environments
+  for (fam in list(mgcv::nb(), mgcv::tw(), mgcv::ocat(R = 3), mgcv::scat(link = "log"))) {
+    mc <- setup_call(y ~ s(x0) + s(x1, bs = "cr"), family = fam, data = quote(dat))
+    set.seed(99)
+    Gb <- quietly(eval(mc))
+    expect_true(gamgpu:::lean_setup_ok(mc, environment()))
+    set.seed(99)
+    Gl <- quietly(gamgpu:::lean_setup(mc, environment()))
+    expect_identical(names(Gl), names(Gb))
+    for (nm in setdiff(names(Gb), "family"))
+      expect_identical(Gl[[nm]], Gb[[nm]], label = paste0("G$", nm))
+    expect_true(Gl$efam)
+    expect_true(identical(Gl$family, Gb$family, ignore.environment = TRUE))
+    expect_true(is.function(Gl$family$g2g))
+  }
+})
