@@ -163,14 +163,23 @@ efam_finish <- function(object, family, theta, theta_failed, G) {
   object$family <- family
   y <- object$y
   w <- object$prior.weights
-  if (!is.null(family$residuals)) {
+  name <- efam_name(family)
+  fam_post <- family
+  if (name %in% c("ziP", "betar")) {
+    # their saturated log likelihood (an iteration per row, in R) once, for
+    # the residuals and for postproc (which gets it from a family copy)
+    lf <- if (name == "ziP") family$saturated.ll(y, family, w) else
+      family$saturated.ll(y, w, family$getTheta(TRUE))
+    fam_post$saturated.ll <- function(...) lf
+    object$residuals <- efam_deviance_residuals(object, family, lf)
+  } else if (!is.null(family$residuals)) {
     object$residuals <- stats::residuals(object)
   } else {
     object$residuals <- sqrt(pmax(family$dev.resids(y, object$fitted.values, w), 0)) *
       sign(y - object$fitted.values)
   }
   posr <- if (is.function(family$postproc))
-    family$postproc(family = family, y = y, prior.weights = w,
+    family$postproc(family = fam_post, y = y, prior.weights = w,
                     fitted = object$fitted.values,
                     linear.predictors = object$linear.predictors,
                     offset = G$offset, intercept = G$intercept)
@@ -183,6 +192,27 @@ efam_finish <- function(object, family, theta, theta_failed, G) {
     2 * sum(object$edf)
   object$scale.estimated <- TRUE
   object
+}
+
+# residuals(object) of ziP() and betar() (their family$residuals(object,
+# "deviance")) from their saturated log likelihood lf, computed once by
+# efam_finish(): mgcv's expressions, except that ziP's fitted response
+# comes from its family$predict() at the linear predictors instead of
+# predict.gam(), which would build the model matrix again.
+efam_deviance_residuals <- function(object, family, lf) {
+  y <- object$y
+  w <- object$prior.weights
+  if (identical(efam_name(family), "ziP")) {
+    lp <- object$linear.predictors
+    res <- family$dev.resids(y, lp, w) - lf
+    s <- attr(res, "sign")
+    if (is.null(s)) s <- sign(y - family$predict(family, eta = lp)[[1]])
+    return(as.numeric(sqrt(pmax(res, 0)) * s))
+  }
+  mu <- object$fitted.values
+  res <- 2 * lf$term + family$dev.resids(y, mu, w)
+  res[res < 0] <- 0
+  sqrt(res) * sign(y - mu)
 }
 
 # mgcv's tw() keeps some of its functions (aic, ls) in environments whose
