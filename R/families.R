@@ -156,7 +156,7 @@ efam_prepare <- function(family, y, w) {
 #' binomial nor poisson; sig2 the scale: 1, or tw()'s estimate).  A failed
 #' theta step is mgcv's warning, classed.
 #' @noRd
-efam_finish <- function(object, family, theta, theta_failed, G) {
+efam_finish <- function(object, family, theta, theta_failed, G, nthreads = 1L) {
   if (theta_failed)
     gamgpu_warn("gamgpu_theta_step_failed", "step failure in theta estimation", call = NULL)
   if (isTRUE(family$n.theta > 0)) family$putTheta(theta)
@@ -165,11 +165,26 @@ efam_finish <- function(object, family, theta, theta_failed, G) {
   w <- object$prior.weights
   name <- efam_name(family)
   fam_post <- family
-  if (name %in% c("ziP", "betar")) {
-    # their saturated log likelihood (an iteration per row, in R) once, for
+  posr <- NULL
+  if (name == "ziP") {
+    # ziP's postproc, as mgcv's, with its row-wise parts in C: the
+    # saturated fit of every row and the null deviance's search
+    ef <- efam_spec(family, 1, y)$ef
+    lf <- .Call(gg_zip_saturated_r, y, w, ef, nthreads)
+    l2 <- family$dev.resids(y, object$linear.predictors, w)
+    object$residuals <- efam_deviance_residuals(object, family, lf, l2)
+    meany <- mean(y)
+    fnull <- function(gamma) .Call(gg_efam_dev_sum_r, "ziP", y, w, ef, gamma)
+    posr <- list(
+      family = paste("Zero inflated Poisson(", paste(round(family$getTheta(TRUE), 3),
+                                                     collapse = ","), ")", sep = ""),
+      deviance = sum(l2 - lf),
+      null.deviance = stats::optimize(fnull, interval = c(meany / 5, meany * 3))$objective -
+        sum(lf))
+  } else if (name == "betar") {
+    # its saturated log likelihood (an iteration over rows, in R) once, for
     # the residuals and for postproc (which gets it from a family copy)
-    lf <- if (name == "ziP") family$saturated.ll(y, family, w) else
-      family$saturated.ll(y, w, family$getTheta(TRUE))
+    lf <- family$saturated.ll(y, w, family$getTheta(TRUE))
     fam_post$saturated.ll <- function(...) lf
     object$residuals <- efam_deviance_residuals(object, family, lf)
   } else if (!is.null(family$residuals)) {
@@ -178,8 +193,8 @@ efam_finish <- function(object, family, theta, theta_failed, G) {
     object$residuals <- sqrt(pmax(family$dev.resids(y, object$fitted.values, w), 0)) *
       sign(y - object$fitted.values)
   }
-  posr <- if (is.function(family$postproc))
-    family$postproc(family = fam_post, y = y, prior.weights = w,
+  if (is.null(posr) && is.function(family$postproc))
+    posr <- family$postproc(family = fam_post, y = y, prior.weights = w,
                     fitted = object$fitted.values,
                     linear.predictors = object$linear.predictors,
                     offset = G$offset, intercept = G$intercept)
@@ -195,16 +210,16 @@ efam_finish <- function(object, family, theta, theta_failed, G) {
 }
 
 # residuals(object) of ziP() and betar() (their family$residuals(object,
-# "deviance")) from their saturated log likelihood lf, computed once by
-# efam_finish(): mgcv's expressions, except that ziP's fitted response
+# "deviance")) from their saturated log likelihood lf (and for ziP the
+# deviance l2), computed once by efam_finish(): mgcv's expressions, except that ziP's fitted response
 # comes from its family$predict() at the linear predictors instead of
 # predict.gam(), which would build the model matrix again.
-efam_deviance_residuals <- function(object, family, lf) {
+efam_deviance_residuals <- function(object, family, lf, l2 = NULL) {
   y <- object$y
   w <- object$prior.weights
   if (identical(efam_name(family), "ziP")) {
     lp <- object$linear.predictors
-    res <- family$dev.resids(y, lp, w) - lf
+    res <- l2 - lf
     s <- attr(res, "sign")
     if (is.null(s)) s <- sign(y - family$predict(family, eta = lp)[[1]])
     return(as.numeric(sqrt(pmax(res, 0)) * s))

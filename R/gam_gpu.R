@@ -509,7 +509,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   fit <- ar1_finish(fit, ar)
   sc <- res$scalars
   if (!is.null(ef))
-    fit <- efam_finish(fit, family, res$ef.theta, sc[["theta.failed"]] != 0, G)
+    fit <- efam_finish(fit, family, res$ef.theta, sc[["theta.failed"]] != 0, G,
+                       control$nthreads)
   if (!fit$converged)
     gamgpu_warn("gamgpu_not_converged",
                 sprintf("penalized IRLS did not converge in %d iterations (control maxit = %d)",

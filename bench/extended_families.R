@@ -15,6 +15,7 @@
 #   GAMGPU_BENCH_FREML_MAX the largest n for bam fREML (default Inf); above
 #                          it the column says "not run"
 #   GAMGPU_BENCH_CSV       also write the rows to this CSV file
+#   GAMGPU_BENCH_SKIP_BAM  1: no bam() fits (their columns say "not run")
 #   GAMGPU_BENCH_DEVICE    gam_gpu's device for the "gpu" column (default
 #                          "required"; "off" tries the script without a GPU)
 # gamSim data, four smooths (k = 10, p = 37), the family's response
@@ -31,6 +32,7 @@ fams <- strsplit(Sys.getenv("GAMGPU_BENCH_FAMILIES", "nb,tw,ziP,ocat"), ",")[[1]
 limit <- as.numeric(Sys.getenv("GAMGPU_BENCH_BAM_LIMIT", "240"))
 cpu_max <- as.numeric(Sys.getenv("GAMGPU_BENCH_CPU_MAX", "1e5"))
 freml_max <- as.numeric(Sys.getenv("GAMGPU_BENCH_FREML_MAX", "Inf"))
+skip_bam <- identical(Sys.getenv("GAMGPU_BENCH_SKIP_BAM"), "1")
 csv <- Sys.getenv("GAMGPU_BENCH_CSV", "")
 device <- Sys.getenv("GAMGPU_BENCH_DEVICE", "required")
 threads <- parallel::detectCores()
@@ -93,10 +95,10 @@ for (name in fams) {
     d <- sim(name, n)
     g <- timed(gam_gpu(fml, data = d, family = family_of(name), device = device))
     cp <- if (n <= cpu_max) timed(gam_gpu(fml, data = d, family = family_of(name), device = "off"))
-    bf <- if (n <= freml_max) bam_limited(fml, data = d, family = family_of(name),
+    bf <- if (!skip_bam && n <= freml_max) bam_limited(fml, data = d, family = family_of(name),
                                           nthreads = threads)
-    bd <- bam_limited(fml, data = d, family = family_of(name), discrete = TRUE,
-                      nthreads = threads)
+    bd <- if (!skip_bam) bam_limited(fml, data = d, family = family_of(name),
+                                     discrete = TRUE, nthreads = threads)
     ref <- if (!is.null(bf)) bf$value else if (!is.null(bd)) bd$value
     row <- data.frame(
       family = name, n = n, gpu = g$time,
@@ -104,8 +106,8 @@ for (name in fams) {
       gpu_iter = g$value$device$timings[["iterations"]],
       gpu_post = g$value$device$timings[["postproc"]],
       cpu = if (is.null(cp)) NA else cp$time,
-      bam_fREML = if (n > freml_max) "not run" else fmt_time(bf),
-      bam_discrete = fmt_time(bd),
+      bam_fREML = if (skip_bam || n > freml_max) "not run" else fmt_time(bf),
+      bam_discrete = if (skip_bam) "not run" else fmt_time(bd),
       fREML_over_gpu = if (is.null(bf)) NA else bf$time / g$time,
       discrete_over_gpu = if (is.null(bd)) NA else bd$time / g$time,
       theta_gpu = theta(g$value),

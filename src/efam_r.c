@@ -1,8 +1,10 @@
 /* efam_r.c -- mgcv's extended families for R, outside the fit: the
  * parameters of an extended family from R's list (gg_efpar_or_abort, also
- * used by fit_r.c) and each row's quantities from inst/kernels/
+ * used by fit_r.c), each row's quantities from inst/kernels/
  * efam_math.h (gg_efam_rows_r), for tests against the family objects'
- * own Dd(), ls() and dev.resids(). */
+ * own Dd(), ls() and dev.resids(), and the row-wise parts of what bam()
+ * does after a fit that mgcv runs in R (ziP's saturated likelihood, the
+ * deviance at one mu for a null deviance's search). */
 #include <R.h>
 #include <Rinternals.h>
 
@@ -14,6 +16,7 @@
 #include "errors_r.h"
 #include "family_r.h"
 #include "sexp_r.h"
+#include "threads.h"
 
 _Static_assert(GG_FM_EF_MAXTH == 10, "the message of gg_efpar_or_abort");
 
@@ -93,4 +96,90 @@ SEXP gg_efam_rows_r(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt, SEXP ef, 
     }
     UNPROTECT(1);
     return res;
+}
+
+/* ---- the parts of a fit's finish that mgcv does row by row in R -------- */
+
+#define SAT_BLOCK 4096
+#define SAT_JOBS 64
+
+typedef struct sat_job {
+    const double *y, *wt;
+    const gg_fm_efpar *par;
+    double lmax, *out;
+    size_t i0, i1;
+    int pass;               /* 0: out[job] = max |dev| at gamma = log y; 1: rows */
+    double part;
+} sat_job;
+
+static void *sat_run(void *arg)
+{
+    sat_job *j = arg;
+    if (j->pass == 0) {
+        double m = 0;
+        for (size_t i = j->i0; i < j->i1; i++)
+            if (j->y[i] > 0) {
+                const double l = fabs(gg_fm_zip_dev(j->y[i], log(j->y[i]), j->wt[i], j->par));
+                if (l > m) m = l;
+            }
+        j->part = m;
+    } else {
+        for (size_t i = j->i0; i < j->i1; i++)
+            j->out[i] = gg_fm_zip_saturated_row(j->y[i], j->wt[i], j->par, j->lmax);
+    }
+    return NULL;
+}
+
+/* ziP()$saturated.ll(y, family, wt): each row's deviance at its saturated
+ * fit (efam_zip.h), over the thread budget (threads.h) in fixed jobs. */
+SEXP gg_zip_saturated_r(SEXP y, SEXP wt, SEXP ef, SEXP nthreads)
+{
+    const gg_fm_efpar par = gg_efpar_or_abort(ef);
+    if (TYPEOF(y) != REALSXP || TYPEOF(wt) != REALSXP || XLENGTH(y) != XLENGTH(wt))
+        gg_abort("gamgpu_bad_input", "y and wt must be double vectors of one length");
+    if (par.nth != 2) gg_abort("gamgpu_bad_family", "ziP has two theta values");
+    const int nt = gg_as_int(nthreads, "nthreads", 1, GG_MAX_THREADS, "gamgpu_bad_input");
+    const size_t n = (size_t) XLENGTH(y);
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) n));
+    sat_job jobs[SAT_JOBS];
+    const size_t nb = (n + SAT_BLOCK - 1) / SAT_BLOCK;
+    const int nj = nb == 0 ? 0 : (nb < SAT_JOBS ? (int) nb : SAT_JOBS);
+    double lmax = 0;
+    const int prev = gg_threads_set_limit(nt);
+    for (int pass = 0; pass < 2; pass++) {
+        for (int k = 0; k < nj; k++) {
+            const size_t b0 = nb * k / nj, b1 = nb * (k + 1) / nj;
+            jobs[k] = (sat_job) {REAL(y), REAL(wt), &par, lmax, REAL(out), b0 * SAT_BLOCK,
+                                 b1 * SAT_BLOCK < n ? b1 * SAT_BLOCK : n, pass, 0};
+        }
+        if (nj > 0) gg_run_jobs(nj, sat_run, jobs, sizeof(sat_job));
+        if (pass == 0)
+            for (int k = 0; k < nj; k++) if (jobs[k].part > lmax) lmax = jobs[k].part;
+    }
+    gg_threads_set_limit(prev);
+    UNPROTECT(1);
+    return out;
+}
+
+/* sum(dev.resids(y, rep(mu, n), wt, theta)) of an extended family at one
+ * mu (its null deviance's search, ziP's optimize()), in long double as R's
+ * sum(). */
+SEXP gg_efam_dev_sum_r(SEXP family, SEXP y, SEXP wt, SEXP ef, SEXP mu)
+{
+    if (!Rf_isString(family) || XLENGTH(family) < 1)
+        gg_abort("gamgpu_bad_family", "family must be a string");
+    gg_status st;
+    gg_status_clear(&st);
+    gg_family f;
+    if (gg_family_lookup(CHAR(STRING_ELT(family, 0)), "identity", &f, &st)) gg_raise(&st);
+    const gg_fm_efpar par = gg_efpar_or_abort(ef);
+    if (TYPEOF(y) != REALSXP || TYPEOF(wt) != REALSXP || XLENGTH(y) != XLENGTH(wt))
+        gg_abort("gamgpu_bad_input", "y and wt must be double vectors of one length");
+    const double m = gg_as_real(mu, "mu", -1e300, 1e300, "gamgpu_bad_input");
+    const double *yy = REAL(y), *ww = REAL(wt);
+    long double t = 0;
+    double Dmu, EDmu2;
+    for (R_xlen_t i = 0; i < XLENGTH(y); i++)
+        t += gg_fm_ef_dd0((int) f.fam, yy[i], m, ww[i], &par, &Dmu, &EDmu2);
+    return Rf_ScalarReal((double) t);
 }

@@ -50,6 +50,8 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_log_density_r,       4),
     CALLDEF(gg_threads_peak_r,      1),
     CALLDEF(gg_efam_rows_r,         7),
+    CALLDEF(gg_zip_saturated_r,     4),
+    CALLDEF(gg_efam_dev_sum_r,      5),
     {NULL, NULL, 0}
 };
 

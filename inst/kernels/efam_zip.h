@@ -144,6 +144,36 @@ GG_FM void gg_fm_zip_theta_row(double y, double mu, double wt, const gg_fm_efpar
     s[GG_FM_EF_DTH2(2) + 2] += w2 * (l2e * (pth2 * pth2) + l1e * (mu * e1));
 }
 
+/* ziP()$saturated.ll for one row: 0 for y == 0, else the deviance at the
+ * gamma that maximizes the row's likelihood, found as mgcv finds it:
+ * Newton from gamma = log(y) with Dd's Dmu and Dmu2 (l2[, 2] and p.ll are
+ * 0), each step halved up to 50 times while the deviance rises, until
+ * |Dmu| <= 1e-7 lmax (lmax: the largest |deviance| at gamma = log(y) over
+ * the rows with y > 0), at most 100 steps.  mgcv iterates all rows
+ * together; each row's steps depend on that row and lmax only, so row by
+ * row gives the same numbers. */
+GG_FM double gg_fm_zip_saturated_row(double y, double wt, const gg_fm_efpar *par, double lmax)
+{
+    if (!(y > 0)) return 0;
+    double mu = log(y), l = gg_fm_zip_dev(y, mu, wt, par);
+    for (int k = 0; k < 100; k++) {
+        double pl, l1g, l1e, l2g, l2e, El2g, El2e;
+        gg_fm_zip_derivs(y, mu, par, &pl, &l1g, &l1e, &l2g, &l2e, &El2g, &El2e);
+        const double Dmu = -2 * wt * (l1g + l1e * pl);
+        if (!(fabs(Dmu) > lmax * 1e-7)) break;
+        const double Dmu2 = -2 * wt * (l2g + l2e * (pl * pl));
+        double step = -Dmu / Dmu2, mu1 = mu + step, l1 = gg_fm_zip_dev(y, mu1, wt, par);
+        for (int kk = 0; l1 > l && kk < 50; kk++) {
+            step /= 2;
+            mu1 = mu + step;
+            l1 = gg_fm_zip_dev(y, mu1, wt, par);
+        }
+        mu = mu1;
+        l = l1;
+    }
+    return l;
+}
+
 GG_FM double gg_fm_zip_mustart(double y, double wt, const gg_fm_efpar *par)
 {
     (void) wt;

@@ -127,3 +127,22 @@ test_that("ziP(): deriv levels fill their own sums only; aux[2] weights the devi
                    r0[c("Dmu", "EDmu2", "mustart", "w", "z")])
   expect_identical(r1$sums[, -1], r0$sums[, -1])
 })
+
+test_that("ziP's saturated likelihood and null-deviance sums in C are mgcv's", {
+  set.seed(4)
+  n <- 3000
+  y <- as.numeric(rpois(n, 4) * (runif(n) < 0.6))
+  w <- runif(n) + 0.5
+  for (th in list(c(-0.4, 0.3), c(1, -1), c(-3, 1.2))) {
+    fam <- mgcv::ziP(theta = th)
+    ef <- list(theta = fam$getTheta(), aux = c(0, 0), log_scale = 0, scale_est = 0L)
+    a <- fam$saturated.ll(y, fam, w)
+    b <- .Call(gamgpu:::gg_zip_saturated_r, y, w, ef, 2L)
+    expect_lt(max(abs(a - b) / pmax(abs(a), 1)), 1e-13)
+    expect_identical(b[y == 0], rep(0, sum(y == 0)))
+    for (g in c(0.2, 1.3, 3)) {
+      r <- sum(fam$dev.resids(y, rep(g, n), w))
+      expect_lt(abs(.Call(gamgpu:::gg_efam_dev_sum_r, "ziP", y, w, ef, g) / r - 1), 1e-14)
+    }
+  }
+})
