@@ -29,12 +29,16 @@ efam_sim <- function(family, n = 2000, seed = 3) {
 }
 
 # gam_gpu() against bam() on the same data and family (two family objects:
-# a fit writes its theta into the family).  The issue's bounds: linear
+# a fit writes its theta into the family).  The issue's bounds are linear
 # predictors to 1e-6 of their range, theta to 1e-4 relative, smoothing
-# parameters to 1e-3 relative (log), EDF within 0.01; eta_tol and theta_tol
-# tighten them where the engine does better (each test says what it
-# measured).
-expect_efam_parity <- function(g, b, eta_tol = 1e-6, theta_tol = 1e-4, sp_tol = 1e-3) {
+# parameters to 1e-3 (log), EDF within 0.01; the engine does far better,
+# and these defaults are what it achieves with a margin (measured on the
+# simulated cases of test-efam-*.R: linear predictors <= 2.4e-11 of their
+# range, theta <= 1e-11, log sp <= 1.2e-10, EDF <= 7.3e-11, REML score,
+# deviance and aic <= 1.2e-12 relative, residuals <= 1.7e-10).  A test
+# that needs looser says why.
+expect_efam_parity <- function(g, b, eta_tol = 1e-9, theta_tol = 1e-9, sp_tol = 1e-8,
+                               edf_tol = 1e-8) {
   expect_true(g$converged)
   expect_identical(g$family$family, b$family$family)
   tg <- g$family$getTheta(TRUE)
@@ -47,7 +51,7 @@ expect_efam_parity <- function(g, b, eta_tol = 1e-6, theta_tol = 1e-4, sp_tol = 
               diff(range(b$fitted.values)), 10 * eta_tol)
   expect_lt(abs(g$gcv.ubre[[1]] - b$gcv.ubre[[1]]) / abs(b$gcv.ubre[[1]]), 10 * eta_tol)
   if (length(b$sp)) expect_lt(max(abs(log(g$sp) - log(b$sp))), sp_tol)
-  expect_lt(max(abs(g$edf - b$edf)), 0.01)
+  expect_lt(max(abs(g$edf - b$edf)), edf_tol)
   expect_lt(abs(g$sig2 / b$sig2 - 1), theta_tol)
   expect_true(g$scale.estimated)
   expect_lt(abs(g$deviance - b$deviance) / b$deviance, 10 * eta_tol)

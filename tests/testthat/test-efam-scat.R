@@ -7,7 +7,11 @@ test_that("scat(): theta estimated as bam() estimates it", {
   d <- efam_sim("scat")
   b <- mgcv::bam(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(), data = d)
   g <- gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(), data = d, device = "off")
-  expect_efam_parity(g, b)
+  # the likelihood is flat in the degrees of freedom here: estimate.theta()
+  # stops where |gradient| <= 1e-7 |nll|, and sums rounded differently
+  # (R's colSums, the engine's blocks) stop it at points 5e-8 apart
+  # (measured: theta 5.4e-8, EDF 6e-9, deviance 1e-8 relative)
+  expect_efam_parity(g, b, eta_tol = 1e-8, theta_tol = 1e-6, edf_tol = 1e-7)
   # the methods of gam objects accept the fit
   expect_s3_class(summary(g), "summary.gam")
   expect_equal(predict(g, d[1:10, ], type = "response"),
@@ -64,5 +68,6 @@ test_that("scat() on the device equals the CPU and launches the family's kernels
                                   device = "required"))
   expect_device_parity(gd, gc)
   b <- mgcv::bam(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(), data = d)
-  expect_efam_parity(gd, b)
+  # flat in the degrees of freedom, as the first test says
+  expect_efam_parity(gd, b, eta_tol = 1e-8, theta_tol = 1e-6, edf_tol = 1e-7)
 })
