@@ -7,10 +7,11 @@ test_that("scat(): theta estimated as bam() estimates it", {
   d <- efam_sim("scat")
   b <- mgcv::bam(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(), data = d)
   g <- gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(), data = d, device = "off")
-  # the likelihood is flat in the degrees of freedom here: estimate.theta()
+  # the likelihood is flat in the degrees of freedom: estimate.theta()
   # stops where |gradient| <= 1e-7 |nll|, and sums rounded differently
-  # (R's colSums, the engine's blocks) stop it at points 5e-8 apart
-  # (measured: theta 5.4e-8, EDF 6e-9, deviance 1e-8 relative)
+  # (R's colSums, the engine's blocks, another machine's libm) stop it at
+  # points up to ~1e-7 apart (measured: theta 5.4e-8 here, 9.1e-8 on the
+  # GPU machine for scat(min.df = 5); EDF 2.2e-8, deviance 2e-8 relative)
   expect_efam_parity(g, b, eta_tol = 1e-8, theta_tol = 1e-6, edf_tol = 1e-7)
   # the methods of gam objects accept the fit
   expect_s3_class(summary(g), "summary.gam")
@@ -30,11 +31,11 @@ test_that("scat(): other links and settings, as bam()", {
   for (lk in c("log")) {
     b <- mgcv::bam(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(link = lk), data = d)
     g <- gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(link = lk), data = d, device = "off")
-    expect_efam_parity(g, b)
+    expect_efam_parity(g, b, eta_tol = 1e-8, theta_tol = 1e-6, edf_tol = 1e-7)  # flat df: see above
   }
   b <- mgcv::bam(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(min.df = 5), data = d)
   g <- gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(min.df = 5), data = d, device = "off")
-  expect_efam_parity(g, b)
+  expect_efam_parity(g, b, eta_tol = 1e-8, theta_tol = 1e-6, edf_tol = 1e-7)  # flat df: see above
 })
 
 test_that("scat(theta = ) keeps theta fixed, as bam()", {
@@ -49,7 +50,7 @@ test_that("scat() on R's faithful, as bam()", {
   d <- faithful
   b <- mgcv::bam(eruptions ~ s(waiting), family = mgcv::scat(), data = d)
   g <- gam_gpu(eruptions ~ s(waiting), family = mgcv::scat(), data = d, device = "off")
-  expect_efam_parity(g, b)
+  expect_efam_parity(g, b, eta_tol = 1e-8, theta_tol = 1e-6, edf_tol = 1e-7)  # flat df: see above
 })
 
 test_that("scat(): a response outside the family is a classed error", {
