@@ -10,7 +10,8 @@
  * family (efam_<family>.h) three functions:
  *
  *   gg_fm_<f>_dd0(y, mu, wt, par, &Dmu, &EDmu2)  -> dev.resids(y, mu, wt, theta)
- *       Dd(level = 0)'s Dmu and EDmu2 (prior weight wt included);
+ *       Dd(level = 0)'s Dmu and EDmu2, the prior weight wt where mgcv's
+ *       include it (scat's EDmu2 and ziP's deviance leave it out, as mgcv's);
  *   gg_fm_<f>_theta_row(y, mu, wt, par, deriv, s)
  *       adds the row's part of the sums below (deriv -1: the deviance only;
  *       0: and ls; 1: and the first derivatives; 2: and the second);
@@ -18,14 +19,15 @@
  *
  * The sums, for nth = par->nth theta values (mgcv's getTheta(), the
  * working parameters) and ns = nth + par->scale_est (tw(): log scale as
- * one more parameter), at offsets GG_FM_EF_* below:
+ * one more parameter), at the offsets GG_FM_EF_* of efam_par.h:
  *   [DEV]         sum dev.resids
  *   [LS]          ls(y, w, theta, scale)$ls (a sum over rows)
  *   [DTH + i]     sum Dd(level 2)$Dth[, i]
  *   [DTH2(nth)+k] sum Dd(level 2)$Dth2[, k], mgcv's packing (i <= j, row by row)
  *   [LSTH1(nth)+i]  ls$lsth1[i], i < ns
  *   [LSTH2(nth,ns)+k] ls$lsth2[i, j], i <= j packed as Dth2
- * Codes are family_math.h's GG_FM_* family codes. */
+ * Codes are family_math.h's GG_FM_* family codes and efam_par.h's; nb()
+ * is family_math.h's negbin with par->th[0] = log theta (efam_nb.h). */
 #ifndef GAMGPU_EFAM_MATH_H
 #define GAMGPU_EFAM_MATH_H
 
