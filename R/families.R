@@ -203,8 +203,10 @@ efam_finish <- function(object, family, theta, theta_failed, G, nthreads = 1L) {
   object$null.deviance <- if (!is.null(posr$null.deviance)) posr$null.deviance else
     sum(family$dev.resids(y, stats::weighted.mean(y, w), w, family$getTheta()))
   dev <- object$sig2 * sum(w)
-  object$aic <- mgcv_visible(family$aic)(y, object$fitted.values, family$getTheta(), w, dev) +
-    2 * sum(object$edf)
+  aic <- if (name == "tw")        # its ldTweedie series over threads in C
+    .Call(gg_tw_aic_r, y, object$fitted.values, w, efam_spec(family, 1, y)$ef, dev, nthreads)
+  else mgcv_visible(family$aic)(y, object$fitted.values, family$getTheta(), w, dev)
+  object$aic <- aic + 2 * sum(object$edf)
   object$scale.estimated <- TRUE
   object
 }

@@ -4,7 +4,7 @@
  * efam_math.h (gg_efam_rows_r), for tests against the family objects'
  * own Dd(), ls() and dev.resids(), and the row-wise parts of what bam()
  * does after a fit that mgcv runs in R (ziP's saturated likelihood, the
- * deviance at one mu for a null deviance's search). */
+ * deviance at one mu for a null deviance's search, tw()'s aic). */
 #include <R.h>
 #include <Rinternals.h>
 
@@ -182,4 +182,59 @@ SEXP gg_efam_dev_sum_r(SEXP family, SEXP y, SEXP wt, SEXP ef, SEXP mu)
     for (R_xlen_t i = 0; i < XLENGTH(y); i++)
         t += gg_fm_ef_dd0((int) f.fam, yy[i], m, ww[i], &par, &Dmu, &EDmu2);
     return Rf_ScalarReal((double) t);
+}
+
+/* tw()'s aic: -2 sum(wt ldTweedie(y, mu, p, phi)) + 2 with phi = dev /
+ * sum(wt) and p from the working theta (efam_tw.h's gg_fm_tw_ld, the
+ * series of its density; mgcv's aic calls ldTweedie in R), over the
+ * thread budget in fixed jobs whose sums are added in job order in long
+ * double. */
+typedef struct twaic_job {
+    const double *y, *mu, *wt;
+    double rho, th, a, b;
+    size_t i0, i1;
+    long double sum;
+} twaic_job;
+
+static void *twaic_run(void *arg)
+{
+    twaic_job *j = arg;
+    long double t = 0;
+    double ld[6];
+    for (size_t i = j->i0; i < j->i1; i++) {
+        gg_fm_tw_ld(j->y[i], j->mu[i], j->rho, j->th, j->a, j->b, 0, ld);
+        t += ld[0] * j->wt[i];
+    }
+    j->sum = t;
+    return NULL;
+}
+
+SEXP gg_tw_aic_r(SEXP y, SEXP mu, SEXP wt, SEXP ef, SEXP dev, SEXP nthreads)
+{
+    const gg_fm_efpar par = gg_efpar_or_abort(ef);
+    if (par.nth != 1) gg_abort("gamgpu_bad_family", "tw has one theta value");
+    if (TYPEOF(y) != REALSXP || TYPEOF(mu) != REALSXP || TYPEOF(wt) != REALSXP ||
+        XLENGTH(mu) != XLENGTH(y) || XLENGTH(wt) != XLENGTH(y))
+        gg_abort("gamgpu_bad_input", "y, mu and wt must be double vectors of one length");
+    const double d = gg_as_real(dev, "dev", 0, 1e300, "gamgpu_bad_input");
+    const int nt = gg_as_int(nthreads, "nthreads", 1, GG_MAX_THREADS, "gamgpu_bad_input");
+    const size_t n = (size_t) XLENGTH(y);
+    long double sw = 0;
+    for (size_t i = 0; i < n; i++) sw += REAL(wt)[i];
+    const double rho = log(d / (double) sw);
+    twaic_job jobs[SAT_JOBS];
+    const size_t nb = (n + SAT_BLOCK - 1) / SAT_BLOCK;
+    const int nj = nb == 0 ? 0 : (nb < SAT_JOBS ? (int) nb : SAT_JOBS);
+    for (int k = 0; k < nj; k++) {
+        const size_t b0 = nb * k / nj, b1 = nb * (k + 1) / nj;
+        jobs[k] = (twaic_job) {REAL(y), REAL(mu), REAL(wt), rho, par.th[0], par.aux[0],
+                               par.aux[1], b0 * SAT_BLOCK,
+                               b1 * SAT_BLOCK < n ? b1 * SAT_BLOCK : n, 0};
+    }
+    const int prev = gg_threads_set_limit(nt);
+    if (nj > 0) gg_run_jobs(nj, twaic_run, jobs, sizeof(twaic_job));
+    gg_threads_set_limit(prev);
+    long double t = 0;
+    for (int k = 0; k < nj; k++) t += jobs[k].sum;
+    return Rf_ScalarReal(-2 * (double) t + 2);
 }

@@ -216,3 +216,21 @@ test_that("tw() theta sums by deriv level: -1 the deviance, 0 and ls, 1 and the 
     expect_true(all(S[, -cols[[k]]] == 0))
   }
 })
+
+test_that("tw()'s aic in C is mgcv's (ldTweedie's density over all rows)", {
+  set.seed(6)
+  n <- 2000
+  mu <- exp(rnorm(n, 1, 0.5))
+  y <- mgcv::rTweedie(mu, 1.5, 1.2)
+  w <- runif(n) + 0.5
+  for (ab in list(c(1.01, 1.99), c(1.1, 1.8)))
+    for (th in c(-2, 0, 0.7, 3)) {
+      fam <- mgcv::tw(a = ab[1], b = ab[2])
+      fam$putTheta(th)
+      dev <- sum(fam$dev.resids(y, mu, w))
+      ref <- -2 * sum(mgcv::ldTweedie(y, mu, p = fam$getTheta(TRUE), phi = dev / sum(w))[, 1] *
+                        w) + 2
+      ef <- list(theta = th, aux = ab, log_scale = 0, scale_est = 1L)
+      expect_lt(abs(.Call(gamgpu:::gg_tw_aic_r, y, mu, w, ef, dev, 2L) / ref - 1), 1e-13)
+    }
+})
