@@ -267,7 +267,9 @@ classify_setup_error <- function(e) {
 #'   \code{device}: a list with the \code{backend} that ran the fit, the
 #'   \code{reason} it was chosen, the \code{placement} of X (host, device
 #'   resident, device streamed), \code{model_matrix} (\code{"recipe"}: built
-#'   by the backend from the covariates, \code{"matrix"}: built in R),
+#'   by the backend from the covariates, \code{"matrix"}: built in R) and
+#'   with \code{"matrix"} \code{model_matrix_reason}, why (the term whose
+#'   basis has no C evaluator, or the option \code{gamgpu.x_recipe}),
 #'   \code{timings} (seconds of setup, iterations and post-processing) and,
 #'   for a GPU fit, \code{split}: seconds of transfers, building X on the
 #'   device, kernels and host work; \code{reml_threads}, the host threads
@@ -471,9 +473,15 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   ## ---- the model matrix: as numbers, or as a recipe the engine builds ----
   ## (on the device for a GPU fit: model_matrix_plan() in model_matrix.R)
   ## (its threads and forked workers within control nthreads, as the fit's)
-  X <- if (nrow(G$X) == n) G$X else
+  X <- if (nrow(G$X) == n)
+    no_recipe("mgcv's setup built X on every row (n <= chunk.size)") else
     model_matrix_plan(G, G$mf, threads = min(setup_threads(n), control$nthreads))
-  if (is.null(X)) X <- full_model_matrix(G, G$mf, cores = min(setup_cores(n), control$nthreads))
+  x_reason <- NULL                  # why X is built in R, naming the term
+  if (inherits(X, "gg_no_recipe")) {
+    x_reason <- attr(X, "reason")
+    X <- if (nrow(G$X) == n) G$X else
+      full_model_matrix(G, G$mf, cores = min(setup_cores(n), control$nthreads))
+  }
   if (is.matrix(X)) {
     dimnames(X) <- NULL
     attr(X, "model.offset") <- NULL
@@ -528,6 +536,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     # "recipe": X was built by the backend from the covariates (on the
     # device for a GPU fit); "matrix": X was built in R and handed over
     model_matrix = x_source,
+    # with "matrix", why (which term has no C evaluator, or the option)
+    model_matrix_reason = x_reason,
     # setup: mgcv's setup, then the engine's (allocating the results,
     # starting the backend, building or copying X, copying the data);
     # iterations: penalized IRLS with REML; postproc: everything after
@@ -659,6 +669,8 @@ print.gam_gpu <- function(x, ...) {
     cat(sprintf("Time: setup %.3fs, iterations %.3fs, post-processing %.3fs (%d IRLS iteration%s)\n",
                 tm[["setup"]], tm[["iterations"]], tm[["postproc"]], as.integer(x$iter),
                 if (x$iter == 1) "" else "s"))
+    if (!is.null(d$model_matrix_reason))
+      cat(sprintf("Model matrix: built in R (%s)\n", d$model_matrix_reason))
     if (!is.null(d$split))
       cat(sprintf("Device: %s; transfers %.3fs, X built %.3fs, kernels %.3fs, host REML and post-processing %.3fs\n",
                   d$placement, d$split[["transfer"]], d$split[["build"]], d$split[["kernels"]],

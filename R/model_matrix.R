@@ -29,13 +29,18 @@ smooth_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
 # (src/xplan.c), gam.side deletions applied after.
 recipe_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
   r <- smooth_recipe(s, mf, threads)
-  if (is.null(r)) return(NULL)
+  if (inherits(r, "gg_no_recipe")) return(NULL)
   r$col0 <- 1L
   r$ncol <- recipe_columns(r)
   drop_deleted(s, .Call(gg_xplan_build_r, list(n = nrow(mf), p = r$ncol,
                                                 threads = as.integer(threads),
                                                 blocks = list(r))))
 }
+
+# Why a model (or one smooth) has no recipe, in words naming the term:
+# what model_matrix_plan(), smooth_recipe() and constraint_map() return
+# instead of one, and gam_gpu() reports as fit$device$model_matrix_reason.
+no_recipe <- function(...) structure(list(), class = "gg_no_recipe", reason = paste0(...))
 
 has_c_evaluator <- function(s)
   (inherits(s, c("cr.smooth", "cs.smooth", "tprs.smooth", "ts.smooth")) && is.null(s$margin)) ||
@@ -52,19 +57,24 @@ is_te_cr2 <- function(s) {
 
 # What PredictMat does after the raw basis, as data for the C evaluators:
 # mgcv's sweep-and-drop constraint (drop, shift), the by-variable (by) and
-# the QR constraint as an explicit map (Z).  NULL when the smooth is
-# outside what that covers (derivatives, matrix arguments, other constraint
-# forms, missing values), so that PredictMat is used instead.
+# the QR constraint as an explicit map (Z).  A gg_no_recipe (why) when the
+# smooth is outside what that covers (derivatives, matrix arguments, other
+# constraint forms, missing values), so that PredictMat is used instead.
 constraint_map <- function(s, mf, threads = 1L) {
-  if ((!is.null(s$margin) && !is_te_cr2(s)) || (!is.null(s$deriv) && s$deriv != 0) ||
-      !is.null(attr(s, "indi")))
-    return(NULL)
+  if (!is.null(s$margin) && !is_te_cr2(s))
+    return(no_recipe(s$label, ": a tensor product other than te() of two cr/cs margins"))
+  if (!is.null(s$deriv) && s$deriv != 0)
+    return(no_recipe(s$label, ": a derivative smooth"))
+  if (!is.null(attr(s, "indi")))
+    return(no_recipe(s$label, ": an indexed smooth"))
   by <- NULL
   if (s$by != "NA") {
     b <- mf[[s$by]]
-    if (is.null(b) || !is.null(dim(b)) || any_missing(b, threads)) return(NULL)
+    if (is.null(b) || !is.null(dim(b)) || any_missing(b, threads))
+      return(no_recipe(s$label, ": its by variable is not a vector without missing values"))
     by <- if (is.factor(b)) as.numeric(b == s$by.level) else if (is.numeric(b)) as.double(b)
-    if (is.null(by)) return(NULL)
+    if (is.null(by))
+      return(no_recipe(s$label, ": its by variable is neither numeric nor a factor"))
   }
   qrc <- attr(s, "qrc")
   n_cons <- attr(s, "nCons")
@@ -73,11 +83,13 @@ constraint_map <- function(s, mf, threads = 1L) {
     map$drop <- as.integer(qrc[1L])
     map$shift <- as.double(qrc[-1L])
   } else if (inherits(qrc, "qr")) {
-    if (is.null(n_cons) || n_cons <= 0L) return(NULL)
+    if (is.null(n_cons) || n_cons <= 0L)
+      return(no_recipe(s$label, ": a QR constraint without constraints"))
     k <- nrow(qrc$qr)
     map$Z <- qr.Q(qrc, complete = TRUE)[, (n_cons + 1L):k, drop = FALSE]
   } else if (!is.null(qrc) && !(is.character(qrc) && identical(as.integer(n_cons), 0L))) {
-    return(NULL)                      # a character qrc with nCons 0 means "no constraint"
+    # a character qrc with nCons 0 means "no constraint"
+    return(no_recipe(s$label, ": a constraint form the C evaluators do not take"))
   }
   map
 }
@@ -91,17 +103,20 @@ cr_matrix <- function(s, mf) {
 # What the C evaluators need to build smooth s on the rows of mf: its
 # covariates, knots and constraint map -- the "recipe" block the engine
 # builds X from (src/xplan.h), on the host or on the device.  kind 1 is
-# cr/cs, 2 is tp/ts, 3 is te() of two cr/cs margins; NULL when s has no C
-# evaluator.
+# cr/cs, 2 is tp/ts, 3 is te() of two cr/cs margins; a gg_no_recipe
+# saying why when s has no C evaluator or its data do not suit one.
 smooth_recipe <- function(s, mf, threads = 1L) {
-  if (!has_c_evaluator(s)) return(NULL)
+  covariates_ok <- function(x) all(vapply(x, function(v) is.numeric(v) && is.null(dim(v)) &&
+                                                       !any_missing(v, threads), NA))
+  bad_covariates <- no_recipe(s$label, ": a covariate is not a numeric vector without ",
+                              "missing values")
+  if (!has_c_evaluator(s))
+    return(no_recipe(s$label, ": its basis (", class(s)[1L], ") has no C evaluator"))
   if (is_te_cr2(s)) {
     x <- lapply(s$margin, function(m) mf[[m$term]])
-    if (!all(vapply(x, function(v) is.numeric(v) && is.null(dim(v)) &&
-                                    !any_missing(v, threads), NA)))
-      return(NULL)
+    if (!covariates_ok(x)) return(bad_covariates)
     map <- constraint_map(s, mf, threads)
-    if (is.null(map)) return(NULL)
+    if (inherits(map, "gg_no_recipe")) return(map)
     m1 <- s$margin[[1L]]
     m2 <- s$margin[[2L]]
     k1 <- length(m1$xp)
@@ -112,23 +127,24 @@ smooth_recipe <- function(s, mf, threads = 1L) {
                   xk2 = as.double(m2$xp), F2 = as.double(m2$F)), map))
   }
   if (inherits(s, c("cr.smooth", "cs.smooth"))) {
-    if (s$dim != 1L || is.null(s$F)) return(NULL)
+    if (s$dim != 1L || is.null(s$F))
+      return(no_recipe(s$label, ": a cr basis without its one covariate's F matrix"))
     x <- mf[[s$term]]
-    if (!is.numeric(x) || !is.null(dim(x)) || any_missing(x, threads)) return(NULL)
+    if (!covariates_ok(list(x))) return(bad_covariates)
     map <- constraint_map(s, mf, threads)
-    if (is.null(map)) return(NULL)
+    if (inherits(map, "gg_no_recipe")) return(map)
     return(c(list(kind = 1L, x = as.double(x), d = 1L, k = length(s$xp),
                   xk = as.double(s$xp), F = as.double(s$F)), map))
   }
-  if (is.null(s$UZ) || is.null(s$Xu) || (!is.null(s$drop.null) && s$drop.null > 0))
-    return(NULL)
+  if (is.null(s$UZ) || is.null(s$Xu))
+    return(no_recipe(s$label, ": a thin plate basis without its UZ and Xu"))
+  if (!is.null(s$drop.null) && s$drop.null > 0)
+    return(no_recipe(s$label, ": a thin plate basis with its null space dropped"))
   d <- s$dim
   cols <- lapply(s$term, function(v) mf[[v]])
-  if (!all(vapply(cols, function(v) is.numeric(v) && is.null(dim(v)) &&
-                                     !any_missing(v, threads), NA)))
-    return(NULL)
+  if (!covariates_ok(cols)) return(bad_covariates)
   map <- constraint_map(s, mf, threads)
-  if (is.null(map)) return(NULL)
+  if (inherits(map, "gg_no_recipe")) return(map)
   m <- s$p.order[1L]
   if (2 * m <= d) {                    # mgcv's default penalty order
     m <- 1
@@ -169,12 +185,13 @@ tprs_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
 # parametric columns, then one block per smooth with its covariates, knots
 # and constraint map.  The engine builds X from it where it computes -- on
 # the device for a GPU fit, so X is never formed in R nor copied over the
-# bus.  NULL when some smooth has no C evaluator (or the option
-# gamgpu.x_recipe is FALSE): the caller then builds X in R.  Thin plate
-# smooths of more than 4 variables stay on the R path (the device kernel
-# keeps a row's coordinates in registers).
+# bus.  A gg_no_recipe saying why (which term) when some smooth has no C
+# evaluator (or the option gamgpu.x_recipe is FALSE): the caller then
+# builds X in R.  Thin plate smooths of more than 4 variables stay on the
+# R path (the device kernel keeps a row's coordinates in registers).
 model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
-  if (!isTRUE(getOption("gamgpu.x_recipe", TRUE))) return(NULL)
+  if (!isTRUE(getOption("gamgpu.x_recipe", TRUE)))
+    return(no_recipe("option gamgpu.x_recipe is FALSE"))
   n <- nrow(mf)
   p <- ncol(G$X)
   blocks <- list()
@@ -184,7 +201,9 @@ model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
       matrix(1, n, 1L)              # the intercept alone: model.matrix()'s column of ones
     else
       stats::model.matrix(stats::delete.response(G$pterms), mf, contrasts.arg = G$contrasts)
-    if (ncol(D) != G$nsdf) return(NULL)
+    if (ncol(D) != G$nsdf)
+      return(no_recipe("the parametric terms' model matrix has ", ncol(D),
+                       " columns where the setup has ", G$nsdf))
     storage.mode(D) <- "double"
     dimnames(D) <- NULL
     attr(D, "assign") <- attr(D, "contrasts") <- NULL
@@ -192,7 +211,9 @@ model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
   }
   for (s in G$smooth) {
     r <- smooth_recipe(s, mf, threads)
-    if (is.null(r) || (r$kind == 2L && r$d > 4L)) return(NULL)
+    if (inherits(r, "gg_no_recipe")) return(r)
+    if (r$kind == 2L && r$d > 4L)
+      return(no_recipe(s$label, ": a thin plate basis of more than 4 variables"))
     kc <- recipe_columns(r)
     del <- attr(s, "del.index")
     if (!is.null(del)) {
@@ -208,7 +229,8 @@ model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
   # the device takes each n-row array (covariates, by-variables, dense
   # columns) as a buffer of its own: a model with very many stays in R
   n_arrays <- sum(vapply(blocks, function(b) 1L + !is.null(b$by), 1L))
-  if (n_arrays > 40L) return(NULL)
+  if (n_arrays > 40L)
+    return(no_recipe(n_arrays, " covariate and by-variable arrays (the device takes at most 40)"))
   list(n = n, p = p, threads = as.integer(threads), blocks = blocks)
 }
 
