@@ -193,6 +193,14 @@ efam_finish <- function(object, family, theta, theta_failed, G, nthreads = 1L) {
     object$residuals <- sqrt(pmax(family$dev.resids(y, object$fitted.values, w), 0)) *
       sign(y - object$fitted.values)
   }
+  if (name %in% c("negbin", "tw", "scat", "ocat")) {
+    # postproc's find.null.dev() sums dev.resids over all rows some twenty
+    # times (optimize()): the family copy it gets has them from C
+    ef <- efam_spec(family, 1, y)$ef
+    fam_post$dev.resids <- function(y, mu, wt, theta = NULL)
+      .Call(gg_efam_dev_resids_r, name, as.double(y), as.double(mu), as.double(wt), ef,
+            nthreads)
+  }
   if (is.null(posr) && is.function(family$postproc))
     posr <- family$postproc(family = fam_post, y = y, prior.weights = w,
                     fitted = object$fitted.values,

@@ -4,7 +4,8 @@
  * efam_math.h (gg_efam_rows_r), for tests against the family objects'
  * own Dd(), ls() and dev.resids(), and the row-wise parts of what bam()
  * does after a fit that mgcv runs in R (ziP's saturated likelihood, the
- * deviance at one mu for a null deviance's search, tw()'s aic). */
+ * deviance at one mu for a null deviance's search, the deviance rows
+ * find.null.dev() sums, tw()'s aic). */
 #include <R.h>
 #include <Rinternals.h>
 
@@ -237,4 +238,62 @@ SEXP gg_tw_aic_r(SEXP y, SEXP mu, SEXP wt, SEXP ef, SEXP dev, SEXP nthreads)
     long double t = 0;
     for (int k = 0; k < nj; k++) t += jobs[k].sum;
     return Rf_ScalarReal(-2 * (double) t + 2);
+}
+
+/* dev.resids(y, mu, wt) of an extended family at its parameters, row by
+ * row over the thread budget: what find.null.dev()'s search evaluates
+ * some twenty times over all rows (for nb, tw, scat, ocat), in R. */
+typedef struct devr_job {
+    int fam;
+    const double *y, *mu, *wt;
+    const gg_fm_efpar *par;
+    double *out;
+    size_t i0, i1;
+} devr_job;
+
+static void *devr_run(void *arg)
+{
+    const devr_job *j = arg;
+    double Dmu, EDmu2;
+    for (size_t i = j->i0; i < j->i1; i++)
+        j->out[i] = gg_fm_ef_dd0(j->fam, j->y[i], j->mu[i], j->wt[i], j->par, &Dmu, &EDmu2);
+    return NULL;
+}
+
+SEXP gg_efam_dev_resids_r(SEXP family, SEXP y, SEXP mu, SEXP wt, SEXP ef, SEXP nthreads)
+{
+    if (!Rf_isString(family) || XLENGTH(family) < 1)
+        gg_abort("gamgpu_bad_family", "family must be a string");
+    gg_status st;
+    gg_status_clear(&st);
+    gg_family f;
+    if (gg_family_lookup(CHAR(STRING_ELT(family, 0)), "identity", &f, &st)) gg_raise(&st);
+    const gg_fm_efpar par = gg_efpar_or_abort(ef);
+    if (TYPEOF(y) != REALSXP || TYPEOF(mu) != REALSXP || TYPEOF(wt) != REALSXP)
+        gg_abort("gamgpu_bad_input", "y, mu and wt must be double vectors");
+    const size_t n = (size_t) XLENGTH(y);
+    if ((size_t) XLENGTH(mu) != n || ((size_t) XLENGTH(wt) != n && XLENGTH(wt) != 1))
+        gg_abort("gamgpu_bad_input", "mu and wt must have y's length");
+    const int nt = gg_as_int(nthreads, "nthreads", 1, GG_MAX_THREADS, "gamgpu_bad_input");
+    /* dev.resids recycles a single weight, as R does */
+    SEXP w = wt;
+    if (XLENGTH(wt) == 1 && n != 1) {
+        w = Rf_allocVector(REALSXP, (R_xlen_t) n);
+        for (size_t i = 0; i < n; i++) REAL(w)[i] = REAL(wt)[0];
+    }
+    PROTECT(w);
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) n));
+    devr_job jobs[SAT_JOBS];
+    const size_t nb = (n + SAT_BLOCK - 1) / SAT_BLOCK;
+    const int nj = nb == 0 ? 0 : (nb < SAT_JOBS ? (int) nb : SAT_JOBS);
+    for (int k = 0; k < nj; k++) {
+        const size_t b0 = nb * k / nj, b1 = nb * (k + 1) / nj;
+        jobs[k] = (devr_job) {(int) f.fam, REAL(y), REAL(mu), REAL(w), &par, REAL(out),
+                              b0 * SAT_BLOCK, b1 * SAT_BLOCK < n ? b1 * SAT_BLOCK : n};
+    }
+    const int prev = gg_threads_set_limit(nt);
+    if (nj > 0) gg_run_jobs(nj, devr_run, jobs, sizeof(devr_job));
+    gg_threads_set_limit(prev);
+    UNPROTECT(2);
+    return out;
 }
