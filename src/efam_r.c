@@ -4,8 +4,7 @@
  * efam_math.h (gg_efam_rows_r), for tests against the family objects'
  * own Dd(), ls() and dev.resids(), and the row-wise parts of what bam()
  * does after a fit that mgcv runs in R (ziP's saturated likelihood, the
- * deviance at one mu for a null deviance's search, the deviance rows
- * find.null.dev() sums, tw()'s aic). */
+ * deviance rows a null deviance's search sums, tw()'s aic). */
 #include <R.h>
 #include <Rinternals.h>
 
@@ -160,29 +159,6 @@ SEXP gg_zip_saturated_r(SEXP y, SEXP wt, SEXP ef, SEXP nthreads)
     gg_threads_set_limit(prev);
     UNPROTECT(1);
     return out;
-}
-
-/* sum(dev.resids(y, rep(mu, n), wt, theta)) of an extended family at one
- * mu (its null deviance's search, ziP's optimize()), in long double as R's
- * sum(). */
-SEXP gg_efam_dev_sum_r(SEXP family, SEXP y, SEXP wt, SEXP ef, SEXP mu)
-{
-    if (!Rf_isString(family) || XLENGTH(family) < 1)
-        gg_abort("gamgpu_bad_family", "family must be a string");
-    gg_status st;
-    gg_status_clear(&st);
-    gg_family f;
-    if (gg_family_lookup(CHAR(STRING_ELT(family, 0)), "identity", &f, &st)) gg_raise(&st);
-    const gg_fm_efpar par = gg_efpar_or_abort(ef);
-    if (TYPEOF(y) != REALSXP || TYPEOF(wt) != REALSXP || XLENGTH(y) != XLENGTH(wt))
-        gg_abort("gamgpu_bad_input", "y and wt must be double vectors of one length");
-    const double m = gg_as_real(mu, "mu", -1e300, 1e300, "gamgpu_bad_input");
-    const double *yy = REAL(y), *ww = REAL(wt);
-    long double t = 0;
-    double Dmu, EDmu2;
-    for (R_xlen_t i = 0; i < XLENGTH(y); i++)
-        t += gg_fm_ef_dd0((int) f.fam, yy[i], m, ww[i], &par, &Dmu, &EDmu2);
-    return Rf_ScalarReal((double) t);
 }
 
 /* tw()'s aic: -2 sum(wt ldTweedie(y, mu, p, phi)) + 2 with phi = dev /

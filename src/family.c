@@ -93,11 +93,7 @@ int gg_family_lookup(const char *family, const char *link, gg_family *out,
     return 0;
 }
 
-int gg_family_is_efam(gg_family_id f)
-{
-    return f == GG_FAM_TW || f == GG_FAM_BETAR || f == GG_FAM_SCAT || f == GG_FAM_ZIP ||
-           f == GG_FAM_OCAT;
-}
+int gg_family_is_efam(gg_family_id f) { return gg_fm_is_efam((int) f); }
 
 const char *gg_family_name(gg_family_id f)
 {

@@ -51,7 +51,6 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_threads_peak_r,      1),
     CALLDEF(gg_efam_rows_r,         7),
     CALLDEF(gg_zip_saturated_r,     4),
-    CALLDEF(gg_efam_dev_sum_r,      5),
     CALLDEF(gg_tw_aic_r,            6),
     CALLDEF(gg_efam_dev_resids_r,   6),
     {NULL, NULL, 0}

@@ -1,5 +1,5 @@
-/* efam_nb.h -- mgcv's nb() in efam_math.h's terms: par->th[0] = log theta.
- * Its sums are family_math.h's gg_fm_nb_theta_row (one theta, scale 1). */
+/* efam_nb.h -- mgcv's nb() in efam_math.h's terms: par->th[0] = log theta
+ * (one theta, scale 1); its deviance is family_math.h's negbin one. */
 #ifndef GAMGPU_EFAM_NB_H
 #define GAMGPU_EFAM_NB_H
 
@@ -9,25 +9,29 @@ GG_FM double gg_fm_nb_dd0(double y, double mu, double wt, const gg_fm_efpar *par
     const double th = exp(par->th[0]), yth = y + th, muth = mu + th;
     *Dmu = 2 * wt * (yth / muth - y / mu);    /* nb()$Dd, level 0 */
     *EDmu2 = 2 * wt * (1 / mu - 1 / muth);
-    return 2 * wt * (y * log((y > 1 ? y : 1.0) / mu) - (y + th) * log((y + th) / (mu + th)));
+    return gg_fm_dev_resid(GG_FM_NEGBIN, y, mu, wt, th);
 }
 
+/* The row's part of estimate.theta()'s sums at log theta th, in mgcv's
+ * expressions (nb()'s dev.resids, ls and Dd(level = 2)'s Dth, Dth2). */
 GG_FM void gg_fm_nb_ef_theta_row(double y, double mu, double wt, const gg_fm_efpar *par,
                                  int deriv, double *s)
 {
-    double t[GG_FM_NB_NSUM] = {0, 0, 0, 0, 0, 0};
-    gg_fm_nb_theta_row(y, mu, wt, par->th[0], deriv < 0 ? 0 : deriv, t);
-    s[GG_FM_EF_DEV] += t[0];
+    const double th = par->th[0], Th = exp(th), yth = y + Th, muth = mu + Th;
+    s[GG_FM_EF_DEV] += gg_fm_dev_resid(GG_FM_NEGBIN, y, mu, wt, Th);
     if (deriv < 0) return;
-    s[GG_FM_EF_LS] += t[1];
-    if (deriv > 0) {
-        s[GG_FM_EF_DTH] += t[2];
-        s[GG_FM_EF_LSTH1(1)] += t[4];
-    }
-    if (deriv > 1) {
-        s[GG_FM_EF_DTH2(1)] += t[3];
-        s[GG_FM_EF_LSTH2(1, 1)] += t[5];
-    }
+    const double ylogy = y > 0 ? y * log(y) : y;
+    s[GG_FM_EF_LS] -= wt * ((y + Th) * log(y + Th) - ylogy + lgamma(y + 1) - Th * log(Th) +
+                            lgamma(Th) - lgamma(Th + y));
+    if (deriv < 1) return;
+    const double lyth = log(yth), psi0_yth = gg_fm_digamma(yth), psi0_th = gg_fm_digamma(Th);
+    s[GG_FM_EF_DTH] += -2 * wt * Th * (log(yth / muth) + (1 - yth / muth));
+    s[GG_FM_EF_LSTH1(1)] += -(Th * (lyth - psi0_yth + psi0_th - th)) * wt;
+    if (deriv < 2) return;
+    s[GG_FM_EF_DTH2(1)] += -2 * wt * Th * (log(yth / muth) + Th * yth / (muth * muth) -
+                                           yth / muth - 2 * Th / muth + 1 + Th / yth);
+    s[GG_FM_EF_LSTH2(1, 1)] -= Th * (lyth - Th * gg_fm_trigamma(yth) - psi0_yth + Th / yth +
+                                     Th * gg_fm_trigamma(Th) + psi0_th - th - 1) * wt;
 }
 
 #endif

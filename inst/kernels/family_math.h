@@ -306,7 +306,7 @@ GG_FM double gg_fm_irls_row(int f, int l, double y, double pw, double off, doubl
     return gg_fm_dev_resid(f, y, m, pw, th);
 }
 
-/* ---- the negative binomial's theta (mgcv's nb(): theta estimated) -------
+/* ---- digamma and trigamma (nb()'s theta sums, efam_nb.h; betar) ---------
  * digamma and trigamma by recurrence up to x >= 10 and their asymptotic
  * series (Abramowitz & Stegun 6.3.18, 6.4.12): relative error below 1e-15
  * for x > 0, R's digamma()/trigamma() to rounding. */
@@ -334,34 +334,6 @@ GG_FM double gg_fm_trigamma(double x)
     const double t = (1.0 + f * (1.0 / 6 + f * (-1.0 / 30 + f * (1.0 / 42 + f * (-1.0 / 30 +
                       f * (5.0 / 66 + f * (-691.0 / 2730 + f * (7.0 / 6)))))))) / x;
     return r + t + 0.5 * f;
-}
-
-#define GG_FM_NB_NSUM 6   /* dev, ls, Dth, Dth2, lsth1, lsth2 */
-
-/* One row's part of the sums mgcv's estimate.theta() takes for nb() at
- * log theta th (family nb: dev.resids, ls, Dd(level = 2)$Dth and $Dth2):
- * s[0] += dev.resids, s[1] += ls, and with deriv > 0 s[2] += Dth, s[4] +=
- * lsth1 (LSTH1), with deriv > 1 s[3] += Dth2, s[5] += lsth2, in mgcv's
- * expressions. */
-GG_FM void gg_fm_nb_theta_row(double y, double mu, double wt, double th, int deriv,
-                              double *s)
-{
-    const double Th = exp(th), yth = y + Th, muth = mu + Th;
-    s[0] += 2 * wt * (y * log((y > 1 ? y : 1.0) / mu) - (y + Th) * log((y + Th) / (mu + Th)));
-    const double ylogy = y > 0 ? y * log(y) : y;
-    s[1] -= wt * ((y + Th) * log(y + Th) - ylogy + lgamma(y + 1) - Th * log(Th) + lgamma(Th) -
-                  lgamma(Th + y));
-    if (deriv > 0) {
-        const double lyth = log(yth), psi0_yth = gg_fm_digamma(yth), psi0_th = gg_fm_digamma(Th);
-        s[2] += -2 * wt * Th * (log(yth / muth) + (1 - yth / muth));
-        s[4] += -(Th * (lyth - psi0_yth + psi0_th - th)) * wt;
-        if (deriv > 1) {
-            s[3] += -2 * wt * Th * (log(yth / muth) + Th * yth / (muth * muth) - yth / muth -
-                                    2 * Th / muth + 1 + Th / yth);
-            s[5] -= Th * (lyth - Th * gg_fm_trigamma(yth) - psi0_yth + Th / yth +
-                          Th * gg_fm_trigamma(Th) + psi0_th - th - 1) * wt;
-        }
-    }
 }
 
 #endif
