@@ -166,15 +166,18 @@ efam_finish <- function(object, family, theta, theta_failed, G, nthreads = 1L) {
   name <- efam_name(family)
   fam_post <- family
   posr <- NULL
+  ef <- efam_spec(family, 1, y)$ef     # the final theta, for the C parts below
+  dev_rows <- function(y, mu, wt, theta = NULL)
+    .Call(gg_efam_dev_resids_r, name, as.double(y), as.double(mu), as.double(wt), ef,
+          nthreads)
   if (name == "ziP") {
     # ziP's postproc, as mgcv's, with its row-wise parts in C: the
     # saturated fit of every row and the null deviance's search
-    ef <- efam_spec(family, 1, y)$ef
     lf <- .Call(gg_zip_saturated_r, y, w, ef, nthreads)
     l2 <- family$dev.resids(y, object$linear.predictors, w)
     object$residuals <- efam_deviance_residuals(object, family, lf, l2)
     meany <- mean(y)
-    fnull <- function(gamma) .Call(gg_efam_dev_sum_r, "ziP", y, w, ef, gamma)
+    fnull <- function(gamma) sum(dev_rows(y, rep(gamma, length(y)), w))
     posr <- list(
       family = paste("Zero inflated Poisson(", paste(round(family$getTheta(TRUE), 3),
                                                      collapse = ","), ")", sep = ""),
@@ -196,10 +199,7 @@ efam_finish <- function(object, family, theta, theta_failed, G, nthreads = 1L) {
   if (name %in% c("negbin", "tw", "scat", "ocat")) {
     # postproc's find.null.dev() sums dev.resids over all rows some twenty
     # times (optimize()): the family copy it gets has them from C
-    ef <- efam_spec(family, 1, y)$ef
-    fam_post$dev.resids <- function(y, mu, wt, theta = NULL)
-      .Call(gg_efam_dev_resids_r, name, as.double(y), as.double(mu), as.double(wt), ef,
-            nthreads)
+    fam_post$dev.resids <- dev_rows
   }
   if (is.null(posr) && is.function(family$postproc))
     posr <- family$postproc(family = fam_post, y = y, prior.weights = w,
@@ -212,7 +212,7 @@ efam_finish <- function(object, family, theta, theta_failed, G, nthreads = 1L) {
     sum(family$dev.resids(y, stats::weighted.mean(y, w), w, family$getTheta()))
   dev <- object$sig2 * sum(w)
   aic <- if (name == "tw")        # its ldTweedie series over threads in C
-    .Call(gg_tw_aic_r, y, object$fitted.values, w, efam_spec(family, 1, y)$ef, dev, nthreads)
+    .Call(gg_tw_aic_r, y, object$fitted.values, w, ef, dev, nthreads)
   else mgcv_visible(family$aic)(y, object$fitted.values, family$getTheta(), w, dev)
   object$aic <- aic + 2 * sum(object$edf)
   object$scale.estimated <- TRUE
