@@ -82,3 +82,52 @@ with_mgcv <- function(expr) {
   expr
 }
 with_mgcv_bam <- function(...) with_mgcv(mgcv::bam(...))
+
+# The methods of gam objects accept fit g as they accept bam()'s b, on the
+# first rows of d (gam.check with mgcv attached: tw()'s rd() needs it).
+expect_efam_methods <- function(g, b, d) {
+  expect_s3_class(summary(g), "summary.gam")
+  expect_equal(predict(g, d[1:10, ], type = "response"),
+               predict(b, d[1:10, ], type = "response"), tolerance = 1e-6)
+  expect_equal(predict(g, d[1:10, ]), predict(b, d[1:10, ]), tolerance = 1e-6)
+  pdf(NULL)
+  on.exit(dev.off(), add = TRUE)
+  expect_silent(plot(g, pages = 1))
+  expect_output(with_mgcv(mgcv::gam.check(g)))
+  expect_output(print(g), "Family", fixed = TRUE)
+}
+
+# The device test of each family: on efam_sim(name)'s data, the fit on the
+# device (expect_device_fit(): engine kernels launched, no fallback, no
+# device memory left) equals the CPU engine's (expect_device_parity()) and
+# bam()'s (expect_efam_parity() with `...`).  family() builds the family.
+expect_efam_device <- function(name, family, ...) {
+  skip_if_no_device()
+  d <- efam_sim(name, n = 6000, seed = 9)
+  fml <- y ~ s(x0) + s(x1) + s(x2)
+  gc <- gam_gpu(fml, family = family(), data = d, device = "off")
+  gd <- expect_device_fit(gam_gpu(fml, family = family(), data = d, device = "required"))
+  expect_device_parity(gd, gc)
+  b <- with_mgcv_bam(fml, family = family(), data = d)
+  expect_efam_parity(gd, b, ...)
+}
+
+# Two-sided relative equality per element, tol * max(|a|, |b|), equal
+# non-finite values accepted (the row tests of ziP and ocat).
+efam_rel_ok <- function(a, b, tol = 1e-12) {
+  a <- as.numeric(a)
+  b <- as.numeric(b)
+  if (length(a) != length(b)) return(FALSE)
+  fin <- is.finite(b)
+  if (!identical(is.finite(a), fin) || !identical(a[!fin], b[!fin])) return(FALSE)
+  all(abs(a[fin] - b[fin]) <= tol * pmax(abs(a[fin]), abs(b[fin])))
+}
+
+# mustart as bgam.fit evaluates family$initialize
+efam_mustart <- function(fam, y) {
+  e <- new.env()
+  e$y <- y
+  e$family <- fam
+  eval(fam$initialize, e)
+  e$mustart
+}

@@ -7,16 +7,7 @@ test_that("ocat(): theta estimated as bam() estimates it", {
   b <- mgcv::bam(y ~ s(x0) + s(x1) + s(x2), family = mgcv::ocat(R = 4), data = d)
   g <- gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::ocat(R = 4), data = d, device = "off")
   expect_efam_parity(g, b)
-  # the methods of gam objects accept the fit
-  expect_s3_class(summary(g), "summary.gam")
-  expect_equal(predict(g, d[1:10, ], type = "response"),
-               predict(b, d[1:10, ], type = "response"), tolerance = 1e-6)
-  expect_equal(predict(g, d[1:10, ]), predict(b, d[1:10, ]), tolerance = 1e-6)
-  pdf(NULL)
-  on.exit(dev.off(), add = TRUE)
-  expect_silent(plot(g, pages = 1))
-  expect_output(mgcv::gam.check(g))
-  expect_output(print(g), "Family", fixed = TRUE)
+  expect_efam_methods(g, b, d)      # the methods of gam objects accept the fit
 })
 
 test_that("ocat(): other links and settings, as bam()", {
@@ -49,13 +40,5 @@ test_that("ocat(): a response outside the family is a classed error", {
 })
 
 test_that("ocat() on the device equals the CPU and launches the family's kernels", {
-  skip_if_no_device()
-  d <- efam_sim("ocat", n = 6000, seed = 9)
-  gc <- gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::ocat(R = 4), data = d, device = "off")
-  gpu_telemetry(reset = TRUE)
-  gd <- expect_device_fit(gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::ocat(R = 4), data = d,
-                                  device = "required"))
-  expect_device_parity(gd, gc)
-  b <- mgcv::bam(y ~ s(x0) + s(x1) + s(x2), family = mgcv::ocat(R = 4), data = d)
-  expect_efam_parity(gd, b)
+  expect_efam_device("ocat", function() mgcv::ocat(R = 4))
 })

@@ -14,16 +14,7 @@
 # from a compensated double sum, which rounds as R does (a plain double sum
 # is an ulp off at times, and Dth2 then differs by up to ~5e-13 relative).
 
-ocat_rel_ok <- function(a, b, tol = 1e-12) {
-  a <- as.numeric(a)
-  b <- as.numeric(b)
-  if (length(a) != length(b)) return(FALSE)
-  fin <- is.finite(b)
-  if (!identical(is.finite(a), fin) || !identical(a[!fin], b[!fin])) return(FALSE)
-  all(abs(a[fin] - b[fin]) <= tol * pmax(abs(a[fin]), abs(b[fin])))
-}
-
-expect_rel <- function(a, b, tol = 1e-12) expect_true(ocat_rel_ok(a, b, tol))
+expect_rel <- function(a, b, tol = 1e-12) expect_true(efam_rel_ok(a, b, tol))
 
 # every category at each linear predictor
 ocat_data <- function(fam, seed = 1) {
@@ -42,15 +33,6 @@ ocat_rows <- function(fam, d, deriv = 2) {
         list(theta = fam$getTheta(), aux = numeric(0), log_scale = 0, scale_est = 0L), deriv)
 }
 
-# mustart as bgam.fit evaluates family$initialize
-ocat_mustart <- function(fam, y) {
-  e <- new.env()
-  e$y <- y
-  e$family <- fam
-  eval(fam$initialize, e)
-  e$mustart
-}
-
 expect_ocat_rows <- function(fam, d) {
   th <- fam$getTheta()
   nth <- length(th)
@@ -61,7 +43,7 @@ expect_ocat_rows <- function(fam, d) {
   expect_rel(r$dev, dev)
   expect_rel(r$Dmu, D$Dmu)
   expect_rel(r$EDmu2, D$EDmu2)
-  expect_rel(r$mustart, ocat_mustart(fam, d$y))
+  expect_rel(r$mustart, efam_mustart(fam, d$y))
   dd <- mgcv:::dDeta(d$y, d$eta, d$wt, th, fam, 0)
   w <- dd$EDeta2 / 2
   z <- d$eta - dd$Deta.EDeta2

@@ -13,16 +13,7 @@ test_that("scat(): theta estimated as bam() estimates it", {
   # points up to ~1e-7 apart (measured: theta 5.4e-8 here, 9.1e-8 on the
   # GPU machine for scat(min.df = 5); EDF 2.2e-8, deviance 2e-8 relative)
   expect_efam_parity(g, b, eta_tol = 1e-8, theta_tol = 1e-6, edf_tol = 1e-7)
-  # the methods of gam objects accept the fit
-  expect_s3_class(summary(g), "summary.gam")
-  expect_equal(predict(g, d[1:10, ], type = "response"),
-               predict(b, d[1:10, ], type = "response"), tolerance = 1e-6)
-  expect_equal(predict(g, d[1:10, ]), predict(b, d[1:10, ]), tolerance = 1e-6)
-  pdf(NULL)
-  on.exit(dev.off(), add = TRUE)
-  expect_silent(plot(g, pages = 1))
-  expect_output(mgcv::gam.check(g))
-  expect_output(print(g), "Family", fixed = TRUE)
+  expect_efam_methods(g, b, d)      # the methods of gam objects accept the fit
 })
 
 test_that("scat(): other links and settings, as bam()", {
@@ -61,14 +52,6 @@ test_that("scat(): a response outside the family is a classed error", {
 })
 
 test_that("scat() on the device equals the CPU and launches the family's kernels", {
-  skip_if_no_device()
-  d <- efam_sim("scat", n = 6000, seed = 9)
-  gc <- gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(), data = d, device = "off")
-  gpu_telemetry(reset = TRUE)
-  gd <- expect_device_fit(gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(), data = d,
-                                  device = "required"))
-  expect_device_parity(gd, gc)
-  b <- mgcv::bam(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(), data = d)
   # flat in the degrees of freedom, as the first test says
-  expect_efam_parity(gd, b, eta_tol = 1e-8, theta_tol = 1e-6, edf_tol = 1e-7)
+  expect_efam_device("scat", function() mgcv::scat(), eta_tol = 1e-8, theta_tol = 1e-6, edf_tol = 1e-7)
 })

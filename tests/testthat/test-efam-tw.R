@@ -9,16 +9,7 @@ test_that("tw(): theta estimated as bam() estimates it", {
   b <- with_mgcv_bam(y ~ s(x0) + s(x1) + s(x2), family = mgcv::tw(), data = d)
   g <- gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::tw(), data = d, device = "off")
   expect_efam_parity(g, b)
-  # the methods of gam objects accept the fit
-  expect_s3_class(summary(g), "summary.gam")
-  expect_equal(predict(g, d[1:10, ], type = "response"),
-               predict(b, d[1:10, ], type = "response"), tolerance = 1e-6)
-  expect_equal(predict(g, d[1:10, ]), predict(b, d[1:10, ]), tolerance = 1e-6)
-  pdf(NULL)
-  on.exit(dev.off(), add = TRUE)
-  expect_silent(plot(g, pages = 1))
-  expect_output(with_mgcv(mgcv::gam.check(g)))   # rTweedie: mgcv attached
-  expect_output(print(g), "Family", fixed = TRUE)
+  expect_efam_methods(g, b, d)      # the methods of gam objects accept the fit
 })
 
 test_that("tw(): other links and settings, as bam()", {
@@ -76,13 +67,5 @@ test_that("tw(): a response outside the family is a classed error", {
 })
 
 test_that("tw() on the device equals the CPU and launches the family's kernels", {
-  skip_if_no_device()
-  d <- efam_sim("tw", n = 6000, seed = 9)
-  gc <- gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::tw(), data = d, device = "off")
-  gpu_telemetry(reset = TRUE)
-  gd <- expect_device_fit(gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::tw(), data = d,
-                                  device = "required"))
-  expect_device_parity(gd, gc)
-  b <- with_mgcv_bam(y ~ s(x0) + s(x1) + s(x2), family = mgcv::tw(), data = d)
-  expect_efam_parity(gd, b)
+  expect_efam_device("tw", function() mgcv::tw())
 })
