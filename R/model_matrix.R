@@ -28,7 +28,7 @@ smooth_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
 # One smooth's columns through the engine's host build of its recipe
 # (src/xplan.c), gam.side deletions applied after.
 recipe_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
-  r <- smooth_recipe(s, mf, threads)
+  r <- checked_recipe(s, mf, threads)
   if (inherits(r, "gg_no_recipe")) return(NULL)
   r$col0 <- 1L
   r$ncol <- recipe_columns(r)
@@ -37,14 +37,55 @@ recipe_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
                                                 blocks = list(r))))
 }
 
+# smooth_recipe() checked against mgcv on a sample of the rows: the
+# recipe's columns built in C on up to 256 rows spread over the data must
+# equal PredictMat's there (to 1e-11 of their size), or the smooth goes
+# the R route with the difference as its reason -- so that a smooth whose
+# mgcv object holds something the recipe does not know about can never
+# give a silently different model matrix.  (recipe: smooth_recipe, or a
+# stand-in for tests.)
+checked_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyenv()),
+                           recipe = smooth_recipe) {
+  r <- recipe(s, mf, threads, codes)
+  if (inherits(r, "gg_no_recipe")) return(r)
+  n <- nrow(mf)
+  rows <- unique(round(seq(1, n, length.out = min(n, 256L))))
+  sub <- mf[rows, , drop = FALSE]
+  rs <- recipe(s, sub, 1L, new.env(parent = emptyenv()))
+  if (inherits(rs, "gg_no_recipe")) return(rs)
+  rs$col0 <- 1L
+  rs$ncol <- recipe_columns(rs)
+  Xc <- drop_deleted(s, .Call(gg_xplan_build_r, list(n = length(rows), p = rs$ncol,
+                                                     threads = 1L, blocks = list(rs))))
+  Xm <- mgcv::PredictMat(s, sub)
+  scale <- max(1, abs(Xm))
+  if (!identical(dim(Xc), dim(Xm)) || !all(abs(Xc - Xm) <= 1e-11 * scale))
+    return(no_recipe(s$label, ": its C basis differs from mgcv's PredictMat (",
+                     if (identical(dim(Xc), dim(Xm))) format(max(abs(Xc - Xm)) / scale, digits = 2)
+                     else "columns", ")"))
+  r
+}
+
 # Why a model (or one smooth) has no recipe, in words naming the term:
 # what model_matrix_plan(), smooth_recipe() and constraint_map() return
 # instead of one, and gam_gpu() reports as fit$device$model_matrix_reason.
 no_recipe <- function(...) structure(list(), class = "gg_no_recipe", reason = paste0(...))
 
-has_c_evaluator <- function(s)
-  (inherits(s, c("cr.smooth", "cs.smooth", "tprs.smooth", "ts.smooth")) && is.null(s$margin)) ||
-    is_te_cr2(s)
+# Whether smooth s has C evaluators for every part of its basis (judged
+# from its class alone: smooth_recipe() still checks its data and details).
+has_c_evaluator <- function(s) {
+  if (inherits(s, "tensor.smooth"))
+    return(length(s$margin) <= 4L && all(vapply(s$margin, margin_supported, NA)))
+  if (inherits(s, "fs.interaction"))
+    return(s$base$bs %in% c("cr.smooth", "cs.smooth", "cyclic.smooth", "pspline.smooth",
+                            "Bspline.smooth", "tprs.smooth", "ts.smooth"))
+  inherits(s, "random.effect") || margin_supported(s)
+}
+
+# The bases a margin (or an ordinary smooth) can be evaluated with in C.
+margin_supported <- function(m)
+  inherits(m, c("cr.smooth", "cs.smooth", "cyclic.smooth", "pspline.smooth",
+                "Bspline.smooth", "tprs.smooth", "ts.smooth"))
 
 # te() of two cr/cs margins with the margins unconstrained and not
 # reparameterized (mgcv's default te(x, z): its margins are "cr").
@@ -56,29 +97,44 @@ is_te_cr2 <- function(s) {
 }
 
 # What PredictMat does after the raw basis, as data for the C evaluators:
-# mgcv's sweep-and-drop constraint (drop, shift), the by-variable (by) and
-# the QR constraint as an explicit map (Z).  A gg_no_recipe (why) when the
+# mgcv's sweep-and-drop constraint (drop, shift), the by-variable (by, or
+# for a factor its codes by_code and the smooth's level by_level) and the
+# QR constraint as an explicit map (Z).  A gg_no_recipe (why) when the
 # smooth is outside what that covers (derivatives, matrix arguments, other
 # constraint forms, missing values), so that PredictMat is used instead.
-constraint_map <- function(s, mf, threads = 1L) {
-  if (!is.null(s$margin) && !is_te_cr2(s))
-    return(no_recipe(s$label, ": a tensor product other than te() of two cr/cs margins"))
+# codes: factor_codes()'s cache, so that the smooths of one by-factor share
+# one vector of codes (one buffer on the device).
+constraint_map <- function(s, mf, threads = 1L, codes = new.env(parent = emptyenv())) {
   if (!is.null(s$deriv) && s$deriv != 0)
     return(no_recipe(s$label, ": a derivative smooth"))
   if (!is.null(attr(s, "indi")))
     return(no_recipe(s$label, ": an indexed smooth"))
-  by <- NULL
+  map <- margin_constraint(s)
+  if (inherits(map, "gg_no_recipe")) return(map)
   if (s$by != "NA") {
     b <- mf[[s$by]]
     if (is.null(b) || !is.null(dim(b)) || any_missing(b, threads))
       return(no_recipe(s$label, ": its by variable is not a vector without missing values"))
-    by <- if (is.factor(b)) as.numeric(b == s$by.level) else if (is.numeric(b)) as.double(b)
-    if (is.null(by))
+    if (is.factor(b)) {
+      map$by_level <- match(s$by.level, levels(b))
+      if (is.na(map$by_level))
+        return(no_recipe(s$label, ": its by level is not a level of ", s$by))
+      map$by_code <- factor_codes(s$by, b, codes)
+    } else if (is.numeric(b)) {
+      map$by <- as.double(b)
+    } else {
       return(no_recipe(s$label, ": its by variable is neither numeric nor a factor"))
+    }
   }
+  map
+}
+
+# mgcv's identifiability constraint of s (attribute qrc) as drop/shift or Z:
+# the step after the raw basis in PredictMat, for a smooth or a ti() margin.
+margin_constraint <- function(s) {
   qrc <- attr(s, "qrc")
   n_cons <- attr(s, "nCons")
-  map <- list(drop = 0L, shift = NULL, Z = NULL, by = by)
+  map <- list(drop = 0L, shift = NULL, Z = NULL)
   if (inherits(qrc, "sweepDrop")) {
     map$drop <- as.integer(qrc[1L])
     map$shift <- as.double(qrc[-1L])
@@ -94,6 +150,21 @@ constraint_map <- function(s, mf, threads = 1L) {
   map
 }
 
+# A factor's integer codes and a covariate as doubles, made once per
+# variable (cache: an environment), so that the smooths that share a
+# variable share one vector (one buffer on the device).
+factor_codes <- function(name, f, cache) {
+  key <- paste0("f:", name)
+  if (is.null(cache[[key]])) cache[[key]] <- as.integer(f)
+  cache[[key]]
+}
+
+row_double <- function(name, x, cache) {
+  key <- paste0("x:", name)
+  if (is.null(cache[[key]])) cache[[key]] <- as.double(x)
+  cache[[key]]
+}
+
 # The "cr"/"cs" basis of smooth s on the rows of mf (src/basis_cr.c).
 cr_matrix <- function(s, mf) {
   if (!inherits(s, c("cr.smooth", "cs.smooth"))) return(NULL)
@@ -103,19 +174,22 @@ cr_matrix <- function(s, mf) {
 # What the C evaluators need to build smooth s on the rows of mf: its
 # covariates, knots and constraint map -- the "recipe" block the engine
 # builds X from (src/xplan.h), on the host or on the device.  kind 1 is
-# cr/cs, 2 is tp/ts, 3 is te() of two cr/cs margins; a gg_no_recipe
+# cr/cs, 2 is tp/ts, 3 is te() of two cr/cs margins, 4 any other smooth as
+# a row tensor product of margins (margins_recipe()); a gg_no_recipe
 # saying why when s has no C evaluator or its data do not suit one.
-smooth_recipe <- function(s, mf, threads = 1L) {
+smooth_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyenv())) {
   covariates_ok <- function(x) all(vapply(x, function(v) is.numeric(v) && is.null(dim(v)) &&
                                                        !any_missing(v, threads), NA))
   bad_covariates <- no_recipe(s$label, ": a covariate is not a numeric vector without ",
                               "missing values")
   if (!has_c_evaluator(s))
     return(no_recipe(s$label, ": its basis (", class(s)[1L], ") has no C evaluator"))
+  if (!is_te_cr2(s) && !inherits(s, c("cr.smooth", "cs.smooth", "tprs.smooth", "ts.smooth")))
+    return(margins_recipe(s, mf, threads, codes))
   if (is_te_cr2(s)) {
     x <- lapply(s$margin, function(m) mf[[m$term]])
     if (!covariates_ok(x)) return(bad_covariates)
-    map <- constraint_map(s, mf, threads)
+    map <- constraint_map(s, mf, threads, codes)
     if (inherits(map, "gg_no_recipe")) return(map)
     m1 <- s$margin[[1L]]
     m2 <- s$margin[[2L]]
@@ -131,9 +205,9 @@ smooth_recipe <- function(s, mf, threads = 1L) {
       return(no_recipe(s$label, ": a cr basis without its one covariate's F matrix"))
     x <- mf[[s$term]]
     if (!covariates_ok(list(x))) return(bad_covariates)
-    map <- constraint_map(s, mf, threads)
+    map <- constraint_map(s, mf, threads, codes)
     if (inherits(map, "gg_no_recipe")) return(map)
-    return(c(list(kind = 1L, x = as.double(x), d = 1L, k = length(s$xp),
+    return(c(list(kind = 1L, x = row_double(s$term, x, codes), d = 1L, k = length(s$xp),
                   xk = as.double(s$xp), F = as.double(s$F)), map))
   }
   if (is.null(s$UZ) || is.null(s$Xu))
@@ -143,7 +217,7 @@ smooth_recipe <- function(s, mf, threads = 1L) {
   d <- s$dim
   cols <- lapply(s$term, function(v) mf[[v]])
   if (!covariates_ok(cols)) return(bad_covariates)
-  map <- constraint_map(s, mf, threads)
+  map <- constraint_map(s, mf, threads, codes)
   if (inherits(map, "gg_no_recipe")) return(map)
   m <- s$p.order[1L]
   if (2 * m <= d) {                    # mgcv's default penalty order
@@ -155,7 +229,7 @@ smooth_recipe <- function(s, mf, threads = 1L) {
   UZ <- s$UZ
   storage.mode(UZ) <- "double"
   ## n x d, column-major; one covariate goes as it is, without a copy
-  x <- if (d == 1L) as.double(cols[[1L]]) else
+  x <- if (d == 1L) row_double(s$term, cols[[1L]], codes) else
     matrix(as.double(unlist(cols, use.names = FALSE)), ncol = d)
   c(list(kind = 2L, x = x,
          d = as.integer(d), k = ncol(UZ), tshift = as.double(s$shift),
@@ -163,10 +237,147 @@ smooth_recipe <- function(s, mf, threads = 1L) {
          Xu = Xu, UZ = UZ), map)
 }
 
+# Any other smooth as kind 4: margins evaluated in C (margin_recipe()),
+# their row tensor product, then the smooth's constraint and by-variable.
+# te()/ti() take their margins (with a ti() margin's own constraint and
+# te()'s reparameterization XP); re takes a factor's codes or a numeric
+# variable per variable of its formula (the last varying fastest, as
+# model.matrix); fs takes its factor's codes and its base smooth times P.
+margins_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyenv())) {
+  if (inherits(s, "tensor.smooth")) {
+    if (!is.null(s$udrop))
+      return(no_recipe(s$label, ": a tensor product with dropped columns (udrop)"))
+    margins <- vector("list", length(s$margin))
+    for (i in seq_along(s$margin)) {
+      m <- margin_recipe(s$margin[[i]], mf, threads, codes)
+      if (inherits(m, "gg_no_recipe")) return(m)
+      if (isTRUE(s$mc[i])) {
+        con <- margin_constraint(s$margin[[i]])
+        if (inherits(con, "gg_no_recipe")) return(con)
+        m[names(con)] <- con
+      }
+      XP <- if (length(s$XP) >= i) s$XP[[i]]
+      if (!is.null(XP)) {
+        XP <- unname(as.matrix(XP))
+        storage.mode(XP) <- "double"
+        m$Z <- if (is.null(m$Z)) XP else m$Z %*% XP
+      }
+      margins[[i]] <- m
+    }
+  } else if (inherits(s, "random.effect")) {
+    vars <- all.vars(s$form)
+    if (!setequal(vars, s$term) || length(vars) > 4L)
+      return(no_recipe(s$label, ": a random effect whose formula is not its variables' interaction"))
+    margins <- list()
+    for (v in rev(vars)) {
+      x <- mf[[v]]
+      if (is.null(x) || !is.null(dim(x)) || any_missing(x, threads))
+        return(no_recipe(s$label, ": variable ", v, " is not a vector without missing values"))
+      margins[[length(margins) + 1L]] <- if (is.factor(x))
+        list(type = 5L, k = nlevels(x), code = factor_codes(v, x, codes))
+      else if (is.numeric(x))
+        list(type = 6L, k = 1L, x = row_double(v, x, codes))
+      else
+        return(no_recipe(s$label, ": variable ", v, " is neither numeric nor a factor"))
+    }
+  } else if (inherits(s, "fs.interaction")) {
+    if (!is.null(s$margin.only))
+      return(no_recipe(s$label, ": a factor smooth used as a margin"))
+    f <- mf[[s$fterm]]
+    if (!is.factor(f) || any_missing(f, threads))
+      return(no_recipe(s$label, ": its factor ", s$fterm, " is not a factor without missing values"))
+    base <- s
+    class(base) <- c(s$base$bs, "mgcv.smooth")
+    base$term <- s$base$term
+    base$dim <- length(base$term)
+    b <- margin_recipe(base, mf, threads, codes)
+    if (inherits(b, "gg_no_recipe")) return(b)
+    P <- unname(as.matrix(s$P))
+    storage.mode(P) <- "double"
+    b$Z <- P
+    code <- if (identical(levels(f), as.character(s$flev))) factor_codes(s$fterm, f, codes)
+            else match(as.character(f), as.character(s$flev))
+    margins <- list(list(type = 5L, k = length(s$flev), code = code), b)
+  } else {
+    m <- margin_recipe(s, mf, threads, codes)
+    if (inherits(m, "gg_no_recipe")) return(m)
+    margins <- list(m)
+  }
+  map <- constraint_map(s, mf, threads, codes)
+  if (inherits(map, "gg_no_recipe")) return(map)
+  margins <- lapply(margins, function(m) { if (is.null(m$drop)) m$drop <- 0L; m })
+  kc <- vapply(margins, recipe_columns, 1L)
+  c(list(kind = 4L, k = as.integer(prod(kc)), margins = margins), map)
+}
+
+# One margin (or an ordinary smooth's basis) as src/xplan.h's gg_xmargin:
+# its type, raw columns k, covariates and basis data.  No constraint (the
+# caller adds the margin's own, where mgcv applies it).
+margin_recipe <- function(m, mf, threads = 1L, codes = new.env(parent = emptyenv())) {
+  if (!margin_supported(m))
+    return(no_recipe(m$label, ": its basis (", class(m)[1L], ") has no C evaluator"))
+  if (!is.null(m$deriv) && m$deriv != 0)
+    return(no_recipe(m$label, ": a derivative smooth"))
+  cols <- lapply(m$term, function(v) mf[[v]])
+  if (!all(vapply(cols, function(v) is.numeric(v) && is.null(dim(v)) && !any_missing(v, threads), NA)))
+    return(no_recipe(m$label, ": a covariate is not a numeric vector without missing values"))
+  x1 <- row_double(m$term[1L], cols[[1L]], codes)
+  none <- list(drop = 0L, shift = NULL, Z = NULL)
+  if (inherits(m, c("cr.smooth", "cs.smooth"))) {
+    if (length(cols) != 1L || is.null(m$F))
+      return(no_recipe(m$label, ": a cr basis without its one covariate's F matrix"))
+    return(c(list(type = 1L, k = length(m$xp), x = x1, xk = as.double(m$xp),
+                  F = as.double(m$F)), none))
+  }
+  if (inherits(m, "cyclic.smooth")) {
+    BD <- m$BD
+    if (length(cols) != 1L || is.null(BD) || length(m$xp) != ncol(BD) + 1L)
+      return(no_recipe(m$label, ": a cc basis without its knots and BD matrix"))
+    return(c(list(type = 3L, k = ncol(BD), x = x1, xk = as.double(m$xp),
+                  F = as.double(BD)), none))
+  }
+  if (inherits(m, c("pspline.smooth", "Bspline.smooth"))) {
+    if (length(cols) != 1L || (!is.null(m$mono) && m$mono != 0))
+      return(no_recipe(m$label, ": a B-spline basis with a shape constraint"))
+    mm <- (if (inherits(m, "Bspline.smooth")) m$m[1L] - 1L else m$m[1L]) + 1L
+    knots <- as.double(m$knots)
+    nk <- length(knots)
+    ord <- mm + 1L
+    if (ord > 12L || nk - ord < 1L)
+      return(no_recipe(m$label, ": a B-spline basis of order above 12"))
+    lo <- knots[mm + 1L]
+    hi <- knots[nk - mm]
+    D <- splines::spline.des(knots, c(lo, lo, hi, hi), ord, c(0, 1, 0, 1))$design
+    return(c(list(type = 4L, k = as.integer(nk - ord), x = x1, xk = knots, F = as.double(D),
+                  nk = nk, ord = as.integer(ord), lo = lo, hi = hi), none))
+  }
+  # tp/ts
+  if (is.null(m$UZ) || is.null(m$Xu))
+    return(no_recipe(m$label, ": a thin plate basis without its UZ and Xu"))
+  if (!is.null(m$drop.null) && m$drop.null > 0)
+    return(no_recipe(m$label, ": a thin plate basis with its null space dropped"))
+  d <- length(cols)
+  if (d > 4L)
+    return(no_recipe(m$label, ": a thin plate margin of more than 4 variables"))
+  ord <- m$p.order[1L]
+  if (2 * ord <= d) {
+    ord <- 1
+    while (2 * ord < d + 2) ord <- ord + 1
+  }
+  Xu <- m$Xu
+  storage.mode(Xu) <- "double"
+  UZ <- m$UZ
+  storage.mode(UZ) <- "double"
+  x <- if (d == 1L) x1 else matrix(as.double(unlist(cols, use.names = FALSE)), ncol = d)
+  c(list(type = 2L, k = ncol(UZ), x = x, d = as.integer(d), tshift = as.double(m$shift),
+         m = as.integer(m$p.order[1L]), M = as.integer(choose(ord + d - 1, d)),
+         Xu = Xu, UZ = UZ), none)
+}
+
 # Columns a recipe block maps its raw basis to, before gam.side's deletions
 # (the constraint's Z, or the raw basis less the dropped column).
 recipe_columns <- function(r)
-  as.integer(if (is.null(r$Z)) r$k - (r$drop > 0L) else ncol(r$Z))
+  as.integer(if (is.null(r$Z)) r$k - isTRUE(r$drop > 0L) else ncol(r$Z))
 
 # gam.side's deletions for nested smooths, last in PredictMat too.
 drop_deleted <- function(s, X) {
@@ -209,8 +420,9 @@ model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
     attr(D, "assign") <- attr(D, "contrasts") <- NULL
     blocks[[1L]] <- list(kind = 0L, col0 = 1L, ncol = as.integer(G$nsdf), D = D)
   }
+  codes <- new.env(parent = emptyenv())
   for (s in G$smooth) {
-    r <- smooth_recipe(s, mf, threads)
+    r <- checked_recipe(s, mf, threads, codes)
     if (inherits(r, "gg_no_recipe")) return(r)
     if (r$kind == 2L && r$d > 4L)
       return(no_recipe(s$label, ": a thin plate basis of more than 4 variables"))
@@ -226,9 +438,13 @@ model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
     r$ncol <- as.integer(s$last.para - s$first.para + 1L)
     blocks[[length(blocks) + 1L]] <- r
   }
-  # the device takes each n-row array (covariates, by-variables, dense
-  # columns) as a buffer of its own: a model with very many stays in R
-  n_arrays <- sum(vapply(blocks, function(b) 1L + !is.null(b$by), 1L))
+  # the device takes each n-row array (covariates, by-variables, factor
+  # codes, dense columns) as a buffer of its own, one per distinct vector
+  # (the variable caches above share them): a model with very many stays in R
+  n_arrays <- length(ls(codes, all.names = TRUE)) + (G$nsdf > 0) +
+    sum(vapply(blocks, function(b) isTRUE(b$kind == 2L && b$d > 1L) + isTRUE(b$kind == 3L) +
+                 sum(vapply(b$margins, function(m) isTRUE(m$type == 2L && m$d > 1L), 1L)) +
+                 !is.null(b$by), 1L))
   if (n_arrays > 40L)
     return(no_recipe(n_arrays, " covariate and by-variable arrays (the device takes at most 40)"))
   list(n = n, p = p, threads = as.integer(threads), blocks = blocks)

@@ -18,6 +18,9 @@ typedef struct gg_basis_map {
     const double *Z;        /* (k or k - 1) x kc, NULL for none */
     int           kc;       /* columns written */
     const double *by;       /* n multipliers, NULL for none */
+    const int    *by_code;  /* or a factor's n codes: the multiplier is 1
+                               where by_code[i] == by_level, else 0 */
+    int           by_level;
     const int    *col_of;   /* kc output columns, -1 = deleted (gam.side);
                                NULL: column c goes to column c */
 } gg_basis_map;

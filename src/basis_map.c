@@ -23,6 +23,11 @@ void gg_basis_map_row(const gg_basis_map *map, const double *raw, size_t i, doub
     if (map->by != NULL)
         for (int c = 0; c < m; c++)
             mid[c] *= map->by[i];
+    else if (map->by_code != NULL) {
+        const double b = map->by_code[i] == map->by_level ? 1.0 : 0.0;
+        for (int c = 0; c < m; c++)
+            mid[c] *= b;
+    }
     for (int c = 0; c < map->kc; c++) {
         const int oc = map->col_of != NULL ? map->col_of[c] : c;
         if (oc < 0)

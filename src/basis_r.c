@@ -5,6 +5,7 @@
 #include <Rinternals.h>
 
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,6 +46,8 @@ static gg_basis_map map_from_r(int k, size_t n, SEXP drop, SEXP shift, SEXP Z, S
     }
     map.col_of = NULL;
     map.by = NULL;
+    map.by_code = NULL;
+    map.by_level = 0;
     if (by != R_NilValue) {
         if (!Rf_isReal(by) || (size_t) XLENGTH(by) != n)
             gg_abort("gamgpu_bad_input", "basis: by must be doubles, one per row");
@@ -88,6 +91,82 @@ static int int_elt(SEXP b, const char *name, int lo, int hi)
     return gg_as_int(v, what, lo, hi, BAD_IN);
 }
 
+/* The margins of a GG_XB_MARG block (xplan.h): a list of lists, each with
+ * type (gg_xmargin_kind), k, its arrays, and its own drop/shift/Z map. */
+static void margins_from_r(SEXP ms, size_t n, int kraw, gg_xblock *x)
+{
+    if (TYPEOF(ms) != VECSXP || XLENGTH(ms) < 1 || XLENGTH(ms) > GG_XMAX_MARGINS)
+        plan_abort("model matrix plan: a margins block has 1 to %d margins", GG_XMAX_MARGINS);
+    x->nmarg = (int) XLENGTH(ms);
+    long long prod = 1;
+    for (int j = 0; j < x->nmarg; j++) {
+        SEXP m = VECTOR_ELT(ms, j);
+        gg_xmargin *g = &x->marg[j];
+        g->kind = (gg_xmargin_kind) int_elt(m, "type", GG_XM_CR, GG_XM_LINEAR);
+        g->k = int_elt(m, "k", 1, GG_MAX_K);
+        g->d = 1;
+        g->map = map_from_r(g->k, n, gg_list_elt(m, "drop"), gg_list_elt(m, "shift"),
+                            gg_list_elt(m, "Z"), R_NilValue);
+        prod *= g->map.kc;
+        if (g->kind == GG_XM_CODE) {
+            SEXP code = gg_list_elt(m, "code");
+            if (TYPEOF(code) != INTSXP || (size_t) XLENGTH(code) != n)
+                plan_abort("model matrix plan: a factor margin's code must be n ints");
+            g->code = INTEGER(code);
+            continue;
+        }
+        if (g->kind == GG_XM_TPRS)
+            g->d = int_elt(m, "d", 1, GG_XMAX_TPRS_D);
+        g->x = real_or_abort(gg_list_elt(m, "x"), (R_xlen_t) (n * (size_t) g->d), "x");
+        switch (g->kind) {
+        case GG_XM_CR:
+            if (g->k < 3)
+                plan_abort("model matrix plan: a cr margin has k >= 3");
+            g->xk = real_or_abort(gg_list_elt(m, "xk"), g->k, "xk");
+            g->F = real_or_abort(gg_list_elt(m, "F"), (R_xlen_t) g->k * g->k, "F");
+            break;
+        case GG_XM_CC:
+            if (g->k < 2)
+                plan_abort("model matrix plan: a cc margin has k >= 2");
+            g->xk = real_or_abort(gg_list_elt(m, "xk"), (R_xlen_t) g->k + 1, "xk");
+            g->F = real_or_abort(gg_list_elt(m, "F"), (R_xlen_t) g->k * g->k, "F");
+            break;
+        case GG_XM_BSPL:
+            g->ord = int_elt(m, "ord", 2, GG_XMAX_ORD);
+            g->nk = int_elt(m, "nk", g->ord + 1, GG_MAX_K);
+            if (g->nk - g->ord != g->k)
+                plan_abort("model matrix plan: a B-spline margin has k = nk - ord");
+            g->xk = real_or_abort(gg_list_elt(m, "xk"), g->nk, "xk");
+            g->F = real_or_abort(gg_list_elt(m, "F"), 4 * (R_xlen_t) g->k, "F");
+            g->lo = gg_as_real(gg_list_elt(m, "lo"), "model matrix plan: lo", -HUGE_VAL, HUGE_VAL, BAD_IN);
+            g->hi = gg_as_real(gg_list_elt(m, "hi"), "model matrix plan: hi", -HUGE_VAL, HUGE_VAL, BAD_IN);
+            if (!(g->lo < g->hi))
+                plan_abort("model matrix plan: a B-spline margin has lo < hi");
+            break;
+        case GG_XM_LINEAR:
+            if (g->k != 1)
+                plan_abort("model matrix plan: a linear margin has one column");
+            break;
+        case GG_XM_TPRS: {
+            g->m = int_elt(m, "m", 0, GG_MAX_K);
+            g->M = int_elt(m, "M", 1, GG_MAX_K);
+            SEXP Xu = gg_list_elt(m, "Xu");
+            if (TYPEOF(Xu) != REALSXP || !Rf_isMatrix(Xu) || Rf_ncols(Xu) != g->d)
+                plan_abort("model matrix plan: Xu must be a nXu x d matrix");
+            g->nXu = Rf_nrows(Xu);
+            g->Xu = REAL(Xu);
+            g->UZ = real_or_abort(gg_list_elt(m, "UZ"), ((R_xlen_t) g->nXu + g->M) * g->k, "UZ");
+            g->shift = real_or_abort(gg_list_elt(m, "tshift"), g->d, "tshift");
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    if (prod != kraw)
+        plan_abort("model matrix plan: a margins block's k is not its margins' product");
+}
+
 void gg_xplan_from_r(SEXP plan, size_t n, int p, gg_xplan *out)
 {
     SEXP blocks = gg_list_elt(plan, "blocks");
@@ -110,11 +189,19 @@ void gg_xplan_from_r(SEXP plan, size_t n, int p, gg_xplan *out)
             x->D = real_or_abort(gg_list_elt(b, "D"), (R_xlen_t) (n * (size_t) x->ncol), "D");
             continue;
         }
-        if (x->kind != GG_XB_CR && x->kind != GG_XB_TPRS && x->kind != GG_XB_TE2)
+        if (x->kind != GG_XB_CR && x->kind != GG_XB_TPRS && x->kind != GG_XB_TE2 &&
+            x->kind != GG_XB_MARG)
             plan_abort("model matrix plan: unknown block kind");
         const int kraw = int_elt(b, "k", 1, GG_MAX_K);
         x->map = map_from_r(kraw, n, gg_list_elt(b, "drop"), gg_list_elt(b, "shift"),
                             gg_list_elt(b, "Z"), gg_list_elt(b, "by"));
+        SEXP by_code = gg_list_elt(b, "by_code");
+        if (by_code != R_NilValue) {
+            if (x->map.by != NULL || TYPEOF(by_code) != INTSXP || (size_t) XLENGTH(by_code) != n)
+                plan_abort("model matrix plan: by_code must be n ints, without by");
+            x->map.by_code = INTEGER(by_code);
+            x->map.by_level = int_elt(b, "by_level", 1, INT_MAX);
+        }
         SEXP col_of = gg_list_elt(b, "col_of");
         if (col_of != R_NilValue) {
             if (TYPEOF(col_of) != INTSXP || XLENGTH(col_of) != x->map.kc)
@@ -135,6 +222,10 @@ void gg_xplan_from_r(SEXP plan, size_t n, int p, gg_xplan *out)
         } else if (x->map.kc != x->ncol) {
             plan_abort("model matrix plan: block %d maps %d columns, not %d",
                      k + 1, x->map.kc, x->ncol);
+        }
+        if (x->kind == GG_XB_MARG) {
+            margins_from_r(gg_list_elt(b, "margins"), n, kraw, x);
+            continue;
         }
         x->d = int_elt(b, "d", 1, GG_MAX_K);
         x->x = real_or_abort(gg_list_elt(b, "x"), (R_xlen_t) (n * (size_t) x->d), "x");

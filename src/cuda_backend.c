@@ -5,28 +5,31 @@
  * given as a recipe (xplan.h) is built on the device by basis.cu from the
  * covariates -- once when resident, chunk by chunk on every pass when
  * streamed -- so it never crosses the bus; X given as numbers is copied.
- * With X resident
+ * The recipe's covariates, factor codes and by-variables go up once per
+ * distinct host array, however many blocks share them.  With X resident
  * each IRLS iteration moves only p doubles in (beta) and (p+1)^2 plus a few
  * hundred out (the Gram matrix, deviance partial sums).  When X does not fit
  * in what the arena may use (the device, or option gamgpu.device_memory),
  * it stays on the host and every pass over it streams row chunks through
  * two pinned host buffers and two device buffers, copies on one stream
  * overlapping kernels on another (cuda_stream.c, which predict shares), or
- * builds each chunk on the device from the recipe.  Chunks are whole slabs of the resident
- * Gram plan, so a streamed fit equals the resident one bit for bit.
+ * builds each chunk on the device from the recipe.  Chunks are whole slabs
+ * of the resident Gram plan, so a streamed fit equals the resident one bit
+ * for bit.
  *
  * Every buffer comes from the device's arena and goes back in release(), on
  * every path.  With bam's AR1 residuals (rho) the Gram and leverage
  * kernels transform the rows as they read them (ar1_math.h), which needs
  * row r - 1 of every row: X resident (a streamed X is a device failure,
  * so "auto" falls back to the CPU, counted).
- * Kernels: inst/kernels/rows.cu and gram.cu.  Reductions are
+ * Kernels: inst/kernels/rows.cu, gram.cu and basis.cu.  Reductions are
  * fixed-order, so fits are reproducible.  Compiled only with CUDA. */
 #include "backend.h"
 #include "cuda_internal.h"
 #include "gpu_telemetry.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,17 +41,34 @@
 /* Streamed chunks aim at this many doubles of X each (~128 MiB). */
 #define CHUNK_TARGET_DOUBLES ((size_t) 1 << 24)
 /* The raw-basis scratch of the device build holds at most this many
- * doubles (16 MiB): small beside X, so a tight memory cap still streams. */
+ * doubles (16 MiB; more only when one row's scratch needs more): small
+ * beside X, so a tight memory cap still streams. */
 #define RAW_TARGET_DOUBLES ((size_t) 1 << 21)
 /* basis.cu's thin plate kernel keeps a row's coordinates in registers. */
 #define TPRS_MAX_D 4
 
+/* A margin of a GG_XB_MARG block with its arrays on the device, and the
+ * scratch columns of its raw and mapped columns (layout_margins()). */
+typedef struct dev_margin {
+    CUdeviceptr x, code, xk, F, tshift, Xu, UZ, power, shift, Z;
+    int         m;                  /* thin plate: effective penalty order */
+    double      eta0;               /* thin plate: eta's constant */
+    int         map_id;             /* its map is the identity (no drop, no Z) */
+    size_t      raw_at, map_at;
+} dev_margin;
+
 /* A block of the X recipe with its arrays on the device. */
 typedef struct dev_block {
     const gg_xblock *hb;
-    CUdeviceptr      D, x, by, shift, Z, col_of, xk, F, xk2, F2, tshift, Xu, UZ, power;
+    CUdeviceptr      D, x, by, by_code, shift, Z, col_of, xk, F, xk2, F2, tshift, Xu, UZ,
+                     power;
     int              m;             /* thin plate: effective penalty order */
     double           eta0;          /* thin plate: eta's constant */
+    /* margins block: its margins, whether its own map is the identity,
+     * the scratch columns of the tensor product and of the row-major tmp */
+    dev_margin       mg[GG_XMAX_MARGINS];
+    int              map_id;
+    size_t           tensor_at, tmp_at;
 } dev_block;
 static const char *LABEL = "engine";
 
@@ -65,9 +85,10 @@ typedef struct cuda_state {
     /* X from a recipe: built on the device (basis.cu) */
     const gg_xplan *xplan;
     dev_block    *dblocks;
-    CUdeviceptr   raw;            /* raw basis scratch, raw_rows x kmax */
+    CUdeviceptr   raw;            /* raw basis scratch: raw_rows rows of the
+                                     widest block's columns (load_recipe) */
     size_t        raw_rows;
-    CUfunction    f_cr, f_te2, f_tprs, f_map, f_dense;
+    CUfunction    f_cr, f_te2, f_tprs, f_cc, f_bspl, f_code, f_tensor, f_map, f_dense;
     /* streaming: X in chunks (from the host, or built on the device) */
     int          streamed;
     gg_xstream   xs;
@@ -189,6 +210,8 @@ static CUdeviceptr rows_at(CUdeviceptr base, size_t r0)
 
 /* ---- X from its recipe (xplan.h, basis.cu) --------------------------- */
 
+#define NONE ((size_t) -1)
+
 static int upload_bytes(CUdeviceptr *dst, gg_buflist *b, const void *src, size_t bytes,
                         gg_status *st)
 {
@@ -211,22 +234,117 @@ static size_t pack(packer *pk, const void *src, size_t bytes)
 {
     const size_t at = pk->used;
     if (src == NULL || bytes == 0)
-        return (size_t) -1;
+        return NONE;
     if (pk->host != NULL)
         memcpy(pk->host + at, src, bytes);
     pk->used += (bytes + 7) / 8 * 8;
     return at;
 }
 
+typedef struct margin_offsets {
+    size_t shift, Z, xk, F, tshift, Xu, UZ, power;
+} margin_offsets;
+
 typedef struct block_offsets {
-    size_t shift, Z, col_of, xk, F, xk2, F2, tshift, Xu, UZ, power;
+    size_t         shift, Z, col_of, xk, F, xk2, F2, tshift, Xu, UZ, power;
+    margin_offsets mg[GG_XMAX_MARGINS];
 } block_offsets;
+
+/* A thin plate basis's arrays (a tp block's or margin's), with what the
+ * kernel takes precomputed: the effective order, eta's constant and the
+ * null-space exponents (basis_tprs.c's, as the host uses them). */
+static int pack_tprs(packer *pk, int m, int d, int M, int nXu, int k, const double *shift,
+                     const double *Xu, const double *UZ, int *m_eff, double *eta0,
+                     size_t *o_power, size_t *o_shift, size_t *o_Xu, size_t *o_UZ,
+                     gg_status *st)
+{
+    if (d > TPRS_MAX_D)
+        return gg_fail(st, "gamgpu_device_unsupported",
+                       "engine: thin plate smooths of more than %d variables are "
+                       "built on the host", TPRS_MAX_D);
+    *m_eff = gg_tprs_order(m, d);
+    *eta0 = gg_tprs_eta_constant(*m_eff, d);
+    const size_t np = (size_t) M * d;
+    int *power = malloc(np > 0 ? np * sizeof(int) : 1);
+    if (power == NULL)
+        return gg_fail(st, "gamgpu_host_oom", "engine: out of host memory");
+    gg_tprs_null_space_powers(power, M, *m_eff, d);
+    *o_power = pack(pk, power, np * sizeof(int));
+    free(power);
+    *o_shift = pack(pk, shift, (size_t) d * sizeof(double));
+    *o_Xu = pack(pk, Xu, (size_t) nXu * d * sizeof(double));
+    *o_UZ = pack(pk, UZ, (size_t) (nXu + M) * k * sizeof(double));
+    return 0;
+}
+
+/* The margins of a GG_XB_MARG block: each one's basis arrays and its own
+ * map (sweep shift, Z).  Checks what the kernels rely on (basis_r.c has
+ * checked the rest against R's objects). */
+static int pack_margins(packer *pk, const gg_xblock *hb, dev_block *db, block_offsets *o,
+                        gg_status *st)
+{
+    if (hb->nmarg < 1 || hb->nmarg > GG_XMAX_MARGINS)
+        return gg_fail(st, "gamgpu_internal_error", "engine: a margins block has %d margins",
+                       hb->nmarg);
+    long long prod = 1;
+    for (int j = 0; j < hb->nmarg; j++) {
+        const gg_xmargin *g = &hb->marg[j];
+        const gg_basis_map *mp = &g->map;
+        margin_offsets *mo = &o->mg[j];
+        if (mp->k != g->k || mp->by != NULL || mp->by_code != NULL || mp->col_of != NULL)
+            return gg_fail(st, "gamgpu_internal_error",
+                           "engine: a margin's map must take its k columns, without by "
+                           "or deletions");
+        prod *= mp->kc;
+        const size_t k = (size_t) g->k, m = mp->drop >= 0 ? k - 1 : k;
+        if (mp->drop >= 0)
+            mo->shift = pack(pk, mp->shift, m * sizeof(double));
+        mo->Z = pack(pk, mp->Z, m * (size_t) mp->kc * sizeof(double));
+        switch (g->kind) {
+        case GG_XM_CR:
+            mo->xk = pack(pk, g->xk, k * sizeof(double));
+            mo->F = pack(pk, g->F, k * k * sizeof(double));
+            break;
+        case GG_XM_CC:
+            mo->xk = pack(pk, g->xk, (k + 1) * sizeof(double));
+            mo->F = pack(pk, g->F, k * k * sizeof(double));
+            break;
+        case GG_XM_BSPL:
+            if (g->ord < 1 || g->ord > GG_XMAX_ORD || g->nk - g->ord != g->k)
+                return gg_fail(st, "gamgpu_internal_error",
+                               "engine: a B-spline margin needs order 1..%d and k = nk - ord",
+                               GG_XMAX_ORD);
+            mo->xk = pack(pk, g->xk, (size_t) g->nk * sizeof(double));
+            mo->F = pack(pk, g->F, 4 * k * sizeof(double));
+            break;
+        case GG_XM_TPRS:
+            if (pack_tprs(pk, g->m, g->d, g->M, g->nXu, g->k, g->shift, g->Xu, g->UZ,
+                          &db->mg[j].m, &db->mg[j].eta0, &mo->power, &mo->tshift, &mo->Xu,
+                          &mo->UZ, st))
+                return -1;
+            break;
+        case GG_XM_LINEAR:
+            if (g->k != 1)
+                return gg_fail(st, "gamgpu_internal_error", "engine: a linear margin has k = 1");
+            break;
+        case GG_XM_CODE:
+            break;
+        default:
+            return gg_fail(st, "gamgpu_internal_error", "engine: unknown margin kind %d",
+                           (int) g->kind);
+        }
+    }
+    if (prod != hb->map.k)
+        return gg_fail(st, "gamgpu_internal_error",
+                       "engine: a margins block's k is not its margins' product");
+    return 0;
+}
 
 /* Pack (or measure, with pk->host NULL) the small arrays of block hb. */
 static int pack_block(packer *pk, const gg_xblock *hb, dev_block *db, block_offsets *o,
                       gg_status *st)
 {
-    memset(o, 0xff, sizeof *o);               /* every offset "none" */
+    memset(o, 0xff, sizeof *o);               /* every offset NONE */
     if (hb->kind == GG_XB_DENSE)
         return 0;
     const gg_basis_map *mp = &hb->map;
@@ -234,45 +352,198 @@ static int pack_block(packer *pk, const gg_xblock *hb, dev_block *db, block_offs
     if (mp->drop >= 0) o->shift = pack(pk, mp->shift, (size_t) m * sizeof(double));
     o->Z = pack(pk, mp->Z, (size_t) m * mp->kc * sizeof(double));
     o->col_of = pack(pk, mp->col_of, (size_t) mp->kc * sizeof(int));
-    if (hb->kind == GG_XB_CR) {
+    switch (hb->kind) {
+    case GG_XB_CR:
         o->xk = pack(pk, hb->xk, (size_t) mp->k * sizeof(double));
         o->F = pack(pk, hb->F, (size_t) mp->k * mp->k * sizeof(double));
         return 0;
-    }
-    if (hb->kind == GG_XB_TE2) {
+    case GG_XB_TE2:
         o->xk = pack(pk, hb->xk, (size_t) hb->k1 * sizeof(double));
         o->F = pack(pk, hb->F, (size_t) hb->k1 * hb->k1 * sizeof(double));
         o->xk2 = pack(pk, hb->xk2, (size_t) hb->k2 * sizeof(double));
         o->F2 = pack(pk, hb->F2, (size_t) hb->k2 * hb->k2 * sizeof(double));
         return 0;
+    case GG_XB_TPRS:
+        return pack_tprs(pk, hb->m, hb->d, hb->M, hb->nXu, mp->k, hb->shift, hb->Xu, hb->UZ,
+                         &db->m, &db->eta0, &o->power, &o->tshift, &o->Xu, &o->UZ, st);
+    case GG_XB_MARG:
+        return pack_margins(pk, hb, db, o, st);
+    default:
+        return gg_fail(st, "gamgpu_internal_error", "engine: unknown block kind %d",
+                       (int) hb->kind);
     }
-    if (hb->d > TPRS_MAX_D)
-        return gg_fail(st, "gamgpu_device_unsupported",
-                       "engine: thin plate smooths of more than %d variables are "
-                       "built on the host", TPRS_MAX_D);
-    db->m = gg_tprs_order(hb->m, hb->d);
-    db->eta0 = gg_tprs_eta_constant(db->m, hb->d);
-    const size_t np = (size_t) hb->M * hb->d;
-    int *power = malloc(np * sizeof(int));
-    if (power == NULL)
-        return gg_fail(st, "gamgpu_host_oom", "engine: out of host memory");
-    gg_tprs_null_space_powers(power, hb->M, db->m, hb->d);
-    o->power = pack(pk, power, np * sizeof(int));
-    free(power);
-    o->tshift = pack(pk, hb->shift, (size_t) hb->d * sizeof(double));
-    o->Xu = pack(pk, hb->Xu, (size_t) hb->nXu * hb->d * sizeof(double));
-    o->UZ = pack(pk, hb->UZ, (size_t) (hb->nXu + hb->M) * mp->k * sizeof(double));
-    return 0;
 }
 
 static CUdeviceptr at(CUdeviceptr base, size_t off)
 {
-    return off == (size_t) -1 ? 0 : base + off;
+    return off == NONE ? 0 : base + off;
 }
 
-/* The recipe to the device: the n-row arrays (covariates, by-variables,
- * dense columns: O(n x covariates), not O(n x p)) each in a buffer, the
- * small ones packed in one; then the kernels and the raw-basis scratch. */
+/* Where a margins block's steps write in the raw scratch, in columns of
+ * the sub-chunk (each as many doubles as its rows): per margin its raw
+ * columns, then its mapped columns unless its map is the identity; the
+ * tensor product when there are several margins; and tmp, the row-major
+ * rows of the widest cc or B-spline margin (basis_cc_raw).  When the
+ * block's own map is the identity (no constraint, by or deletions: a
+ * "re" smooth), its last step writes X instead, with no scratch.  Returns
+ * the columns the block needs. */
+static size_t layout_margins(const gg_xblock *hb, dev_block *db)
+{
+    const int nm = hb->nmarg;
+    const gg_basis_map *bm = &hb->map;
+    db->map_id = bm->drop < 0 && bm->Z == NULL && bm->by == NULL && bm->by_code == NULL &&
+                 bm->col_of == NULL && bm->kc == bm->k;
+    size_t cols = 0, tmpk = 0;
+    for (int j = 0; j < nm; j++) {
+        const gg_xmargin *g = &hb->marg[j];
+        dev_margin *dm = &db->mg[j];
+        const int last = nm == 1 && db->map_id;     /* this margin's output is X */
+        dm->map_id = g->map.drop < 0 && g->map.Z == NULL;
+        dm->raw_at = dm->map_at = NONE;
+        if (!(last && dm->map_id)) {
+            dm->raw_at = cols;
+            cols += (size_t) g->k;
+        }
+        if (!dm->map_id && !last) {
+            dm->map_at = cols;
+            cols += (size_t) g->map.kc;
+        }
+        if ((g->kind == GG_XM_CC || g->kind == GG_XM_BSPL) && (size_t) g->k > tmpk)
+            tmpk = (size_t) g->k;
+    }
+    db->tensor_at = db->tmp_at = NONE;
+    if (nm > 1 && !db->map_id) {
+        db->tensor_at = cols;
+        cols += (size_t) bm->k;
+    }
+    if (tmpk > 0) {
+        db->tmp_at = cols;
+        cols += tmpk;
+    }
+    return cols;
+}
+
+/* The recipe's n-row arrays (covariates, factor codes, by-variables,
+ * dense columns) go to the device once per distinct host array: blocks
+ * share them (s(x, by = fac) has a block per level, all with the same x
+ * and the same codes), and a routine's buffer list is short
+ * (GG_BUFLIST_MAX).  Host arrays that overlap share the buffer of their
+ * union, each block's pointer landing at its offset in it. */
+typedef struct nrow_array {
+    const void  *host;
+    size_t       bytes;
+    CUdeviceptr *dev;        /* where the block keeps its device address */
+} nrow_array;
+
+#define MAX_BLOCK_ARRAYS (3 + GG_XMAX_MARGINS)
+
+/* Block hb's n-row arrays and where each one's device address goes. */
+static int block_arrays(const gg_xblock *hb, dev_block *db, size_t n, nrow_array *a)
+{
+    int k = 0;
+    if (hb->kind == GG_XB_DENSE) {
+        a[k++] = (nrow_array) {hb->D, n * (size_t) hb->ncol * sizeof(double), &db->D};
+        return k;
+    }
+    if (hb->map.by != NULL)
+        a[k++] = (nrow_array) {hb->map.by, n * sizeof(double), &db->by};
+    if (hb->map.by_code != NULL)
+        a[k++] = (nrow_array) {hb->map.by_code, n * sizeof(int), &db->by_code};
+    if (hb->kind != GG_XB_MARG) {
+        a[k++] = (nrow_array) {hb->x, n * (size_t) hb->d * sizeof(double), &db->x};
+        return k;
+    }
+    for (int j = 0; j < hb->nmarg; j++) {
+        const gg_xmargin *g = &hb->marg[j];
+        if (g->kind == GG_XM_CODE)
+            a[k++] = (nrow_array) {g->code, n * sizeof(int), &db->mg[j].code};
+        else
+            a[k++] = (nrow_array) {g->x, n * (size_t) g->d * sizeof(double), &db->mg[j].x};
+    }
+    return k;
+}
+
+typedef struct host_range {
+    uintptr_t   lo, hi;      /* host bytes [lo, hi) */
+    CUdeviceptr dev;         /* their copy */
+} host_range;
+
+static int range_cmp(const void *a, const void *b)
+{
+    const uintptr_t x = ((const host_range *) a)->lo, y = ((const host_range *) b)->lo;
+    return x < y ? -1 : x > y;
+}
+
+/* Buffers load() takes after the recipe's arrays: the raw scratch, and X
+ * or streaming's two chunk buffers. */
+#define BUFS_AFTER_ARRAYS 3
+
+static int upload_arrays(cuda_state *s, const gg_xplan *xp, gg_status *st)
+{
+    nrow_array a[MAX_BLOCK_ARRAYS];
+    size_t cap = 1;
+    for (int b = 0; b < xp->nblocks; b++)
+        cap += (size_t) block_arrays(&xp->blocks[b], &s->dblocks[b], xp->n, a);
+    host_range *r = malloc(cap * sizeof *r);
+    if (r == NULL)
+        return gg_fail(st, "gamgpu_host_oom", "engine: out of host memory");
+    int nr = 0, rc = -1;
+    for (int b = 0; b < xp->nblocks; b++) {
+        const int na = block_arrays(&xp->blocks[b], &s->dblocks[b], xp->n, a);
+        for (int i = 0; i < na; i++) {
+            if (a[i].host == NULL) {
+                gg_fail(st, "gamgpu_internal_error", "engine: block %d lacks its covariates",
+                        b + 1);
+                goto done;
+            }
+            r[nr++] = (host_range) {(uintptr_t) a[i].host, (uintptr_t) a[i].host + a[i].bytes, 0};
+        }
+    }
+    qsort(r, (size_t) nr, sizeof *r, range_cmp);
+    int m = 0;                               /* merge overlapping ranges */
+    for (int i = 0; i < nr; i++) {
+        if (m > 0 && r[i].lo < r[m - 1].hi) {
+            if (r[i].hi > r[m - 1].hi)
+                r[m - 1].hi = r[i].hi;
+        } else {
+            r[m++] = r[i];
+        }
+    }
+    if (s->bufs.n + m + BUFS_AFTER_ARRAYS > GG_BUFLIST_MAX) {
+        gg_fail(st, "gamgpu_device_unsupported",
+                "engine: the model matrix recipe has %d distinct covariate, factor and "
+                "by-variable arrays; the device build takes at most %d", m,
+                GG_BUFLIST_MAX - s->bufs.n - BUFS_AFTER_ARRAYS);
+        goto done;
+    }
+    for (int i = 0; i < m; i++)
+        if (upload_bytes(&r[i].dev, &s->bufs, (const void *) r[i].lo, r[i].hi - r[i].lo, st))
+            goto done;
+    for (int b = 0; b < xp->nblocks; b++) {
+        const int na = block_arrays(&xp->blocks[b], &s->dblocks[b], xp->n, a);
+        for (int i = 0; i < na; i++) {
+            const uintptr_t p = (uintptr_t) a[i].host;
+            int lo = 0, hi = m - 1;          /* the last range starting at or below p */
+            while (lo < hi) {
+                const int mid = (lo + hi + 1) / 2;
+                if (r[mid].lo <= p)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            *a[i].dev = r[lo].dev + (CUdeviceptr) (p - r[lo].lo);
+        }
+    }
+    rc = 0;
+done:
+    free(r);
+    return rc;
+}
+
+/* The recipe to the device: the n-row arrays (covariates, codes,
+ * by-variables, dense columns: O(n x covariates), not O(n x p)) each in a
+ * buffer, the small ones packed in one; then the kernels and the raw-basis
+ * scratch, as wide as the widest block needs. */
 static int load_recipe(cuda_state *s, const gg_data *d, gg_status *st)
 {
     const gg_xplan *xp = d->xplan;
@@ -281,6 +552,10 @@ static int load_recipe(cuda_state *s, const gg_data *d, gg_status *st)
     if (gg_cuda_function(s->ordinal, "basis", "basis_cr_raw", &s->f_cr, st) ||
         gg_cuda_function(s->ordinal, "basis", "basis_te2_raw", &s->f_te2, st) ||
         gg_cuda_function(s->ordinal, "basis", "basis_tprs_raw", &s->f_tprs, st) ||
+        gg_cuda_function(s->ordinal, "basis", "basis_cc_raw", &s->f_cc, st) ||
+        gg_cuda_function(s->ordinal, "basis", "basis_bspl_raw", &s->f_bspl, st) ||
+        gg_cuda_function(s->ordinal, "basis", "basis_code_raw", &s->f_code, st) ||
+        gg_cuda_function(s->ordinal, "basis", "basis_tensor", &s->f_tensor, st) ||
         gg_cuda_function(s->ordinal, "basis", "basis_map", &s->f_map, st) ||
         gg_cuda_function(s->ordinal, "basis", "basis_dense", &s->f_dense, st))
         return -1;
@@ -294,7 +569,7 @@ static int load_recipe(cuda_state *s, const gg_data *d, gg_status *st)
         gg_fail(st, "gamgpu_host_oom", "engine: out of host memory");
         goto done;
     }
-    for (int k = 0; k < xp->nblocks; k++)       /* measure */
+    for (int k = 0; k < xp->nblocks; k++)       /* measure (and check) */
         if (pack_block(&pk, &xp->blocks[k], &s->dblocks[k], &off[k], st))
             goto done;
     CUdeviceptr small = 0;
@@ -312,24 +587,14 @@ static int load_recipe(cuda_state *s, const gg_data *d, gg_status *st)
         if (upload_bytes(&small, &s->bufs, pk.host, bytes, st))
             goto done;
     }
-    const size_t n = d->n;
-    int kmax = 1;
+    size_t need = 1;                            /* scratch columns per row */
     for (int k = 0; k < xp->nblocks; k++) {
         const gg_xblock *hb = &xp->blocks[k];
         dev_block *db = &s->dblocks[k];
         const block_offsets *o = &off[k];
         db->hb = hb;
-        if (hb->kind == GG_XB_DENSE) {
-            if (upload_bytes(&db->D, &s->bufs, hb->D, n * (size_t) hb->ncol * sizeof(double), st))
-                goto done;
+        if (hb->kind == GG_XB_DENSE)
             continue;
-        }
-        if (hb->map.k > kmax)
-            kmax = hb->map.k;
-        if (upload_bytes(&db->x, &s->bufs, hb->x, n * (size_t) hb->d * sizeof(double), st) ||
-            (hb->map.by != NULL &&
-             upload_bytes(&db->by, &s->bufs, hb->map.by, n * sizeof(double), st)))
-            goto done;
         db->shift = at(small, o->shift);
         db->Z = at(small, o->Z);
         db->col_of = at(small, o->col_of);
@@ -341,17 +606,148 @@ static int load_recipe(cuda_state *s, const gg_data *d, gg_status *st)
         db->Xu = at(small, o->Xu);
         db->UZ = at(small, o->UZ);
         db->power = at(small, o->power);
+        size_t cols = (size_t) hb->map.k;
+        if (hb->kind == GG_XB_MARG) {
+            for (int j = 0; j < hb->nmarg; j++) {
+                dev_margin *dm = &db->mg[j];
+                const margin_offsets *mo = &o->mg[j];
+                dm->shift = at(small, mo->shift);
+                dm->Z = at(small, mo->Z);
+                dm->xk = at(small, mo->xk);
+                dm->F = at(small, mo->F);
+                dm->tshift = at(small, mo->tshift);
+                dm->Xu = at(small, mo->Xu);
+                dm->UZ = at(small, mo->UZ);
+                dm->power = at(small, mo->power);
+            }
+            cols = layout_margins(hb, db);
+        }
+        if (cols > need)
+            need = cols;
     }
-    s->raw_rows = RAW_TARGET_DOUBLES / (size_t) kmax;
+    if (upload_arrays(s, xp, st))
+        goto done;
+    const size_t n = d->n;
+    s->raw_rows = RAW_TARGET_DOUBLES / need;
+    if (s->raw_rows < 1)
+        s->raw_rows = 1;
     if (s->raw_rows > n)
         s->raw_rows = n;
-    if (!(s->raw = gg_buflist_alloc(&s->bufs, s->raw_rows * (size_t) kmax, LABEL, st)))
+    if (!(s->raw = gg_buflist_alloc(&s->bufs, s->raw_rows * need, LABEL, st)))
         goto done;
     rc = 0;
 done:
     free(pk.host);
     free(off);
     return rc;
+}
+
+/* Rows a .. a+nr-1 of the scratch's column `col` (leading dimension nr). */
+static CUdeviceptr scratch(const cuda_state *s, size_t col, long long nr)
+{
+    return s->raw + col * (size_t) nr * sizeof(double);
+}
+
+/* basis_map from raw (leading dimension ldr) into out (ldo): a block's map
+ * with its by-variable and deletions, or a margin's (by, col_of 0). */
+static int launch_map(cuda_state *s, const gg_basis_map *mp, CUdeviceptr raw, long long ldr,
+                      long long a, long long nr, CUdeviceptr shift, CUdeviceptr by,
+                      CUdeviceptr by_code, CUdeviceptr Z, CUdeviceptr col_of, CUdeviceptr out,
+                      long long ldo, CUstream stream, gg_status *st)
+{
+    int k = mp->k, drop = mp->drop, kc = mp->kc, level = mp->by_level;
+    void *args[] = {&raw, &ldr, &k, &a, &nr, &drop, &shift, &by, &by_code, &level, &Z, &kc,
+                    &col_of, &out, &ldo};
+    return launch_rows(s, s->f_map, args, stream, "engine: launching basis_map", st);
+}
+
+/* Margin g's k raw columns of rows a .. a+nr-1 into out (leading dimension
+ * ldo); tmp: the block's row-major scratch for cc and B-splines. */
+static int margin_raw(cuda_state *s, const gg_xmargin *g, dev_margin *dm, long long a,
+                      long long nr, CUdeviceptr tmp, CUdeviceptr out, long long ldo,
+                      CUstream stream, gg_status *st)
+{
+    long long n = (long long) s->n;
+    int k = g->k;
+    switch (g->kind) {
+    case GG_XM_CR: {
+        void *args[] = {&dm->x, &a, &nr, &dm->xk, &k, &dm->F, &out, &ldo};
+        return launch_rows(s, s->f_cr, args, stream, "engine: launching basis_cr_raw", st);
+    }
+    case GG_XM_TPRS: {
+        int d = g->d, M = g->M, nXu = g->nXu;
+        void *args[] = {&dm->x, &n, &d, &a, &nr, &dm->tshift, &dm->m, &dm->eta0, &dm->Xu,
+                        &nXu, &dm->power, &M, &dm->UZ, &k, &out, &ldo};
+        return launch_rows(s, s->f_tprs, args, stream, "engine: launching basis_tprs_raw", st);
+    }
+    case GG_XM_CC: {
+        void *args[] = {&dm->x, &a, &nr, &dm->xk, &k, &dm->F, &tmp, &out, &ldo};
+        return launch_rows(s, s->f_cc, args, stream, "engine: launching basis_cc_raw", st);
+    }
+    case GG_XM_BSPL: {
+        int nk = g->nk, ord = g->ord;
+        double lo = g->lo, hi = g->hi;
+        void *args[] = {&dm->x, &a, &nr, &dm->xk, &nk, &ord, &lo, &hi, &dm->F, &tmp, &out,
+                        &ldo};
+        return launch_rows(s, s->f_bspl, args, stream, "engine: launching basis_bspl_raw", st);
+    }
+    case GG_XM_CODE: {
+        void *args[] = {&dm->code, &a, &nr, &k, &out, &ldo};
+        return launch_rows(s, s->f_code, args, stream, "engine: launching basis_code_raw", st);
+    }
+    case GG_XM_LINEAR: {
+        int one = 1;
+        void *args[] = {&dm->x, &n, &one, &a, &nr, &out, &ldo};
+        return launch_rows(s, s->f_dense, args, stream, "engine: launching basis_dense", st);
+    }
+    }
+    return gg_fail(st, "gamgpu_internal_error", "engine: unknown margin kind %d", (int) g->kind);
+}
+
+/* A margins block's rows a .. a+nr-1 into dst (X's block, leading
+ * dimension ld), through the scratch as layout_margins() laid it out:
+ * per margin its raw kernel and map, the tensor product, the block's map. */
+static int build_margins(cuda_state *s, dev_block *db, long long a, long long nr,
+                         CUdeviceptr dst, long long ld, CUstream stream, gg_status *st)
+{
+    const gg_xblock *hb = db->hb;
+    const int nm = hb->nmarg;
+    long long ldr = nr;
+    const CUdeviceptr tmp = db->tmp_at == NONE ? 0 : scratch(s, db->tmp_at, nr);
+    CUdeviceptr u[GG_XMAX_MARGINS] = {0};
+    int kp[GG_XMAX_MARGINS] = {0};
+    for (int j = 0; j < nm; j++) {
+        const gg_xmargin *g = &hb->marg[j];
+        dev_margin *dm = &db->mg[j];
+        const int last = nm == 1 && db->map_id;     /* this margin's output is X */
+        if (dm->map_id) {
+            u[j] = last ? dst : scratch(s, dm->raw_at, nr);
+            if (margin_raw(s, g, dm, a, nr, tmp, u[j], last ? ld : ldr, stream, st))
+                return -1;
+        } else {
+            const CUdeviceptr raw = scratch(s, dm->raw_at, nr);
+            u[j] = last ? dst : scratch(s, dm->map_at, nr);
+            if (margin_raw(s, g, dm, a, nr, tmp, raw, ldr, stream, st) ||
+                launch_map(s, &g->map, raw, ldr, a, nr, dm->shift, 0, 0, dm->Z, 0, u[j],
+                           last ? ld : ldr, stream, st))
+                return -1;
+        }
+        kp[j] = g->map.kc;
+    }
+    CUdeviceptr braw = u[0];                        /* the block's raw columns */
+    if (nm > 1) {
+        braw = db->map_id ? dst : scratch(s, db->tensor_at, nr);
+        long long ldo = db->map_id ? ld : ldr;
+        int nmi = nm;
+        void *args[] = {&u[0], &u[1], &u[2], &u[3], &kp[0], &kp[1], &kp[2], &kp[3], &nmi,
+                        &ldr, &nr, &braw, &ldo};
+        if (launch_rows(s, s->f_tensor, args, stream, "engine: launching basis_tensor", st))
+            return -1;
+    }
+    if (db->map_id)
+        return 0;
+    return launch_map(s, &hb->map, braw, ldr, a, nr, db->shift, db->by, db->by_code, db->Z,
+                      db->col_of, dst, ld, stream, st);
 }
 
 /* Rows r0 .. r0+rows-1 of X into Xc (leading dimension ldx), launched on
@@ -374,7 +770,12 @@ static int build_x(cuda_state *s, size_t r0, size_t rows, CUdeviceptr Xc, size_t
                     return -1;
                 continue;
             }
-            int k_raw = hb->map.k, kc = hb->map.kc, drop = hb->map.drop;
+            if (hb->kind == GG_XB_MARG) {
+                if (build_margins(s, db, a, nr, dst, ld, stream, st))
+                    return -1;
+                continue;
+            }
+            int k_raw = hb->map.k;
             long long ldr = nr;
             if (hb->kind == GG_XB_CR) {
                 void *args[] = {&db->x, &a, &nr, &db->xk, &k_raw, &db->F, &s->raw, &ldr};
@@ -393,9 +794,8 @@ static int build_x(cuda_state *s, size_t r0, size_t rows, CUdeviceptr Xc, size_t
                 if (launch_rows(s, s->f_tprs, args, stream, "engine: launching basis_tprs_raw", st))
                     return -1;
             }
-            void *margs[] = {&s->raw, &ldr, &k_raw, &a, &nr, &drop, &db->shift, &db->by,
-                             &db->Z, &kc, &db->col_of, &dst, &ld};
-            if (launch_rows(s, s->f_map, margs, stream, "engine: launching basis_map", st))
+            if (launch_map(s, &hb->map, s->raw, ldr, a, nr, db->shift, db->by, db->by_code,
+                           db->Z, db->col_of, dst, ld, stream, st))
                 return -1;
         }
     }

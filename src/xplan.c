@@ -1,8 +1,11 @@
 /* xplan.c -- building rows of the model matrix on the host from its
  * recipe (xplan.h), over POSIX threads: the CPU backend's X, and the CPU
- * twin of the device build in basis.cu.  Pure C. */
+ * twin of the device build in basis.cu.  The cr/tp/te blocks call their
+ * evaluators (basis_cr.c, basis_tprs.c); a margins block (any other
+ * smooth) is evaluated here row by row from basis_math.h.  Pure C. */
 #include "xplan.h"
 #include "threads.h"
+#include "../inst/kernels/basis_math.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,118 @@ typedef struct fill_job {
     size_t          ldo;
     int             failed;
 } fill_job;
+
+/* Margin j's raw row for observation i into u (marg.k values). */
+static void margin_raw(const gg_xmargin *g, size_t n, size_t i, double *u, const int *power,
+                       int m, double eta0)
+{
+    switch (g->kind) {
+    case GG_XM_CR: {
+        const gg_bm_cr_row r = gg_bm_cr_locate(g->x[i], g->xk, g->k);
+        for (int c = 0; c < g->k; c++)
+            u[c] = gg_bm_cr_value(&r, g->F, g->k, c);
+        return;
+    }
+    case GG_XM_CC:
+        gg_bm_cc_row(g->x[i], g->xk, g->k, g->F, u);
+        return;
+    case GG_XM_BSPL:
+        gg_bm_bspl_row(g->x[i], g->xk, g->nk, g->ord, g->lo, g->hi, g->F, u);
+        return;
+    case GG_XM_CODE:
+        gg_bm_code_row(g->code[i], g->k, u);
+        return;
+    case GG_XM_LINEAR:
+        u[0] = g->x[i];
+        return;
+    case GG_XM_TPRS: {
+        /* b' UZ with the sum over b in order, as the TPRS block (and BLAS's
+         * reference dgemv) takes it */
+        double xx[GG_XMAX_TPRS_D];
+        for (int j = 0; j < g->d; j++)
+            xx[j] = g->x[(size_t) j * n + i] - g->shift[j];
+        const int nb = g->nXu + g->M;
+        for (int c = 0; c < g->k; c++)
+            u[c] = 0.0;
+        for (int l = 0; l < nb; l++) {
+            double b;
+            if (l < g->nXu) {
+                double r2 = 0.0;
+                for (int j = 0; j < g->d; j++) {
+                    const double z = g->Xu[l + (size_t) g->nXu * j] - xx[j];
+                    r2 += z * z;
+                }
+                b = gg_bm_tprs_eta(m, g->d, r2, eta0);
+            } else {
+                b = 1.0;
+                for (int j = 0; j < g->d; j++)
+                    for (int e = 0; e < power[(l - g->nXu) + g->M * j]; e++)
+                        b *= xx[j];
+            }
+            for (int c = 0; c < g->k; c++)
+                u[c] += g->UZ[(size_t) c * nb + l] * b;
+        }
+        return;
+    }
+    }
+}
+
+/* A GG_XB_MARG block's rows: each margin's raw row and map, their row
+ * tensor product (basis_math.h), then the block's map. */
+static int fill_marg(const gg_xblock *b, size_t n, size_t r0, size_t rows, double *dst,
+                     size_t ldo)
+{
+    const int nm = b->nmarg;
+    size_t need = 2 * (size_t) b->map.k;
+    int *power[GG_XMAX_MARGINS] = {NULL};
+    int order[GG_XMAX_MARGINS] = {0};
+    double eta0[GG_XMAX_MARGINS] = {0};
+    for (int j = 0; j < nm; j++)
+        need += 2 * (size_t) b->marg[j].k + (size_t) b->marg[j].map.kc;
+    double *work = malloc(need * sizeof(double));
+    int failed = work == NULL;
+    for (int j = 0; j < nm && !failed; j++) {
+        const gg_xmargin *g = &b->marg[j];
+        if (g->kind != GG_XM_TPRS)
+            continue;
+        order[j] = gg_tprs_order(g->m, g->d);
+        eta0[j] = gg_tprs_eta_constant(order[j], g->d);
+        power[j] = malloc((size_t) g->M * (size_t) g->d * sizeof(int));
+        if (power[j] == NULL)
+            failed = 1;
+        else
+            gg_tprs_null_space_powers(power[j], g->M, order[j], g->d);
+    }
+    if (!failed) {
+        double *raw = work, *mid = raw + b->map.k, *p = mid + b->map.k;
+        double *u[GG_XMAX_MARGINS], *v[GG_XMAX_MARGINS], *gmid[GG_XMAX_MARGINS];
+        int kp[GG_XMAX_MARGINS];
+        for (int j = 0; j < nm; j++) {
+            u[j] = p;
+            gmid[j] = p + b->marg[j].k;
+            v[j] = gmid[j] + b->marg[j].k;
+            p = v[j] + b->marg[j].map.kc;
+            kp[j] = b->marg[j].map.kc;
+        }
+        for (size_t r = 0; r < rows; r++) {
+            const size_t i = r0 + r;
+            for (int j = 0; j < nm; j++) {
+                const gg_xmargin *g = &b->marg[j];
+                margin_raw(g, n, i, u[j], power[j], order[j], eta0[j]);
+                gg_basis_map_row(&g->map, u[j], i, v[j], 1, 0, gmid[j]);
+            }
+            if (nm == 1)
+                memcpy(raw, v[0], (size_t) kp[0] * sizeof(double));
+            else
+                gg_bm_tensor_row(nm, (const double *const *) v, kp, raw);
+            gg_basis_map_row(&b->map, raw, i, dst, ldo, r, mid);
+        }
+    }
+    for (int j = 0; j < nm; j++)
+        free(power[j]);
+    free(work);
+    return failed ? -1 : 0;
+}
 
 static int fill_block(const gg_xblock *b, size_t n, size_t r0, size_t rows, double *out,
                       size_t ldo)
@@ -41,6 +156,8 @@ static int fill_block(const gg_xblock *b, size_t n, size_t r0, size_t rows, doub
         free(work);
         return 0;
     }
+    case GG_XB_MARG:
+        return fill_marg(b, n, r0, rows, dst, ldo);
     case GG_XB_TPRS:
         return gg_tprs_basis(b->x, n, b->d, b->shift, b->m, b->M, b->Xu, b->nXu, b->UZ,
                              &b->map, r0, rows, dst, ldo, 1);

@@ -19,8 +19,46 @@ typedef enum {
     GG_XB_DENSE = 0,        /* columns given as numbers (parametric terms) */
     GG_XB_CR    = 1,        /* mgcv "cr"/"cs" smooth */
     GG_XB_TPRS  = 2,        /* mgcv "tp"/"ts" smooth */
-    GG_XB_TE2   = 3         /* mgcv te() of two "cr"/"cs" margins */
+    GG_XB_TE2   = 3,        /* mgcv te() of two "cr"/"cs" margins */
+    GG_XB_MARG  = 4         /* any smooth as a row tensor product of margins */
 } gg_xblock_kind;
+
+/* One margin of a GG_XB_MARG block: a raw basis evaluated on the row, then
+ * the margin's own map (mgcv's constraint of a ti() margin, te()'s XP,
+ * fs's P: sweep-and-drop and/or a matrix, as gg_basis_map without by).
+ * A block with one margin is an ordinary smooth (cc, ps, bs, re, ...). */
+typedef enum {
+    GG_XM_CR     = 1,       /* cr/cs: xk[k] knots, F k x k */
+    GG_XM_TPRS   = 2,       /* tp/ts: d covariates, shift[d], m, M, Xu nXu x d,
+                               UZ (nXu + M) x k */
+    GG_XM_CC     = 3,       /* cc: xk[k + 1] knots, F = BD, k x k */
+    GG_XM_BSPL   = 4,       /* ps/bs: xk[nk] knots, order ord, k = nk - ord
+                               columns; between lo and hi the B-spline basis
+                               (R's splineDesign), outside it linear from
+                               F = D (4 x k: values and slopes at lo, hi) */
+    GG_XM_CODE   = 5,       /* a factor: code[n] (1-based; other values give
+                               a row of zeros), k levels, indicator columns */
+    GG_XM_LINEAR = 6        /* a numeric covariate as its one column (k = 1) */
+} gg_xmargin_kind;
+
+#define GG_XMAX_MARGINS 4   /* margins of a block */
+#define GG_XMAX_ORD 12      /* B-spline order */
+#define GG_XMAX_TPRS_D 4    /* covariates of a thin plate margin */
+
+typedef struct gg_xmargin {
+    gg_xmargin_kind kind;
+    const double *x;        /* n x d covariates (all but CODE) */
+    const int    *code;     /* CODE: n codes */
+    int           d;        /* covariates (1 but for TPRS) */
+    int           k;        /* raw columns */
+    const double *xk, *F;   /* CR, CC, BSPL: knots and their matrix (above) */
+    int           nk, ord;  /* BSPL: knots, order */
+    double        lo, hi;   /* BSPL: the interval of the B-spline basis */
+    const double *shift, *Xu, *UZ;  /* TPRS, as in gg_xblock */
+    int           m, M, nXu;
+    gg_basis_map  map;      /* raw k -> map.kc columns (by, col_of unused);
+                               map.drop < 0 and map.Z NULL: the identity */
+} gg_xmargin;
 
 typedef struct gg_xblock {
     gg_xblock_kind kind;
@@ -37,6 +75,9 @@ typedef struct gg_xblock {
     const double *Xu;       /* tprs: nXu x d unique knots */
     const double *UZ;       /* tprs: (nXu + M) x k */
     int           m, M, nXu;/* tprs: penalty order as stored, null space dim */
+    int           nmarg;    /* MARG: margins; map.k = the product of their
+                               map.kc, the last margin's index fastest */
+    gg_xmargin    marg[GG_XMAX_MARGINS];
 } gg_xblock;
 
 typedef struct gg_xplan {

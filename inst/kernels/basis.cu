@@ -1,15 +1,23 @@
 // basis.cu -- the model matrix built on the device from its recipe
-// (src/xplan.h): mgcv "cr" and "tp" bases evaluated row by row from the
-// covariates, then mgcv's identifiability constraint, by-variable and
-// gam.side deletions; dense (parametric) columns copied in.  The host twin
-// is src/xplan.c with src/basis_*.c; the per-row arithmetic of both is
-// basis_math.h, so with --fmad=false the device X equals the host X (and
-// mgcv's PredictMat) bit for bit wherever sqrt/log agree.
+// (src/xplan.h): mgcv "cr" and "tp" bases, te() of two cr margins, and any
+// other smooth as a row tensor product of margins (cr, tp, cc, ps/bs, a
+// factor's indicators, a linear column) evaluated row by row from the
+// covariates, then mgcv's identifiability constraint, by-variable (numeric
+// or a factor level) and gam.side deletions; dense (parametric) columns
+// copied in.  The host twin is src/xplan.c with src/basis_*.c; the per-row
+// arithmetic of both is basis_math.h, so with --fmad=false the device X
+// equals the host X (and mgcv's PredictMat) bit for bit wherever the math
+// library (sqrt, log, pow) agrees.
 //
-// Two steps per smooth: a raw basis kernel writes the k raw columns of a
-// row chunk into scratch (leading dimension ldr), then basis_map writes the
-// constrained columns into X (leading dimension ldx).  Rows r0 .. r0+rows-1
-// of the data become rows 0 .. rows-1 of the chunk.
+// Steps per smooth: a raw basis kernel writes the k raw columns of a row
+// chunk into scratch (leading dimension ldr), then basis_map writes the
+// constrained columns into X (leading dimension ldx).  A margins block
+// runs per margin a raw kernel and, unless the margin's map is the
+// identity, basis_map into a second scratch region; basis_tensor combines
+// the margins; then the block's basis_map writes X -- or, when the block's
+// map is the identity, the last of those steps writes X itself
+// (src/cuda_backend.c, layout_margins, lays out the scratch).  Rows r0 ..
+// r0+rows-1 of the data become rows 0 .. rows-1 of the chunk.
 
 #include "basis_math.h"
 
@@ -105,22 +113,110 @@ extern "C" __global__ void basis_tprs_raw(const double *__restrict__ x, long lon
     }
 }
 
+// cc: xk has k + 1 knots, BD is k x k.  gg_bm_cc_row fills a contiguous
+// row of any k (too long for registers), so each thread fills its own row
+// of tmp (row-major, rows x k) and copies it to the column-major raw.
+extern "C" __global__ void basis_cc_raw(const double *__restrict__ x, long long r0,
+                                        long long rows, const double *__restrict__ xk, int k,
+                                        const double *__restrict__ BD,
+                                        double *__restrict__ tmp,
+                                        double *__restrict__ raw, long long ldr)
+{
+    GRID_ROWS(r, rows) {
+        double *row = tmp + r * k;
+        gg_bm_cc_row(x[r0 + r], xk, k, BD, row);
+        for (int c = 0; c < k; c++)
+            raw[(long long) c * ldr + r] = row[c];
+    }
+}
+
+// ps/bs: nk knots xk, order ord (<= GG_XMAX_ORD), k = nk - ord columns,
+// the B-spline basis on [lo, hi] and linear from D (4 x k) outside; the
+// row goes through tmp as basis_cc_raw's.
+extern "C" __global__ void basis_bspl_raw(const double *__restrict__ x, long long r0,
+                                          long long rows, const double *__restrict__ xk,
+                                          int nk, int ord, double lo, double hi,
+                                          const double *__restrict__ D,
+                                          double *__restrict__ tmp,
+                                          double *__restrict__ raw, long long ldr)
+{
+    const int k = nk - ord;
+    GRID_ROWS(r, rows) {
+        double *row = tmp + r * k;
+        gg_bm_bspl_row(x[r0 + r], xk, nk, ord, lo, hi, D, row);
+        for (int c = 0; c < k; c++)
+            raw[(long long) c * ldr + r] = row[c];
+    }
+}
+
+// A factor's k indicator columns from its 1-based codes (the data's n
+// rows); a code outside 1..k gives a row of zeros.  gg_bm_code_row's
+// values, written column by column (k can be a random effect's levels).
+extern "C" __global__ void basis_code_raw(const int *__restrict__ code, long long r0,
+                                          long long rows, int k,
+                                          double *__restrict__ raw, long long ldr)
+{
+    GRID_ROWS(r, rows) {
+        const int ci = code[r0 + r];
+        for (int c = 0; c < k; c++)
+            raw[(long long) c * ldr + r] = c + 1 == ci ? 1.0 : 0.0;
+    }
+}
+
+// The row tensor product of nm (1..4) margins' mapped columns: margin j's
+// kj columns at uj (leading dimension ldu; unused margins null, 0).
+// Column (i0, .., i_{nm-1}), the last index fastest, is
+//   ((u_{nm-1}[i_{nm-1}] * u_{nm-2}[i_{nm-2}]) * ...) * u0[i0],
+// the products in gg_bm_tensor_row's order, so it equals the host's.
+extern "C" __global__ void basis_tensor(const double *__restrict__ u0,
+                                        const double *__restrict__ u1,
+                                        const double *__restrict__ u2,
+                                        const double *__restrict__ u3, int k0, int k1, int k2,
+                                        int k3, int nm, long long ldu, long long rows,
+                                        double *__restrict__ out, long long ldo)
+{
+    const double *u[4] = {u0, u1, u2, u3};
+    const int kp[4] = {k0, k1, k2, k3};
+    long long K = 1;
+    for (int j = 0; j < nm; j++)
+        K *= kp[j];
+    GRID_ROWS(r, rows) {
+        int idx[4] = {0, 0, 0, 0};
+        for (long long c = 0; c < K; c++) {
+            double v = u[nm - 1][(long long) idx[nm - 1] * ldu + r];
+            for (int j = nm - 2; j >= 0; j--)
+                v = v * u[j][(long long) idx[j] * ldu + r];
+            out[c * ldo + r] = v;
+            for (int j = nm - 1; j >= 0; j--) {     // next column: odometer, last fastest
+                if (++idx[j] < kp[j])
+                    break;
+                idx[j] = 0;
+            }
+        }
+    }
+}
+
 // Raw k columns -> X's columns, as src/basis_map.c: sweep-and-drop (drop
-// < 0: none), by-variable (by null: none; the data's n rows, offset r0),
-// the qr map Z ((k or k-1) x kc, null: none), deletions col_of (kc
-// entries, -1 = deleted; null: identity).  X points at the block's first
-// column.
+// < 0: none), by-variable (the data's n rows, offset r0: by's values, or
+// 1 where by_code equals by_level and 0 elsewhere; both null: none), the
+// qr map Z ((k or k-1) x kc, null: none), deletions col_of (kc entries,
+// -1 = deleted; null: identity).  X points at the block's first column.
+// A margin's own map is this with by, by_code and col_of null.
 extern "C" __global__ void basis_map(const double *__restrict__ raw, long long ldr, int k,
                                      long long r0, long long rows, int drop,
                                      const double *__restrict__ shift,
                                      const double *__restrict__ by,
+                                     const int *__restrict__ by_code, int by_level,
                                      const double *__restrict__ Z, int kc,
                                      const int *__restrict__ col_of,
                                      double *__restrict__ X, long long ldx)
 {
     const int m = drop >= 0 ? k - 1 : k;
+    const bool has_by = by != nullptr || by_code != nullptr;
     GRID_ROWS(r, rows) {
-        const double byi = by != nullptr ? by[r0 + r] : 1.0;
+        const double byi = by_code != nullptr ? (by_code[r0 + r] == by_level ? 1.0 : 0.0)
+                           : by != nullptr    ? by[r0 + r]
+                                              : 1.0;
         for (int c = 0; c < kc; c++) {
             const int oc = col_of != nullptr ? col_of[c] : c;
             if (oc < 0)
@@ -133,7 +229,7 @@ extern "C" __global__ void basis_map(const double *__restrict__ raw, long long l
                     double v = raw[(long long) src * ldr + r];
                     if (drop >= 0)
                         v = v - shift[q];
-                    if (by != nullptr)
+                    if (has_by)
                         v *= byi;
                     s += v * Z[(long long) c * m + q];
                 }
@@ -142,7 +238,7 @@ extern "C" __global__ void basis_map(const double *__restrict__ raw, long long l
                 s = raw[(long long) src * ldr + r];
                 if (drop >= 0)
                     s = s - shift[c];
-                if (by != nullptr)
+                if (has_by)
                     s *= byi;
             }
             X[(long long) oc * ldx + r] = s;
@@ -150,7 +246,8 @@ extern "C" __global__ void basis_map(const double *__restrict__ raw, long long l
     }
 }
 
-// Dense columns: D is n x ncol (the data's n rows).
+// Dense columns: D is n x ncol (the data's n rows).  Also a linear
+// margin's one column (ncol 1) into scratch.
 extern "C" __global__ void basis_dense(const double *__restrict__ D, long long n, int ncol,
                                        long long r0, long long rows,
                                        double *__restrict__ X, long long ldx)

@@ -11,6 +11,10 @@
 #ifndef GAMGPU_BASIS_MATH_H
 #define GAMGPU_BASIS_MATH_H
 
+#ifndef GG_XMAX_ORD
+#define GG_XMAX_ORD 12
+#endif
+
 #ifdef __CUDACC_RTC__
 #define GG_BM static __device__ __forceinline__
 #else
@@ -98,6 +102,149 @@ GG_BM double gg_bm_tprs_eta(int m, int d, double r2, double f)
         f *= sqrt(r2);
     }
     return f;
+}
+
+/* ---- cc: cyclic cubic regression spline --------------------------------
+ * mgcv's Predict.matrix.cyclic.smooth: k + 1 knots xk (the first and last
+ * the same point of the cycle), BD k x k (column-major).  x outside the
+ * knots is first wrapped onto them (mgcv's cwrap, with R's %% -- in long
+ * double on the host, as R; double on the device).  The row is
+ *   BD[l,] a^3 / (6h) + BD[r,] b^3 / (6h) - BD[l,] h a/6 - BD[r,] h b/6 + e_l a/h + e_r b/h
+ * with l the knot interval, r = l + 1 (0 past the last), a = xk[l+1] - x,
+ * b = x - xk[l], summed in that order as R does. */
+#ifdef __CUDACC_RTC__
+GG_BM double gg_bm_rmod(double x1, double x2)
+{
+    const double q = x1 / x2;
+    const double tmp = x1 - floor(q) * x2;
+    return tmp - floor(tmp / x2) * x2;
+}
+#else
+GG_BM double gg_bm_rmod(double x1, double x2)       /* R's myfmod() */
+{
+    if (fabs(x2) > 1 / 2.220446049250313e-16 && fabs(x1) <= fabs(x2))
+        return fabs(x1) == fabs(x2) ? 0 : ((x1 < 0 && x2 > 0) || (x2 < 0 && x1 > 0)) ? x1 + x2 : x1;
+    const double q = x1 / x2;
+    const long double tmp = (long double) x1 - floor(q) * (long double) x2;
+    return (double) (tmp - floorl(tmp / x2) * x2);
+}
+#endif
+
+GG_BM double gg_bm_cwrap(double x0, double x1, double x)
+{
+    const double h = x1 - x0;
+    if (x > x1)
+        return x0 + gg_bm_rmod(x - x1, h);
+    if (x < x0)
+        return x1 - gg_bm_rmod(x0 - x, h);
+    return x;
+}
+
+/* Row of the cc basis into row[0 .. k-1]. */
+GG_BM void gg_bm_cc_row(double x, const double *xk, int k, const double *BD, double *row)
+{
+    const int n = k + 1;
+    x = gg_bm_cwrap(xk[0], xk[n - 1], x);
+    int ir = n - 1;                       /* the first knot from 1 on with x <= it */
+    for (int i = n - 1; i >= 1; i--)
+        if (x <= xk[i])
+            ir = i;
+    const int l = ir - 1, r = ir == n - 1 ? 0 : ir;
+    const double h = xk[ir] - xk[l], a = xk[l + 1] - x, b = x - xk[l];
+    /* R's BD[l,] * a^3 / (6h): the product first, then the division */
+    const double a3 = pow(a, 3.0), b3 = pow(b, 3.0), h6 = 6 * h;
+    const double s3 = h * a / 6, s4 = h * b / 6, s5 = a / h, s6 = b / h;
+    for (int c = 0; c < k; c++) {
+        const double bl = BD[l + (long long) k * c], br = BD[r + (long long) k * c];
+        double v = bl * a3 / h6 + br * b3 / h6 - bl * s3 - br * s4;
+        v += c == l ? s5 : 0.0;
+        v += c == r ? s6 : 0.0;
+        row[c] = v;
+    }
+}
+
+/* ---- ps/bs: B-splines ---------------------------------------------------
+ * R's splines::splineDesign (its C: set_cursor, basis_funcs) for x in
+ * [lo, hi], and mgcv's linear continuation outside: D (4 x k) holds the
+ * basis and its slope at lo (rows 0, 1) and at hi (rows 2, 3), as
+ * Predict.matrix.pspline.smooth.  nk knots, order ord, k = nk - ord. */
+GG_BM void gg_bm_bspl_row(double x, const double *knots, int nk, int ord, double lo,
+                          double hi, const double *D, double *row)
+{
+    const int k = nk - ord;
+    if (x < lo || x > hi) {
+        const int r0 = x < lo ? 0 : 2;
+        const double dx = x - (x < lo ? lo : hi);
+        for (int c = 0; c < k; c++)
+            row[c] = D[r0 + 4LL * c] + dx * D[r0 + 1 + 4LL * c];
+        return;
+    }
+    int curs = -1;
+    for (int i = 0; i < nk; i++) {        /* set_cursor */
+        if (knots[i] >= x) curs = i;
+        if (knots[i] > x) break;
+    }
+    if (curs > nk - ord && x == knots[nk - ord])
+        curs = nk - ord;
+    for (int c = 0; c < k; c++)
+        row[c] = 0.0;
+    if (curs < ord || curs > nk - ord) {  /* splineDesign's NaN: not reached in [lo, hi] */
+        for (int c = 0; c < k; c++)
+            row[c] = 0.0 / 0.0;
+        return;
+    }
+    double rdel[GG_XMAX_ORD], ldel[GG_XMAX_ORD], b[GG_XMAX_ORD];
+    const int ordm1 = ord - 1;
+    for (int i = 0; i < ordm1; i++) {     /* diff_table */
+        rdel[i] = knots[curs + i] - x;
+        ldel[i] = x - knots[curs - (i + 1)];
+    }
+    b[0] = 1.0;                           /* basis_funcs */
+    for (int j = 1; j <= ordm1; j++) {
+        double saved = 0.0;
+        for (int r = 0; r < j; r++) {
+            const double den = rdel[r] + ldel[j - 1 - r];
+            if (den != 0) {
+                const double term = b[r] / den;
+                b[r] = saved + rdel[r] * term;
+                saved = ldel[j - 1 - r] * term;
+            } else {
+                if (r != 0 || rdel[r] != 0.)
+                    b[r] = saved;
+                saved = 0.0;
+            }
+        }
+        b[j] = saved;
+    }
+    for (int j = 0; j < ord; j++)
+        row[curs - ord + j] = b[j];
+}
+
+/* ---- a factor's indicator columns --------------------------------------- */
+GG_BM void gg_bm_code_row(int code, int k, double *row)
+{
+    for (int c = 0; c < k; c++)
+        row[c] = c + 1 == code ? 1.0 : 0.0;
+}
+
+/* ---- the row tensor product of margins --------------------------------------
+ * mgcv's tensor.prod.model.matrix (its C, mgcv_tensor_mm): the last margin's
+ * index fastest, the product built from the last margin towards the first,
+ * T = (u_last * u_last-1) * ... * u_0.  u[j] holds margin j's kp[j] values;
+ * out gets the product of the kp. */
+GG_BM void gg_bm_tensor_row(int nm, const double *const *u, const int *kp, double *out)
+{
+    int len = kp[nm - 1];
+    for (int c = 0; c < len; c++)
+        out[c] = u[nm - 1][c];
+    for (int j = nm - 2; j >= 0; j--) {
+        /* out holds len values; the new block is kp[j] copies, copy i times u[j][i],
+         * written from the end so that the old values are read before overwritten */
+        for (int i = kp[j] - 1; i >= 0; i--)
+            for (int c = len - 1; c >= 0; c--)
+                out[i * len + c] = out[c] * u[j][i];
+        len *= kp[j];
+    }
 }
 
 #endif

@@ -1,0 +1,183 @@
+# Every common term on the recipe route (src/xplan.h's margins blocks):
+# cyclic, P- and B-splines, random effects, factor smooths, te()/ti() of
+# any supported margins, by-factors as codes.  Their host build must equal
+# mgcv's PredictMat (bit for bit, or to rounding where mgcv applies a QR
+# constraint by Householder reflections and we by its explicit Z), fits
+# through the recipe must match bam() to 1e-9 of the linear predictor's
+# range, and the device build must give the CPU's fit.
+
+terms_data <- function(n, seed = 2) {
+  set.seed(seed)
+  d <- data.frame(x = runif(n), z = runif(n), w = rnorm(n),
+                  f = factor(sample(letters[1:5], n, TRUE)),
+                  g = factor(sample(1:3, n, TRUE)))
+  d$o <- factor(sample(1:3, n, TRUE), ordered = TRUE)
+  d$y <- sin(2 * pi * d$x) + cos(2 * pi * d$z) + as.numeric(d$f) * 0.3 + d$w / 3 +
+    rnorm(n) / 2
+  d$yb <- rbinom(n, 1, binomial()$linkinv(d$y - mean(d$y)))
+  d
+}
+
+# name = formula; qr: mgcv applies a QR constraint (a ti() margin's, or one
+# after te()'s XP), where X agrees to rounding instead of bit for bit
+terms_forms <- list(
+  fs      = y ~ s(x, f, bs = "fs", k = 5) + s(z, bs = "cr"),
+  fs_cr   = y ~ s(x, f, bs = "fs", xt = "cr", k = 6),
+  cc      = y ~ s(z, bs = "cc") + s(x, bs = "cr"),
+  ps_bs   = y ~ s(x, bs = "ps") + s(z, bs = "bs"),
+  re      = y ~ s(x, bs = "cr") + s(f, bs = "re"),
+  re_num  = y ~ s(f, bs = "re") + s(f, w, bs = "re") + s(z),
+  re_2fac = y ~ s(f, g, bs = "re") + s(x, bs = "cr"),
+  ti      = y ~ s(x) + s(z) + ti(x, z),
+  te_tpcc = y ~ te(x, z, bs = c("tp", "cc"), k = c(5, 5)),
+  te3     = y ~ te(x, z, w, k = c(4, 4, 3)),
+  by_cc   = y ~ f + s(z, by = f, bs = "cc"),
+  by_ord  = y ~ o + s(x, by = o, bs = "cr") + s(x, bs = "cr"),
+  by_ps   = y ~ s(x, by = w, bs = "ps") + s(z, bs = "ps", m = c(3, 1))
+)
+terms_qr <- c("ti")
+
+test_that("every common term has a recipe, and its host build is mgcv's model matrix", {
+  d <- terms_data(6000)
+  for (nm in names(terms_forms)) {
+    G <- mgcv::bam(terms_forms[[nm]], data = d, fit = FALSE, chunk.size = 2000)
+    plan <- gamgpu:::model_matrix_plan(G, G$mf, threads = 2L)
+    expect_false(inherits(plan, "gg_no_recipe"), label = nm)
+    if (inherits(plan, "gg_no_recipe")) next
+    # a margins block, or a by-factor as codes
+    expect_true(any(vapply(plan$blocks, function(b) b$kind == 4L || !is.null(b$by_code), NA)),
+                label = nm)
+    ref <- matrix(0, nrow(d), ncol(G$X))
+    if (G$nsdf > 0)
+      ref[, seq_len(G$nsdf)] <- stats::model.matrix(stats::delete.response(G$pterms), G$mf)
+    for (s in G$smooth)
+      ref[, s$first.para:s$last.para] <- mgcv::PredictMat(s, G$mf)
+    X <- .Call(gamgpu:::gg_xplan_build_r, plan)
+    if (nm %in% terms_qr) {
+      expect_lt(max(abs(X - ref)), 4 * .Machine$double.eps * max(abs(ref)), label = nm)
+    } else {
+      expect_identical(X, ref, label = nm)
+    }
+    plan$threads <- 1L
+    expect_identical(.Call(gamgpu:::gg_xplan_build_r, plan), X, label = nm)
+  }
+})
+
+test_that("x outside a cyclic or P-spline basis's knots is wrapped or continued as mgcv does", {
+  d <- terms_data(3000)
+  G <- mgcv::bam(y ~ s(z, bs = "cc", k = 8) + s(x, bs = "ps", k = 8) + s(w, bs = "bs", k = 7),
+                 data = d, fit = FALSE,
+                 knots = list(z = c(0.2, 0.8), x = seq(-0.6, 1.6, length.out = 12)))
+  nd <- data.frame(z = seq(-1.3, 2.2, length.out = 500), x = seq(-0.9, 1.9, length.out = 500),
+                   w = seq(-6, 6, length.out = 500))
+  for (s in G$smooth) {
+    r <- gamgpu:::smooth_recipe(s, nd)
+    expect_false(inherits(r, "gg_no_recipe"))
+    r$col0 <- 1L
+    r$ncol <- gamgpu:::recipe_columns(r)
+    X <- .Call(gamgpu:::gg_xplan_build_r, list(n = nrow(nd), p = r$ncol, threads = 1L,
+                                               blocks = list(r)))
+    ref <- mgcv::PredictMat(s, nd)
+    # R's %% for the wrap runs in long double, as ours on the host: equal to
+    # the bit but for an ulp of the wrapped x
+    expect_lt(max(abs(X - ref)), 1e-13 * max(abs(ref)), label = s$label)
+  }
+})
+
+test_that("fits through the recipe match bam() for every term", {
+  d <- terms_data(4000)
+  for (nm in names(terms_forms)) {
+    f <- terms_forms[[nm]]
+    b <- mgcv::bam(f, data = d, chunk.size = 1000, control = mgcv::gam.control(epsilon = 1e-10))
+    g <- gam_gpu(f, data = d, device = "off",
+                 control = gam_gpu_control(epsilon = 1e-10, chunk.size = 1000))
+    expect_identical(g$device$model_matrix, "recipe", label = nm)
+    expect_true(g$converged, label = nm)
+    r <- diff(range(b$linear.predictors))
+    expect_lt(max(abs(g$linear.predictors - b$linear.predictors)) / r, 1e-9, label = nm)
+    expect_lt(abs(sum(g$edf) - sum(b$edf)), 1e-7, label = nm)
+    expect_lt(abs(g$gcv.ubre[[1]] - b$gcv.ubre[[1]]) / abs(b$gcv.ubre[[1]]), 1e-10, label = nm)
+    # smoothing parameters where the REML surface is not flat (a very large
+    # sp is a smooth at its null space, where REML barely changes with sp):
+    # measured up to 6e-5 in log sp for te3's and by_ord's large ones
+    ok <- log(b$sp) < 8
+    expect_lt(max(abs(log(g$sp[ok]) - log(b$sp[ok]))), 1e-6, label = nm)
+  }
+  # a binomial fit with a random effect and a factor smooth, through the recipe
+  f <- yb ~ s(f, bs = "re") + s(x, g, bs = "fs", k = 5) + s(z, bs = "cc")
+  b <- mgcv::bam(f, data = d, family = binomial(), chunk.size = 1000,
+                 control = mgcv::gam.control(epsilon = 1e-10))
+  g <- gam_gpu(f, data = d, family = binomial(), device = "off",
+               control = gam_gpu_control(epsilon = 1e-10, chunk.size = 1000))
+  expect_identical(g$device$model_matrix, "recipe")
+  expect_lt(max(abs(g$linear.predictors - b$linear.predictors)) /
+              diff(range(b$linear.predictors)), 1e-9)
+})
+
+test_that("by-factor smooths share one vector of codes and one of the covariate", {
+  d <- terms_data(3000)
+  d$h <- factor(sample(sprintf("l%02d", 1:30), nrow(d), TRUE))
+  G <- mgcv::bam(y ~ h + s(x, by = h, bs = "cr", k = 5), data = d, fit = FALSE,
+                 chunk.size = 1000)
+  plan <- gamgpu:::model_matrix_plan(G, G$mf)
+  # 30 smooths: before codes, 60 n-row arrays went past the device's 40
+  expect_false(inherits(plan, "gg_no_recipe"))
+  sm <- plan$blocks[-1]
+  expect_length(sm, 30L)
+  expect_true(all(vapply(sm, function(b) identical(b$by_code, sm[[1]]$by_code), NA)))
+  expect_identical(vapply(sm, function(b) b$by_level, 1L), 1:30)
+  expect_null(sm[[1]]$by)
+})
+
+test_that("terms without a C evaluator stay in R and say which", {
+  d <- terms_data(3000)
+  for (f in list(y ~ s(x, bs = "cr") + t2(x, z),
+                 y ~ s(x, g, bs = "sz", k = 5),
+                 y ~ s(x, bs = "gp"),
+                 y ~ s(x, bs = "cp"))) {
+    G <- mgcv::bam(f, data = d, fit = FALSE, chunk.size = 1000)
+    r <- gamgpu:::model_matrix_plan(G, G$mf)
+    expect_s3_class(r, "gg_no_recipe")
+    lab <- G$smooth[[length(G$smooth)]]$label
+    expect_match(attr(r, "reason"), paste0(lab, ": its basis"), fixed = TRUE)
+  }
+})
+
+test_that("a recipe that disagrees with PredictMat on the sampled rows is not used", {
+  d <- terms_data(3000)
+  G <- mgcv::bam(y ~ s(z, bs = "cc") + s(f, bs = "re"), data = d, fit = FALSE,
+                 chunk.size = 1000)
+  # the recipe as smooth_recipe() makes it, then one knot moved
+  bent <- function(s, mf, threads, codes) {
+    r <- gamgpu:::smooth_recipe(s, mf, threads, codes)
+    if (!is.null(r$margins) && r$margins[[1]]$type == 3L)
+      r$margins[[1]]$xk[2] <- r$margins[[1]]$xk[2] + 1e-3
+    r
+  }
+  r <- gamgpu:::checked_recipe(G$smooth[[1]], G$mf, 1L, recipe = bent)
+  expect_s3_class(r, "gg_no_recipe")
+  expect_match(attr(r, "reason"), "s(z): its C basis differs from mgcv's PredictMat",
+               fixed = TRUE)
+  # the random effect, untouched, passes
+  expect_false(inherits(gamgpu:::checked_recipe(G$smooth[[2]], G$mf, 1L, recipe = bent),
+                        "gg_no_recipe"))
+})
+
+test_that("on the GPU, every term's X is built on the device and gives the CPU's fit", {
+  skip_if_no_device()
+  d <- terms_data(20000, seed = 3)
+  ctl <- gam_gpu_control(chunk.size = 4000)
+  for (nm in names(terms_forms)) {
+    f <- terms_forms[[nm]]
+    fr <- expect_device_fit(gam_gpu(f, data = d, device = "required", control = ctl))
+    t <- gpu_telemetry()
+    expect_identical(fr$device$model_matrix, "recipe", label = nm)
+    expect_match(fr$device$placement, "built", label = nm)
+    # covariates and codes crossed the bus, not X
+    expect_lt(t$h2d_bytes[t$backend == "engine"], nrow(d) * length(coef(fr)) * 8 / 2,
+              label = nm)
+    fc <- gam_gpu(f, data = d, device = "off", control = ctl)
+    expect_lt(rel_err(fitted(fr), fitted(fc)), 1e-9, label = nm)
+    expect_lt(rel_err(coef(fr), coef(fc)), 1e-9, label = nm)
+  }
+})
