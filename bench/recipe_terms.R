@@ -11,7 +11,8 @@
 # Environment: GAMGPU_BENCH_N (sizes, default "1e6,1e7"), GAMGPU_BENCH_DEVICE
 # ("required"; "off" for the CPU engine), GAMGPU_BENCH_SKIP_BAM (sizes at
 # which bam is not run), GAMGPU_BENCH_CSV (a file for the table),
-# GAMGPU_BENCH_THREADS (bam's nthreads, default all cores).
+# GAMGPU_BENCH_THREADS (bam's nthreads, default all cores),
+# GAMGPU_BENCH_MODELS (which models, by number, default all).
 suppressMessages({
   library(mgcv)
   library(gamgpu)
@@ -58,6 +59,9 @@ models <- list(
     f = y ~ s(x2, h, bs = "fs", k = 5) + s(doy, bs = "cc") + s(x0, bs = "ps"),
     fam = gaussian())
 )
+
+pick <- env_num("GAMGPU_BENCH_MODELS", seq_along(models))
+models <- models[pick]
 
 rows <- list()
 warm <- FALSE

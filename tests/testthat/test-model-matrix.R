@@ -20,9 +20,12 @@ test_that("the model matrix equals predict.gam's lpmatrix, in one block or sever
     ref <- unname(mgcv::predict.gam(Gp, newdata = G$mf, type = "lpmatrix",
                                     newdata.guaranteed = TRUE))
     attr(ref, "model.offset") <- NULL
-    expect_same_basis(gamgpu:::full_model_matrix(G, G$mf, cores = 1L), ref[, ])
+    # ti()'s margins carry QR constraints, which mgcv applies by Householder
+    # reflections and the C basis by their explicit Z: equal to rounding
+    exact <- !any(grepl("ti(", deparse(f), fixed = TRUE))
+    expect_same_basis(gamgpu:::full_model_matrix(G, G$mf, cores = 1L), ref[, ], exact)
     skip_on_os("windows")
-    expect_same_basis(gamgpu:::full_model_matrix(G, G$mf, cores = 2L), ref[, ])
+    expect_same_basis(gamgpu:::full_model_matrix(G, G$mf, cores = 2L), ref[, ], exact)
   }
 })
 
