@@ -76,7 +76,7 @@ no_recipe <- function(...) structure(list(), class = "gg_no_recipe", reason = pa
 has_c_evaluator <- function(s) {
   if (inherits(s, "tensor.smooth"))
     return(length(s$margin) <= 4L && all(vapply(s$margin, margin_supported, NA)))
-  if (inherits(s, "fs.interaction"))
+  if (inherits(s, c("fs.interaction", "sz.interaction")))
     return(s$base$bs %in% c("cr.smooth", "cs.smooth", "cyclic.smooth", "pspline.smooth",
                             "Bspline.smooth", "tprs.smooth", "ts.smooth"))
   inherits(s, "random.effect") || margin_supported(s)
@@ -113,7 +113,7 @@ constraint_map <- function(s, mf, threads = 1L, codes = new.env(parent = emptyen
   if (inherits(map, "gg_no_recipe")) return(map)
   if (s$by != "NA") {
     b <- mf[[s$by]]
-    if (is.null(b) || !is.null(dim(b)) || any_missing(b, threads))
+    if (is.null(b) || !is.null(dim(b)) || var_missing(s$by, b, codes, threads))
       return(no_recipe(s$label, ": its by variable is not a vector without missing values"))
     if (is.factor(b)) {
       map$by_level <- match(s$by.level, levels(b))
@@ -159,6 +159,15 @@ factor_codes <- function(name, f, cache) {
   cache[[key]]
 }
 
+# Whether variable `name` (x) has a missing value, looked at once per
+# variable: the smooths of a by-factor all ask about the same two vectors.
+var_missing <- function(name, x, cache, threads = 1L) {
+  key <- paste0("na:", name)
+  if (is.null(cache[[key]]))
+    cache[[key]] <- any_missing(if (is.factor(x)) unclass(x) else x, threads)
+  cache[[key]]
+}
+
 row_double <- function(name, x, cache) {
   key <- paste0("x:", name)
   if (is.null(cache[[key]])) cache[[key]] <- as.double(x)
@@ -178,8 +187,10 @@ cr_matrix <- function(s, mf) {
 # a row tensor product of margins (margins_recipe()); a gg_no_recipe
 # saying why when s has no C evaluator or its data do not suit one.
 smooth_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyenv())) {
-  covariates_ok <- function(x) all(vapply(x, function(v) is.numeric(v) && is.null(dim(v)) &&
-                                                       !any_missing(v, threads), NA))
+  covariates_ok <- function(x) all(vapply(seq_along(x), function(j) {
+    v <- x[[j]]
+    is.numeric(v) && is.null(dim(v)) && !var_missing(names(x)[j], v, codes, threads)
+  }, NA))
   bad_covariates <- no_recipe(s$label, ": a covariate is not a numeric vector without ",
                               "missing values")
   if (!has_c_evaluator(s))
@@ -188,6 +199,7 @@ smooth_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyenv
     return(margins_recipe(s, mf, threads, codes))
   if (is_te_cr2(s)) {
     x <- lapply(s$margin, function(m) mf[[m$term]])
+    names(x) <- vapply(s$margin, function(m) m$term, "")
     if (!covariates_ok(x)) return(bad_covariates)
     map <- constraint_map(s, mf, threads, codes)
     if (inherits(map, "gg_no_recipe")) return(map)
@@ -204,7 +216,7 @@ smooth_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyenv
     if (s$dim != 1L || is.null(s$F))
       return(no_recipe(s$label, ": a cr basis without its one covariate's F matrix"))
     x <- mf[[s$term]]
-    if (!covariates_ok(list(x))) return(bad_covariates)
+    if (!covariates_ok(stats::setNames(list(x), s$term))) return(bad_covariates)
     map <- constraint_map(s, mf, threads, codes)
     if (inherits(map, "gg_no_recipe")) return(map)
     return(c(list(kind = 1L, x = row_double(s$term, x, codes), d = 1L, k = length(s$xp),
@@ -216,6 +228,7 @@ smooth_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyenv
     return(no_recipe(s$label, ": a thin plate basis with its null space dropped"))
   d <- s$dim
   cols <- lapply(s$term, function(v) mf[[v]])
+  names(cols) <- s$term
   if (!covariates_ok(cols)) return(bad_covariates)
   map <- constraint_map(s, mf, threads, codes)
   if (inherits(map, "gg_no_recipe")) return(map)
@@ -242,7 +255,8 @@ smooth_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyenv
 # te()/ti() take their margins (with a ti() margin's own constraint and
 # te()'s reparameterization XP); re takes a factor's codes or a numeric
 # variable per variable of its formula (the last varying fastest, as
-# model.matrix); fs takes its factor's codes and its base smooth times P.
+# model.matrix); fs takes its factor's codes and its base smooth times P;
+# sz its factors' codes and its base, then sum-to-zero contrasts as a Z.
 margins_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyenv())) {
   if (inherits(s, "tensor.smooth")) {
     if (!is.null(s$udrop))
@@ -271,7 +285,7 @@ margins_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyen
     margins <- list()
     for (v in rev(vars)) {
       x <- mf[[v]]
-      if (is.null(x) || !is.null(dim(x)) || any_missing(x, threads))
+      if (is.null(x) || !is.null(dim(x)) || var_missing(v, x, codes, threads))
         return(no_recipe(s$label, ": variable ", v, " is not a vector without missing values"))
       margins[[length(margins) + 1L]] <- if (is.factor(x))
         list(type = 5L, k = nlevels(x), code = factor_codes(v, x, codes))
@@ -284,7 +298,7 @@ margins_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyen
     if (!is.null(s$margin.only))
       return(no_recipe(s$label, ": a factor smooth used as a margin"))
     f <- mf[[s$fterm]]
-    if (!is.factor(f) || any_missing(f, threads))
+    if (!is.factor(f) || var_missing(s$fterm, f, codes, threads))
       return(no_recipe(s$label, ": its factor ", s$fterm, " is not a factor without missing values"))
     base <- s
     class(base) <- c(s$base$bs, "mgcv.smooth")
@@ -298,12 +312,48 @@ margins_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyen
     code <- if (identical(levels(f), as.character(s$flev))) factor_codes(s$fterm, f, codes)
             else match(as.character(f), as.character(s$flev))
     margins <- list(list(type = 5L, k = length(s$flev), code = code), b)
+  } else if (inherits(s, "sz.interaction")) {
+    if (!is.null(s$margin.only))
+      return(no_recipe(s$label, ": a factor smooth used as a margin"))
+    if (length(s$fterm) > 3L)
+      return(no_recipe(s$label, ": a sz smooth of more than 3 factors"))
+    margins <- list()
+    for (j in seq_along(s$fterm)) {
+      f <- mf[[s$fterm[j]]]
+      if (!is.factor(f) || var_missing(s$fterm[j], f, codes, threads))
+        return(no_recipe(s$label, ": its factor ", s$fterm[j],
+                         " is not a factor without missing values"))
+      lev <- as.character(s$flev[[j]])
+      code <- if (identical(levels(f), lev)) factor_codes(s$fterm[j], f, codes)
+              else match(as.character(f), lev)
+      margins[[j]] <- list(type = 5L, k = length(lev), code = code)
+    }
+    base <- s
+    class(base) <- c(s$base$bs, "mgcv.smooth")
+    base$term <- s$base$term
+    base$dim <- length(base$term)
+    b <- margin_recipe(base, mf, threads, codes)
+    if (inherits(b, "gg_no_recipe")) return(b)
+    margins[[length(margins) + 1L]] <- b
   } else {
     m <- margin_recipe(s, mf, threads, codes)
     if (inherits(m, "gg_no_recipe")) return(m)
     margins <- list(m)
   }
-  map <- constraint_map(s, mf, threads, codes)
+  qrc <- attr(s, "qrc")
+  if (is.numeric(qrc) && !inherits(qrc, "sweepDrop") && length(qrc) > 1L &&
+      isTRUE(attr(s, "nCons") > 0)) {
+    # sz's sum-to-zero contrasts over its factors (mgcv's XZKr), linear in
+    # each row: as the explicit map Z they make of the identity
+    kraw <- prod(vapply(margins, recipe_columns, 1L))
+    Z <- t(mgcv_fun("XZKr")(diag(kraw), qrc[-c(1L, length(qrc))]))
+    attr(s, "qrc") <- NULL
+    attr(s, "nCons") <- 0
+    map <- constraint_map(s, mf, threads, codes)
+    if (!inherits(map, "gg_no_recipe")) map$Z <- Z
+  } else {
+    map <- constraint_map(s, mf, threads, codes)
+  }
   if (inherits(map, "gg_no_recipe")) return(map)
   margins <- lapply(margins, function(m) { if (is.null(m$drop)) m$drop <- 0L; m })
   kc <- vapply(margins, recipe_columns, 1L)
@@ -319,7 +369,10 @@ margin_recipe <- function(m, mf, threads = 1L, codes = new.env(parent = emptyenv
   if (!is.null(m$deriv) && m$deriv != 0)
     return(no_recipe(m$label, ": a derivative smooth"))
   cols <- lapply(m$term, function(v) mf[[v]])
-  if (!all(vapply(cols, function(v) is.numeric(v) && is.null(dim(v)) && !any_missing(v, threads), NA)))
+  if (!all(vapply(seq_along(cols), function(j) {
+    v <- cols[[j]]
+    is.numeric(v) && is.null(dim(v)) && !var_missing(m$term[j], v, codes, threads)
+  }, NA)))
     return(no_recipe(m$label, ": a covariate is not a numeric vector without missing values"))
   x1 <- row_double(m$term[1L], cols[[1L]], codes)
   none <- list(drop = 0L, shift = NULL, Z = NULL)
@@ -406,19 +459,11 @@ model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
   n <- nrow(mf)
   p <- ncol(G$X)
   blocks <- list()
+  codes <- new.env(parent = emptyenv())
   if (G$nsdf > 0) {
-    D <- if (G$nsdf == 1L && identical(attr(G$pterms, "intercept"), 1L) &&
-             !length(attr(G$pterms, "term.labels")))
-      matrix(1, n, 1L)              # the intercept alone: model.matrix()'s column of ones
-    else
-      stats::model.matrix(stats::delete.response(G$pterms), mf, contrasts.arg = G$contrasts)
-    if (ncol(D) != G$nsdf)
-      return(no_recipe("the parametric terms' model matrix has ", ncol(D),
-                       " columns where the setup has ", G$nsdf))
-    storage.mode(D) <- "double"
-    dimnames(D) <- NULL
-    attr(D, "assign") <- attr(D, "contrasts") <- NULL
-    blocks[[1L]] <- list(kind = 0L, col0 = 1L, ncol = as.integer(G$nsdf), D = D)
+    pb <- parametric_blocks(G, mf, codes)
+    if (inherits(pb, "gg_no_recipe")) return(pb)
+    blocks <- pb
   }
   codes <- new.env(parent = emptyenv())
   for (s in G$smooth) {
@@ -441,13 +486,110 @@ model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
   # the device takes each n-row array (covariates, by-variables, factor
   # codes, dense columns) as a buffer of its own, one per distinct vector
   # (the variable caches above share them): a model with very many stays in R
-  n_arrays <- length(ls(codes, all.names = TRUE)) + (G$nsdf > 0) +
+  n_arrays <- sum(grepl("^[xf]:", ls(codes, all.names = TRUE))) + (G$nsdf > 0) +
     sum(vapply(blocks, function(b) isTRUE(b$kind == 2L && b$d > 1L) + isTRUE(b$kind == 3L) +
                  sum(vapply(b$margins, function(m) isTRUE(m$type == 2L && m$d > 1L), 1L)) +
                  !is.null(b$by), 1L))
   if (n_arrays > 40L)
     return(no_recipe(n_arrays, " covariate and by-variable arrays (the device takes at most 40)"))
   list(n = n, p = p, threads = as.integer(threads), blocks = blocks)
+}
+
+# The parametric columns as recipe blocks: a factor's main effect as its
+# codes times its contrast matrix (a margins block: no n x levels columns
+# in R or on the bus), a numeric variable as itself, the rest (intercept,
+# interactions, transformations) as dense columns from model.matrix().
+# Which columns are which comes from model.matrix() on a sample of rows
+# (its assign attribute; the columns depend on the formula and the
+# factors' levels, not on the rows), and the blocks built on that sample
+# must give model.matrix()'s values there, bit for bit; otherwise every
+# parametric column goes dense, as before.
+parametric_blocks <- function(G, mf, codes = new.env(parent = emptyenv())) {
+  n <- nrow(mf)
+  tt <- stats::delete.response(G$pterms)
+  labels <- attr(tt, "term.labels")
+  dense_all <- function() {
+    D <- if (G$nsdf == 1L && identical(attr(tt, "intercept"), 1L) && !length(labels))
+      matrix(1, n, 1L)              # the intercept alone: model.matrix()'s column of ones
+    else
+      stats::model.matrix(tt, mf, contrasts.arg = G$contrasts)
+    if (ncol(D) != G$nsdf)
+      return(no_recipe("the parametric terms' model matrix has ", ncol(D),
+                       " columns where the setup has ", G$nsdf))
+    storage.mode(D) <- "double"
+    dimnames(D) <- NULL
+    attr(D, "assign") <- attr(D, "contrasts") <- NULL
+    list(list(kind = 0L, col0 = 1L, ncol = as.integer(G$nsdf), D = D))
+  }
+  if (!length(labels) || n < 1000L) return(dense_all())
+  rows <- unique(round(seq(1, n, length.out = min(n, 256L))))
+  make <- function(data, cache, Msample) {
+    assign <- attr(Msample, "assign")
+    blocks <- list()
+    dense_cols <- integer()
+    for (t in unique(assign)) {
+      cols <- which(assign == t)
+      v <- if (t > 0L) data[[labels[t]]]
+      if (t > 0L && is.factor(v) && is.null(dim(v))) {
+        # the contrast rows: model.matrix()'s row of each level's first row;
+        # a level without rows keeps zeros (no row has its code)
+        f <- mf[[labels[t]]]
+        first <- match(seq_len(nlevels(f)), as.integer(f))
+        C <- matrix(0, nlevels(f), length(cols))
+        have <- !is.na(first)
+        if (any(have)) {
+          Mf <- stats::model.matrix(tt, mf[first[have], , drop = FALSE],
+                                    contrasts.arg = G$contrasts)
+          C[have, ] <- Mf[, cols, drop = FALSE]
+        }
+        blocks[[length(blocks) + 1L]] <- list(
+          kind = 4L, col0 = cols[1L], ncol = length(cols), k = nlevels(f), drop = 0L,
+          Z = unname(C), margins = list(list(type = 5L, k = nlevels(f), drop = 0L,
+                                             code = factor_codes(labels[t], v, cache))))
+      } else if (t > 0L && is.numeric(v) && is.null(dim(v)) && length(cols) == 1L) {
+        blocks[[length(blocks) + 1L]] <- list(
+          kind = 4L, col0 = cols[1L], ncol = 1L, k = 1L, drop = 0L,
+          margins = list(list(type = 6L, k = 1L, drop = 0L,
+                              x = row_double(labels[t], v, cache))))
+      } else {
+        dense_cols <- c(dense_cols, cols)
+      }
+    }
+    list(blocks = blocks, dense_cols = dense_cols)
+  }
+  Ms <- stats::model.matrix(tt, mf[rows, , drop = FALSE], contrasts.arg = G$contrasts)
+  if (ncol(Ms) != G$nsdf || any(diff(attr(Ms, "assign")) < 0)) return(dense_all())
+  # the blocks on the sample, against model.matrix() there
+  chk <- make(mf[rows, , drop = FALSE], new.env(parent = emptyenv()), Ms)
+  if (length(chk$blocks)) {
+    Xc <- .Call(gg_xplan_build_r, list(n = length(rows), p = G$nsdf, threads = 1L,
+                                       blocks = c(chk$blocks, lapply(chk$dense_cols, function(j)
+                                         list(kind = 0L, col0 = j, ncol = 1L,
+                                              D = as.double(Ms[, j]))))))
+    if (!identical(Xc, matrix(as.double(Ms), nrow(Ms))))
+      return(dense_all())
+  }
+  out <- make(mf, codes, Ms)
+  dc <- out$dense_cols
+  if (length(dc)) {
+    # the dense columns in runs of adjacent ones, from one model.matrix()
+    # of the terms they belong to (the intercept alone: ones)
+    D <- if (identical(dc, 1L) && identical(attr(tt, "intercept"), 1L))
+      matrix(1, n, 1L)
+    else {
+      M <- stats::model.matrix(tt, mf, contrasts.arg = G$contrasts)
+      M[, dc, drop = FALSE]
+    }
+    storage.mode(D) <- "double"
+    dimnames(D) <- NULL
+    attr(D, "assign") <- attr(D, "contrasts") <- NULL
+    runs <- split(seq_along(dc), cumsum(c(1L, diff(dc) != 1L)))
+    for (r in runs)
+      out$blocks[[length(out$blocks) + 1L]] <- list(
+        kind = 0L, col0 = dc[r[1L]], ncol = length(r),
+        D = if (length(runs) == 1L) D else D[, r, drop = FALSE])
+  }
+  lapply(out$blocks, function(b) { b$col0 <- as.integer(b$col0); b$ncol <- as.integer(b$ncol); b })
 }
 
 # Workers for building the model matrix: option gamgpu.setup_cores

@@ -1,5 +1,5 @@
 # Every common term on the recipe route (src/xplan.h's margins blocks):
-# cyclic, P- and B-splines, random effects, factor smooths, te()/ti() of
+# cyclic, P- and B-splines, random effects, factor smooths fs and sz, te()/ti() of
 # any supported margins, by-factors as codes.  Their host build must equal
 # mgcv's PredictMat (bit for bit, or to rounding where mgcv applies a QR
 # constraint by Householder reflections and we by its explicit Z), fits
@@ -33,7 +33,9 @@ terms_forms <- list(
   te3     = y ~ te(x, z, w, k = c(4, 4, 3)),
   by_cc   = y ~ f + s(z, by = f, bs = "cc"),
   by_ord  = y ~ o + s(x, by = o, bs = "cr") + s(x, bs = "cr"),
-  by_ps   = y ~ s(x, by = w, bs = "ps") + s(z, bs = "ps", m = c(3, 1))
+  by_ps   = y ~ s(x, by = w, bs = "ps") + s(z, bs = "ps", m = c(3, 1)),
+  sz      = y ~ s(x) + s(x, g, bs = "sz", k = 5),
+  sz_2d   = y ~ s(x, z, g, bs = "sz", k = 12)
 )
 terms_qr <- c("ti")
 
@@ -120,17 +122,59 @@ test_that("by-factor smooths share one vector of codes and one of the covariate"
   plan <- gamgpu:::model_matrix_plan(G, G$mf)
   # 30 smooths: before codes, 60 n-row arrays went past the device's 40
   expect_false(inherits(plan, "gg_no_recipe"))
-  sm <- plan$blocks[-1]
+  sm <- Filter(function(b) !is.null(b$by_code), plan$blocks)
   expect_length(sm, 30L)
+  # the parametric h goes as the same codes
+  ph <- Filter(function(b) !is.null(b$margins) && b$margins[[1]]$type == 5L, plan$blocks)
+  expect_length(ph, 1L)
+  expect_identical(ph[[1]]$margins[[1]]$code, sm[[1]]$by_code)
   expect_true(all(vapply(sm, function(b) identical(b$by_code, sm[[1]]$by_code), NA)))
   expect_identical(vapply(sm, function(b) b$by_level, 1L), 1:30)
   expect_null(sm[[1]]$by)
 })
 
+test_that("parametric factors go as codes and contrasts, numerics as themselves", {
+  d <- terms_data(5000)
+  d$f[d$f == "e"] <- "d"                         # a level without rows
+  d$b <- d$w > 0
+  forms <- list(y ~ f + s(x),
+                y ~ f + w + o + s(x),
+                y ~ f * w + s(x),
+                y ~ log(x + 1) + f + poly(w, 2) + b + s(z),
+                y ~ f - 1 + s(x),
+                y ~ f:w + s(x))
+  kinds <- list(c(4L, 0L), c(4L, 4L, 4L, 0L), c(4L, 4L, 0L, 0L), NULL, 4L, 0L)
+  for (i in seq_along(forms)) {
+    G <- mgcv::bam(forms[[i]], data = d, fit = FALSE, chunk.size = 1000)
+    pb <- gamgpu:::parametric_blocks(G, G$mf)
+    X <- .Call(gamgpu:::gg_xplan_build_r, list(n = nrow(d), p = G$nsdf, threads = 2L,
+                                               blocks = pb))
+    M <- stats::model.matrix(stats::delete.response(G$pterms), G$mf,
+                             contrasts.arg = G$contrasts)
+    expect_identical(X, matrix(as.double(M), nrow(d)), label = deparse(forms[[i]]))
+    if (!is.null(kinds[[i]]))
+      expect_identical(vapply(pb, function(b) b$kind, 1L), kinds[[i]],
+                       label = deparse(forms[[i]]))
+  }
+  # a factor's block carries codes, not n x levels numbers
+  G <- mgcv::bam(forms[[1]], data = d, fit = FALSE, chunk.size = 1000)
+  pb <- gamgpu:::parametric_blocks(G, G$mf)
+  expect_type(pb[[1]]$margins[[1]]$code, "integer")
+  expect_null(pb[[1]]$D)
+  # and the fit through them is the fit through the dense matrix
+  ctl <- gam_gpu_control(chunk.size = 1000)
+  g1 <- gam_gpu(forms[[2]], data = d, device = "off", control = ctl)
+  local({
+    local_gg_options(gamgpu.x_recipe = FALSE)
+    g0 <<- gam_gpu(forms[[2]], data = d, device = "off", control = ctl)
+  })
+  expect_identical(g1$device$model_matrix, "recipe")
+  expect_identical(coef(g1), coef(g0))
+})
+
 test_that("terms without a C evaluator stay in R and say which", {
   d <- terms_data(3000)
   for (f in list(y ~ s(x, bs = "cr") + t2(x, z),
-                 y ~ s(x, g, bs = "sz", k = 5),
                  y ~ s(x, bs = "gp"),
                  y ~ s(x, bs = "cp"))) {
     G <- mgcv::bam(f, data = d, fit = FALSE, chunk.size = 1000)
