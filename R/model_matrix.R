@@ -87,15 +87,6 @@ margin_supported <- function(m)
   inherits(m, c("cr.smooth", "cs.smooth", "cyclic.smooth", "pspline.smooth",
                 "Bspline.smooth", "tprs.smooth", "ts.smooth"))
 
-# te() of two cr/cs margins with the margins unconstrained and not
-# reparameterized (mgcv's default te(x, z): its margins are "cr").
-is_te_cr2 <- function(s) {
-  inherits(s, "tensor.smooth") && length(s$margin) == 2L && !any(s$mc) &&
-    all(vapply(s$XP, is.null, NA)) &&
-    all(vapply(s$margin, function(m) inherits(m, c("cr.smooth", "cs.smooth")) &&
-                 m$dim == 1L && !is.null(m$F) && m$by == "NA", NA))
-}
-
 # What PredictMat does after the raw basis, as data for the C evaluators:
 # mgcv's sweep-and-drop constraint (drop, shift), the by-variable (by, or
 # for a factor its codes by_code and the smooth's level by_level) and the
@@ -183,8 +174,8 @@ cr_matrix <- function(s, mf) {
 # What the C evaluators need to build smooth s on the rows of mf: its
 # covariates, knots and constraint map -- the "recipe" block the engine
 # builds X from (src/xplan.h), on the host or on the device.  kind 1 is
-# cr/cs, 2 is tp/ts, 3 is te() of two cr/cs margins, 4 any other smooth as
-# a row tensor product of margins (margins_recipe()); a gg_no_recipe
+# cr/cs, 2 is tp/ts, 4 any other smooth as a row tensor product of
+# margins (margins_recipe()); a gg_no_recipe
 # saying why when s has no C evaluator or its data do not suit one.
 smooth_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyenv())) {
   covariates_ok <- function(x) all(vapply(seq_along(x), function(j) {
@@ -195,23 +186,8 @@ smooth_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyenv
                               "missing values")
   if (!has_c_evaluator(s))
     return(no_recipe(s$label, ": its basis (", class(s)[1L], ") has no C evaluator"))
-  if (!is_te_cr2(s) && !inherits(s, c("cr.smooth", "cs.smooth", "tprs.smooth", "ts.smooth")))
+  if (!inherits(s, c("cr.smooth", "cs.smooth", "tprs.smooth", "ts.smooth")))
     return(margins_recipe(s, mf, threads, codes))
-  if (is_te_cr2(s)) {
-    x <- lapply(s$margin, function(m) mf[[m$term]])
-    names(x) <- vapply(s$margin, function(m) m$term, "")
-    if (!covariates_ok(x)) return(bad_covariates)
-    map <- constraint_map(s, mf, threads, codes)
-    if (inherits(map, "gg_no_recipe")) return(map)
-    m1 <- s$margin[[1L]]
-    m2 <- s$margin[[2L]]
-    k1 <- length(m1$xp)
-    k2 <- length(m2$xp)
-    return(c(list(kind = 3L, x = matrix(as.double(unlist(x, use.names = FALSE)), ncol = 2L),
-                  d = 2L, k = k1 * k2, k1 = k1, k2 = k2,
-                  xk = as.double(m1$xp), F = as.double(m1$F),
-                  xk2 = as.double(m2$xp), F2 = as.double(m2$F)), map))
-  }
   if (inherits(s, c("cr.smooth", "cs.smooth"))) {
     if (s$dim != 1L || is.null(s$F))
       return(no_recipe(s$label, ": a cr basis without its one covariate's F matrix"))
@@ -487,7 +463,7 @@ model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
   # codes, dense columns) as a buffer of its own, one per distinct vector
   # (the variable caches above share them): a model with very many stays in R
   n_arrays <- sum(grepl("^[xf]:", ls(codes, all.names = TRUE))) + (G$nsdf > 0) +
-    sum(vapply(blocks, function(b) isTRUE(b$kind == 2L && b$d > 1L) + isTRUE(b$kind == 3L) +
+    sum(vapply(blocks, function(b) isTRUE(b$kind == 2L && b$d > 1L) +
                  sum(vapply(b$margins, function(m) isTRUE(m$type == 2L && m$d > 1L), 1L)) +
                  !is.null(b$by), 1L))
   if (n_arrays > 40L)
@@ -523,7 +499,7 @@ parametric_blocks <- function(G, mf, codes = new.env(parent = emptyenv())) {
   }
   if (!length(labels) || n < 1000L) return(dense_all())
   rows <- unique(round(seq(1, n, length.out = min(n, 256L))))
-  make <- function(data, cache, Msample) {
+  make <- function(data, cache, Msample, probe) {
     assign <- attr(Msample, "assign")
     blocks <- list()
     dense_cols <- integer()
@@ -533,19 +509,22 @@ parametric_blocks <- function(G, mf, codes = new.env(parent = emptyenv())) {
       if (t > 0L && is.factor(v) && is.null(dim(v))) {
         # the contrast rows: model.matrix()'s row of each level's first row;
         # a level without rows keeps zeros (no row has its code)
-        f <- mf[[labels[t]]]
-        first <- match(seq_len(nlevels(f)), as.integer(f))
-        C <- matrix(0, nlevels(f), length(cols))
+        # (looked for among the probe rows first, then among all)
+        code <- factor_codes(labels[t], v, cache)
+        L <- nlevels(v)
+        first <- probe[match(seq_len(L), code[probe])]
+        if (anyNA(first))
+          first[is.na(first)] <- match(which(is.na(first)), code)
+        C <- matrix(0, L, length(cols))
         have <- !is.na(first)
         if (any(have)) {
-          Mf <- stats::model.matrix(tt, mf[first[have], , drop = FALSE],
+          Mf <- stats::model.matrix(tt, data[first[have], , drop = FALSE],
                                     contrasts.arg = G$contrasts)
           C[have, ] <- Mf[, cols, drop = FALSE]
         }
         blocks[[length(blocks) + 1L]] <- list(
-          kind = 4L, col0 = cols[1L], ncol = length(cols), k = nlevels(f), drop = 0L,
-          Z = unname(C), margins = list(list(type = 5L, k = nlevels(f), drop = 0L,
-                                             code = factor_codes(labels[t], v, cache))))
+          kind = 4L, col0 = cols[1L], ncol = length(cols), k = L, drop = 0L,
+          Z = unname(C), margins = list(list(type = 5L, k = L, drop = 0L, code = code)))
       } else if (t > 0L && is.numeric(v) && is.null(dim(v)) && length(cols) == 1L) {
         blocks[[length(blocks) + 1L]] <- list(
           kind = 4L, col0 = cols[1L], ncol = 1L, k = 1L, drop = 0L,
@@ -560,7 +539,7 @@ parametric_blocks <- function(G, mf, codes = new.env(parent = emptyenv())) {
   Ms <- stats::model.matrix(tt, mf[rows, , drop = FALSE], contrasts.arg = G$contrasts)
   if (ncol(Ms) != G$nsdf || any(diff(attr(Ms, "assign")) < 0)) return(dense_all())
   # the blocks on the sample, against model.matrix() there
-  chk <- make(mf[rows, , drop = FALSE], new.env(parent = emptyenv()), Ms)
+  chk <- make(mf[rows, , drop = FALSE], new.env(parent = emptyenv()), Ms, seq_along(rows))
   if (length(chk$blocks)) {
     Xc <- .Call(gg_xplan_build_r, list(n = length(rows), p = G$nsdf, threads = 1L,
                                        blocks = c(chk$blocks, lapply(chk$dense_cols, function(j)
@@ -569,7 +548,7 @@ parametric_blocks <- function(G, mf, codes = new.env(parent = emptyenv())) {
     if (!identical(Xc, matrix(as.double(Ms), nrow(Ms))))
       return(dense_all())
   }
-  out <- make(mf, codes, Ms)
+  out <- make(mf, codes, Ms, rows)
   dc <- out$dense_cols
   if (length(dc)) {
     # the dense columns in runs of adjacent ones, from one model.matrix()

@@ -36,15 +36,6 @@ void gg_basis_map_row(const gg_basis_map *map, const double *raw, size_t i, doub
 void gg_cr_basis(const double *x, size_t r0, size_t rows, const double *xk, const double *F,
                  const gg_basis_map *map, double *out, size_t ldo, double *work);
 
-/* mgcv te() of two "cr"/"cs" margins (unconstrained, no reparameterization):
- * the raw row is the tensor product of the margins' raw rows, the second
- * margin's index varying fastest (mgcv's tensor.prod.model.matrix).  x1, x2:
- * the margins' covariates; work: 2 (k1 k2) + k1 + k2 doubles. */
-void gg_te_cr2_basis(const double *x1, const double *x2, size_t r0, size_t rows,
-                     const double *xk1, int k1, const double *F1,
-                     const double *xk2, int k2, const double *F2,
-                     const gg_basis_map *map, double *out, size_t ldo, double *work);
-
 /* mgcv "tp"/"ts" (thin plate regression splines): x is n x d column-major,
  * shift[d] is subtracted first; m the penalty order (p.order[1]; 0 or too
  * small = mgcv's default), M the null space dimension, Xu nXu x d unique

@@ -1,6 +1,6 @@
 /* basis_cr.c -- the cubic regression spline basis of mgcv's "cr" and "cs"
- * smooths, and te() tensor products of two such margins, one row at a
- * time, in pure C.
+ * smooths, one row at a time, in pure C (a te() of cr margins is a margins
+ * block of xplan.c).
  *
  * For x in the knot interval [x_j, x_j+1] of width h the basis row is the
  * natural cubic spline interpolating unit values at the knots:
@@ -33,23 +33,6 @@ void gg_cr_basis(const double *x, size_t r0, size_t rows, const double *xk, cons
     double *raw = work, *mid = work + map->k;
     for (size_t r = 0; r < rows; r++) {
         cr_row(x[r0 + r], xk, map->k, F, raw);
-        gg_basis_map_row(map, raw, r0 + r, out, ldo, r, mid);
-    }
-}
-
-void gg_te_cr2_basis(const double *x1, const double *x2, size_t r0, size_t rows,
-                     const double *xk1, int k1, const double *F1,
-                     const double *xk2, int k2, const double *F2,
-                     const gg_basis_map *map, double *out, size_t ldo, double *work)
-{
-    const int k = k1 * k2;
-    double *raw = work, *mid = work + k, *u1 = work + 2 * k, *u2 = u1 + k1;
-    for (size_t r = 0; r < rows; r++) {
-        cr_row(x1[r0 + r], xk1, k1, F1, u1);
-        cr_row(x2[r0 + r], xk2, k2, F2, u2);
-        for (int i = 0; i < k1; i++)
-            for (int j = 0; j < k2; j++)
-                raw[i * k2 + j] = u1[i] * u2[j];
         gg_basis_map_row(map, raw, r0 + r, out, ldo, r, mid);
     }
 }

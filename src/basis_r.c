@@ -189,7 +189,7 @@ void gg_xplan_from_r(SEXP plan, size_t n, int p, gg_xplan *out)
             x->D = real_or_abort(gg_list_elt(b, "D"), (R_xlen_t) (n * (size_t) x->ncol), "D");
             continue;
         }
-        if (x->kind != GG_XB_CR && x->kind != GG_XB_TPRS && x->kind != GG_XB_TE2 &&
+        if (x->kind != GG_XB_CR && x->kind != GG_XB_TPRS &&
             x->kind != GG_XB_MARG)
             plan_abort("model matrix plan: unknown block kind");
         const int kraw = int_elt(b, "k", 1, GG_MAX_K);
@@ -234,15 +234,6 @@ void gg_xplan_from_r(SEXP plan, size_t n, int p, gg_xplan *out)
                 plan_abort("model matrix plan: a cr block is 1-d with k >= 3");
             x->xk = real_or_abort(gg_list_elt(b, "xk"), kraw, "xk");
             x->F = real_or_abort(gg_list_elt(b, "F"), (R_xlen_t) kraw * kraw, "F");
-        } else if (x->kind == GG_XB_TE2) {
-            x->k1 = int_elt(b, "k1", 3, GG_MAX_K);
-            x->k2 = int_elt(b, "k2", 3, GG_MAX_K);
-            if (x->d != 2 || (long long) x->k1 * x->k2 != kraw)
-                plan_abort("model matrix plan: a te block has two cr margins, k = k1 k2");
-            x->xk = real_or_abort(gg_list_elt(b, "xk"), x->k1, "xk");
-            x->F = real_or_abort(gg_list_elt(b, "F"), (R_xlen_t) x->k1 * x->k1, "F");
-            x->xk2 = real_or_abort(gg_list_elt(b, "xk2"), x->k2, "xk2");
-            x->F2 = real_or_abort(gg_list_elt(b, "F2"), (R_xlen_t) x->k2 * x->k2, "F2");
         } else {
             x->m = int_elt(b, "m", 0, GG_MAX_K);
             x->M = int_elt(b, "M", 1, GG_MAX_K);

@@ -60,7 +60,7 @@ typedef struct dev_margin {
 /* A block of the X recipe with its arrays on the device. */
 typedef struct dev_block {
     const gg_xblock *hb;
-    CUdeviceptr      D, x, by, by_code, shift, Z, col_of, xk, F, xk2, F2, tshift, Xu, UZ,
+    CUdeviceptr      D, x, by, by_code, shift, Z, col_of, xk, F, tshift, Xu, UZ,
                      power;
     int              m;             /* thin plate: effective penalty order */
     double           eta0;          /* thin plate: eta's constant */
@@ -88,7 +88,7 @@ typedef struct cuda_state {
     CUdeviceptr   raw;            /* raw basis scratch: raw_rows rows of the
                                      widest block's columns (load_recipe) */
     size_t        raw_rows;
-    CUfunction    f_cr, f_te2, f_tprs, f_cc, f_bspl, f_code, f_tensor, f_map, f_dense;
+    CUfunction    f_cr, f_tprs, f_cc, f_bspl, f_code, f_tensor, f_map, f_dense;
     /* streaming: X in chunks (from the host, or built on the device) */
     int          streamed;
     gg_xstream   xs;
@@ -246,7 +246,7 @@ typedef struct margin_offsets {
 } margin_offsets;
 
 typedef struct block_offsets {
-    size_t         shift, Z, col_of, xk, F, xk2, F2, tshift, Xu, UZ, power;
+    size_t         shift, Z, col_of, xk, F, tshift, Xu, UZ, power;
     margin_offsets mg[GG_XMAX_MARGINS];
 } block_offsets;
 
@@ -356,12 +356,6 @@ static int pack_block(packer *pk, const gg_xblock *hb, dev_block *db, block_offs
     case GG_XB_CR:
         o->xk = pack(pk, hb->xk, (size_t) mp->k * sizeof(double));
         o->F = pack(pk, hb->F, (size_t) mp->k * mp->k * sizeof(double));
-        return 0;
-    case GG_XB_TE2:
-        o->xk = pack(pk, hb->xk, (size_t) hb->k1 * sizeof(double));
-        o->F = pack(pk, hb->F, (size_t) hb->k1 * hb->k1 * sizeof(double));
-        o->xk2 = pack(pk, hb->xk2, (size_t) hb->k2 * sizeof(double));
-        o->F2 = pack(pk, hb->F2, (size_t) hb->k2 * hb->k2 * sizeof(double));
         return 0;
     case GG_XB_TPRS:
         return pack_tprs(pk, hb->m, hb->d, hb->M, hb->nXu, mp->k, hb->shift, hb->Xu, hb->UZ,
@@ -550,7 +544,6 @@ static int load_recipe(cuda_state *s, const gg_data *d, gg_status *st)
     if (xp == NULL || xp->n != d->n || xp->p != d->p)
         return gg_fail(st, "gamgpu_internal_error", "engine: no model matrix");
     if (gg_cuda_function(s->ordinal, "basis", "basis_cr_raw", &s->f_cr, st) ||
-        gg_cuda_function(s->ordinal, "basis", "basis_te2_raw", &s->f_te2, st) ||
         gg_cuda_function(s->ordinal, "basis", "basis_tprs_raw", &s->f_tprs, st) ||
         gg_cuda_function(s->ordinal, "basis", "basis_cc_raw", &s->f_cc, st) ||
         gg_cuda_function(s->ordinal, "basis", "basis_bspl_raw", &s->f_bspl, st) ||
@@ -600,8 +593,6 @@ static int load_recipe(cuda_state *s, const gg_data *d, gg_status *st)
         db->col_of = at(small, o->col_of);
         db->xk = at(small, o->xk);
         db->F = at(small, o->F);
-        db->xk2 = at(small, o->xk2);
-        db->F2 = at(small, o->F2);
         db->tshift = at(small, o->tshift);
         db->Xu = at(small, o->Xu);
         db->UZ = at(small, o->UZ);
@@ -780,12 +771,6 @@ static int build_x(cuda_state *s, size_t r0, size_t rows, CUdeviceptr Xc, size_t
             if (hb->kind == GG_XB_CR) {
                 void *args[] = {&db->x, &a, &nr, &db->xk, &k_raw, &db->F, &s->raw, &ldr};
                 if (launch_rows(s, s->f_cr, args, stream, "engine: launching basis_cr_raw", st))
-                    return -1;
-            } else if (hb->kind == GG_XB_TE2) {
-                int k1 = hb->k1, k2 = hb->k2;
-                void *args[] = {&db->x, &n, &a, &nr, &db->xk, &k1, &db->F, &db->xk2, &k2,
-                                &db->F2, &s->raw, &ldr};
-                if (launch_rows(s, s->f_te2, args, stream, "engine: launching basis_te2_raw", st))
                     return -1;
             } else {
                 int dd = hb->d, M = hb->M, nXu = hb->nXu;

@@ -147,15 +147,6 @@ static int fill_block(const gg_xblock *b, size_t n, size_t r0, size_t rows, doub
         free(work);
         return 0;
     }
-    case GG_XB_TE2: {
-        double *work = malloc((2 * (size_t) b->map.k + (size_t) (b->k1 + b->k2)) * sizeof(double));
-        if (work == NULL)
-            return -1;
-        gg_te_cr2_basis(b->x, b->x + n, r0, rows, b->xk, b->k1, b->F, b->xk2, b->k2, b->F2,
-                        &b->map, dst, ldo, work);
-        free(work);
-        return 0;
-    }
     case GG_XB_MARG:
         return fill_marg(b, n, r0, rows, dst, ldo);
     case GG_XB_TPRS:

@@ -19,7 +19,7 @@ typedef enum {
     GG_XB_DENSE = 0,        /* columns given as numbers (parametric terms) */
     GG_XB_CR    = 1,        /* mgcv "cr"/"cs" smooth */
     GG_XB_TPRS  = 2,        /* mgcv "tp"/"ts" smooth */
-    GG_XB_TE2   = 3,        /* mgcv te() of two "cr"/"cs" margins */
+                            /* 3: was te() of two cr margins, now margins */
     GG_XB_MARG  = 4         /* any smooth as a row tensor product of margins */
 } gg_xblock_kind;
 
@@ -68,9 +68,7 @@ typedef struct gg_xblock {
     gg_basis_map  map;      /* smooths: constraint, by, deletions (map.col_of) */
     const double *x;        /* smooths: covariates, n x d column-major */
     int           d;
-    const double *xk, *F;   /* cr: k knots, k x k; te: the first margin's */
-    const double *xk2, *F2; /* te: the second margin's knots and F */
-    int           k1, k2;   /* te: margin dimensions (map.k = k1 k2) */
+    const double *xk, *F;   /* cr: k knots, k x k */
     const double *shift;    /* tprs: d */
     const double *Xu;       /* tprs: nXu x d unique knots */
     const double *UZ;       /* tprs: (nXu + M) x k */

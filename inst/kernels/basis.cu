@@ -1,5 +1,5 @@
 // basis.cu -- the model matrix built on the device from its recipe
-// (src/xplan.h): mgcv "cr" and "tp" bases, te() of two cr margins, and any
+// (src/xplan.h): mgcv "cr" and "tp" bases, and any
 // other smooth as a row tensor product of margins (cr, tp, cc, ps/bs, a
 // factor's indicators, a linear column) evaluated row by row from the
 // covariates, then mgcv's identifiability constraint, by-variable (numeric
@@ -35,27 +35,6 @@ extern "C" __global__ void basis_cr_raw(const double *__restrict__ x, long long 
         const gg_bm_cr_row b = gg_bm_cr_locate(x[r0 + r], xk, k);
         for (int c = 0; c < k; c++)
             raw[(long long) c * ldr + r] = gg_bm_cr_value(&b, F, k, c);
-    }
-}
-
-// te() of two cr margins: raw column i k2 + j = u1[i] u2[j] (the second
-// margin's index fastest, as mgcv's tensor.prod.model.matrix); x is n x 2.
-extern "C" __global__ void basis_te2_raw(const double *__restrict__ x, long long n,
-                                         long long r0, long long rows,
-                                         const double *__restrict__ xk1, int k1,
-                                         const double *__restrict__ F1,
-                                         const double *__restrict__ xk2, int k2,
-                                         const double *__restrict__ F2,
-                                         double *__restrict__ raw, long long ldr)
-{
-    GRID_ROWS(r, rows) {
-        const gg_bm_cr_row b1 = gg_bm_cr_locate(x[r0 + r], xk1, k1);
-        const gg_bm_cr_row b2 = gg_bm_cr_locate(x[n + r0 + r], xk2, k2);
-        for (int i = 0; i < k1; i++) {
-            const double u1 = gg_bm_cr_value(&b1, F1, k1, i);
-            for (int j = 0; j < k2; j++)
-                raw[(long long) (i * k2 + j) * ldr + r] = u1 * gg_bm_cr_value(&b2, F2, k2, j);
-        }
     }
 }
 

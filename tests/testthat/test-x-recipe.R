@@ -92,17 +92,36 @@ test_that("malformed recipes are classed errors, not crashes", {
   d <- recipe_data(3000)
   G <- mgcv::bam(y ~ s(x0, bs = "cr") + fac, data = d, fit = FALSE, chunk.size = 1000)
   plan <- gamgpu:::model_matrix_plan(G, G$mf)
+  kinds <- vapply(plan$blocks, function(b) b$kind, 1L)
+  cr <- which(kinds == 1L)
+  fac <- which(kinds == 4L)                 # the parametric factor: codes, contrasts
+  expect_length(cr, 1L)
+  expect_length(fac, 1L)
   bad <- plan
-  bad$blocks[[2]]$x <- bad$blocks[[2]]$x[-1]
+  bad$blocks[[cr]]$x <- bad$blocks[[cr]]$x[-1]
   expect_error(.Call(gamgpu:::gg_xplan_build_r, bad), class = "gamgpu_bad_input")
   bad <- plan
-  bad$blocks[[2]]$ncol <- 20L
+  bad$blocks[[cr]]$ncol <- 20L
   expect_error(.Call(gamgpu:::gg_xplan_build_r, bad), class = "gamgpu_bad_input")
   bad <- plan
   bad$blocks[[1]] <- NULL
   expect_error(.Call(gamgpu:::gg_xplan_build_r, bad), class = "gamgpu_bad_input")
   bad <- plan
-  bad$blocks[[2]]$F <- bad$blocks[[2]]$F[1:4]
+  bad$blocks[[cr]]$F <- bad$blocks[[cr]]$F[1:4]
+  expect_error(.Call(gamgpu:::gg_xplan_build_r, bad), class = "gamgpu_bad_input")
+  # a margins block: short codes, an unknown margin type, a k that is not
+  # the margins' product, too many margins
+  bad <- plan
+  bad$blocks[[fac]]$margins[[1]]$code <- bad$blocks[[fac]]$margins[[1]]$code[-1]
+  expect_error(.Call(gamgpu:::gg_xplan_build_r, bad), class = "gamgpu_bad_input")
+  bad <- plan
+  bad$blocks[[fac]]$margins[[1]]$type <- 9L
+  expect_error(.Call(gamgpu:::gg_xplan_build_r, bad), class = "gamgpu_bad_input")
+  bad <- plan
+  bad$blocks[[fac]]$k <- bad$blocks[[fac]]$k + 1L
+  expect_error(.Call(gamgpu:::gg_xplan_build_r, bad), class = "gamgpu_bad_input")
+  bad <- plan
+  bad$blocks[[fac]]$margins <- rep(bad$blocks[[fac]]$margins, 5)
   expect_error(.Call(gamgpu:::gg_xplan_build_r, bad), class = "gamgpu_bad_input")
 })
 
