@@ -1,21 +1,27 @@
 # Agreement of a gam_gpu() fit with an mgcv fit of the same call, at the
-# tolerances of issue 3: linear predictors to 1e-5 relative to their range,
-# total EDF within 0.01, each smooth's EDF within 0.05, REML score no worse
-# than mgcv's by more than 1e-6 relative.
-expect_agrees_with_mgcv <- function(g, b, eta_tol = 1e-5, reml = TRUE,
-                                    eta_b = b$linear.predictors) {
+# tolerances the engine achieves against bam (measured over the suite's
+# fits: linear predictors to 7e-11 of their range for gaussian, 7e-10 for
+# the other families at epsilon 1e-10, total EDF to 7e-9, REML scores to
+# 1e-10 relative): the fit converged, linear predictors within eta_tol of
+# their range, total and per-smooth EDF within edf_tol, and the REML
+# score within reml_tol relative on either side (a better optimum than
+# mgcv's is a difference too, to be explained where it happens).  Callers
+# that need looser bounds say why.
+expect_agrees_with_mgcv <- function(g, b, eta_tol = 1e-9, edf_tol = 1e-7, reml_tol = 1e-9,
+                                    reml = TRUE, eta_b = b$linear.predictors) {
   expect_s3_class(g, c("gam_gpu", "gam", "glm", "lm"))
+  expect_true(isTRUE(g$converged))
   expect_equal(length(g$coefficients), length(b$coefficients))
   expect_identical(names(g$coefficients), names(b$coefficients))
   r <- diff(range(eta_b))
   expect_lt(max(abs(g$linear.predictors - eta_b)) / r, eta_tol)
-  expect_lt(abs(sum(g$edf) - sum(b$edf)), 0.01)
+  expect_lt(abs(sum(g$edf) - sum(b$edf)), edf_tol)
   for (s in b$smooth) {
     ii <- s$first.para:s$last.para
-    expect_lt(abs(sum(g$edf[ii]) - sum(b$edf[ii])), 0.05)
+    expect_lt(abs(sum(g$edf[ii]) - sum(b$edf[ii])), edf_tol)
   }
   if (reml)
-    expect_lte(g$gcv.ubre[[1]], b$gcv.ubre[[1]] + 1e-6 * abs(b$gcv.ubre[[1]]))
+    expect_lt(abs(g$gcv.ubre[[1]] - b$gcv.ubre[[1]]), reml_tol * abs(b$gcv.ubre[[1]]))
   invisible(TRUE)
 }
 

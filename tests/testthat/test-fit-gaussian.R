@@ -38,7 +38,10 @@ test_that("method = 'REML' matches gam(method = 'REML')", {
   f <- y ~ s(x0) + s(x1) + s(x2, bs = "cr") + fac
   b <- mgcv::gam(f, data = dat, method = "REML")
   g <- gam_gpu(f, data = dat, method = "REML")
-  expect_agrees_with_mgcv(g, b)
+  # gam()'s own outer Newton stops at its tolerance (measured: linear
+  # predictors 2.5e-7 apart, EDF 1.7e-5); its score differs from ours by a
+  # constant for cr smooths (below), so scores are not compared here
+  expect_agrees_with_mgcv(g, b, eta_tol = 1e-6, edf_tol = 1e-4, reml = FALSE)
   # for tp smooths the two scores are the same function; for penalties
   # gam() reparameterizes (cr, ps, tensors) its score differs from bam's
   # fREML score (and ours) by a constant, the optimum is the same
@@ -47,8 +50,11 @@ test_that("method = 'REML' matches gam(method = 'REML')", {
                mgcv::gam(f1, data = dat, method = "REML")$gcv.ubre[[1]],
                tolerance = 1e-9)
   f2 <- y ~ te(x0, x1) + s(x2)
+  # a te(): gam() reparameterizes its penalties (score offset by a
+  # constant) and stops its Newton earlier (measured 2.1e-6, EDF 1.6e-4)
   expect_agrees_with_mgcv(gam_gpu(f2, data = dat, method = "REML"),
-                          mgcv::gam(f2, data = dat, method = "REML"))
+                          mgcv::gam(f2, data = dat, method = "REML"),
+                          eta_tol = 1e-5, edf_tol = 1e-3, reml = FALSE)
   expect_identical(g$method, "REML")
 })
 
