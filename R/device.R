@@ -6,14 +6,18 @@
 #' Probes the CUDA driver (loading `libcuda.so.1` and NVRTC at run time) and
 #' reports whether a device is usable and, if not, exactly why: built
 #' without CUDA, the driver library not loadable (with the loader's
-#' message), `cuInit` failing, no device, NVRTC not loadable. With policy
+#' message), `cuInit` failing, no device, NVRTC not loadable, or a device
+#' whose architecture the NVRTC at hand no longer compiles for (NVRTC 13
+#' dropped Volta's compute_70 and Pascal's compute_60). With policy
 #' `"off"` nothing is probed.
 #'
 #' @param device The device policy, see [gpu_policy()].
 #' @return A list of class `gamgpu_gpu_info`: `built_with_cuda`, `toolkit`
 #'   and `toolkit_version` (what configure found), `usable`, `reason` and
 #'   `reason_class` when not usable, `driver_version`, `nvrtc_version`,
-#'   `nvrtc_library`, and `devices`, a data frame with one row per device
+#'   `nvrtc_library`, `nvrtc_archs` (the virtual architectures NVRTC
+#'   compiles for, as 90 for compute_90; empty when not probed or NVRTC
+#'   cannot list them), and `devices`, a data frame with one row per device
 #'   (ordinal, name, compute capability, multiprocessors, total and free
 #'   memory in bytes, the NVRTC architecture kernels are compiled for).
 #' @examples
@@ -49,9 +53,12 @@ print.gamgpu_gpu_info <- function(x, ...) {
   cat("  policy:  ", x$policy, "\n", sep = "")
   if (nzchar(x$driver_version))
     cat("  driver:  CUDA ", x$driver_version, "\n", sep = "")
-  if (nzchar(x$nvrtc_version))
+  if (nzchar(x$nvrtc_version)) {
     cat("  NVRTC:   ", x$nvrtc_version, " (", x$nvrtc_library, ")\n", sep = "")
-  else if (nzchar(x$nvrtc_problem))
+    if (length(x$nvrtc_archs))
+      cat("           compiles for compute_", min(x$nvrtc_archs), " to compute_",
+          max(x$nvrtc_archs), "\n", sep = "")
+  } else if (nzchar(x$nvrtc_problem))
     cat("  NVRTC:   not loadable: ", x$nvrtc_problem, "\n", sep = "")
   if (x$usable) {
     cat("  usable:  yes\n")

@@ -28,6 +28,9 @@ arena_device_try <- function(n, label = "test", ordinal = 0L)
 nvrtc_arch <- function(major, minor)
   .Call(gg_nvrtc_arch_r, as.integer(major), as.integer(minor))
 
+nvrtc_arch_listed <- function(arch, archs)
+  .Call(gg_nvrtc_arch_listed_r, as.character(arch), as.integer(archs))
+
 record_fallback <- function(backend, reason)
   invisible(.Call(gg_record_fallback_r, as.character(backend), as.character(reason)))
 

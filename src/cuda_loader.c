@@ -10,6 +10,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -122,6 +123,11 @@ static int load_nvrtc_locked(void)
         ls->handle = NULL;
         return -1;
     }
+    /* optional: an NVRTC before 11.2 cannot list its architectures */
+    *(void **) &gg_nv.nvrtcGetNumSupportedArchs = dlsym(ls->handle, "nvrtcGetNumSupportedArchs");
+    *(void **) &gg_nv.nvrtcGetSupportedArchs = dlsym(ls->handle, "nvrtcGetSupportedArchs");
+    if (gg_nv.nvrtcGetNumSupportedArchs == NULL || gg_nv.nvrtcGetSupportedArchs == NULL)
+        gg_nv.nvrtcGetNumSupportedArchs = NULL;
     return 0;
 }
 
@@ -147,6 +153,27 @@ int gg_nvrtc_load(gg_status *st) { return load_once(&nvrtc_state, load_nvrtc_loc
 const char *gg_nvrtc_path(void)
 {
     return nvrtc_state.ok ? nvrtc_state.path : "";
+}
+
+int gg_nvrtc_supported_archs(int *archs, int max)
+{
+    if (!nvrtc_state.ok || gg_nv.nvrtcGetNumSupportedArchs == NULL || max < 1)
+        return 0;
+    int n = 0;
+    if (gg_nv.nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n < 1)
+        return 0;
+    int *all = malloc((size_t) n * sizeof(int));
+    if (all == NULL)
+        return 0;
+    if (gg_nv.nvrtcGetSupportedArchs(all) != NVRTC_SUCCESS) {
+        free(all);
+        return 0;
+    }
+    const int k = n < max ? n : max;
+    for (int i = 0; i < k; i++)
+        archs[i] = all[i];
+    free(all);
+    return k;
 }
 
 const char *gg_cu_errstr(CUresult r, char *buf, size_t size)

@@ -65,6 +65,9 @@ typedef struct gg_nvrtc_api {
     GG_CU_FN(nvrtcGetPTXSize);
     GG_CU_FN(nvrtcGetPTX);
     GG_CU_FN(nvrtcDestroyProgram);
+    /* optional (NVRTC 11.2+): NULL where this NVRTC lacks them */
+    GG_CU_FN(nvrtcGetNumSupportedArchs);
+    GG_CU_FN(nvrtcGetSupportedArchs);
 } gg_nvrtc_api;
 #undef GG_CU_FN
 
@@ -79,6 +82,11 @@ int gg_nvrtc_load(gg_status *st);
 
 /* Path NVRTC was loaded from ("" when not loaded). */
 const char *gg_nvrtc_path(void);
+
+/* The virtual architectures this NVRTC compiles for (e.g. 75 for
+ * compute_75), ascending, into archs (at most max); their count, 0 when
+ * NVRTC is not loaded or cannot say (before 11.2). */
+int gg_nvrtc_supported_archs(int *archs, int max);
 
 /* "CUDA_ERROR_OUT_OF_MEMORY (out of memory)" for a driver result. */
 const char *gg_cu_errstr(CUresult r, char *buf, size_t size);

@@ -126,6 +126,15 @@ static int probe_locked(void)
                        "(double-precision atomics)", slots[0].cc_major, slots[0].cc_minor);
     if (gg_nvrtc_load(&probe_why) != 0)
         return -1;
+    int archs[GG_MAX_NVRTC_ARCHS];
+    const int na = gg_nvrtc_supported_archs(archs, GG_MAX_NVRTC_ARCHS);
+    if (!gg_nvrtc_arch_listed(slots[0].arch, archs, na))
+        return gg_fail(&probe_why, "gamgpu_device_unavailable",
+                       "device 0 has compute capability %d.%d (%s), which this NVRTC "
+                       "(%s) does not compile for: it takes compute_%d to compute_%d. "
+                       "A CUDA toolkit that still supports the device is needed",
+                       slots[0].cc_major, slots[0].cc_minor, slots[0].arch,
+                       gg_nvrtc_path(), archs[0], archs[na - 1]);
     return 0;
 }
 
@@ -169,6 +178,13 @@ int gg_gpu_nvrtc_version(int *major, int *minor, gg_status *st)
 }
 
 const char *gg_gpu_nvrtc_path(void) { return gg_nvrtc_path(); }
+
+int gg_gpu_nvrtc_archs(int *archs, int max, gg_status *st)
+{
+    if (gg_nvrtc_load(st) != 0)
+        return -1;
+    return gg_nvrtc_supported_archs(archs, max);
+}
 
 static int check_ordinal(int ordinal, gg_status *st)
 {

@@ -140,10 +140,18 @@ SEXP gg_gpu_info_r(SEXP probe)
         snprintf(toolkit_version, sizeof toolkit_version, "%d.%d",
                  gg_gpu_toolkit_version() / 1000, (gg_gpu_toolkit_version() % 1000) / 10);
 
+    int archs[GG_MAX_NVRTC_ARCHS];
+    gg_status na_st;
+    gg_status_clear(&na_st);
+    int na = do_probe ? gg_gpu_nvrtc_archs(archs, GG_MAX_NVRTC_ARCHS, &na_st) : 0;
+    if (na < 0)
+        na = 0;
+
     const char *names[] = {"built_with_cuda", "toolkit", "toolkit_version", "probed", "usable",
                            "reason", "reason_class", "driver_version", "nvrtc_version",
-                           "nvrtc_library", "nvrtc_problem", "devices", "kernel_dir"};
-    SEXP out = PROTECT(gg_named_list(13, names));
+                           "nvrtc_library", "nvrtc_problem", "devices", "kernel_dir",
+                           "nvrtc_archs"};
+    SEXP out = PROTECT(gg_named_list(14, names));
     SET_VECTOR_ELT(out, 0, Rf_ScalarLogical(gg_gpu_compiled()));
     SET_VECTOR_ELT(out, 1, gg_scalar_string(gg_gpu_toolkit()));
     SET_VECTOR_ELT(out, 2, gg_scalar_string(toolkit_version));
@@ -157,8 +165,21 @@ SEXP gg_gpu_info_r(SEXP probe)
     SET_VECTOR_ELT(out, 10, gg_scalar_string(nv.failed ? nv.msg : ""));
     SET_VECTOR_ELT(out, 11, devices_frame(n));
     SET_VECTOR_ELT(out, 12, gg_scalar_string(gg_gpu_kernel_dir()));
+    SEXP a = Rf_allocVector(INTSXP, na);
+    SET_VECTOR_ELT(out, 13, a);
+    for (int i = 0; i < na; i++)
+        INTEGER(a)[i] = archs[i];
     UNPROTECT(1);
     return out;
+}
+
+/* gg_nvrtc_arch_listed() for tests: arch ("compute_90") among archs. */
+SEXP gg_nvrtc_arch_listed_r(SEXP arch, SEXP archs)
+{
+    if (TYPEOF(archs) != INTSXP)
+        gg_abort("gamgpu_bad_input", "archs must be integers");
+    const char *a = gg_as_utf8(arch, "arch", "gamgpu_bad_input");
+    return Rf_ScalarLogical(gg_nvrtc_arch_listed(a, INTEGER(archs), (int) XLENGTH(archs)));
 }
 
 SEXP gg_nvrtc_arch_r(SEXP major, SEXP minor)

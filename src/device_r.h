@@ -23,6 +23,7 @@ SEXP gg_runtime_detach(SEXP ptr);
 SEXP gg_gpu_probe_r(void);
 SEXP gg_gpu_info_r(SEXP probe);
 SEXP gg_nvrtc_arch_r(SEXP major, SEXP minor);
+SEXP gg_nvrtc_arch_listed_r(SEXP arch, SEXP archs);
 SEXP gg_arena_stats_r(SEXP ordinal);
 SEXP gg_arena_release_r(SEXP ordinal);
 SEXP gg_arena_try_alloc_r(SEXP ordinal, SEXP n, SEXP label);

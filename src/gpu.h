@@ -84,5 +84,14 @@ void gg_gpu_shutdown(void);
 
 /* NVRTC virtual architecture for a compute capability (gpu_arch.c). */
 void gg_nvrtc_arch(int major, int minor, char *buf, size_t size);
+/* Whether arch ("compute_90") is among the n architectures NVRTC lists
+ * (archs, as 90); 1 when n == 0 (NVRTC cannot say: the compile will). */
+int  gg_nvrtc_arch_listed(const char *arch, const int *archs, int n);
+
+/* The virtual architectures the loaded NVRTC compiles for, ascending, into
+ * archs (at most max): their count (0 when NVRTC cannot list them, before
+ * 11.2), or -1 with st when NVRTC is not there. */
+#define GG_MAX_NVRTC_ARCHS 64
+int  gg_gpu_nvrtc_archs(int *archs, int max, gg_status *st);
 
 #endif

@@ -21,6 +21,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_gpu_probe_r,         0),
     CALLDEF(gg_gpu_info_r,          1),
     CALLDEF(gg_nvrtc_arch_r,        2),
+    CALLDEF(gg_nvrtc_arch_listed_r, 2),
     CALLDEF(gg_arena_stats_r,       1),
     CALLDEF(gg_arena_release_r,     1),
     CALLDEF(gg_arena_try_alloc_r,   3),

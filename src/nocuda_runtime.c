@@ -52,6 +52,13 @@ int gg_gpu_nvrtc_version(int *major, int *minor, gg_status *st)
     return gg_fail(st, "gamgpu_nvrtc_unavailable", "%s", WHY);
 }
 
+int gg_gpu_nvrtc_archs(int *archs, int max, gg_status *st)
+{
+    (void) archs;
+    (void) max;
+    return gg_fail(st, "gamgpu_nvrtc_unavailable", "%s", WHY);
+}
+
 gg_arena *gg_gpu_arena(int ordinal, gg_status *st)
 {
     (void) ordinal;
