@@ -88,8 +88,10 @@ print.gamgpu_gpu_info <- function(x, ...) {
 #'   `bucket` (log2 of the size), `elements` (doubles per buffer), `cached`
 #'   and `in_use` (buffers), `bytes_cached`, `bytes_in_use`, `hits`
 #'   (requests served from the cache) and `misses` (fresh allocations); the
-#'   totals are attributes `bytes_cached` and `bytes_in_use`. Empty when no
-#'   device is usable or the policy is `"off"`.
+#'   totals are attributes `bytes_cached` and `bytes_in_use`, and attribute
+#'   `device` names the device (`"cuda:0"`). Empty, with `device` `NA`,
+#'   when no device is usable or the policy is `"off"`: its zero bytes then
+#'   say nothing about a device.
 #'   `gpu_arena_release()`: invisibly, the bytes freed.
 #' @examples
 #' gpu_arena()
@@ -97,11 +99,14 @@ print.gamgpu_gpu_info <- function(x, ...) {
 #' @export
 gpu_arena <- function(ordinal = 0L) {
   stats <- if (current_policy() != "off") .Call(gg_arena_stats_r, as.integer(ordinal))
+  device <- if (is.null(stats)) NA_character_ else sprintf("cuda:%d", as.integer(ordinal))
   if (is.null(stats))
     stats <- data.frame(bucket = integer(), elements = double(), cached = double(),
                         in_use = double(), bytes_cached = double(),
                         bytes_in_use = double(), hits = double(), misses = double())
-  arena_totals(stats)
+  stats <- arena_totals(stats)
+  attr(stats, "device") <- device
+  stats
 }
 
 arena_totals <- function(stats) {

@@ -53,6 +53,14 @@ expect_device_fit <- function(expr) {
   expect_identical(fit$device$backend, "cuda")
   expect_gt(sum(t$launches[t$backend == "engine"]), 0)
   expect_equal(sum(t$fallbacks), 0)
-  expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+  expect_device_arena_empty()
   invisible(fit)
+}
+
+# The device's arena holds no buffer in use -- and is a device's arena:
+# under policy "off" or without a device gpu_arena() is empty, and its zero
+# bytes would pass without saying anything.
+expect_device_arena_empty <- function(arena = gpu_arena()) {
+  expect_false(is.na(attr(arena, "device")), label = "the arena is a device's")
+  expect_equal(attr(arena, "bytes_in_use"), 0)
 }

@@ -66,7 +66,7 @@ for (i in seq_along(cases)) {
     t <- gpu_telemetry()
     expect_gt(t$launches[t$backend == "engine"], 0)
     expect_equal(sum(t$fallbacks), 0)
-    expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+    expect_device_arena_empty()
     expect_identical(fd$device$model_matrix, if (i %% 2) "recipe" else "matrix")
     fc <- gam_gpu(form, family = fam, data = d, weights = w, device = "off", control = ctl)
     expect_parity(fd, fc)
@@ -97,7 +97,7 @@ test_that("richer formulas agree on the device: te, by-factor, re, cc, offset", 
   t <- gpu_telemetry()
   expect_gt(t$launches[t$backend == "engine"], 0)
   expect_equal(sum(t$fallbacks), 0)
-  expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+  expect_device_arena_empty()
 })
 
 test_that("a repeated fit compiles nothing and allocates no new device memory", {
@@ -112,7 +112,7 @@ test_that("a repeated fit compiles nothing and allocates no new device memory", 
   expect_identical(m2$compiles, m1$compiles)
   expect_equal(sum(a2$misses), sum(a1$misses))
   expect_gt(sum(a2$hits), sum(a1$hits))
-  expect_equal(attr(a2, "bytes_in_use"), 0)
+  expect_device_arena_empty(a2)
 })
 
 test_that("'auto' without a usable device fits on the CPU and says why", {
@@ -172,7 +172,7 @@ test_that("X three times the device-memory cap streams through and equals the re
     }
     expect_lte(attr(gpu_arena(), "bytes_cached") + attr(gpu_arena(), "bytes_in_use"),
                floor(x_bytes / 3))
-    expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+    expect_device_arena_empty()
     # chunks are whole slabs of the resident Gram plan: the same sums in the
     # same order, so the same fit bit for bit
     expect_identical(coef(streamed), coef(resident))

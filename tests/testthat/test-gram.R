@@ -47,7 +47,7 @@ test_that("the device Gram product equals the CPU's to 1e-12", {
     # unit weights and no z take the kernel's other branches
     gd1 <- gpu_gram(pr$X, device = "required")
     expect_lt(rel_err(gd1$XtWX, crossprod(pr$X)), 1e-12)
-    expect_identical(attr(gpu_arena(), "bytes_in_use"), 0)
+    expect_device_arena_empty()
   }
   # reproducible bit for bit: no atomics, a fixed reduction order
   pr <- make_problem(100000, 37, 9)
@@ -89,7 +89,7 @@ test_that("a kernel is compiled once and buffers come back from the cache", {
   # the repeat call allocated nothing new: every buffer was a hit
   expect_equal(sum(a2$misses), sum(a1$misses))
   expect_gt(sum(a2$hits), sum(a1$hits))
-  expect_equal(attr(a2, "bytes_in_use"), 0)
+  expect_device_arena_empty(a2)
   expect_gt(attr(a2, "bytes_cached"), 0)
   expect_gt(gpu_arena_release(), 0)
   expect_equal(attr(gpu_arena(), "bytes_cached"), 0)
@@ -104,7 +104,7 @@ test_that("an allocation beyond the device's memory fails cleanly", {
   expect_match(conditionMessage(err), "gram")
   expect_match(conditionMessage(err), sprintf("%.0f doubles", n))
   expect_match(conditionMessage(err), "cuda:0")
-  expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+  expect_device_arena_empty()
   # the arena still works
   pr <- make_problem(2000, 5, 4)
   expect_identical(gpu_gram(pr$X, device = "required")$device, "cuda:0")
@@ -117,17 +117,17 @@ test_that("a device error mid-call returns every buffer; 'auto' falls back, 'req
   local_gg_options(gamgpu.device_memory = "40MB")
   gpu_telemetry(reset = TRUE)
   expect_error(gpu_gram(pr$X, pr$w, pr$z, device = "required"), class = "gamgpu_device_oom")
-  expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+  expect_device_arena_empty()
   g <- gpu_gram(pr$X, pr$w, pr$z, device = "auto")
   expect_identical(g$device, "cpu")
   expect_match(g$fallback, "budget")
   t <- gpu_telemetry()
   expect_equal(t$fallbacks[t$backend == "gram"], 1)
-  expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+  expect_device_arena_empty()
   # fails after its first buffers were taken: X fits, the rest does not
   options(gamgpu.device_memory = "65MB")
   expect_error(gpu_gram(pr$X, pr$w, pr$z, device = "required"), class = "gamgpu_device_oom")
-  expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+  expect_device_arena_empty()
   options(gamgpu.device_memory = NULL)
   expect_identical(gpu_gram(pr$X, pr$w, pr$z, device = "required")$device, "cuda:0")
 })
@@ -148,5 +148,5 @@ test_that("a forked child does not reuse its parent's CUDA context", {
   expect_true("gamgpu_device_unavailable" %in% child$error_class)
   # the parent is unaffected
   expect_identical(gpu_gram(pr$X, device = "required")$device, "cuda:0")
-  expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+  expect_device_arena_empty()
 })

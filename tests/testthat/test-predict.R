@@ -214,7 +214,7 @@ test_that("device predictions equal the CPU twin's to 1e-12", {
       expect_equal(t$launches[t$backend == "predict"], 2, label = nm)
       expect_gt(t$h2d_bytes[t$backend == "predict"], 0)
       expect_equal(t$fallbacks[t$backend == "predict"], 0)
-      expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+      expect_device_arena_empty()
       expect_same_prediction(d, predict(fit, nd, type = type, se.fit = TRUE, device = "off"))
       expect_same_prediction(d, mgcv::predict.gam(fit, nd, type = type, se.fit = TRUE))
     }
@@ -232,7 +232,7 @@ test_that("device predictions equal the CPU twin's to 1e-12", {
                          predict(fit, se.fit = TRUE, device = "off"))
   t <- gpu_telemetry()
   expect_gt(t$launches[t$backend == "predict"], 0)
-  expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+  expect_device_arena_empty()
 })
 
 test_that("device predictions in row chunks equal the unchunked ones", {
@@ -248,11 +248,11 @@ test_that("device predictions in row chunks equal the unchunked ones", {
   expect_equal(t$fallbacks[t$backend == "predict"], 0)
   expect_identical(chunked, whole)
   expect_same_prediction(chunked, predict(fit, nd, se.fit = TRUE, device = "off"))
-  expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+  expect_device_arena_empty()
   # an odd chunk (not a divisor, smaller than a block of threads)
   options(gamgpu.predict_chunk_rows = 77)
   expect_identical(predict(fit, nd, se.fit = TRUE, device = "required"), whole)
-  expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+  expect_device_arena_empty()
 })
 
 test_that("chunks shrink to fit the device memory cap", {
@@ -273,7 +273,7 @@ test_that("chunks shrink to fit the device memory cap", {
   expect_lt(rel_err(dev$se.fit, cpu$se.fit), 1e-12)
   t <- gpu_telemetry()
   expect_gt(t$launches[t$backend == "predict"], 2)       # streamed in several chunks
-  expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+  expect_device_arena_empty()
 })
 
 test_that("a device failure returns every buffer; 'required' errors, 'auto' falls back", {
@@ -285,13 +285,13 @@ test_that("a device failure returns every buffer; 'required' errors, 'auto' fall
   local_gg_options(gamgpu.device_memory = "1KB")   # beta fits, V does not
   gpu_telemetry(reset = TRUE)
   expect_error(predict(fit, nd, se.fit = TRUE, device = "required"), class = "gamgpu_device_oom")
-  expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+  expect_device_arena_empty()
   a <- predict(fit, nd, se.fit = TRUE, device = "auto")
   expect_same_prediction(a, cpu)
   t <- gpu_telemetry()
   expect_equal(t$fallbacks[t$backend == "predict"], 1)
   expect_match(attr(t, "fallback_reasons")$reason, "budget", all = FALSE)
-  expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+  expect_device_arena_empty()
   options(gamgpu.device_memory = NULL)
   gpu_telemetry(reset = TRUE)
   expect_same_prediction(predict(fit, nd, se.fit = TRUE, device = "required"), cpu)

@@ -140,7 +140,7 @@ test_that("on the GPU, X built on the device gives the fit of the copied X", {
     expect_equal(sum(t$fallbacks), 0)
     # nothing near X's size crossed the bus: covariates, knots, row state
     expect_lt(t$h2d_bytes[t$backend == "engine"], nrow(d) * length(coef(fr)) * 8 / 2)
-    expect_equal(attr(gpu_arena(), "bytes_in_use"), 0)
+    expect_device_arena_empty()
     local({
       local_gg_options(gamgpu.x_recipe = FALSE)
       fm <<- gam_gpu(f, data = d, device = "required", control = ctl)
