@@ -102,6 +102,6 @@ test_that("gpu_arena() reports nothing and releases nothing under policy 'off'",
   expect_equal(attr(s, "bytes_in_use"), 0)
   # and says it is no device's arena, so that its zero proves nothing
   expect_identical(attr(s, "device"), NA_character_)
-  expect_error(expect_device_arena_empty(s))
+  expect_failure(expect_device_arena_empty(s))
   expect_equal(gpu_arena_release(), 0)
 })
