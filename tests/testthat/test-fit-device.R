@@ -129,6 +129,16 @@ test_that("'auto' without a usable device fits on the CPU and says why", {
                class = "gamgpu_device_unavailable")
 })
 
+test_that("'auto' fits on the GPU when one is usable and the data are large enough", {
+  skip_if_no_device()
+  local_gg_options(gamgpu.auto_min_rows = 1000)
+  d <- parity_data(5000, "gaussian", "identity")
+  f <- expect_device_fit(gam_gpu(y ~ s(x0), data = d, device = "auto"))
+  expect_identical(f$device$backend, "cuda")
+  fc <- gam_gpu(y ~ s(x0), data = d, device = "off")
+  expect_lt(rel_err(fitted(f), fitted(fc)), 1e-9)
+})
+
 test_that("'auto' keeps small models on the CPU, counted with the reason", {
   local_gg_options(gamgpu.auto_min_rows = 1000)
   d <- parity_data(600, "gaussian", "identity")

@@ -130,8 +130,11 @@ test_that("gam.check() and concurvity() work and agree", {
 })
 
 test_that("print() reports the device and the phase times; fit$device is data", {
-  # g was fitted under the session's policy: the GPU where one is usable
-  expect_true(g$device$backend %in% c("cpu", "cuda"))
+  # g was fitted under the session's policy: on the GPU exactly when one is
+  # usable, the policy allows it and the data reach "auto"'s row threshold
+  on_gpu <- gpu_policy() != "off" && device_usable() &&
+    (gpu_policy() == "required" || nrow(dat) >= getOption("gamgpu.auto_min_rows", 2000))
+  expect_identical(g$device$backend, if (on_gpu) "cuda" else "cpu")
   expect_output(print(g), paste("Device:", g$device$backend), fixed = TRUE)
   expect_output(print(g), "setup .*iterations .*post-processing")
   expect_true(nzchar(g$device$reason))

@@ -260,6 +260,13 @@ test_that("the automatic row names are reset as the expanded 1:n would be", {
   expect_identical(gamgpu:::lean_reset_row_names(a), a)
 })
 
+test_that("the lean path is taken exactly on the mgcv versions it was checked against", {
+  # its tests below skip on other versions; there the lean path is off, and
+  # gg_setup() is bam(fit = FALSE) itself
+  mc <- setup_call(y ~ s(x0), data = quote(dat))
+  expect_identical(gamgpu:::lean_setup_ok(mc, environment()), lean_mgcv)
+})
+
 test_that("outside the lean path gg_setup() is bam()", {
   mc <- setup_call(y ~ s(x0) + x1, data = quote(dat), paraPen = quote(list(x1 = list(diag(1)))))
   expect_false(gamgpu:::lean_setup_ok(mc, environment()))
