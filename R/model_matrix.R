@@ -112,7 +112,7 @@ constraint_map <- function(s, mf, threads = 1L, codes = new.env(parent = emptyen
         return(no_recipe(s$label, ": its by level is not a level of ", s$by))
       map$by_code <- factor_codes(s$by, b, codes)
     } else if (is.numeric(b)) {
-      map$by <- as.double(b)
+      map$by <- row_double(s$by, b, codes)
     } else {
       return(no_recipe(s$label, ": its by variable is neither numeric nor a factor"))
     }
@@ -178,52 +178,21 @@ cr_matrix <- function(s, mf) {
 # margins (margins_recipe()); a gg_no_recipe
 # saying why when s has no C evaluator or its data do not suit one.
 smooth_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyenv())) {
-  covariates_ok <- function(x) all(vapply(seq_along(x), function(j) {
-    v <- x[[j]]
-    is.numeric(v) && is.null(dim(v)) && !var_missing(names(x)[j], v, codes, threads)
-  }, NA))
-  bad_covariates <- no_recipe(s$label, ": a covariate is not a numeric vector without ",
-                              "missing values")
   if (!has_c_evaluator(s))
     return(no_recipe(s$label, ": its basis (", class(s)[1L], ") has no C evaluator"))
   if (!inherits(s, c("cr.smooth", "cs.smooth", "tprs.smooth", "ts.smooth")))
     return(margins_recipe(s, mf, threads, codes))
-  if (inherits(s, c("cr.smooth", "cs.smooth"))) {
-    if (s$dim != 1L || is.null(s$F))
-      return(no_recipe(s$label, ": a cr basis without its one covariate's F matrix"))
-    x <- mf[[s$term]]
-    if (!covariates_ok(stats::setNames(list(x), s$term))) return(bad_covariates)
-    map <- constraint_map(s, mf, threads, codes)
-    if (inherits(map, "gg_no_recipe")) return(map)
-    return(c(list(kind = 1L, x = row_double(s$term, x, codes), d = 1L, k = length(s$xp),
-                  xk = as.double(s$xp), F = as.double(s$F)), map))
-  }
-  if (is.null(s$UZ) || is.null(s$Xu))
-    return(no_recipe(s$label, ": a thin plate basis without its UZ and Xu"))
-  if (!is.null(s$drop.null) && s$drop.null > 0)
-    return(no_recipe(s$label, ": a thin plate basis with its null space dropped"))
-  d <- s$dim
-  cols <- lapply(s$term, function(v) mf[[v]])
-  names(cols) <- s$term
-  if (!covariates_ok(cols)) return(bad_covariates)
+  # a cr or tp smooth is its one margin's basis (margin_recipe()) as a
+  # block of its own kind: 1 cr/cs, 2 tp/ts (any number of variables here;
+  # model_matrix_plan() keeps those of more than 4 off the device)
+  r <- margin_recipe(s, mf, threads, codes, max_tp_d = Inf)
+  if (inherits(r, "gg_no_recipe")) return(r)
   map <- constraint_map(s, mf, threads, codes)
   if (inherits(map, "gg_no_recipe")) return(map)
-  m <- s$p.order[1L]
-  if (2 * m <= d) {                    # mgcv's default penalty order
-    m <- 1
-    while (2 * m < d + 2) m <- m + 1
-  }
-  Xu <- s$Xu
-  storage.mode(Xu) <- "double"
-  UZ <- s$UZ
-  storage.mode(UZ) <- "double"
-  ## n x d, column-major; one covariate goes as it is, without a copy
-  x <- if (d == 1L) row_double(s$term, cols[[1L]], codes) else
-    matrix(as.double(unlist(cols, use.names = FALSE)), ncol = d)
-  c(list(kind = 2L, x = x,
-         d = as.integer(d), k = ncol(UZ), tshift = as.double(s$shift),
-         m = as.integer(s$p.order[1L]), M = as.integer(choose(m + d - 1, d)),
-         Xu = Xu, UZ = UZ), map)
+  r$kind <- r$type
+  r$type <- NULL
+  r[["d"]] <- as.integer(if (is.null(r[["d"]])) 1L else r[["d"]])   # [[: r$d would match drop
+  c(r[setdiff(names(r), names(map))], map)
 }
 
 # Any other smooth as kind 4: margins evaluated in C (margin_recipe()),
@@ -339,7 +308,8 @@ margins_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyen
 # One margin (or an ordinary smooth's basis) as src/xplan.h's gg_xmargin:
 # its type, raw columns k, covariates and basis data.  No constraint (the
 # caller adds the margin's own, where mgcv applies it).
-margin_recipe <- function(m, mf, threads = 1L, codes = new.env(parent = emptyenv())) {
+margin_recipe <- function(m, mf, threads = 1L, codes = new.env(parent = emptyenv()),
+                          max_tp_d = 4L) {
   if (!margin_supported(m))
     return(no_recipe(m$label, ": its basis (", class(m)[1L], ") has no C evaluator"))
   if (!is.null(m$deriv) && m$deriv != 0)
@@ -386,8 +356,8 @@ margin_recipe <- function(m, mf, threads = 1L, codes = new.env(parent = emptyenv
   if (!is.null(m$drop.null) && m$drop.null > 0)
     return(no_recipe(m$label, ": a thin plate basis with its null space dropped"))
   d <- length(cols)
-  if (d > 4L)
-    return(no_recipe(m$label, ": a thin plate margin of more than 4 variables"))
+  if (d > max_tp_d)
+    return(no_recipe(m$label, ": a thin plate margin of more than ", max_tp_d, " variables"))
   ord <- m$p.order[1L]
   if (2 * ord <= d) {
     ord <- 1
@@ -462,10 +432,11 @@ model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
   # the device takes each n-row array (covariates, by-variables, factor
   # codes, dense columns) as a buffer of its own, one per distinct vector
   # (the variable caches above share them): a model with very many stays in R
-  n_arrays <- sum(grepl("^[xf]:", ls(codes, all.names = TRUE))) + (G$nsdf > 0) +
+  n_arrays <- sum(grepl("^[xf]:", ls(codes, all.names = TRUE))) +
+    sum(vapply(blocks, function(b) b$kind == 0L, NA)) +
     sum(vapply(blocks, function(b) isTRUE(b$kind == 2L && b$d > 1L) +
-                 sum(vapply(b$margins, function(m) isTRUE(m$type == 2L && m$d > 1L), 1L)) +
-                 !is.null(b$by), 1L))
+                 sum(vapply(b$margins, function(m) isTRUE(m$type == 2L && m$d > 1L), 1L)),
+               1L))
   if (n_arrays > 40L)
     return(no_recipe(n_arrays, " covariate and by-variable arrays (the device takes at most 40)"))
   list(n = n, p = p, threads = as.integer(threads), blocks = blocks)

@@ -91,6 +91,23 @@ static int int_elt(SEXP b, const char *name, int lo, int hi)
     return gg_as_int(v, what, lo, hi, BAD_IN);
 }
 
+/* A thin plate basis (a tp block's or margin's, d covariates, k columns):
+ * penalty order m, null space dimension M, knots Xu (nXu x d), UZ
+ * ((nXu + M) x k) and shift (d). */
+static void tprs_from_r(SEXP b, int d, int k, int *m, int *M, int *nXu, const double **Xu,
+                        const double **UZ, const double **shift)
+{
+    *m = int_elt(b, "m", 0, GG_MAX_K);
+    *M = int_elt(b, "M", 1, GG_MAX_K);
+    SEXP xu = gg_list_elt(b, "Xu");
+    if (TYPEOF(xu) != REALSXP || !Rf_isMatrix(xu) || Rf_ncols(xu) != d)
+        plan_abort("model matrix plan: Xu must be a nXu x d matrix");
+    *nXu = Rf_nrows(xu);
+    *Xu = REAL(xu);
+    *UZ = real_or_abort(gg_list_elt(b, "UZ"), ((R_xlen_t) *nXu + *M) * k, "UZ");
+    *shift = real_or_abort(gg_list_elt(b, "tshift"), d, "tshift");
+}
+
 /* The margins of a GG_XB_MARG block (xplan.h): a list of lists, each with
  * type (gg_xmargin_kind), k, its arrays, and its own drop/shift/Z map. */
 static void margins_from_r(SEXP ms, size_t n, int kraw, gg_xblock *x)
@@ -147,18 +164,9 @@ static void margins_from_r(SEXP ms, size_t n, int kraw, gg_xblock *x)
             if (g->k != 1)
                 plan_abort("model matrix plan: a linear margin has one column");
             break;
-        case GG_XM_TPRS: {
-            g->m = int_elt(m, "m", 0, GG_MAX_K);
-            g->M = int_elt(m, "M", 1, GG_MAX_K);
-            SEXP Xu = gg_list_elt(m, "Xu");
-            if (TYPEOF(Xu) != REALSXP || !Rf_isMatrix(Xu) || Rf_ncols(Xu) != g->d)
-                plan_abort("model matrix plan: Xu must be a nXu x d matrix");
-            g->nXu = Rf_nrows(Xu);
-            g->Xu = REAL(Xu);
-            g->UZ = real_or_abort(gg_list_elt(m, "UZ"), ((R_xlen_t) g->nXu + g->M) * g->k, "UZ");
-            g->shift = real_or_abort(gg_list_elt(m, "tshift"), g->d, "tshift");
+        case GG_XM_TPRS:
+            tprs_from_r(m, g->d, g->k, &g->m, &g->M, &g->nXu, &g->Xu, &g->UZ, &g->shift);
             break;
-        }
         default:
             break;
         }
@@ -235,15 +243,7 @@ void gg_xplan_from_r(SEXP plan, size_t n, int p, gg_xplan *out)
             x->xk = real_or_abort(gg_list_elt(b, "xk"), kraw, "xk");
             x->F = real_or_abort(gg_list_elt(b, "F"), (R_xlen_t) kraw * kraw, "F");
         } else {
-            x->m = int_elt(b, "m", 0, GG_MAX_K);
-            x->M = int_elt(b, "M", 1, GG_MAX_K);
-            SEXP Xu = gg_list_elt(b, "Xu");
-            if (TYPEOF(Xu) != REALSXP || !Rf_isMatrix(Xu) || Rf_ncols(Xu) != x->d)
-                plan_abort("model matrix plan: Xu must be a nXu x d matrix");
-            x->nXu = Rf_nrows(Xu);
-            x->Xu = REAL(Xu);
-            x->UZ = real_or_abort(gg_list_elt(b, "UZ"), ((R_xlen_t) x->nXu + x->M) * kraw, "UZ");
-            x->shift = real_or_abort(gg_list_elt(b, "tshift"), x->d, "tshift");
+            tprs_from_r(b, x->d, kraw, &x->m, &x->M, &x->nXu, &x->Xu, &x->UZ, &x->shift);
         }
     }
     if (covered != p)

@@ -130,7 +130,7 @@ test_that("by-factor smooths share one vector of codes and one of the covariate"
   expect_identical(ph[[1]]$margins[[1]]$code, sm[[1]]$by_code)
   expect_true(all(vapply(sm, function(b) identical(b$by_code, sm[[1]]$by_code), NA)))
   expect_identical(vapply(sm, function(b) b$by_level, 1L), 1:30)
-  expect_null(sm[[1]]$by)
+  expect_null(sm[[1]][["by"]])         # [[: $by would partially match by_code
 })
 
 test_that("parametric factors go as codes and contrasts, numerics as themselves", {
