@@ -1,16 +1,40 @@
 # Agreement of a gam_gpu() fit with an mgcv fit of the same call, at the
-# tolerances the engine achieves against bam (measured over the suite's
-# fits: linear predictors to 7e-11 of their range for gaussian, 7e-10 for
-# the other families at epsilon 1e-10, total EDF to 7e-9, REML scores to
-# 1e-10 relative): the fit converged, linear predictors within eta_tol of
-# their range, total and per-smooth EDF within edf_tol, and the REML
-# score within reml_tol relative on either side (a better optimum than
-# mgcv's is a difference too, to be explained where it happens).  Callers
-# that need looser bounds say why.
+# tolerances the engine achieves against bam: the fit converged, linear
+# predictors within eta_tol of their range, total and per-smooth EDF within
+# edf_tol, and the REML score within reml_tol relative on either side (a
+# better optimum than mgcv's is a difference too, to be explained where it
+# happens).  Callers that need looser bounds say why.
+#
+# Two tiers, by whether the arithmetic is mgcv's:
+# - same arithmetic (the CPU engine under the reference BLAS, as on CI):
+#   both fits take the same iterations through the same roundings, and
+#   agree to 7e-11 of the range for gaussian, 7e-10 for other families at
+#   epsilon 1e-10, EDF to 7e-9, REML scores to 1e-10 relative: eta_tol,
+#   edf_tol and reml_tol hold there;
+# - other arithmetic (the GPU's summation order, or an optimized BLAS under
+#   mgcv as well as under us): each fit stops inside the same stopping
+#   rules at a point the roundings pick, so the fits agree to the stopping
+#   rules, not to rounding.  On the GPU machine (OpenBLAS), bam's own
+#   answer moves by 3e-8 of the range and 1e-9 of its score between
+#   OPENBLAS_NUM_THREADS=1 and 16; over the suite the GPU fits agree with
+#   bam to 2e-8 of the range, EDF to 1.2e-7 and scores to 2e-9 relative
+#   (2026-12-01).  cross_tol scales the three tolerances there (default
+#   100x: 1e-7, 1e-5, 1e-7); a case with a flat REML direction says so and
+#   passes its own.
+same_arithmetic <- function(g) {
+  identical(g$device$backend, "cpu") && reference_blas()
+}
+
 expect_agrees_with_mgcv <- function(g, b, eta_tol = 1e-9, edf_tol = 1e-7, reml_tol = 1e-9,
-                                    reml = TRUE, eta_b = b$linear.predictors) {
+                                    reml = TRUE, eta_b = b$linear.predictors,
+                                    cross_tol = 100) {
   expect_s3_class(g, c("gam_gpu", "gam", "glm", "lm"))
   expect_true(isTRUE(g$converged))
+  if (!same_arithmetic(g)) {
+    eta_tol <- eta_tol * cross_tol
+    edf_tol <- edf_tol * cross_tol
+    reml_tol <- reml_tol * cross_tol
+  }
   expect_equal(length(g$coefficients), length(b$coefficients))
   expect_identical(names(g$coefficients), names(b$coefficients))
   r <- diff(range(eta_b))

@@ -48,7 +48,11 @@ test_that("poisson log with a formula offset and with the offset argument", {
 test_that("Gamma log matches bam, scale estimated", {
   r <- fit_both(yg ~ s(x0) + s(x1, bs = "cr") + te(x2, x3) + s(t, bs = "cc"),
                 Gamma(link = "log"))
-  expect_agrees_with_mgcv(r$g, r$b)
+  # te's second smoothing parameter sits at log 18, where REML is flat:
+  # under other arithmetic than mgcv's (the GPU, OpenBLAS) the fits stop at
+  # log sp 1.5e-3 apart there, and the linear predictors 4e-7 of their range
+  # apart (GPU machine, 2026-12-01); under the same arithmetic, 6.8e-10.
+  expect_agrees_with_mgcv(r$g, r$b, cross_tol = 1000)
   expect_true(r$g$scale.estimated)
   expect_equal(r$g$sig2, r$b$sig2, tolerance = 1e-5)
 })
