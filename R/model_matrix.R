@@ -59,11 +59,25 @@ checked_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyen
                                                      threads = 1L, blocks = list(rs))))
   Xm <- mgcv::PredictMat(s, sub)
   scale <- max(1, abs(Xm))
-  if (!identical(dim(Xc), dim(Xm)) || !all(abs(Xc - Xm) <= 1e-11 * scale))
+  # rounding allowed: none under the reference BLAS (the same sums in the
+  # same order); under an optimized BLAS PredictMat's products sum in
+  # another order -- a QR constraint to 4e-13 of the scale, a thin-plate
+  # row's nXu + M terms (up to ~2000) to 1.5e-11 (k = 75, OpenBLAS 0.3.21).
+  # A recipe that is wrong is off by far more (a knot moved by 1e-3: 1e-4).
+  tol <- max(1e-11, 1e-13 * summed_terms(s))
+  if (!identical(dim(Xc), dim(Xm)) || !all(abs(Xc - Xm) <= tol * scale))
     return(no_recipe(s$label, ": its C basis differs from mgcv's PredictMat (",
                      if (identical(dim(Xc), dim(Xm))) format(max(abs(Xc - Xm)) / scale, digits = 2)
                      else "columns", ")"))
   r
+}
+
+# The longest sum one entry of smooth s's basis takes: a thin-plate
+# basis's nXu + M terms (rows of UZ), for itself or its margins or base;
+# 1 for the rest.
+summed_terms <- function(s) {
+  parts <- c(list(s), s[["margin"]], if (is.list(s[["base"]])) list(s[["base"]]))
+  max(1, vapply(parts, function(m) if (is.matrix(m[["UZ"]])) nrow(m[["UZ"]]) else 1, 0))
 }
 
 # Why a model (or one smooth) has no recipe, in words naming the term:

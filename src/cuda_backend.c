@@ -88,7 +88,8 @@ typedef struct cuda_state {
     CUdeviceptr   raw;            /* raw basis scratch: raw_rows rows of the
                                      widest block's columns (load_recipe) */
     size_t        raw_rows;
-    CUfunction    f_cr, f_tprs, f_cc, f_bspl, f_code, f_tensor, f_map, f_dense;
+    CUfunction    f_tprs_w[3], f_tprs_n[8];    /* basis.cu's wide (JC 2..4), narrow (KC 2..16) */
+    CUfunction    f_cr, f_cc, f_bspl, f_code, f_tensor, f_map, f_dense;
     /* streaming: X in chunks (from the host, or built on the device) */
     int          streamed;
     gg_xstream   xs;
@@ -137,6 +138,40 @@ static int launch_rows(cuda_state *s, CUfunction f, void **args, CUstream stream
                                          args, NULL), what, st))
         return -1;
     gg_tel_launch(LABEL, 1);
+    return 0;
+}
+
+/* The thin-plate raw basis (basis.cu): columns in passes, each pass one
+ * launch -- up to 64 columns at a time by the wide kernels (JC = the
+ * columns per thread in 16ths), the last 16 or fewer by a narrow kernel
+ * (KC = that count, rounded up to even).  args is the kernel's argument
+ * list with c0 and kc pointing at *c0 and *kc; rows the chunk's rows. */
+#define TPRS_THREADS 256      /* basis.cu's TP_THREADS */
+#define TPRS_WIDE_ROWS 128    /* TP_WIDE_ROWS */
+static int launch_tprs(cuda_state *s, void **args, int *c0, int *kc, int k, long long rows,
+                       CUstream stream, gg_status *st)
+{
+    for (*c0 = 0; *c0 < k; *c0 += *kc) {
+        const int left = k - *c0;
+        CUfunction f;
+        long long tile;
+        if (left > 16) {
+            *kc = left < 64 ? left : 64;
+            f = s->f_tprs_w[(*kc + 15) / 16 - 2];
+            tile = TPRS_WIDE_ROWS;
+        } else {
+            *kc = left;
+            f = s->f_tprs_n[(*kc + 1) / 2 - 1];
+            tile = (long long) TPRS_THREADS * (*kc <= 8 ? 4 : 2);
+        }
+        const long long tiles = (rows + tile - 1) / tile;
+        const unsigned blocks = (unsigned) (tiles < 1 ? 1 : tiles < (1LL << 30) ? tiles : (1LL << 30));
+        if (gg_cu_check(gg_cu.cuLaunchKernel(f, blocks, 1, 1, TPRS_THREADS, 1, 1, 0, stream,
+                                             args, NULL),
+                        "engine: launching the thin-plate basis", st))
+            return -1;
+        gg_tel_launch(LABEL, 1);
+    }
     return 0;
 }
 
@@ -544,7 +579,6 @@ static int load_recipe(cuda_state *s, const gg_data *d, gg_status *st)
     if (xp == NULL || xp->n != d->n || xp->p != d->p)
         return gg_fail(st, "gamgpu_internal_error", "engine: no model matrix");
     if (gg_cuda_function(s->ordinal, "basis", "basis_cr_raw", &s->f_cr, st) ||
-        gg_cuda_function(s->ordinal, "basis", "basis_tprs_raw", &s->f_tprs, st) ||
         gg_cuda_function(s->ordinal, "basis", "basis_cc_raw", &s->f_cc, st) ||
         gg_cuda_function(s->ordinal, "basis", "basis_bspl_raw", &s->f_bspl, st) ||
         gg_cuda_function(s->ordinal, "basis", "basis_code_raw", &s->f_code, st) ||
@@ -552,6 +586,18 @@ static int load_recipe(cuda_state *s, const gg_data *d, gg_status *st)
         gg_cuda_function(s->ordinal, "basis", "basis_map", &s->f_map, st) ||
         gg_cuda_function(s->ordinal, "basis", "basis_dense", &s->f_dense, st))
         return -1;
+    for (int j = 0; j < 3; j++) {
+        char name[32];
+        snprintf(name, sizeof name, "basis_tprs_w%d", j + 2);
+        if (gg_cuda_function(s->ordinal, "basis", name, &s->f_tprs_w[j], st))
+            return -1;
+    }
+    for (int j = 0; j < 8; j++) {
+        char name[32];
+        snprintf(name, sizeof name, "basis_tprs_n%d", 2 * (j + 1));
+        if (gg_cuda_function(s->ordinal, "basis", name, &s->f_tprs_n[j], st))
+            return -1;
+    }
     s->xplan = xp;
     const int nb = xp->nblocks > 0 ? xp->nblocks : 1;
     s->dblocks = calloc((size_t) nb, sizeof(dev_block));
@@ -667,9 +713,10 @@ static int margin_raw(cuda_state *s, const gg_xmargin *g, dev_margin *dm, long l
     }
     case GG_XM_TPRS: {
         int d = g->d, M = g->M, nXu = g->nXu;
+        int c0 = 0, kc = 0;
         void *args[] = {&dm->x, &n, &d, &a, &nr, &dm->tshift, &dm->m, &dm->eta0, &dm->Xu,
-                        &nXu, &dm->power, &M, &dm->UZ, &k, &out, &ldo};
-        return launch_rows(s, s->f_tprs, args, stream, "engine: launching basis_tprs_raw", st);
+                        &nXu, &dm->power, &M, &dm->UZ, &c0, &kc, &out, &ldo};
+        return launch_tprs(s, args, &c0, &kc, k, nr, stream, st);
     }
     case GG_XM_CC: {
         void *args[] = {&dm->x, &a, &nr, &dm->xk, &k, &dm->F, &tmp, &out, &ldo};
@@ -774,9 +821,11 @@ static int build_x(cuda_state *s, size_t r0, size_t rows, CUdeviceptr Xc, size_t
                     return -1;
             } else {
                 int dd = hb->d, M = hb->M, nXu = hb->nXu;
+                int c0 = 0, kc = 0;
                 void *args[] = {&db->x, &n, &dd, &a, &nr, &db->tshift, &db->m, &db->eta0,
-                                &db->Xu, &nXu, &db->power, &M, &db->UZ, &k_raw, &s->raw, &ldr};
-                if (launch_rows(s, s->f_tprs, args, stream, "engine: launching basis_tprs_raw", st))
+                                &db->Xu, &nXu, &db->power, &M, &db->UZ, &c0, &kc, &s->raw,
+                                &ldr};
+                if (launch_tprs(s, args, &c0, &kc, k_raw, nr, stream, st))
                     return -1;
             }
             if (launch_map(s, &hb->map, s->raw, ldr, a, nr, db->shift, db->by, db->by_code,

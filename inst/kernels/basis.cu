@@ -39,58 +39,231 @@ extern "C" __global__ void basis_cr_raw(const double *__restrict__ x, long long 
 }
 
 #define TPRS_MAX_D 4
-#define TPRS_COLS 16
+#define TP_THREADS 256      /* threads per block (src/cuda_backend.c's launch_tprs) */
+#define TP_WIDE_ROWS 128    /* rows per block tile of the wide kernels */
+#define TP_WIDE_L 16        /* basis functions per shared tile, wide kernels */
+#define TP_NARROW_L 32      /* rows of UZ per shared tile, narrow kernels */
+
+// eta for one squared distance; in one dimension sqrt(r2) is |z| (in
+// binary floating point sqrt(fl(z * z)) == |z| whenever z * z is normal),
+// the same bits without the square root.
+__device__ __forceinline__ double tprs_radial(int m, int d, double r2, double z, double eta0)
+{
+    if (d == 1 && m == 2 && r2 >= 2.2250738585072014e-308)
+        return eta0 * r2 * fabs(z);
+    return gg_bm_tprs_eta(m, d, r2, eta0);
+}
+
+// Basis function l (of nXu + M) at a row whose shifted covariates are xr[j *
+// xs]: the radial function against knot l, or a null-space monomial.
+__device__ __forceinline__ double tprs_b(int l, const double *xr, int xs, int d, int m,
+                                         double eta0, const double *__restrict__ Xu, int nXu,
+                                         const int *__restrict__ power, int M)
+{
+    if (l < nXu) {
+        double r2 = 0.0, z = 0.0;
+        for (int j = 0; j < d; j++) {
+            z = Xu[l + (long long) nXu * j] - xr[j * xs];
+            r2 += z * z;
+        }
+        return tprs_radial(m, d, r2, z, eta0);
+    }
+    double b = 1.0;
+    for (int j = 0; j < d; j++)
+        for (int e = 0; e < power[(l - nXu) + M * j]; e++)
+            b *= xr[j * xs];
+    return b;
+}
+
+// The same for a row held in registers (the loops over the covariates
+// unrolled, so xr stays out of local memory).
+__device__ __forceinline__ double tprs_b_reg(int l, const double *xr, int d, int m, double eta0,
+                                             const double *__restrict__ Xu, int nXu,
+                                             const int *__restrict__ power, int M)
+{
+    if (l < nXu) {
+        double r2 = 0.0, z = 0.0;
+#pragma unroll
+        for (int j = 0; j < TPRS_MAX_D; j++)
+            if (j < d) {
+                z = Xu[l + (long long) nXu * j] - xr[j];
+                r2 += z * z;
+            }
+        return tprs_radial(m, d, r2, z, eta0);
+    }
+    double b = 1.0;
+#pragma unroll
+    for (int j = 0; j < TPRS_MAX_D; j++)
+        if (j < d)
+            for (int e = 0; e < power[(l - nXu) + M * j]; e++)
+                b *= xr[j];
+    return b;
+}
 
 // tp: x is n x d (column-major, the data's n rows), shift d, Xu nXu x d,
 // UZ (nXu + M) x k, power M x d null-space exponents, m the effective
-// penalty order and eta0 its constant (basis_tprs.c computes both).  Each
-// raw column is a sum over the nXu + M basis functions in their order,
-// as on the host; columns go in register groups of TPRS_COLS, recomputing
-// the radial functions per group.
-extern "C" __global__ void basis_tprs_raw(const double *__restrict__ x, long long n, int d,
-                                          long long r0, long long rows,
-                                          const double *__restrict__ shift, int m, double eta0,
-                                          const double *__restrict__ Xu, int nXu,
-                                          const int *__restrict__ power, int M,
-                                          const double *__restrict__ UZ, int k,
-                                          double *__restrict__ raw, long long ldr)
+// penalty order and eta0 its constant (basis_tprs.c computes both).  Raw
+// columns c0 .. c0+kc-1 of the chunk's rows are B UZ, B the rows x (nXu +
+// M) radial and polynomial values: each output is the sum over l = 0 ..
+// nXu + M - 1 in order of UZ * b, multiplied then added (the module is
+// compiled with --fmad=false), as on the host -- the same bits.  Two
+// shapes, chosen per pass by launch_tprs():
+//
+// wide (17 .. 64 columns, JC = ceil(kc / 16)): a block takes 128 rows; per
+// tile of 16 basis functions it computes that tile of B once into shared
+// memory beside the matching rows of UZ, and each thread accumulates 8 rows
+// (rg + 16 i) x JC columns (cg + 16 j) of the block's outputs from it.
+template <int JC>
+__device__ void tprs_wide(const double *__restrict__ x, long long n, int d, long long r0,
+                          long long rows, const double *__restrict__ shift, int m, double eta0,
+                          const double *__restrict__ Xu, int nXu,
+                          const int *__restrict__ power, int M,
+                          const double *__restrict__ UZ, int c0, int kc,
+                          double *__restrict__ raw, long long ldr)
 {
-    const int nb = nXu + M;
-    GRID_ROWS(r, rows) {
-        double xx[TPRS_MAX_D];
-        for (int j = 0; j < d; j++)
-            xx[j] = x[(long long) j * n + r0 + r] - shift[j];
-        for (int c0 = 0; c0 < k; c0 += TPRS_COLS) {
-            const int nc = k - c0 < TPRS_COLS ? k - c0 : TPRS_COLS;
-            double acc[TPRS_COLS];
+    __shared__ double sB[TP_WIDE_L][TP_WIDE_ROWS];
+    __shared__ double sU[TP_WIDE_L][16 * JC];
+    __shared__ double sx[TPRS_MAX_D][TP_WIDE_ROWS];
+    const int nb = nXu + M, t = threadIdx.x, cg = t % 16, rg = t / 16;
+    for (long long a = (long long) blockIdx.x * TP_WIDE_ROWS; a < rows;
+         a += (long long) gridDim.x * TP_WIDE_ROWS) {
+        const int nr = rows - a < TP_WIDE_ROWS ? (int) (rows - a) : TP_WIDE_ROWS;
+        __syncthreads();                        /* the last tile is done with sx */
+        for (int i = t; i < TP_WIDE_ROWS * d; i += TP_THREADS) {
+            const int rr = i % TP_WIDE_ROWS, j = i / TP_WIDE_ROWS;
+            sx[j][rr] = rr < nr ? x[(long long) j * n + r0 + a + rr] - shift[j] : 0.0;
+        }
+        double acc[8][JC];
 #pragma unroll
-            for (int c = 0; c < TPRS_COLS; c++)
-                acc[c] = 0.0;
-            for (int l = 0; l < nb; l++) {
-                double b;
-                if (l < nXu) {
-                    double r2 = 0.0;
-                    for (int j = 0; j < d; j++) {
-                        const double z = Xu[l + (long long) nXu * j] - xx[j];
-                        r2 += z * z;
-                    }
-                    b = gg_bm_tprs_eta(m, d, r2, eta0);
-                } else {
-                    b = 1.0;
-                    for (int j = 0; j < d; j++)
-                        for (int e = 0; e < power[(l - nXu) + M * j]; e++)
-                            b *= xx[j];
-                }
+        for (int i = 0; i < 8; i++)
 #pragma unroll
-                for (int c = 0; c < TPRS_COLS; c++)
-                    if (c < nc)
-                        acc[c] += UZ[(long long) (c0 + c) * nb + l] * b;
+            for (int j = 0; j < JC; j++)
+                acc[i][j] = 0.0;
+        for (int l0 = 0; l0 < nb; l0 += TP_WIDE_L) {
+            const int nl = nb - l0 < TP_WIDE_L ? nb - l0 : TP_WIDE_L;
+            __syncthreads();                    /* the last tile is read; sx is written */
+            for (int i = t; i < TP_WIDE_L * TP_WIDE_ROWS; i += TP_THREADS) {
+                const int rr = i % TP_WIDE_ROWS, ll = i / TP_WIDE_ROWS;
+                sB[ll][rr] = ll < nl && rr < nr
+                    ? tprs_b(l0 + ll, &sx[0][rr], TP_WIDE_ROWS, d, m, eta0, Xu, nXu, power, M)
+                    : 0.0;
             }
-            for (int c = 0; c < nc; c++)
-                raw[(long long) (c0 + c) * ldr + r] = acc[c];
+            for (int i = t; i < TP_WIDE_L * 16 * JC; i += TP_THREADS) {
+                const int ll = i % TP_WIDE_L, cc = i / TP_WIDE_L;
+                sU[ll][cc] = ll < nl && cc < kc ? UZ[(long long) (c0 + cc) * nb + l0 + ll] : 0.0;
+            }
+            __syncthreads();
+#pragma unroll 4
+            for (int ll = 0; ll < nl; ll++) {
+                double bv[8], uv[JC];
+#pragma unroll
+                for (int i = 0; i < 8; i++)
+                    bv[i] = sB[ll][rg + 16 * i];
+#pragma unroll
+                for (int j = 0; j < JC; j++)
+                    uv[j] = sU[ll][cg + 16 * j];
+#pragma unroll
+                for (int i = 0; i < 8; i++)
+#pragma unroll
+                    for (int j = 0; j < JC; j++)
+                        acc[i][j] += uv[j] * bv[i];
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+#pragma unroll
+            for (int j = 0; j < JC; j++) {
+                const int rr = rg + 16 * i, cc = cg + 16 * j;
+                if (rr < nr && cc < kc)
+                    raw[(long long) (c0 + cc) * ldr + a + rr] = acc[i][j];
+            }
+    }
+}
+
+// narrow (KC = kc <= 16 columns, even; an odd kc runs as kc + 1 with a
+// zero column not written): each thread owns IR rows (t + 256 i of a tile
+// of 256 IR rows) and all KC columns, so each b is computed once, by the
+// thread that uses it; UZ's rows come through shared memory in tiles.
+template <int KC>
+__device__ void tprs_narrow(const double *__restrict__ x, long long n, int d, long long r0,
+                            long long rows, const double *__restrict__ shift, int m,
+                            double eta0, const double *__restrict__ Xu, int nXu,
+                            const int *__restrict__ power, int M,
+                            const double *__restrict__ UZ, int c0, int kc,
+                            double *__restrict__ raw, long long ldr)
+{
+    constexpr int IR = KC <= 8 ? 4 : 2, TR = TP_THREADS * IR;
+    __shared__ double sU[TP_NARROW_L][KC];
+    const int nb = nXu + M, t = threadIdx.x;
+    for (long long a = (long long) blockIdx.x * TR; a < rows; a += (long long) gridDim.x * TR) {
+        double xr[IR][TPRS_MAX_D], acc[IR][KC];
+#pragma unroll
+        for (int i = 0; i < IR; i++) {
+            const long long r = a + t + TP_THREADS * i;
+#pragma unroll
+            for (int j = 0; j < TPRS_MAX_D; j++)
+                xr[i][j] = j < d && r < rows ? x[(long long) j * n + r0 + r] - shift[j] : 0.0;
+#pragma unroll
+            for (int c = 0; c < KC; c++)
+                acc[i][c] = 0.0;
+        }
+        for (int l0 = 0; l0 < nb; l0 += TP_NARROW_L) {
+            const int nl = nb - l0 < TP_NARROW_L ? nb - l0 : TP_NARROW_L;
+            __syncthreads();                    /* the last tile is read */
+            for (int i = t; i < TP_NARROW_L * KC; i += TP_THREADS) {
+                const int ll = i % TP_NARROW_L, cc = i / TP_NARROW_L;
+                sU[ll][cc] = ll < nl && cc < kc ? UZ[(long long) (c0 + cc) * nb + l0 + ll] : 0.0;
+            }
+            __syncthreads();
+            for (int ll = 0; ll < nl; ll++) {
+                double bv[IR];
+#pragma unroll
+                for (int i = 0; i < IR; i++)
+                    bv[i] = tprs_b_reg(l0 + ll, xr[i], d, m, eta0, Xu, nXu, power, M);
+#pragma unroll
+                for (int c = 0; c < KC; c++) {
+                    const double u = sU[ll][c];
+#pragma unroll
+                    for (int i = 0; i < IR; i++)
+                        acc[i][c] += u * bv[i];
+                }
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < IR; i++) {
+            const long long r = a + t + TP_THREADS * i;
+            if (r < rows)
+#pragma unroll
+                for (int c = 0; c < KC; c++)
+                    if (c < kc)
+                        raw[(long long) (c0 + c) * ldr + r] = acc[i][c];
         }
     }
 }
+
+#define TPRS_ARGS                                                                      \
+    const double *__restrict__ x, long long n, int d, long long r0, long long rows,    \
+        const double *__restrict__ shift, int m, double eta0,                          \
+        const double *__restrict__ Xu, int nXu, const int *__restrict__ power, int M,  \
+        const double *__restrict__ UZ, int c0, int kc, double *__restrict__ raw,       \
+        long long ldr
+#define TPRS_PASS x, n, d, r0, rows, shift, m, eta0, Xu, nXu, power, M, UZ, c0, kc, raw, ldr
+#define TPRS_KERNEL(name, shape, K)                                                    \
+    extern "C" __global__ void __launch_bounds__(TP_THREADS) name(TPRS_ARGS)          \
+    {                                                                                  \
+        shape<K>(TPRS_PASS);                                                           \
+    }
+TPRS_KERNEL(basis_tprs_w2, tprs_wide, 2)
+TPRS_KERNEL(basis_tprs_w3, tprs_wide, 3)
+TPRS_KERNEL(basis_tprs_w4, tprs_wide, 4)
+TPRS_KERNEL(basis_tprs_n2, tprs_narrow, 2)
+TPRS_KERNEL(basis_tprs_n4, tprs_narrow, 4)
+TPRS_KERNEL(basis_tprs_n6, tprs_narrow, 6)
+TPRS_KERNEL(basis_tprs_n8, tprs_narrow, 8)
+TPRS_KERNEL(basis_tprs_n10, tprs_narrow, 10)
+TPRS_KERNEL(basis_tprs_n12, tprs_narrow, 12)
+TPRS_KERNEL(basis_tprs_n14, tprs_narrow, 14)
+TPRS_KERNEL(basis_tprs_n16, tprs_narrow, 16)
 
 // cc: xk has k + 1 knots, BD is k x k.  gg_bm_cc_row fills a contiguous
 // row of any k (too long for registers), so each thread fills its own row
