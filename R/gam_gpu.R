@@ -140,12 +140,13 @@ classify_setup_error <- function(e) {
 #' built by \code{bam(..., fit = FALSE)}; the fit runs in C, with every
 #' O(n) step (working weights, X'WX, X beta) in a backend: the GPU (CUDA)
 #' or the CPU.  When every smooth has a C evaluator ("cr", "cs", "cc",
-#' "ps", "bs", "tp", "ts", "re", "fs" on one of these, \code{te()} and
-#' \code{ti()} of up to four such margins, and any of them \code{by} a
+#' "ps", "bs", "tp", "ts", "re", "fs" and "sz" on one of these,
+#' \code{te()}, \code{ti()} and \code{t2()} of up to four such margins,
+#' and any of them \code{by} a
 #' numeric or a factor), the model matrix is not formed in R: the backend
 #' builds it from the covariates and factor codes, on the device for a GPU
 #' fit.  Each smooth's C basis is checked against \code{mgcv::PredictMat}
-#' on a sample of rows first; \code{t2}, \code{sz}, \code{gp}, \code{cp},
+#' on a sample of rows first; \code{gp}, \code{cp}, \code{ds},
 #' \code{mrf}, \code{so} and others have their columns built in R, and
 #' \code{fit$device$model_matrix_reason} names the term.
 #'

@@ -88,7 +88,7 @@ no_recipe <- function(...) structure(list(), class = "gg_no_recipe", reason = pa
 # Whether smooth s has C evaluators for every part of its basis (judged
 # from its class alone: smooth_recipe() still checks its data and details).
 has_c_evaluator <- function(s) {
-  if (inherits(s, "tensor.smooth"))
+  if (inherits(s, c("tensor.smooth", "t2.smooth")))
     return(length(s$margin) <= 4L && all(vapply(s$margin, margin_supported, NA)))
   if (inherits(s, c("fs.interaction", "sz.interaction")))
     return(s$base$bs %in% c("cr.smooth", "cs.smooth", "cyclic.smooth", "pspline.smooth",
@@ -237,6 +237,23 @@ margins_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyen
       }
       margins[[i]] <- m
     }
+  } else if (inherits(s, "t2.smooth")) {
+    # each margin's basis times its reparameterisation P; then t2's
+    # columns, which are the row tensor product's columns reordered (and,
+    # with ord, a subset): the selection goes in front of the constraint
+    if (length(s$margin) > 4L)
+      return(no_recipe(s$label, ": a t2 smooth of more than 4 margins"))
+    margins <- vector("list", length(s$margin))
+    for (i in seq_along(s$margin)) {
+      m <- margin_recipe(s$margin[[i]], mf, threads, codes)
+      if (inherits(m, "gg_no_recipe")) return(m)
+      P <- unname(as.matrix(s$P[[i]]))
+      storage.mode(P) <- "double"
+      m$Z <- P
+      margins[[i]] <- m
+    }
+    t2_sel <- t2_selection(s)
+    if (inherits(t2_sel, "gg_no_recipe")) return(t2_sel)
   } else if (inherits(s, "random.effect")) {
     vars <- all.vars(s$form)
     if (!setequal(vars, s$term) || length(vars) > 4L)
@@ -314,9 +331,30 @@ margins_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyen
     map <- constraint_map(s, mf, threads, codes)
   }
   if (inherits(map, "gg_no_recipe")) return(map)
+  if (inherits(s, "t2.smooth")) {
+    if (!identical(as.integer(map$drop), 0L))
+      return(no_recipe(s$label, ": a t2 smooth with a sweep-and-drop constraint"))
+    map$Z <- if (is.null(map$Z)) t2_sel else t2_sel %*% map$Z
+  }
   margins <- lapply(margins, function(m) { if (is.null(m$drop)) m$drop <- 0L; m })
   kc <- vapply(margins, recipe_columns, 1L)
   c(list(kind = 4L, k = as.integer(prod(kc)), margins = margins), map)
+}
+
+# Which column of the row tensor product of t2 smooth s's margins (in
+# gg_bm_tensor_row's order: the last margin's index fastest) is each of
+# t2's columns: mgcv's own t2.model.matrix applied to indicator margins
+# (one row per combination of margin columns) gives the 0/1 matrix that
+# maps the one to the other.
+t2_selection <- function(s) {
+  k <- vapply(s$P, ncol, 1L)
+  combo <- as.matrix(rev(expand.grid(lapply(rev(k), seq_len))))
+  E <- lapply(seq_along(k), function(i) diag(k[i])[combo[, i], , drop = FALSE])
+  rank <- vapply(s$margin, function(m) as.integer(m$rank), 1L)
+  sel <- unname(mgcv_fun("t2.model.matrix")(E, rank, full = s$full, ord = s$ord)[, ])
+  if (!all(sel %in% c(0, 1)) || any(colSums(sel) != 1) || any(rowSums(sel) > 1))
+    return(no_recipe(s$label, ": its columns are not a selection of the margins' products"))
+  sel
 }
 
 # One margin (or an ordinary smooth's basis) as src/xplan.h's gg_xmargin:
