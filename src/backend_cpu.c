@@ -14,6 +14,7 @@
 
 #include "backend.h"
 #include "gram_cpu.h"
+#include "interrupt.h"
 #include "threads.h"
 #include "../inst/kernels/ar1_math.h"
 #include "../inst/kernels/efam_math.h"
@@ -177,13 +178,14 @@ static int cpu_gram(gg_backend *be, double *A, double *b, double *zwz, gg_status
 
 static int cpu_leverage(gg_backend *be, const double *M, double *h, gg_status *st)
 {
-    (void) st;
     cpu_state *s = S(be);
     const int p = s->d.p, ar = s->d.ar_rho != 0;
     const size_t n = s->d.n;
     double done = 1.0, dzero = 0.0;
     for (size_t r0 = 0; r0 < n; r0 += s->chunk) {
         int m = (int) ((n - r0) < s->chunk ? (n - r0) : s->chunk);
+        if (gg_interrupt_check())
+            return gg_interrupt_fail(st, "the leverages");
         if (ar) {
             /* the transformed rows a x_r + c x_{r-1}; h = x~' M x~ (the
              * coefficients go in h, overwritten below) */

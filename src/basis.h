@@ -41,7 +41,8 @@ void gg_cr_basis(const double *x, size_t r0, size_t rows, const double *xk, cons
  * small = mgcv's default), M the null space dimension, Xu nXu x d unique
  * knots, UZ (nXu + M) x k.  Rows r0 .. r0+rows-1 go to rows 0 .. rows-1 of
  * out, split over `threads` POSIX threads (pure C, no R API).  0 on
- * success, -1 when memory ran out. */
+ * success, -1 when memory ran out, -2 when stopped by a user interrupt
+ * (interrupt.h). */
 int gg_tprs_basis(const double *x, size_t n, int d, const double *shift, int m, int M,
                   const double *Xu, int nXu, const double *UZ, const gg_basis_map *map,
                   size_t r0, size_t rows, double *out, size_t ldo, int threads);

@@ -10,6 +10,7 @@
  * multiply-adds, nXu up to 2000 -- so rows are split over threads; no
  * thread touches R. */
 #include "basis.h"
+#include "interrupt.h"
 #include "threads.h"
 #include "../inst/kernels/basis_math.h"
 
@@ -87,7 +88,7 @@ typedef struct tprs_job {
     const gg_basis_map *map;
     double *out;
     size_t ldo;
-    int failed;
+    int failed, interrupted;
 } tprs_job;
 
 /* Rows go in blocks of TPRS_BLOCK: b is kept for the block's rows side by
@@ -111,6 +112,10 @@ static void *tprs_rows(void *arg)
         J->failed = 1;
     } else {
         for (size_t i0 = J->row0; i0 < J->row1; i0 += TPRS_BLOCK) {
+            if (gg_interrupt_check()) {
+                J->interrupted = 1;
+                break;
+            }
             const int nr = J->row1 - i0 < TPRS_BLOCK ? (int) (J->row1 - i0) : TPRS_BLOCK;
             for (int r = 0; r < TPRS_BLOCK; r++) {
                 double *b = bt + r;            /* b[l] at b[l * TPRS_BLOCK] */
@@ -219,10 +224,12 @@ int gg_tprs_basis(const double *x, size_t n, int d, const double *shift, int m, 
         J->map = map; J->out = out; J->ldo = ldo;
     }
     gg_run_jobs(threads, tprs_rows, jobs, sizeof *jobs);
-    int failed = 0;
-    for (int t = 0; t < threads; t++)
+    int failed = 0, interrupted = 0;
+    for (int t = 0; t < threads; t++) {
         failed |= jobs[t].failed;
+        interrupted |= jobs[t].interrupted;
+    }
     free(power);
     free(jobs);
-    return failed ? -1 : 0;
+    return failed ? -1 : interrupted ? -2 : 0;
 }

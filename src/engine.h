@@ -37,8 +37,6 @@ typedef struct gg_fit_control {
     /* trace line: iteration, REML score, deviance, total EDF, seconds */
     void (*trace_fn)(void *ctx, int iter, double reml, double dev, double edf,
                      double seconds);
-    /* polled between iterations; nonzero stops the fit ("gamgpu_interrupted") */
-    int  (*interrupted)(void *ctx);
     /* called once, when the iterations are done and before post-processing,
      * with the backend, the family (its final theta) and the final scale
      * estimate: the caller may fetch the

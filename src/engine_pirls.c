@@ -6,6 +6,7 @@
  * All O(n) work goes through the backend; this file sees p x p only. */
 #include "engine_internal.h"
 #include "../inst/kernels/efam_par.h"
+#include "interrupt.h"
 #include "threads.h"
 
 #include <float.h>
@@ -269,7 +270,7 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
     if ((rc = be->ops->row_state(be, fam, &dev, st))) goto done;
 
     for (iter = 1; iter <= maxit; iter++) {
-        if (ctl->interrupted && ctl->interrupted(ctl->ctx)) {
+        if (gg_interrupt_check()) {
             rc = gg_fail(st, "gamgpu_interrupted", "fit interrupted at iteration %d", iter);
             goto done;
         }

@@ -8,8 +8,8 @@
  * the engine (fit_rows.c).  Output vectors are allocated here (R
  * memory) before the engine runs, so a failure leaks nothing: the engine
  * frees its scratch, the backend is released, then the classed error is
- * raised.  Trace lines are printed here (Rprintf), interrupts are polled
- * without longjmp through R_ToplevelExec. */
+ * raised.  Trace lines are printed here (Rprintf); the engine's loops
+ * poll for interrupts through interrupt_r.c, armed around the fit. */
 #include <R.h>
 #include <Rinternals.h>
 
@@ -28,6 +28,8 @@
 #include "fit_r.h"
 #include "fit_rows.h"
 #include "gpu_telemetry.h"
+#include "interrupt.h"
+#include "interrupt_r.h"
 #include "sexp_r.h"
 #include "basis_r.h"
 #include "threads.h"
@@ -45,14 +47,6 @@ static void trace_line(void *ctx, int iter, double reml, double dev, double edf,
     (void) ctx;
     Rprintf("iter %3d  REML %.10g  deviance %.10g  edf %8.3f  %6.2fs\n", iter, reml, dev,
             edf, secs);
-}
-
-static void check_interrupt_fn(void *unused) { (void) unused; R_CheckUserInterrupt(); }
-
-static int interrupted(void *ctx)
-{
-    (void) ctx;
-    return R_ToplevelExec(check_interrupt_fn, NULL) == FALSE;
 }
 
 static SEXP new_mat(int r, int c) { return Rf_allocMatrix(REALSXP, r, c); }
@@ -150,7 +144,6 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     ctl.trace = gg_list_int(control, "trace", 0, 0, 1, BAD_CTL);
     ctl.nthreads = gg_list_int(control, "nthreads", 1, 1, GG_MAX_THREADS, BAD_CTL);
     ctl.trace_fn = trace_line;
-    ctl.interrupted = interrupted;
     /* the CPU backend's row block: control block.rows (chunk.size is mgcv's
      * subsample size; it stands in for a list without block.rows) */
     const int chunk = gg_list_int(control, "chunk.size", 0, 0, INT_MAX, BAD_CTL);
@@ -257,6 +250,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     /* from here to gg_fit_rows_finish: helper threads, no R error; at most
      * nthreads threads at once, this one included (threads.h) */
     const int prev_limit = gg_threads_set_limit(ctl.nthreads);
+    gg_r_interrupt_arm();
     gg_fit_rows_start(&fr, sp.family, (size_t) n, REAL(y), REAL(w), rows_out, ctl.nthreads);
     ctl.iterations_done = gg_fit_rows_iterations_done;
     ctl.ctx = &fr;
@@ -291,6 +285,8 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
         gg_strlcpy(fallback, st.msg, sizeof fallback);
     }
     gg_fit_rows_finish(&fr);
+    if (gg_r_interrupt_disarm() && rc == 0)
+        rc = gg_interrupt_fail(&st, "the fit");
     gg_threads_set_limit(prev_limit);
     if (rc) gg_raise(&st);
 

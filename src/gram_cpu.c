@@ -11,6 +11,7 @@
  * before the chunk, and goes through dsyrk unweighted. */
 #define USE_FC_LEN_T
 #include "gram_cpu.h"
+#include "interrupt.h"
 #include "../inst/kernels/ar1_math.h"
 
 #include <R_ext/BLAS.h>
@@ -88,6 +89,12 @@ int gg_cpu_gram(const double *X, size_t n, int p, const double *w, const double 
     double s = 0;
     for (size_t r0 = 0; r0 < n; r0 += chunk) {
         const int m = (int) (n - r0 < chunk ? n - r0 : chunk);
+        if (gg_interrupt_check()) {
+            free(WX);
+            free(v);
+            free(ca);
+            return gg_interrupt_fail(st, "the weighted Gram product");
+        }
         if (ar != NULL) {
             /* A += X~'X~, b += X~'z~, s += z~'z~ */
             ar1_chunk(X, n, p, w, z, ar, r0, m, WX, v, ca, ca + chunk);

@@ -10,6 +10,7 @@
 #include "efam_r.h"
 #include "family_r.h"
 #include "fit_r.h"
+#include "interrupt_r.h"
 #include "setup_r.h"
 #include "threads_r.h"
 
@@ -50,6 +51,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_check_rows_r,        4),
     CALLDEF(gg_log_density_r,       4),
     CALLDEF(gg_threads_peak_r,      1),
+    CALLDEF(gg_interrupt_polls_r,   0),
     CALLDEF(gg_efam_rows_r,         7),
     CALLDEF(gg_zip_saturated_r,     4),
     CALLDEF(gg_tw_aic_r,            6),

@@ -4,9 +4,11 @@
  * A job that cannot have a thread (no slot left, or pthread_create failed)
  * runs on the caller's thread, so every path gives the same results. */
 #include "threads.h"
+#include "interrupt.h"
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 /* ---- the budget: slots for helper threads -------------------------------- */
 
@@ -64,11 +66,66 @@ static int helper_start(pthread_t *tid, void *(*body)(void *), void *arg)
     return 1;
 }
 
+/* ---- waiting for helpers, hearing interrupts meanwhile ------------------ */
+
+/* Helpers count themselves done under mu; the waiting thread wakes at
+ * least every GG_INTERRUPT_POLL_MS to poll for a user interrupt (the
+ * helpers' loops see it and stop early). */
+typedef struct done_count {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int left;
+} done_count;
+
+static void done_init(done_count *d, int left)
+{
+    pthread_mutex_init(&d->mu, NULL);
+    pthread_cond_init(&d->cv, NULL);
+    d->left = left;
+}
+
+static void done_one(done_count *d)
+{
+    pthread_mutex_lock(&d->mu);
+    if (--d->left == 0)
+        pthread_cond_signal(&d->cv);
+    pthread_mutex_unlock(&d->mu);
+}
+
+static void done_wait(done_count *d)
+{
+    pthread_mutex_lock(&d->mu);
+    while (d->left > 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 1000000L * GG_INTERRUPT_POLL_MS;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&d->cv, &d->mu, &ts);
+        if (d->left > 0) {
+            pthread_mutex_unlock(&d->mu);
+            gg_interrupt_check();
+            pthread_mutex_lock(&d->mu);
+        }
+    }
+    pthread_mutex_unlock(&d->mu);
+}
+
+/* After the helpers are joined (none touches d any more). */
+static void done_destroy(done_count *d)
+{
+    pthread_cond_destroy(&d->cv);
+    pthread_mutex_destroy(&d->mu);
+}
+
 /* ---- gg_run_jobs: a one-off fan-out -------------------------------------- */
 
 typedef struct job_helper {
     void *(*fn)(void *);
     void *arg;
+    done_count *done;
 } job_helper;
 
 static void *job_helper_run(void *arg)
@@ -76,6 +133,7 @@ static void *job_helper_run(void *arg)
     job_helper *h = arg;
     h->fn(h->arg);
     slot_give();
+    done_one(h->done);
     return NULL;
 }
 
@@ -95,17 +153,29 @@ void gg_run_jobs(int n, void *(*fn)(void *), void *jobs, size_t size)
             fn(job + (size_t) t * size);
         return;
     }
+    done_count done;
+    done_init(&done, 0);
     for (int t = 1; t < n; t++) {
-        h[t] = (job_helper) {fn, job + (size_t) t * size};
+        h[t] = (job_helper) {fn, job + (size_t) t * size, &done};
+        pthread_mutex_lock(&done.mu);
+        done.left++;
+        pthread_mutex_unlock(&done.mu);
         started[t] = helper_start(&tid[t], job_helper_run, &h[t]);
+        if (!started[t]) {
+            pthread_mutex_lock(&done.mu);
+            done.left--;
+            pthread_mutex_unlock(&done.mu);
+        }
     }
     fn(job);
-    for (int t = 1; t < n; t++) {
+    for (int t = 1; t < n; t++)
+        if (!started[t])
+            fn(job + (size_t) t * size);
+    done_wait(&done);
+    for (int t = 1; t < n; t++)
         if (started[t])
             pthread_join(tid[t], NULL);
-        else
-            fn(job + (size_t) t * size);
-    }
+    done_destroy(&done);
     free(tid);
     free(h);
     free(started);
@@ -118,6 +188,7 @@ static void *task_run(void *arg)
     gg_task *task = arg;
     task->fn(task->arg);
     slot_give();
+    done_one(task->done);
     return NULL;
 }
 
@@ -126,15 +197,32 @@ void gg_task_start(gg_task *task, void *(*fn)(void *), void *arg)
     task->joined = 0;
     task->fn = fn;
     task->arg = arg;
-    task->started = helper_start(&task->tid, task_run, task);
-    if (!task->started)
+    task->done = malloc(sizeof(done_count));
+    if (task->done != NULL) {
+        done_init(task->done, 1);
+        task->started = helper_start(&task->tid, task_run, task);
+    } else {
+        task->started = 0;
+    }
+    if (!task->started) {
+        if (task->done != NULL) {
+            done_destroy(task->done);
+            free(task->done);
+            task->done = NULL;
+        }
         fn(arg);
+    }
 }
 
 void gg_task_join(gg_task *task)
 {
-    if (task->started && !task->joined)
+    if (task->started && !task->joined) {
+        done_wait(task->done);
         pthread_join(task->tid, NULL);
+        done_destroy(task->done);
+        free(task->done);
+        task->done = NULL;
+    }
     task->joined = 1;
 }
 

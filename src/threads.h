@@ -10,7 +10,9 @@
  * work), at most `limit` threads work at once, the calling thread included
  * (R CMD check allows 2 cores); a job that gets no slot runs on the
  * caller's thread instead.  Which thread runs a job never changes a result:
- * the callers split their work the same way whatever threads they get. */
+ * the callers split their work the same way whatever threads they get.
+ * While the caller waits for helpers it polls for a user interrupt
+ * (interrupt.h), which the helpers' loops see and stop at. */
 #ifndef GAMGPU_THREADS_H
 #define GAMGPU_THREADS_H
 
@@ -43,6 +45,7 @@ typedef struct gg_task {
     int started, joined;
     void *(*fn)(void *);
     void *arg;
+    struct done_count *done;    /* threads.c's: the join waits on it, hearing interrupts */
 } gg_task;
 void gg_task_start(gg_task *task, void *(*fn)(void *), void *arg);
 void gg_task_join(gg_task *task);

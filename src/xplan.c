@@ -4,6 +4,7 @@
  * evaluators (basis_cr.c, basis_tprs.c); a margins block (any other
  * smooth) is evaluated here row by row from basis_math.h.  Pure C. */
 #include "xplan.h"
+#include "interrupt.h"
 #include "threads.h"
 #include "../inst/kernels/basis_math.h"
 
@@ -15,7 +16,7 @@ typedef struct fill_job {
     size_t          r0, rows;       /* this thread's rows of X */
     double         *out;            /* row r0 of the caller's block */
     size_t          ldo;
-    int             failed;
+    int             failed, interrupted;
 } fill_job;
 
 /* Margin j's raw row for observation i into u (marg.k values). */
@@ -156,12 +157,29 @@ static int fill_block(const gg_xblock *b, size_t n, size_t r0, size_t rows, doub
     return -1;
 }
 
+/* A job's rows in pieces of FILL_PIECE, every block of a piece in turn,
+ * with a look for a user interrupt between pieces (a piece of a costly
+ * thin-plate block is a tenth of a second of one core). */
+#define FILL_PIECE 1024
+
 static void *fill_rows(void *arg)
 {
     fill_job *J = arg;
-    for (int k = 0; k < J->plan->nblocks && !J->failed; k++)
-        if (fill_block(&J->plan->blocks[k], J->plan->n, J->r0, J->rows, J->out, J->ldo))
-            J->failed = 1;
+    for (size_t a = 0; a < J->rows && !J->failed; a += FILL_PIECE) {
+        if (gg_interrupt_check()) {
+            J->interrupted = 1;
+            break;
+        }
+        const size_t m = J->rows - a < FILL_PIECE ? J->rows - a : FILL_PIECE;
+        for (int k = 0; k < J->plan->nblocks && !J->failed; k++) {
+            const int rc = fill_block(&J->plan->blocks[k], J->plan->n, J->r0 + a, m,
+                                      J->out + a, J->ldo);
+            if (rc == -2)
+                J->interrupted = 1;
+            if (rc)
+                J->failed = 1;
+        }
+    }
     return NULL;
 }
 
@@ -179,11 +197,18 @@ int gg_xplan_fill(const gg_xplan *plan, size_t r0, size_t rows, double *out, siz
         for (int t = 0; t < threads; t++) {
             const size_t a = rows * (size_t) t / (size_t) threads;
             const size_t e = rows * (size_t) (t + 1) / (size_t) threads;
-            jobs[t] = (fill_job) {plan, r0 + a, e - a, out + a, ldo, 0};
+            jobs[t] = (fill_job) {plan, r0 + a, e - a, out + a, ldo, 0, 0};
         }
         gg_run_jobs(threads, fill_rows, jobs, sizeof *jobs);
-        for (int t = 0; t < threads; t++)
-            failed |= jobs[t].failed;
+        int interrupted = 0;
+        for (int t = 0; t < threads; t++) {
+            interrupted |= jobs[t].interrupted;
+            failed |= jobs[t].failed && !jobs[t].interrupted;
+        }
+        if (interrupted && !failed) {
+            free(jobs);
+            return gg_interrupt_fail(st, "the model matrix's build");
+        }
     }
     free(jobs);
     if (failed)

@@ -1,0 +1,48 @@
+/* interrupt_r.c -- R's side of interrupt.h: the poll that asks R whether
+ * the user pressed Ctrl-C (R_CheckUserInterrupt under R_ToplevelExec, so
+ * R's longjmp stays inside), and the glue's arm/disarm around a long
+ * .Call.  For tests, options(gamgpu.inject_interrupt = k) makes the k-th
+ * poll of an armed call report an interrupt (and polls at every check). */
+#include "interrupt_r.h"
+#include "interrupt.h"
+
+#include <Rinternals.h>
+
+static int inject_at, polls;
+
+static void check_fn(void *unused)
+{
+    (void) unused;
+    R_CheckUserInterrupt();
+}
+
+static int poll_r(void *ctx)
+{
+    (void) ctx;
+    if (++polls >= inject_at && inject_at > 0)
+        return 1;
+    return R_ToplevelExec(check_fn, NULL) == FALSE;
+}
+
+void gg_r_interrupt_arm(void)
+{
+    SEXP v = Rf_GetOption1(Rf_install("gamgpu.inject_interrupt"));
+    inject_at = 0;
+    polls = 0;
+    if ((Rf_isInteger(v) || Rf_isReal(v)) && Rf_length(v) == 1) {
+        const double k = Rf_asReal(v);
+        if (k >= 1 && k < 2e9)
+            inject_at = (int) k;
+    }
+    gg_interrupt_arm(poll_r, NULL, inject_at > 0 ? 0 : GG_INTERRUPT_POLL_MS);
+}
+
+SEXP gg_interrupt_polls_r(void)
+{
+    return Rf_ScalarReal((double) polls);
+}
+
+int gg_r_interrupt_disarm(void)
+{
+    return gg_interrupt_disarm();
+}
