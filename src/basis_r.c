@@ -13,6 +13,8 @@
 #include "basis.h"
 #include "basis_r.h"
 #include "errors_r.h"
+#include "interrupt.h"
+#include "interrupt_r.h"
 #include "sexp_r.h"
 #include "threads.h"
 #include "xplan.h"
@@ -267,7 +269,10 @@ SEXP gg_xplan_build_r(SEXP plan)
     gg_status st;
     gg_status_clear(&st);
     const int prev = gg_threads_set_limit(xp.threads);
-    const int rc = gg_xplan_fill(&xp, 0, (size_t) n, REAL(X), (size_t) n, &st);
+    gg_r_interrupt_arm();
+    int rc = gg_xplan_fill(&xp, 0, (size_t) n, REAL(X), (size_t) n, &st);
+    if (gg_r_interrupt_disarm() && rc == 0)
+        rc = gg_interrupt_fail(&st, "the model matrix's build");
     gg_threads_set_limit(prev);
     if (rc)
         gg_raise(&st);

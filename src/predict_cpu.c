@@ -13,6 +13,7 @@
  * Rows go in blocks so the column-major X is read with unit stride; the
  * per-row order is unchanged by the blocking and by the row threads. */
 #include "predict_cpu.h"
+#include "interrupt.h"
 #include "threads.h"
 
 #include <stdlib.h>
@@ -38,6 +39,8 @@ static void predict_rows(const predict_job *J)
     const int p = J->p;
     double f[ROW_BLOCK], s[ROW_BLOCK], t[ROW_BLOCK];
     for (size_t i0 = J->r0; i0 < J->r1; i0 += ROW_BLOCK) {
+        if (gg_interrupt_check())
+            return;                     /* the caller sees it (gg_cpu_predict) */
         const int m = (int) (J->r1 - i0 < ROW_BLOCK ? J->r1 - i0 : ROW_BLOCK);
         for (int r = 0; r < m; r++)
             f[r] = s[r] = 0.0;
@@ -100,5 +103,7 @@ int gg_cpu_predict(const double *X, size_t n, int p, const double *beta, const d
     }
     gg_run_jobs(threads, predict_thread, jobs, sizeof *jobs);
     free(jobs);
+    if (gg_interrupt_seen())
+        return gg_interrupt_fail(st, "the prediction");
     return 0;
 }

@@ -16,6 +16,8 @@
 #include "errors_r.h"
 #include "gpu.h"
 #include "gpu_telemetry.h"
+#include "interrupt.h"
+#include "interrupt_r.h"
 #include "predict_cpu.h"
 #include "sexp_r.h"
 #include "threads.h"
@@ -64,8 +66,11 @@ SEXP gg_predict_r(SEXP X, SEXP beta, SEXP V, SEXP mode_, SEXP ordinal_, SEXP chu
         gg_status cst;
         gg_status_clear(&cst);
         const int prev = gg_threads_set_limit(threads);
-        const int rc2 = gg_cpu_predict(REAL(X), n, p, REAL(beta), REAL(V), REAL(fit),
-                                       REAL(se), threads, &cst);
+        gg_r_interrupt_arm();
+        int rc2 = gg_cpu_predict(REAL(X), n, p, REAL(beta), REAL(V), REAL(fit),
+                                 REAL(se), threads, &cst);
+        if (gg_r_interrupt_disarm() && rc2 == 0)
+            rc2 = gg_interrupt_fail(&cst, "the prediction");
         gg_threads_set_limit(prev);
         if (rc2 != 0)
             gg_raise(&cst);

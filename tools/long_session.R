@@ -44,6 +44,7 @@ make_data <- function(n) {
 }
 rows <- list(snapshot(0))
 outcomes <- c(ok = 0, interrupted = 0, error = 0)
+unexpected <- list()          # errors of fits that were not given bad data
 for (i in seq_len(nfits)) {
   n <- sample(c(500, 2000, 10000, 50000), 1, prob = c(0.4, 0.3, 0.2, 0.1))
   d <- make_data(n)
@@ -58,7 +59,11 @@ for (i in seq_len(nfits)) {
     g <- gam_gpu(f, family = fam, data = d, device = device,
                  na.action = if (what == "bad") na.fail else na.omit)
     "ok"
-  }, gamgpu_interrupted = function(e) "interrupted", error = function(e) "error",
+  }, gamgpu_interrupted = function(e) "interrupted",
+     error = function(e) {
+       if (what != "bad") unexpected[[length(unexpected) + 1]] <<- conditionMessage(e)
+       "error"
+     },
      finally = options(gamgpu.inject_interrupt = NULL))
   outcomes[[res]] <- outcomes[[res]] + 1
   if (i %% 10 == 0) {
@@ -71,6 +76,10 @@ write.csv(curve, csv, row.names = FALSE)
 cat(sprintf("%d fits (%s), device %s\n", nfits,
             paste(names(outcomes), outcomes, sep = " ", collapse = ", "),
             if (gpu) "and CPU" else "none: CPU only"))
+if (length(unexpected)) {
+  cat("errors of fits with good data:\n")
+  print(table(unlist(unexpected)))
+}
 print(head(curve, 3), row.names = FALSE)
 print(tail(curve, 3), row.names = FALSE)
 later <- curve[curve$fit >= nfits / 5, ]

@@ -77,3 +77,21 @@ test_that("no injected interrupt without the option, and a bad option value is n
     expect_s3_class(gam_gpu(f, data = d, device = "off"), "gam_gpu")
   }
 })
+
+test_that("an interrupt stops a CPU prediction and the host build of a recipe", {
+  d <- interrupt_data(6000)
+  g <- gam_gpu(y ~ s(x0, bs = "cr") + s(x1, k = 20), data = d, device = "off")
+  local({
+    local_gg_options(gamgpu.inject_interrupt = 1)
+    expect_error(predict(g, d, se.fit = TRUE, device = "off"), class = "gamgpu_interrupted")
+  })
+  p <- predict(g, d, se.fit = TRUE, device = "off")
+  expect_equal(as.vector(p$fit), as.vector(fitted(g)), tolerance = 1e-12)
+  G <- mgcv::bam(y ~ s(x1, k = 20), data = d, fit = FALSE)
+  plan <- gamgpu:::model_matrix_plan(G, G$mf)
+  local({
+    local_gg_options(gamgpu.inject_interrupt = 1)
+    expect_error(.Call(gamgpu:::gg_xplan_build_r, plan), class = "gamgpu_interrupted")
+  })
+  expect_identical(dim(.Call(gamgpu:::gg_xplan_build_r, plan)), c(6000L, ncol(G$X)))
+})
