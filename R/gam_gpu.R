@@ -278,7 +278,9 @@ classify_setup_error <- function(e) {
 #'   basis has no C evaluator, or the option \code{gamgpu.x_recipe}),
 #'   \code{timings} (seconds of setup, iterations and post-processing) and,
 #'   for a GPU fit, \code{split}: seconds of transfers, building X on the
-#'   device, kernels and host work; \code{reml_threads}, the host threads
+#'   device, kernels and host work; \code{counters}, the backend's passes
+#'   over the rows (\code{gram}, \code{xbeta}, \code{row_state}) and its
+#'   step halvings (\code{halve_eta}); \code{reml_threads}, the host threads
 #'   the REML optimizer used (see \code{nthreads} in
 #'   \code{\link{gam_gpu_control}}); \code{discrete}, only when
 #'   \code{discrete = TRUE} was asked for, saying that the fit is exact.

@@ -120,7 +120,7 @@ struct gg_backend {
     size_t  n;              /* set by load() */
     int     p;
     /* work counters, for telemetry and tests */
-    long    n_gram, n_xbeta, n_row_state;
+    long    n_gram, n_xbeta, n_row_state, n_halve;
     /* where the time went (seconds, host clock): copies of the data and
      * results between host and device, and the row-wise work itself */
     double  t_transfer, t_rows;

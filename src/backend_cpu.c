@@ -142,6 +142,7 @@ static int cpu_halve_eta(gg_backend *be, gg_status *st)
 {
     (void) st;
     cpu_state *s = S(be);
+    be->n_halve++;
     for (size_t i = 0; i < s->d.n; i++) s->eta[i] = (s->eta[i] + s->eta_old[i]) / 2;
     return 0;
 }

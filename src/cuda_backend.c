@@ -1070,7 +1070,11 @@ static int eta_step(gg_backend *be, int mode, gg_status *st)
 }
 
 static int cuda_keep_eta(gg_backend *be, gg_status *st)  { return eta_step(be, 0, st); }
-static int cuda_halve_eta(gg_backend *be, gg_status *st) { return eta_step(be, 1, st); }
+static int cuda_halve_eta(gg_backend *be, gg_status *st)
+{
+    be->n_halve++;
+    return eta_step(be, 1, st);
+}
 
 static int cuda_row_state(gg_backend *be, const gg_family *fam, double *dev, gg_status *st)
 {

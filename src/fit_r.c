@@ -239,7 +239,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     const int ordinal = gg_list_int(spec, "device_ordinal", 0, 0, INT_MAX, BAD_IN);
     char fallback[GG_TEL_REASON] = "";
     const char *backend_name = "cpu";
-    long counters[3] = {0, 0, 0};
+    long counters[4] = {0, 0, 0, 0};
     char placement[96] = "host";
     double t_transfer = 0, t_rows = 0, t_build = 0, t_pre = 0;
     /* the rows' part of the result, on host threads beside the engine */
@@ -271,6 +271,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
         counters[0] = be.n_gram;
         counters[1] = be.n_xbeta;
         counters[2] = be.n_row_state;
+        counters[3] = be.n_halve;
         if (on_device && be.placement[0]) gg_strlcpy(placement, be.placement, sizeof placement);
         t_transfer = be.t_transfer;
         t_rows = be.t_rows;
@@ -311,9 +312,10 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     SET_VECTOR_ELT(res, 23, gg_named_doubles(4, tnames, tv));
     for (int i = 0; i < (sp.family.efam ? sp.family.ef.nth : 0); i++)
         REAL(VECTOR_ELT(res, 25))[i] = out.ef.th[i];
-    const char *cnames[] = {"gram", "xbeta", "row_state"};
-    const double cv[] = {(double) counters[0], (double) counters[1], (double) counters[2]};
-    SET_VECTOR_ELT(res, 20, gg_named_doubles(3, cnames, cv));
+    const char *cnames[] = {"gram", "xbeta", "row_state", "halve_eta"};
+    const double cv[] = {(double) counters[0], (double) counters[1], (double) counters[2],
+                         (double) counters[3]};
+    SET_VECTOR_ELT(res, 20, gg_named_doubles(4, cnames, cv));
     /* R's density warns where it is 0 (a Poisson response that is not a
      * whole number: the aic is Inf); family_stats.c counted those rows off
      * R's thread, the warning is given here, as family$aic gives it */

@@ -144,7 +144,9 @@ test_that("print() reports the device and the phase times; fit$device is data", 
     expect_named(g$device$split, c("transfer", "build", "kernels", "host"))
   expect_named(g$device$timings, c("setup", "iterations", "postproc"))
   expect_true(all(g$device$timings >= 0))
+  expect_named(g$device$counters, c("gram", "xbeta", "row_state", "halve_eta"))
   expect_gt(g$device$counters[["gram"]], 1)
+  expect_gte(g$device$counters[["halve_eta"]], 0)
   # the three parts are disjoint pieces of the call: they add up to no more
   # than its wall time
   wall <- system.time(g2 <- gam_gpu(f, family = binomial, data = dat))[["elapsed"]]
