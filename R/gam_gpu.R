@@ -195,10 +195,18 @@ classify_setup_error <- function(e) {
 #'   new data, as in mgcv).  The fit's \code{linear.predictors} include
 #'   it, as \code{gam()}'s do (\code{bam()} 1.8-41 leaves it out of its
 #'   linear predictors and fitted values, though its fit uses it).
-#' @param method \code{"fREML"} (default); \code{"REML"} is accepted for
-#'   gaussian identity models, where it is the same criterion as
-#'   \code{gam(method = "REML")}; any other value is an error of class
-#'   \code{gamgpu_bad_method}.
+#' @param method \code{"fREML"} (default: bam()'s criterion, the one for
+#'   large data); for gaussian identity models also \code{"REML"}, the same
+#'   criterion as \code{gam(method = "REML")}, and \code{"GCV.Cp"}, gam()'s
+#'   default: the GCV score when the scale is unknown, UBRE (Mallows' Cp)
+#'   when \code{scale} is given, minimised by Newton's method from one Gram
+#'   product (on the device for a GPU fit), with X built in R; other
+#'   families with these methods are refused (class
+#'   \code{gamgpu_unsupported_method}: use \code{"fREML"} or
+#'   \code{mgcv::gam()}); any other value is an error of class
+#'   \code{gamgpu_bad_method}.  Pick \code{"fREML"} for big data (REML is
+#'   less prone to under-smoothing than GCV), \code{"GCV.Cp"} to reproduce
+#'   a \code{gam()} fit that used its default.
 #' @param sp optional smoothing parameters, one per free smoothing parameter
 #'   of the model; negative entries are estimated, the others fixed.
 #' @param knots optional knots, passed to mgcv's setup.
@@ -334,12 +342,22 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     scale <- 1
   }
   if (!is.character(method) || length(method) != 1L ||
-      !(method %in% c("fREML", "REML")))
-    gamgpu_abort("gamgpu_bad_method", "'method' must be \"fREML\" or \"REML\"")
+      !(method %in% c("fREML", "REML", "GCV.Cp")))
+    gamgpu_abort("gamgpu_bad_method",
+                 "'method' must be \"fREML\", \"REML\" or \"GCV.Cp\"")
   additive <- family$family == "gaussian" && family$link == "identity"
-  if (method == "REML" && !additive)
+  if (method %in% c("REML", "GCV.Cp") && !additive)
     gamgpu_abort("gamgpu_unsupported_method",
-                 "method = \"REML\" is available for gaussian identity models only; use \"fREML\"")
+                 sprintf(paste("method = \"%s\" is available for gaussian identity models only",
+                               "so far; use \"fREML\", or mgcv::gam() for this family"),
+                         method))
+  if (method == "GCV.Cp" && !is.null(dots$in.out))
+    gamgpu_abort("gamgpu_unsupported_argument",
+                 "'in.out' with method = \"GCV.Cp\" is not available; drop it",
+                 arguments = "in.out")
+  if (method == "GCV.Cp" && !is.null(cl$rho) && !identical(eval(cl$rho, env), 0))
+    gamgpu_abort("gamgpu_unsupported_method",
+                 "method = \"GCV.Cp\" with AR1 residuals (rho) is not available; use \"fREML\"")
   ## control: a gam_gpu_control object or a list, checked the same way;
   ## bam()'s nthreads and chunk.size arguments set the same settings
   control <- as_gam_gpu_control(control)
@@ -496,6 +514,23 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     if (!is.double(X)) storage.mode(X) <- "double"
   }
   S <- lapply(G$S, function(s) { storage.mode(s) <- "double"; s })
+  ## GCV.Cp: the smoothing parameters by GCV (scale unknown) or UBRE (known)
+  ## from one Gram product (R/gcv.R); the engine then fits at them
+  gcv <- NULL
+  if (method == "GCV.Cp") {
+    if (!is.matrix(X)) {
+      X <- full_model_matrix(G, G$mf, cores = min(setup_cores(n), control$nthreads))
+      dimnames(X) <- NULL
+      x_reason <- "method = \"GCV.Cp\" takes X in R so far"
+    }
+    Lg <- if (is.null(L)) diag(length(lsp0)) else L
+    gcv <- gcv_smoothing(G, X, y, w, offset, S, Lg, lsp0, gamma, scale,
+                         device = if (plan$mode == 0L) "off" else policy)
+    gcv$sp.names <- sp.names
+    lsp0 <- gcv$lsp
+    L <- Lg[, integer(0), drop = FALSE]
+    sp.names <- character(0)
+  }
   small <- auto_too_small(plan, n, p)
   if (nzchar(small)) {
     record_fallback("engine", small)
@@ -522,6 +557,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   t2 <- proc.time()[["elapsed"]]
   fit <- gg_assemble(G, res, family, y, w, offset, n, method, gamma, cl, control,
                      sp.names, scale)
+  if (method == "GCV.Cp") fit <- gcv_finish(fit, gcv, scale)
   fit <- ar1_finish(fit, ar)
   sc <- res$scalars
   if (!is.null(ef))

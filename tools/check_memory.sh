@@ -42,12 +42,15 @@ build() {
   fi
 }
 
-# valgrind logs: error records, and those with gamgpu's code in their stack
+# valgrind logs: error records, and those with gamgpu's code in their
+# stack (a frame in one of its files, or in gamgpu.so)
+OURS=$(cd "$ROOT" && ls src/*.c src/*.h inst/kernels/*.h inst/kernels/*.cu |
+       sed 's#.*/##; s/[.]/[.]/g' | paste -sd'|' -)
 vg_count() {
-  awk '
+  awk -v re="[(]($OURS):[0-9]+[)]|gamgpu[.]so" '
     /^==[0-9]+== *$/ { if (inrec) { total++; if (ours) mine++ } inrec = 0; ours = 0; next }
     /^==[0-9]+== (Invalid|Conditional jump|Use of uninitialised|Syscall param|Mismatched|Source and destination|Possible data race|Lock order|Thread #[0-9]+:? (unlocked|was|deallocated)|Argument .* of function)/ { inrec = 1 }
-    inrec && /gamgpu\.so|\/src\/[a-z_]+\.c/ { ours = 1 }
+    inrec && $0 ~ re { ours = 1 }
     END { if (inrec) { total++; if (ours) mine++ } printf "%d %d\n", total + 0, mine + 0 }
   ' "$@"
 }
@@ -76,13 +79,23 @@ for check in $CHECKS; do
   asan)
     build asan "-fsanitize=address,undefined" || continue
     pre="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
+    rm -f "$OUT"/asan.* "$OUT"/ubsan.*
     (cd "$ROOT/tests" && R_LIBS="$OUT/lib-asan" LD_PRELOAD="$pre" \
        ASAN_OPTIONS=detect_leaks=0:halt_on_error=0:log_path="$OUT/asan" \
        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=0:log_path="$OUT/ubsan" \
        "$R" --vanilla --no-echo -f testthat.R > "$OUT/asan-suite.out" 2>&1)
     suite=$(grep -o "\[ FAIL [0-9]* .*\]" "$OUT/asan-suite.out" | tail -1)
-    total=$(cat "$OUT"/asan.* "$OUT"/ubsan.* 2>/dev/null | grep -c "ERROR: AddressSanitizer\|runtime error:")
-    mine=$(cat "$OUT"/asan.* "$OUT"/ubsan.* 2>/dev/null | grep "ERROR: AddressSanitizer\|runtime error:" | grep -c "/src/\|gamgpu")
+    # ASan reports run from "ERROR: AddressSanitizer" to "SUMMARY:", the
+    # stack between; a UBSan report names its file on its own line
+    set -- $(cat "$OUT"/asan.* 2>/dev/null | awk -v re="/($OURS):[0-9]+" '
+      /ERROR: AddressSanitizer/ { inrec = 1; ours = 0; total++ }
+      inrec && $0 ~ re { ours = 1 }
+      /^SUMMARY:/ { if (inrec && ours) mine++; inrec = 0 }
+      END { printf "%d %d\n", total + 0, mine + 0 }')
+    ub_total=$(cat "$OUT"/ubsan.* 2>/dev/null | grep -c "runtime error:")
+    ub_mine=$(cat "$OUT"/ubsan.* 2>/dev/null | grep "runtime error:" | grep -Ec "/($OURS):[0-9]+")
+    total=$(( $1 + ub_total ))
+    mine=$(( $2 + ub_mine ))
     echo "asan+ubsan: the test suite ($suite): $total reports, $mine in gamgpu's code"
     [ "$mine" -eq 0 ] || status=1
     ;;

@@ -20,7 +20,7 @@
 GG_FM double gg_fm_betar_dev(double y, double mu, double wt, double theta)
 {
     const double muth = mu * theta;
-    return 2 * wt * (-lgamma(theta) + lgamma(muth) + lgamma(theta - muth) -
+    return 2 * wt * (-GG_FM_LGAMMA(theta) + GG_FM_LGAMMA(muth) + GG_FM_LGAMMA(theta - muth) -
                      muth * (log(y) - log1p(-y)) - theta * log1p(-y) + log(y) + log1p(-y));
 }
 

@@ -21,8 +21,8 @@ GG_FM void gg_fm_nb_ef_theta_row(double y, double mu, double wt, const gg_fm_efp
     s[GG_FM_EF_DEV] += gg_fm_dev_resid(GG_FM_NEGBIN, y, mu, wt, Th);
     if (deriv < 0) return;
     const double ylogy = y > 0 ? y * log(y) : y;
-    s[GG_FM_EF_LS] -= wt * ((y + Th) * log(y + Th) - ylogy + lgamma(y + 1) - Th * log(Th) +
-                            lgamma(Th) - lgamma(Th + y));
+    s[GG_FM_EF_LS] -= wt * ((y + Th) * log(y + Th) - ylogy + GG_FM_LGAMMA(y + 1) - Th * log(Th) +
+                            GG_FM_LGAMMA(Th) - GG_FM_LGAMMA(Th + y));
     if (deriv < 1) return;
     const double lyth = log(yth), psi0_yth = gg_fm_digamma(yth), psi0_th = gg_fm_digamma(Th);
     s[GG_FM_EF_DTH] += -2 * wt * Th * (log(yth / muth) + (1 - yth / muth));

@@ -45,7 +45,7 @@ GG_FM void gg_fm_scat_theta_row(double y, double mu, double wt, const gg_fm_efpa
     if (deriv < 0) return;
     const double nu2 = nu - min_df, nu2nu = nu2 / nu, nu12 = (nu + 1) / 2;
     /* scat()$ls: the row's term times w */
-    s[GG_FM_EF_LS] += (lgamma(nu12) - lgamma(nu / 2) - log(sig * pow(GG_FM_PI * nu, 0.5))) * wt;
+    s[GG_FM_EF_LS] += (GG_FM_LGAMMA(nu12) - GG_FM_LGAMMA(nu / 2) - log(sig * pow(GG_FM_PI * nu, 0.5))) * wt;
     if (deriv < 1) return;
     const double nu1 = nu + 1, ym = y - mu, r = ym / sig;
     const double a = 1 + (r * r) / nu;

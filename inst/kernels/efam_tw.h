@@ -125,7 +125,7 @@ GG_FM double gg_fm_tw_xlogx(double x, double X, double d)
  * whose parts are O(d^2 / X) rather than O(x log x); else directly. */
 GG_FM double gg_fm_tw_q(double x, double X, double d, double logX)
 {
-    if (x < 10) return x * logX - lgamma(x) - X;
+    if (x < 10) return x * logX - GG_FM_LGAMMA(x) - X;
     return -gg_fm_tw_xlogx(x, X, d) + 0.5 * log(x) - 0.918938533204672741780329736406 -
            gg_fm_tw_stirling_corr(x);
 }

@@ -80,7 +80,7 @@ GG_FM void gg_fm_zip_ldg(double g, double *l1, double *l2)
 GG_FM double gg_fm_zip_ll(double y, double g, double eta)
 {
     if (y == 0) return -exp(eta);
-    return gg_fm_zip_l1ee(eta) + y * g - gg_fm_zip_lee1(g) - lgamma(y + 1);
+    return gg_fm_zip_l1ee(eta) + y * g - gg_fm_zip_lee1(g) - GG_FM_LGAMMA(y + 1);
 }
 
 GG_FM double gg_fm_zip_dev(double y, double mu, double wt, const gg_fm_efpar *par)

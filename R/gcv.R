@@ -1,0 +1,182 @@
+# gam()'s method = "GCV.Cp" for additive models (gaussian, identity link):
+# the smoothing parameters that minimise the GCV score (scale unknown) or
+# Mallows' Cp / UBRE (scale known), as mgcv's magic() chooses them, by
+# Newton's method on the log smoothing parameters with the exact gradient
+# and Hessian.  The O(n) work is one weighted Gram product (gpu_gram(): on
+# the device for a GPU fit); everything after it is p x p.  The fit at the
+# chosen smoothing parameters is then the engine's, with every smoothing
+# parameter fixed.
+#
+# With H = X'WX + sum_j lambda_j S_j, beta = H^-1 X'Wz, rss = ||W^1/2 (z -
+# X beta)||^2 and tau = tr(H^-1 X'WX) (the effective degrees of freedom):
+#   GCV = n rss / (n - gamma tau)^2,
+#   UBRE = rss / n - scale + 2 gamma scale tau / n
+# (mgcv's magic() with prior weights: n rows, the weights in W).  For
+# log lambda_j = rho_j: d beta_j = -H^-1 S_j beta (S_j = lambda_j S_j),
+# d rss_j = 2 beta' S_lambda H^-1 S_j beta, d tau_j = -tr(H^-1 S_j H^-1 X'WX),
+# and the second derivatives by differentiating once more.
+
+# The GCV or UBRE score at log smoothing parameters lsp (one per penalty),
+# with its gradient and Hessian in lsp.  P: the problem from gcv_problem().
+gcv_score <- function(P, lsp, deriv = TRUE) {
+  lam <- exp(lsp)
+  H <- P$XtWX
+  for (j in seq_along(P$S)) H <- H + lam[j] * P$S[[j]]
+  R <- chol(H, pivot = FALSE)
+  Hi <- chol2inv(R)
+  beta <- drop(Hi %*% P$XtWz)
+  XtWXb <- drop(P$XtWX %*% beta)
+  rss <- max(0, P$zWz - 2 * sum(beta * P$XtWz) + sum(beta * XtWXb))
+  HiX <- Hi %*% P$XtWX
+  tau <- sum(diag(HiX))
+  n <- P$n
+  gam <- P$gamma
+  known <- P$scale > 0
+  D <- n - gam * tau
+  V <- if (known) rss / n - P$scale + 2 * gam * P$scale * tau / n else n * rss / D^2
+  out <- list(score = V, beta = beta, rss = rss, tau = tau, Hi = Hi)
+  if (!deriv) return(out)
+  M <- length(lsp)
+  HiS <- lapply(seq_len(M), function(j) lam[j] * (Hi %*% P$S[[j]]))
+  HiSb <- vapply(HiS, function(A) drop(A %*% beta), numeric(length(beta)))
+  HiSX <- lapply(HiS, function(A) A %*% HiX)
+  r <- XtWXb - P$XtWz                       # X'W(X beta - z) = -S_lambda beta
+  db <- -HiSb
+  drss <- drop(2 * crossprod(db, r))
+  dtau <- -vapply(HiSX, function(A) sum(diag(A)), 0)
+  d2rss <- d2tau <- matrix(0, M, M)
+  XdB <- P$XtWX %*% db
+  for (j in seq_len(M)) for (k in j:M) {
+    d2b <- drop(HiS[[k]] %*% HiSb[, j] + HiS[[j]] %*% HiSb[, k])
+    if (j == k) d2b <- d2b - HiSb[, j]
+    d2rss[j, k] <- d2rss[k, j] <- 2 * sum(db[, k] * XdB[, j]) + 2 * sum(r * d2b)
+    t2 <- sum(t(HiS[[k]]) * HiSX[[j]]) + sum(t(HiS[[j]]) * HiSX[[k]])
+    if (j == k) t2 <- t2 + dtau[j]
+    d2tau[j, k] <- d2tau[k, j] <- t2
+  }
+  if (known) {
+    out$grad <- drss / n + 2 * gam * P$scale * dtau / n
+    out$hess <- d2rss / n + 2 * gam * P$scale * d2tau / n
+  } else {
+    out$grad <- n * drss / D^2 + 2 * n * gam * rss * dtau / D^3
+    out$hess <- n * d2rss / D^2 + 2 * n * gam * (outer(drss, dtau) + outer(dtau, drss)) / D^3 +
+      2 * n * gam * rss * d2tau / D^3 + 6 * n * gam^2 * rss * outer(dtau, dtau) / D^4
+  }
+  out
+}
+
+# The problem for gcv_score(): the Gram product (on the device when the
+# policy asks), the penalties at full size, the sizes and settings.
+gcv_problem <- function(X, y, w, offset, S, off, gamma, scale, device) {
+  z <- if (is.null(offset)) y else y - offset
+  g <- gpu_gram(X, w, z, device = device)
+  p <- ncol(X)
+  Sf <- lapply(seq_along(S), function(j) {
+    M <- matrix(0, p, p)
+    ii <- off[j] - 1L + seq_len(ncol(S[[j]]))
+    M[ii, ii] <- S[[j]]
+    M
+  })
+  list(XtWX = g$XtWX, XtWz = drop(g$XtWz), zWz = g$zWz, S = Sf, n = nrow(X),
+       gamma = gamma, scale = scale, device = g$device, fallback = g$fallback)
+}
+
+# Newton's method on the free log smoothing parameters rho (log sp = L rho
+# + lsp0): the Hessian's eigenvalues made positive, steps of at most 5 in
+# any rho, halved while the score rises; converged when the gradient is
+# small against the score or the step vanishes (mgcv's magic() tests the
+# same).  rho0: where it starts (from mgcv's initial.sp()).
+gcv_newton <- function(P, L, lsp0, rho0, maxit = 200L, tol = 1e-7) {
+  to_lsp <- function(rho) drop(L %*% rho) + lsp0
+  rho <- rho0
+  e <- gcv_score(P, to_lsp(rho))
+  converged <- FALSE
+  iter <- 0L
+  calls <- 1L
+  for (iter in seq_len(maxit)) {
+    g <- drop(crossprod(L, e$grad))
+    Hs <- crossprod(L, e$hess %*% L)
+    if (max(abs(g)) <= tol * (1 + abs(e$score))) {
+      converged <- TRUE
+      break
+    }
+    ev <- eigen(Hs, symmetric = TRUE)
+    d <- pmax(abs(ev$values), 1e-7 * max(abs(ev$values), 1e-300))
+    step <- -drop(ev$vectors %*% (crossprod(ev$vectors, g) / d))
+    if (max(abs(step)) > 5) step <- step * 5 / max(abs(step))
+    k <- 0L
+    repeat {
+      e1 <- gcv_score(P, to_lsp(rho + step))
+      calls <- calls + 1L
+      if (e1$score <= e$score || k >= 30L) break
+      step <- step / 2
+      k <- k + 1L
+    }
+    if (e1$score > e$score) {               # no step lowers the score: at the optimum
+      converged <- TRUE
+      break
+    }
+    rho <- rho + step
+    small <- max(abs(step)) < 1e-9 || abs(e$score - e1$score) <= 1e-14 * abs(e$score)
+    e <- e1
+    if (small) {
+      converged <- TRUE
+      break
+    }
+  }
+  g <- drop(crossprod(L, e$grad))
+  list(rho = rho, lsp = to_lsp(rho), score = e$score, rss = e$rss, tau = e$tau, Hi = e$Hi,
+       iter = iter, calls = calls, converged = converged, grad = g,
+       hess = crossprod(L, e$hess %*% L))
+}
+
+# Smoothing parameters by GCV/UBRE for the additive model with free
+# log sp = L rho + lsp0; returns the optimiser's result (gcv_newton()).
+gcv_smoothing <- function(G, X, y, w, offset, S, L, lsp0, gamma, scale, device) {
+  P <- gcv_problem(X, y, w, offset, S, G$off, gamma, scale, device)
+  nfree <- ncol(L)
+  if (nfree == 0L)
+    return(c(gcv_score(P, lsp0, deriv = FALSE),
+             list(rho = numeric(0), lsp = lsp0, iter = 0L, calls = 1L, converged = TRUE,
+                  grad = numeric(0), hess = matrix(0, 0, 0), device = P$device,
+                  XtWX = P$XtWX)))
+  # mgcv's starting values, as gam() takes them, mapped onto rho
+  sp0 <- mgcv_fun("initial.sp")(X, G$S, G$off)
+  rho0 <- if (length(sp0) == nrow(L)) {
+    qr.coef(qr(L), log(pmax(sp0, .Machine$double.xmin)) - lsp0)
+  } else numeric(nfree)
+  rho0[!is.finite(rho0)] <- 0
+  res <- gcv_newton(P, L, lsp0, rho0)
+  res$device <- P$device
+  res$XtWX <- P$XtWX
+  res
+}
+
+# gam()'s fields of a GCV.Cp fit on the engine's object (fit at the chosen
+# smoothing parameters, all fixed): the criterion, its name, the optimiser's
+# record, the smoothing parameters it chose, magic()'s scale and gam()'s
+# covariance matrices.
+gcv_finish <- function(fit, gcv, scale) {
+  known <- scale > 0
+  fit$method <- if (known) "UBRE" else "GCV"
+  {
+    fit$gcv.ubre <- c(GCV.Cp = gcv$score)
+    fit$sp <- exp(gcv$rho)
+    names(fit$sp) <- gcv$sp.names
+    fit$optimizer <- c("outer", "newton")
+    conv <- if (gcv$converged) "full convergence" else "iteration limit reached"
+    fit$outer.info <- list(conv = conv, iter = gcv$iter, grad = gcv$grad, hess = gcv$hess,
+                           score.calls = gcv$calls)
+    fit$mgcv.conv <- NULL
+    # magic()'s scale, when estimated: the residual sum of squares over the
+    # residual degrees of freedom n - tr(A); then gam()'s covariances,
+    # Vp = scale H^-1 and Ve = scale H^-1 X'WX H^-1
+    sig2 <- if (known) scale else gcv$rss / (nrow(fit$model) - gcv$tau)
+    fit$sig2 <- fit$scale <- sig2
+    fit$Vp <- sig2 * gcv$Hi
+    fit$Ve <- sig2 * (gcv$Hi %*% gcv$XtWX %*% gcv$Hi)
+    dimnames(fit$Vp) <- dimnames(fit$Ve) <- list(names(fit$coefficients),
+                                                names(fit$coefficients))
+  }
+  fit
+}
