@@ -24,7 +24,7 @@ OUT=${OUT:-/tmp/gamgpu-checks}
 R=${R_HOME:+$R_HOME/bin/}R
 mkdir -p "$OUT"
 CHECKS=${*:-memcheck asan helgrind sanitizer}
-CHECK_TEST_FILES=${CHECK_TEST_FILES:-"test-interrupt.R test-thread-budget.R test-x-recipe.R test-fit-glm-families.R"}
+CHECK_TEST_FILES=${CHECK_TEST_FILES:-"test-thread-budget.R test-crash-regressions.R test-arguments.R"}
 status=0
 
 # build the package from the tree into $OUT/lib-$1 with extra compiler flags $2
