@@ -200,7 +200,7 @@ classify_setup_error <- function(e) {
 #'   criterion as \code{gam(method = "REML")}, and \code{"GCV.Cp"}, gam()'s
 #'   default: the GCV score when the scale is unknown, UBRE (Mallows' Cp)
 #'   when \code{scale} is given, minimised by Newton's method from one Gram
-#'   product (on the device for a GPU fit), with X built in R; other
+#'   product (on the device for a GPU fit, X built there); other
 #'   families with these methods are refused (class
 #'   \code{gamgpu_unsupported_method}: use \code{"fREML"} or
 #'   \code{mgcv::gam()}); any other value is an error of class
@@ -514,27 +514,22 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     if (!is.double(X)) storage.mode(X) <- "double"
   }
   S <- lapply(G$S, function(s) { storage.mode(s) <- "double"; s })
-  ## GCV.Cp: the smoothing parameters by GCV (scale unknown) or UBRE (known)
-  ## from one Gram product (R/gcv.R); the engine then fits at them
-  gcv <- NULL
-  if (method == "GCV.Cp") {
-    if (!is.matrix(X)) {
-      X <- full_model_matrix(G, G$mf, cores = min(setup_cores(n), control$nthreads))
-      dimnames(X) <- NULL
-      x_reason <- "method = \"GCV.Cp\" takes X in R so far"
-    }
-    Lg <- if (is.null(L)) diag(length(lsp0)) else L
-    gcv <- gcv_smoothing(G, X, y, w, offset, S, Lg, lsp0, gamma, scale,
-                         device = if (plan$mode == 0L) "off" else policy)
-    gcv$sp.names <- sp.names
-    lsp0 <- gcv$lsp
-    L <- Lg[, integer(0), drop = FALSE]
-    sp.names <- character(0)
-  }
   small <- auto_too_small(plan, n, p)
   if (nzchar(small)) {
     record_fallback("engine", small)
     plan$mode <- 0L
+  }
+  ## GCV.Cp: the smoothing parameters by GCV (scale unknown) or UBRE (known)
+  ## from one Gram product (R/gcv.R); the engine then fits at them
+  gcv <- NULL
+  if (method == "GCV.Cp") {
+    Lg <- if (is.null(L)) diag(length(lsp0)) else L
+    gcv <- gcv_smoothing(G, X, y, w, offset, S, Lg, lsp0, gamma, scale, plan,
+                         control$nthreads)
+    gcv$sp.names <- sp.names
+    lsp0 <- gcv$lsp
+    L <- Lg[, integer(0), drop = FALSE]
+    sp.names <- character(0)
   }
   spec <- list(nobs = n, scale = if (is.null(ef)) scale else ef$scale, gamma = gamma,
                additive = additive, ef = ef$ef,

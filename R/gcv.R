@@ -2,8 +2,9 @@
 # the smoothing parameters that minimise the GCV score (scale unknown) or
 # Mallows' Cp / UBRE (scale known), as mgcv's magic() chooses them, by
 # Newton's method on the log smoothing parameters with the exact gradient
-# and Hessian.  The O(n) work is one weighted Gram product (gpu_gram(): on
-# the device for a GPU fit); everything after it is p x p.  The fit at the
+# and Hessian.  The O(n) work is one weighted Gram product through the
+# fitting backends (on the device for a GPU fit, X built there from its
+# recipe); everything after it is p x p.  The fit at the
 # chosen smoothing parameters is then the engine's, with every smoothing
 # parameter fixed.
 #
@@ -65,19 +66,20 @@ gcv_score <- function(P, lsp, deriv = TRUE) {
   out
 }
 
-# The problem for gcv_score(): the Gram product (on the device when the
-# policy asks), the penalties at full size, the sizes and settings.
-gcv_problem <- function(X, y, w, offset, S, off, gamma, scale, device) {
-  z <- if (is.null(offset)) y else y - offset
-  g <- gpu_gram(X, w, z, device = device)
-  p <- ncol(X)
+# The problem for gcv_score(): the Gram product through the fitting
+# backends (X a matrix or its recipe; on the device when plan says), the
+# penalties at full size, the sizes and settings.
+gcv_problem <- function(X, y, w, offset, S, off, gamma, scale, plan, nthreads) {
+  g <- .Call(gg_model_gram_r, X, y, w, offset, plan$mode, plan$ordinal, nthreads)
+  n <- length(y)
+  p <- ncol(g$XtWX)
   Sf <- lapply(seq_along(S), function(j) {
     M <- matrix(0, p, p)
     ii <- off[j] - 1L + seq_len(ncol(S[[j]]))
     M[ii, ii] <- S[[j]]
     M
   })
-  list(XtWX = g$XtWX, XtWz = drop(g$XtWz), zWz = g$zWz, S = Sf, n = nrow(X),
+  list(XtWX = g$XtWX, XtWz = drop(g$XtWz), zWz = g$zWz, S = Sf, n = n,
        gamma = gamma, scale = scale, device = g$device, fallback = g$fallback)
 }
 
@@ -132,16 +134,16 @@ gcv_newton <- function(P, L, lsp0, rho0, maxit = 200L, tol = 1e-7) {
 
 # Smoothing parameters by GCV/UBRE for the additive model with free
 # log sp = L rho + lsp0; returns the optimiser's result (gcv_newton()).
-gcv_smoothing <- function(G, X, y, w, offset, S, L, lsp0, gamma, scale, device) {
-  P <- gcv_problem(X, y, w, offset, S, G$off, gamma, scale, device)
+gcv_smoothing <- function(G, X, y, w, offset, S, L, lsp0, gamma, scale, plan, nthreads) {
+  P <- gcv_problem(X, y, w, offset, S, G$off, gamma, scale, plan, nthreads)
   nfree <- ncol(L)
   if (nfree == 0L)
     return(c(gcv_score(P, lsp0, deriv = FALSE),
              list(rho = numeric(0), lsp = lsp0, iter = 0L, calls = 1L, converged = TRUE,
                   grad = numeric(0), hess = matrix(0, 0, 0), device = P$device,
                   XtWX = P$XtWX)))
-  # mgcv's starting values, as gam() takes them, mapped onto rho
-  sp0 <- mgcv_fun("initial.sp")(X, G$S, G$off)
+  # mgcv's starting values (initial.sp() from X'WX), mapped onto rho
+  sp0 <- mgcv_fun("initial.sp")(P$XtWX, G$S, G$off, XX = TRUE)
   rho0 <- if (length(sp0) == nrow(L)) {
     qr.coef(qr(L), log(pmax(sp0, .Machine$double.xmin)) - lsp0)
   } else numeric(nfree)
