@@ -240,3 +240,13 @@ print.gamgpu_compile_check <- function(x, ...) {
   }
   invisible(x)
 }
+
+# Injected device faults, for the tests (src/cuda_fault.c): from now on the
+# at-th device allocation, kernel launch, NVRTC compile or copy fails as
+# the driver fails it, or every driver call from the at-th on finds no
+# device; kind "none" disarms.  Returns the faults injected since the last
+# call.  Allocations the arena serves from its cache reach no driver: call
+# gpu_arena_release() first to count them all.
+gpu_inject_fault <- function(kind = "none", at = 1) {
+  .Call(gg_gpu_fault_r, kind, at)
+}

@@ -26,6 +26,9 @@ int  gg_cuda_function(int ordinal, const char *module, const char *fn,
                       CUfunction *out, gg_status *st);
 /* Unload every module of a device (context current) / of all devices. */
 void gg_cuda_modules_unload(int ordinal);
+/* compile failures injected so far (cuda_fault.c): such a failure is not
+ * cached by the module cache */
+long gg_gpu_fault_compiles_injected(void);
 
 /* The Gram product on device-resident arrays (cuda_gram.c).  A plan fixes
  * the grid (tile pairs x row slabs) and the size of the partial-sum buffer

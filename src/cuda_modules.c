@@ -182,7 +182,17 @@ int gg_cuda_function(int ordinal, const char *module, const char *fn, CUfunction
         m->device = ordinal;
         gg_strlcpy(m->name, module, sizeof m->name);
         gg_strlcpy(m->arch, gg_cuda_arch(ordinal), sizeof m->arch);
+        const long injected0 = gg_gpu_fault_compiles_injected();
         build_module(m);
+        if (!m->ok && gg_gpu_fault_compiles_injected() != injected0) {
+            /* an injected failure (tests): reported, not cached */
+            gg_status failure = m->failure;
+            n_modules--;
+            pthread_mutex_unlock(&mod_lock);
+            if (st != NULL && !st->failed)
+                *st = failure;
+            return -1;
+        }
     }
     m->requests++;
     int ok = m->ok;

@@ -569,3 +569,28 @@ SEXP gg_compile_check_r(SEXP names, SEXP sources, SEXP arch)
     UNPROTECT(2);
     return df;
 }
+
+/* ---- injected device faults, for tests (cuda_fault.c) ----------------- */
+
+/* Arm kind ("none", "alloc", "launch", "compile", "copy", "nodevice") at
+ * the at-th call; returns the faults injected since the previous arm. */
+SEXP gg_gpu_fault_r(SEXP kind, SEXP at)
+{
+    static const char *kinds[] = {"none", "alloc", "launch", "compile", "copy", "nodevice"};
+    const char *k = gg_as_utf8(kind, "kind", "gamgpu_bad_input");
+    int ki = -1;
+    for (int i = 0; i < 6; i++)
+        if (strcmp(k, kinds[i]) == 0) ki = i;
+    if (ki < 0)
+        gg_abort("gamgpu_bad_input",
+                 "kind must be one of none, alloc, launch, compile, copy, nodevice");
+    const double a = Rf_asReal(at);
+    if (!R_FINITE(a) || a < 1 || a > 1e15)
+        gg_abort("gamgpu_bad_input", "at must be a count >= 1");
+    gg_status st;
+    gg_status_clear(&st);
+    long before = 0;
+    if (gg_gpu_fault_arm(ki, (long) a, &before, &st) != 0)
+        gg_raise(&st);
+    return Rf_ScalarReal((double) before);
+}

@@ -51,6 +51,17 @@ gg_arena *gg_gpu_arena(int ordinal, gg_status *st);
 /* Applies to every device's arena, present and future (0 = no cap). */
 void gg_gpu_set_memory_budget(double bytes);
 
+/* Injected device faults, for tests (cuda_fault.c): from the arm on, the
+ * at-th allocation (device or pinned), kernel launch, NVRTC compile or
+ * copy fails as the driver fails it, or every driver call from the at-th
+ * on finds no device (frees and pops excepted).  GG_FAULT_NONE disarms.
+ * *injected_before: the faults injected since the previous arm.  A
+ * compile fault first unloads the compiled modules, and an injected
+ * compile failure is not cached.  Without CUDA: an error. */
+enum { GG_FAULT_NONE = 0, GG_FAULT_ALLOC, GG_FAULT_LAUNCH, GG_FAULT_COMPILE, GG_FAULT_COPY,
+       GG_FAULT_NODEVICE };
+int gg_gpu_fault_arm(int kind, long at, long *injected_before, gg_status *st);
+
 /* Where kernel sources (<name>.cu) live; set once at load. */
 void gg_gpu_set_kernel_dir(const char *dir);
 const char *gg_gpu_kernel_dir(void);

@@ -31,6 +31,14 @@ void        gg_gpu_set_memory_budget(double bytes) { (void) bytes; }
 int         gg_gpu_module_list(gg_module_info *out, int max) { (void) out; (void) max; return 0; }
 void        gg_gpu_shutdown(void) {}
 
+int gg_gpu_fault_arm(int kind, long at, long *injected_before, gg_status *st)
+{
+    (void) kind;
+    (void) at;
+    if (injected_before) *injected_before = 0;
+    return unavailable(st);
+}
+
 int gg_gpu_module_request(int ordinal, const char *module, const char *fn, gg_status *st)
 {
     (void) ordinal;
