@@ -59,23 +59,9 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     gg_status_clear(&st);
     /* X: a double matrix, or the recipe to build it (xplan.h) */
     gg_xplan xplan;
-    const gg_xplan *xp = NULL;
+    const gg_xplan *xp;
     int n, p;
-    if (TYPEOF(X) == VECSXP) {
-        n = gg_list_int(X, "n", GG_REQUIRED, 1, INT_MAX, BAD_IN);
-        p = gg_list_int(X, "p", GG_REQUIRED, 1, INT_MAX, BAD_IN);
-        gg_xplan_from_r(X, (size_t) n, p, &xplan);
-        xp = &xplan;
-    } else {
-        if (!Rf_isMatrix(X) || TYPEOF(X) != REALSXP)
-            gg_abort("gamgpu_bad_input", "X must be a double matrix");
-        n = Rf_nrows(X);
-        p = Rf_ncols(X);
-    }
-    if (TYPEOF(y) != REALSXP || XLENGTH(y) != n || TYPEOF(w) != REALSXP || XLENGTH(w) != n)
-        gg_abort("gamgpu_bad_input", "y and weights must be double vectors with one entry per row of X");
-    if (offset != R_NilValue && (TYPEOF(offset) != REALSXP || XLENGTH(offset) != n))
-        gg_abort("gamgpu_bad_input", "offset must be NULL or a double vector with one entry per row");
+    gg_model_x_from_r(X, y, w, offset, &xplan, &xp, &n, &p);
 
     gg_fit_spec sp;
     memset(&sp, 0, sizeof sp);

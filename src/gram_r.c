@@ -85,23 +85,9 @@ SEXP gg_model_gram_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP mode_, SEXP ordin
                      SEXP nthreads_)
 {
     gg_xplan xplan;
-    const gg_xplan *xp = NULL;
+    const gg_xplan *xp;
     int n, p;
-    if (TYPEOF(X) == VECSXP) {
-        n = gg_list_int(X, "n", GG_REQUIRED, 1, INT_MAX, "gamgpu_bad_input");
-        p = gg_list_int(X, "p", GG_REQUIRED, 1, INT_MAX, "gamgpu_bad_input");
-        gg_xplan_from_r(X, (size_t) n, p, &xplan);
-        xp = &xplan;
-    } else {
-        if (!Rf_isMatrix(X) || TYPEOF(X) != REALSXP)
-            gg_abort("gamgpu_bad_input", "X must be a double matrix or a recipe");
-        n = Rf_nrows(X);
-        p = Rf_ncols(X);
-    }
-    if (TYPEOF(y) != REALSXP || XLENGTH(y) != n || TYPEOF(w) != REALSXP || XLENGTH(w) != n)
-        gg_abort("gamgpu_bad_input", "y and w must be double vectors with one entry per row of X");
-    if (offset != R_NilValue && (TYPEOF(offset) != REALSXP || XLENGTH(offset) != n))
-        gg_abort("gamgpu_bad_input", "offset must be NULL or a double vector, one per row");
+    gg_model_x_from_r(X, y, w, offset, &xplan, &xp, &n, &p);
     const int mode = gg_as_int(mode_, "the mode", 0, 2, "gamgpu_bad_input");
     const int ordinal = gg_as_int(ordinal_, "the device ordinal", 0, INT_MAX, "gamgpu_bad_input");
     const int nthreads = gg_as_int(nthreads_, "nthreads", 1, GG_MAX_THREADS, "gamgpu_bad_input");
