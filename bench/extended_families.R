@@ -18,6 +18,9 @@
 #   GAMGPU_BENCH_SKIP_BAM  1: no bam() fits (their columns say "not run")
 #   GAMGPU_BENCH_DEVICE    gam_gpu's device for the "gpu" column (default
 #                          "required"; "off" tries the script without a GPU)
+#   GAMGPU_BENCH_THREADS   mgcv's threads (default all cores): 16 for each of
+#                          two processes on a 32-core machine, one family
+#                          each, to fit bam's 1e6 runs in one 10-minute call
 # gamSim data, four smooths (k = 10, p = 37), the family's response
 # simulated from the smooths' sum.  mgcv gets all cores.  Prints wall
 # times, ratios to gam_gpu on the device, and the agreement of theta and
@@ -35,7 +38,7 @@ freml_max <- as.numeric(Sys.getenv("GAMGPU_BENCH_FREML_MAX", "Inf"))
 skip_bam <- identical(Sys.getenv("GAMGPU_BENCH_SKIP_BAM"), "1")
 csv <- Sys.getenv("GAMGPU_BENCH_CSV", "")
 device <- Sys.getenv("GAMGPU_BENCH_DEVICE", "required")
-threads <- parallel::detectCores()
+threads <- as.integer(Sys.getenv("GAMGPU_BENCH_THREADS", parallel::detectCores()))
 fml <- y ~ s(x0) + s(x1) + s(x2) + s(x3)
 
 family_of <- function(name) switch(name, nb = nb(), tw = tw(), ziP = ziP(),
