@@ -205,7 +205,8 @@ print.gamgpu_telemetry <- function(x, ...) {
 #'   loaded (or the package was built without CUDA).
 #' @examples
 #' if (gpu_info("off")$built_with_cuda) {
-#'   try(gpu_compile_check("compute_90"))
+#'   # one kernel source (all of them take several seconds)
+#'   try(gpu_compile_check("compute_90", kernels = "gram"))
 #' }
 #' @export
 gpu_compile_check <- function(arch = "compute_90", kernels = NULL) {

@@ -122,6 +122,8 @@ test_that("mgcv's methods take a GCV.Cp fit", {
   sg <- summary(g)
   expect_equal(sg$s.table[, "edf"], summary(b)$s.table[, "edf"], tolerance = 1e-4)
   expect_equal(sg$s.table[, "F"], summary(b)$s.table[, "F"], tolerance = 1e-4)
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
   expect_output(mgcv::gam.check(g), "full convergence")
   expect_equal(AIC(g), AIC(b), tolerance = 1e-6)
 })
