@@ -161,24 +161,22 @@ gcv_smoothing <- function(G, X, y, w, offset, S, L, lsp0, gamma, scale, plan, nt
 gcv_finish <- function(fit, gcv, scale) {
   known <- scale > 0
   fit$method <- if (known) "UBRE" else "GCV"
-  {
-    fit$gcv.ubre <- c(GCV.Cp = gcv$score)
-    fit$sp <- exp(gcv$rho)
-    names(fit$sp) <- gcv$sp.names
-    fit$optimizer <- c("outer", "newton")
-    conv <- if (gcv$converged) "full convergence" else "iteration limit reached"
-    fit$outer.info <- list(conv = conv, iter = gcv$iter, grad = gcv$grad, hess = gcv$hess,
-                           score.calls = gcv$calls)
-    fit$mgcv.conv <- NULL
-    # magic()'s scale, when estimated: the residual sum of squares over the
-    # residual degrees of freedom n - tr(A); then gam()'s covariances,
-    # Vp = scale H^-1 and Ve = scale H^-1 X'WX H^-1
-    sig2 <- if (known) scale else gcv$rss / (nrow(fit$model) - gcv$tau)
-    fit$sig2 <- fit$scale <- sig2
-    fit$Vp <- sig2 * gcv$Hi
-    fit$Ve <- sig2 * (gcv$Hi %*% gcv$XtWX %*% gcv$Hi)
-    dimnames(fit$Vp) <- dimnames(fit$Ve) <- list(names(fit$coefficients),
-                                                names(fit$coefficients))
-  }
+  fit$gcv.ubre <- c(GCV.Cp = gcv$score)
+  fit$sp <- exp(gcv$rho)
+  names(fit$sp) <- gcv$sp.names
+  fit$optimizer <- c("outer", "newton")
+  conv <- if (gcv$converged) "full convergence" else "iteration limit reached"
+  fit$outer.info <- list(conv = conv, iter = gcv$iter, grad = gcv$grad, hess = gcv$hess,
+                         score.calls = gcv$calls)
+  fit$mgcv.conv <- NULL
+  # magic()'s scale, when estimated: the residual sum of squares over the
+  # residual degrees of freedom n - tr(A); then gam()'s covariances,
+  # Vp = scale H^-1 and Ve = scale H^-1 X'WX H^-1
+  sig2 <- if (known) scale else gcv$rss / (nrow(fit$model) - gcv$tau)
+  fit$sig2 <- fit$scale <- sig2
+  fit$Vp <- sig2 * gcv$Hi
+  fit$Ve <- sig2 * (gcv$Hi %*% gcv$XtWX %*% gcv$Hi)
+  dimnames(fit$Vp) <- dimnames(fit$Ve) <- list(names(fit$coefficients),
+                                              names(fit$coefficients))
   fit
 }

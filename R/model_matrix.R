@@ -229,10 +229,8 @@ margins_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyen
         if (inherits(con, "gg_no_recipe")) return(con)
         m[names(con)] <- con
       }
-      XP <- if (length(s$XP) >= i) s$XP[[i]]
-      if (!is.null(XP)) {
-        XP <- unname(as.matrix(XP))
-        storage.mode(XP) <- "double"
+      if (length(s$XP) >= i && !is.null(s$XP[[i]])) {
+        XP <- double_matrix(s$XP[[i]])
         m$Z <- if (is.null(m$Z)) XP else m$Z %*% XP
       }
       margins[[i]] <- m
@@ -247,9 +245,7 @@ margins_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyen
     for (i in seq_along(s$margin)) {
       m <- margin_recipe(s$margin[[i]], mf, threads, codes)
       if (inherits(m, "gg_no_recipe")) return(m)
-      P <- unname(as.matrix(s$P[[i]]))
-      storage.mode(P) <- "double"
-      m$Z <- P
+      m$Z <- double_matrix(s$P[[i]])
       margins[[i]] <- m
     }
     t2_sel <- t2_selection(s)
@@ -276,17 +272,10 @@ margins_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyen
     f <- mf[[s$fterm]]
     if (!is.factor(f) || var_missing(s$fterm, f, codes, threads))
       return(no_recipe(s$label, ": its factor ", s$fterm, " is not a factor without missing values"))
-    base <- s
-    class(base) <- c(s$base$bs, "mgcv.smooth")
-    base$term <- s$base$term
-    base$dim <- length(base$term)
-    b <- margin_recipe(base, mf, threads, codes)
+    b <- base_recipe(s, mf, threads, codes)
     if (inherits(b, "gg_no_recipe")) return(b)
-    P <- unname(as.matrix(s$P))
-    storage.mode(P) <- "double"
-    b$Z <- P
-    code <- if (identical(levels(f), as.character(s$flev))) factor_codes(s$fterm, f, codes)
-            else match(as.character(f), as.character(s$flev))
+    b$Z <- double_matrix(s$P)
+    code <- level_codes(s$fterm, f, s$flev, codes)
     margins <- list(list(type = 5L, k = length(s$flev), code = code), b)
   } else if (inherits(s, "sz.interaction")) {
     if (!is.null(s$margin.only))
@@ -299,16 +288,10 @@ margins_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyen
       if (!is.factor(f) || var_missing(s$fterm[j], f, codes, threads))
         return(no_recipe(s$label, ": its factor ", s$fterm[j],
                          " is not a factor without missing values"))
-      lev <- as.character(s$flev[[j]])
-      code <- if (identical(levels(f), lev)) factor_codes(s$fterm[j], f, codes)
-              else match(as.character(f), lev)
-      margins[[j]] <- list(type = 5L, k = length(lev), code = code)
+      margins[[j]] <- list(type = 5L, k = length(s$flev[[j]]),
+                           code = level_codes(s$fterm[j], f, s$flev[[j]], codes))
     }
-    base <- s
-    class(base) <- c(s$base$bs, "mgcv.smooth")
-    base$term <- s$base$term
-    base$dim <- length(base$term)
-    b <- margin_recipe(base, mf, threads, codes)
+    b <- base_recipe(s, mf, threads, codes)
     if (inherits(b, "gg_no_recipe")) return(b)
     margins[[length(margins) + 1L]] <- b
   } else {
@@ -339,6 +322,29 @@ margins_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyen
   margins <- lapply(margins, function(m) { if (is.null(m$drop)) m$drop <- 0L; m })
   kc <- vapply(margins, recipe_columns, 1L)
   c(list(kind = 4L, k = as.integer(prod(kc)), margins = margins), map)
+}
+
+# The base smooth of a factor smooth (fs, sz) as a margin (margin_recipe()).
+base_recipe <- function(s, mf, threads, codes) {
+  base <- s
+  class(base) <- c(s$base$bs, "mgcv.smooth")
+  base$term <- s$base$term
+  base$dim <- length(base$term)
+  margin_recipe(base, mf, threads, codes)
+}
+
+# Factor f's codes against the levels lev a smooth was set up with: the
+# shared codes vector when they are f's own levels, else matched.
+level_codes <- function(name, f, lev, codes) {
+  lev <- as.character(lev)
+  if (identical(levels(f), lev)) factor_codes(name, f, codes) else match(as.character(f), lev)
+}
+
+# A matrix of doubles without dimnames (a smooth's P, XP).
+double_matrix <- function(x) {
+  x <- unname(as.matrix(x))
+  storage.mode(x) <- "double"
+  x
 }
 
 # Which column of the row tensor product of t2 smooth s's margins (in

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend.h"
 #include "basis.h"
 #include "basis_r.h"
 #include "errors_r.h"
@@ -257,25 +258,31 @@ void gg_xplan_from_r(SEXP plan, size_t n, int p, gg_xplan *out)
     out->threads = int_elt(plan, "threads", 1, GG_MAX_THREADS);
 }
 
-void gg_model_x_from_r(SEXP X, SEXP y, SEXP w, SEXP offset, gg_xplan *buf,
-                       const gg_xplan **xp, int *n, int *p)
+void gg_model_data_from_r(SEXP X, SEXP y, SEXP w, SEXP offset, gg_xplan *buf, gg_data *d)
 {
+    int n, p;
+    memset(d, 0, sizeof *d);
     if (TYPEOF(X) == VECSXP) {
-        *n = gg_list_int(X, "n", GG_REQUIRED, 1, INT_MAX, BAD_IN);
-        *p = gg_list_int(X, "p", GG_REQUIRED, 1, INT_MAX, BAD_IN);
-        gg_xplan_from_r(X, (size_t) *n, *p, buf);
-        *xp = buf;
+        n = gg_list_int(X, "n", GG_REQUIRED, 1, INT_MAX, BAD_IN);
+        p = gg_list_int(X, "p", GG_REQUIRED, 1, INT_MAX, BAD_IN);
+        gg_xplan_from_r(X, (size_t) n, p, buf);
+        d->xplan = buf;
     } else {
         if (!Rf_isMatrix(X) || TYPEOF(X) != REALSXP)
             gg_abort(BAD_IN, "X must be a double matrix or the recipe to build it");
-        *n = Rf_nrows(X);
-        *p = Rf_ncols(X);
-        *xp = NULL;
+        n = Rf_nrows(X);
+        p = Rf_ncols(X);
+        d->X = REAL(X);
     }
-    if (TYPEOF(y) != REALSXP || XLENGTH(y) != *n || TYPEOF(w) != REALSXP || XLENGTH(w) != *n)
+    if (TYPEOF(y) != REALSXP || XLENGTH(y) != n || TYPEOF(w) != REALSXP || XLENGTH(w) != n)
         gg_abort(BAD_IN, "y and weights must be double vectors with one entry per row of X");
-    if (offset != R_NilValue && (TYPEOF(offset) != REALSXP || XLENGTH(offset) != *n))
+    if (offset != R_NilValue && (TYPEOF(offset) != REALSXP || XLENGTH(offset) != n))
         gg_abort(BAD_IN, "offset must be NULL or a double vector with one entry per row");
+    d->n = (size_t) n;
+    d->p = p;
+    d->y = REAL(y);
+    d->pw = REAL(w);
+    d->offset = offset == R_NilValue ? NULL : REAL(offset);
 }
 
 /* X built on the host from its recipe (the CPU backend's build), for tests

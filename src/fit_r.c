@@ -59,9 +59,9 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     gg_status_clear(&st);
     /* X: a double matrix, or the recipe to build it (xplan.h) */
     gg_xplan xplan;
-    const gg_xplan *xp;
-    int n, p;
-    gg_model_x_from_r(X, y, w, offset, &xplan, &xp, &n, &p);
+    gg_data d;
+    gg_model_data_from_r(X, y, w, offset, &xplan, &d);
+    const int n = (int) d.n, p = d.p;
 
     gg_fit_spec sp;
     memset(&sp, 0, sizeof sp);
@@ -184,14 +184,6 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     out.V_sp = REAL(VECTOR_ELT(res, 13));
     out.hat = want_hat ? REAL(VECTOR_ELT(res, 14)) : NULL;
 
-    gg_data d;
-    d.n = (size_t) n;
-    d.p = p;
-    d.X = xp ? NULL : REAL(X);
-    d.xplan = xp;
-    d.y = REAL(y);
-    d.pw = REAL(w);
-    d.offset = offset == R_NilValue ? NULL : REAL(offset);
     /* AR1 residuals (bam's rho, AR.start): gaussian identity fits only */
     d.ar_rho = gg_list_real(spec, "ar_rho", 0, -1, 1, BAD_IN);
     d.ar_start = NULL;

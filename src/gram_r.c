@@ -85,9 +85,9 @@ SEXP gg_model_gram_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP mode_, SEXP ordin
                      SEXP nthreads_)
 {
     gg_xplan xplan;
-    const gg_xplan *xp;
-    int n, p;
-    gg_model_x_from_r(X, y, w, offset, &xplan, &xp, &n, &p);
+    gg_data d;
+    gg_model_data_from_r(X, y, w, offset, &xplan, &d);
+    const int p = d.p;
     const int mode = gg_as_int(mode_, "the mode", 0, 2, "gamgpu_bad_input");
     const int ordinal = gg_as_int(ordinal_, "the device ordinal", 0, INT_MAX, "gamgpu_bad_input");
     const int nthreads = gg_as_int(nthreads_, "nthreads", 1, GG_MAX_THREADS, "gamgpu_bad_input");
@@ -101,15 +101,6 @@ SEXP gg_model_gram_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP mode_, SEXP ordin
     double *beta0 = (double *) R_alloc((size_t) p, sizeof(double));
     memset(beta0, 0, (size_t) p * sizeof(double));
     double zwz = NA_REAL, dev = 0;
-    gg_data d;
-    memset(&d, 0, sizeof d);
-    d.n = (size_t) n;
-    d.p = p;
-    d.X = xp ? NULL : REAL(X);
-    d.xplan = xp;
-    d.y = REAL(y);
-    d.pw = REAL(w);
-    d.offset = offset == R_NilValue ? NULL : REAL(offset);
 
     gg_status st;
     gg_status_clear(&st);
