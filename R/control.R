@@ -33,9 +33,11 @@
 #'   class \code{gamgpu_not_converged} is given if reached).
 #' @param epsilon convergence tolerance on the relative change of the
 #'   deviance, as in \code{mgcv::gam.control()}.
-#' @param newton.maxit maximum Newton iterations of each REML optimization.
+#' @param newton.maxit maximum Newton iterations of each REML optimization
+#'   (and of the GCV/UBRE Newton of \code{method = "GCV.Cp"}).
 #' @param newton.tol convergence tolerance of the REML Newton iteration
-#'   (mgcv's \code{fast.REML.fit} uses \code{sqrt(.Machine$double.eps)}).
+#'   (mgcv's \code{fast.REML.fit} uses \code{sqrt(.Machine$double.eps)}); for
+#'   \code{method = "GCV.Cp"}, the largest gradient relative to the score.
 #' @param chunk.size the size of the subsample of rows mgcv's \code{bam()}
 #'   setup builds the bases on (\code{bam()}'s \code{chunk.size}; with at
 #'   most this many rows the setup uses them all).

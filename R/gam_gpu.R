@@ -524,8 +524,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   gcv <- NULL
   if (method == "GCV.Cp") {
     Lg <- if (is.null(L)) diag(length(lsp0)) else L
-    gcv <- gcv_smoothing(G, X, y, w, offset, S, Lg, lsp0, gamma, scale, plan,
-                         control$nthreads)
+    gcv <- gcv_smoothing(G, X, y, w, offset, S, Lg, lsp0, gamma, scale, plan, control)
     gcv$sp.names <- sp.names
     lsp0 <- gcv$lsp
     L <- Lg[, integer(0), drop = FALSE]
@@ -562,10 +561,12 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     gamgpu_warn("gamgpu_not_converged",
                 sprintf("penalized IRLS did not converge in %d iterations (control maxit = %d)",
                         as.integer(sc[["iter"]]), control$maxit))
-  if (sc[["newton.status"]] == 2)
+  # (GCV.Cp: the engine fit has no smoothing parameter left to choose; its
+  # criterion's Newton is gcv_newton()'s)
+  if (if (is.null(gcv)) sc[["newton.status"]] == 2 else !gcv$converged)
     gamgpu_warn("gamgpu_not_converged",
-                sprintf("REML Newton iteration reached its limit of %d iterations",
-                        control$newton.maxit))
+                sprintf("%s Newton iteration reached its limit of %d iterations",
+                        if (is.null(gcv)) "REML" else fit$method, control$newton.maxit))
   t3 <- proc.time()[["elapsed"]]
   fit$device <- list(
     backend = res$backend,
@@ -598,6 +599,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     # host threads of the REML optimizer's p x p products (1: no pool)
     reml_threads = as.integer(sc[["reml.threads"]]))
   if (discrete) fit$device$discrete <- .gg_discrete_note
+  # method = "GCV.Cp": where its criterion's Gram product ran ("cuda:0", "cpu")
+  if (!is.null(gcv)) fit$device$gcv_gram <- gcv$device
   fit
 }
 

@@ -86,9 +86,10 @@ gcv_problem <- function(X, y, w, offset, S, off, gamma, scale, plan, nthreads) {
 # Newton's method on the free log smoothing parameters rho (log sp = L rho
 # + lsp0): the Hessian's eigenvalues made positive, steps of at most 5 in
 # any rho, halved while the score rises; converged when the gradient is
-# small against the score or the step vanishes (mgcv's magic() tests the
-# same).  rho0: where it starts (from mgcv's initial.sp()).
-gcv_newton <- function(P, L, lsp0, rho0, maxit = 200L, tol = 1e-7) {
+# small against the score (tol, relative) or the step vanishes; at most
+# maxit steps (gam_gpu_control()'s newton.tol and newton.maxit).  rho0:
+# where it starts (from mgcv's initial.sp()).
+gcv_newton <- function(P, L, lsp0, rho0, maxit, tol) {
   to_lsp <- function(rho) drop(L %*% rho) + lsp0
   rho <- rho0
   e <- gcv_score(P, to_lsp(rho))
@@ -134,8 +135,8 @@ gcv_newton <- function(P, L, lsp0, rho0, maxit = 200L, tol = 1e-7) {
 
 # Smoothing parameters by GCV/UBRE for the additive model with free
 # log sp = L rho + lsp0; returns the optimiser's result (gcv_newton()).
-gcv_smoothing <- function(G, X, y, w, offset, S, L, lsp0, gamma, scale, plan, nthreads) {
-  P <- gcv_problem(X, y, w, offset, S, G$off, gamma, scale, plan, nthreads)
+gcv_smoothing <- function(G, X, y, w, offset, S, L, lsp0, gamma, scale, plan, control) {
+  P <- gcv_problem(X, y, w, offset, S, G$off, gamma, scale, plan, control$nthreads)
   nfree <- ncol(L)
   if (nfree == 0L)
     return(c(gcv_score(P, lsp0, deriv = FALSE),
@@ -148,7 +149,7 @@ gcv_smoothing <- function(G, X, y, w, offset, S, L, lsp0, gamma, scale, plan, nt
     qr.coef(qr(L), log(pmax(sp0, .Machine$double.xmin)) - lsp0)
   } else numeric(nfree)
   rho0[!is.finite(rho0)] <- 0
-  res <- gcv_newton(P, L, lsp0, rho0)
+  res <- gcv_newton(P, L, lsp0, rho0, maxit = control$newton.maxit, tol = control$newton.tol)
   res$device <- P$device
   res$XtWX <- P$XtWX
   res

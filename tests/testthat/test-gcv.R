@@ -21,6 +21,7 @@ expect_gcv_agrees <- function(g, b, label, sp_tol = 1e-3) {
   expect_identical(g$method, b$method, label = label)
   expect_identical(names(g$gcv.ubre), "GCV.Cp", label = label)
   expect_identical(g$scale.estimated, b$scale.estimated, label = label)
+  expect_identical(g$device$gcv_gram, "cpu", label = label)
   r <- diff(range(b$linear.predictors))
   expect_lt(max(abs(g$linear.predictors - b$linear.predictors)) / r, 1e-5, label = label)
   # no worse than gam()'s optimum beyond the stopping rules; better by more
@@ -153,6 +154,7 @@ test_that("on the GPU, GCV.Cp's Gram product runs on the device and gives the CP
                control = gam_gpu_control(chunk.size = 5000))
   t <- gpu_telemetry()
   expect_identical(g$device$backend, "cuda")
+  expect_identical(g$device$gcv_gram, "cuda:0")     # the criterion's Gram, not only the fit
   expect_identical(g$device$model_matrix, "recipe")
   expect_gt(sum(t$launches[t$backend == "engine"]), 0)
   expect_equal(sum(t$fallbacks), 0)
@@ -163,4 +165,19 @@ test_that("on the GPU, GCV.Cp's Gram product runs on the device and gives the CP
   expect_lt(rel_err(fitted(g), fitted(c)), 1e-9)
   expect_lt(abs(g$gcv.ubre[[1]] / c$gcv.ubre[[1]] - 1), 1e-12)
   expect_device_arena_empty()
+})
+
+test_that("GCV.Cp's Newton takes gam_gpu_control()'s newton.maxit and newton.tol", {
+  d <- gcv_data(1500)
+  f <- y ~ s(x0) + s(x1) + s(x2)
+  expect_warning(g1 <- gam_gpu(f, data = d, method = "GCV.Cp", device = "off",
+                               control = gam_gpu_control(newton.maxit = 1)),
+                 "GCV Newton iteration reached its limit of 1", class = "gamgpu_not_converged")
+  expect_identical(g1$outer.info$iter, 1L)
+  expect_identical(g1$outer.info$conv, "iteration limit reached")
+  loose <- gam_gpu(f, data = d, method = "GCV.Cp", device = "off",
+                   control = gam_gpu_control(newton.tol = 1e-2))
+  tight <- gam_gpu(f, data = d, method = "GCV.Cp", device = "off")
+  expect_lt(loose$outer.info$iter, tight$outer.info$iter)
+  expect_gte(loose$gcv.ubre[[1]], tight$gcv.ubre[[1]])
 })
