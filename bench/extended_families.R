@@ -16,6 +16,8 @@
 #                          it the column says "not run"
 #   GAMGPU_BENCH_CSV       also write the rows to this CSV file
 #   GAMGPU_BENCH_SKIP_BAM  1: no bam() fits (their columns say "not run")
+#   GAMGPU_BENCH_BAM       which bam() fits to run (default "fREML,discrete");
+#                          the other column says "not run"
 #   GAMGPU_BENCH_DEVICE    gam_gpu's device for the "gpu" column (default
 #                          "required"; "off" tries the script without a GPU)
 #   GAMGPU_BENCH_THREADS   mgcv's threads (default all cores): 16 for each of
@@ -36,6 +38,9 @@ limit <- as.numeric(Sys.getenv("GAMGPU_BENCH_BAM_LIMIT", "240"))
 cpu_max <- as.numeric(Sys.getenv("GAMGPU_BENCH_CPU_MAX", "1e5"))
 freml_max <- as.numeric(Sys.getenv("GAMGPU_BENCH_FREML_MAX", "Inf"))
 skip_bam <- identical(Sys.getenv("GAMGPU_BENCH_SKIP_BAM"), "1")
+bam_methods <- strsplit(Sys.getenv("GAMGPU_BENCH_BAM", "fREML,discrete"), ",")[[1]]
+run_freml <- !skip_bam && "fREML" %in% bam_methods
+run_discrete <- !skip_bam && "discrete" %in% bam_methods
 csv <- Sys.getenv("GAMGPU_BENCH_CSV", "")
 device <- Sys.getenv("GAMGPU_BENCH_DEVICE", "required")
 threads <- as.integer(Sys.getenv("GAMGPU_BENCH_THREADS", parallel::detectCores()))
@@ -98,9 +103,9 @@ for (name in fams) {
     d <- sim(name, n)
     g <- timed(gam_gpu(fml, data = d, family = family_of(name), device = device))
     cp <- if (n <= cpu_max) timed(gam_gpu(fml, data = d, family = family_of(name), device = "off"))
-    bf <- if (!skip_bam && n <= freml_max) bam_limited(fml, data = d, family = family_of(name),
+    bf <- if (run_freml && n <= freml_max) bam_limited(fml, data = d, family = family_of(name),
                                           nthreads = threads)
-    bd <- if (!skip_bam) bam_limited(fml, data = d, family = family_of(name),
+    bd <- if (run_discrete) bam_limited(fml, data = d, family = family_of(name),
                                      discrete = TRUE, nthreads = threads)
     ref <- if (!is.null(bf)) bf$value else if (!is.null(bd)) bd$value
     row <- data.frame(
@@ -109,14 +114,15 @@ for (name in fams) {
       gpu_iter = g$value$device$timings[["iterations"]],
       gpu_post = g$value$device$timings[["postproc"]],
       cpu = if (is.null(cp)) NA else cp$time,
-      bam_fREML = if (skip_bam || n > freml_max) "not run" else fmt_time(bf),
-      bam_discrete = if (skip_bam) "not run" else fmt_time(bd),
+      bam_fREML = if (!run_freml || n > freml_max) "not run" else fmt_time(bf),
+      bam_discrete = if (!run_discrete) "not run" else fmt_time(bd),
       fREML_over_gpu = if (is.null(bf)) NA else bf$time / g$time,
       discrete_over_gpu = if (is.null(bd)) NA else bd$time / g$time,
       theta_gpu = theta(g$value),
       theta_vs_ref = if (is.null(ref)) NA else theta_gap(g$value, ref),
       lp_vs_ref = if (is.null(ref)) NA else lp_gap(g$value, ref),
       lp_gpu_vs_cpu = if (is.null(cp)) NA else lp_gap(g$value, cp$value),
+      bam_threads = threads,
       ref = if (!is.null(bf)) "fREML" else if (!is.null(bd)) "discrete" else "none",
       backend = g$value$device$backend, iter = g$value$iter)
     print(row, digits = 4, row.names = FALSE)
