@@ -182,7 +182,8 @@ static int launch_tprs(cuda_state *s, void **args, int *c0, int *kc, int k, long
 static int sum_partials(cuda_state *s, int k, double *out, gg_status *st)
 {
     const size_t m = (size_t) k * s->row_blocks;
-    if (gg_cu_check(gg_cu.cuMemcpyDtoH(s->partial_host, s->partial, m * sizeof(double)),
+    if (gg_cuda_wait(NULL, "the row kernels on the device", st) ||
+        gg_cu_check(gg_cu.cuMemcpyDtoH(s->partial_host, s->partial, m * sizeof(double)),
                     "engine: running the row kernels", st))
         return -1;
     gg_tel_d2h(LABEL, (double) (m * sizeof(double)));
@@ -228,11 +229,13 @@ static int for_each_x_chunk(cuda_state *s, x_pass_fn fn, void *ctx, gg_status *s
         const size_t n = s->n, C = xs->chunk_rows;
         for (size_t k = 0, r0 = 0; r0 < n; k++, r0 += C) {
             const size_t rows = n - r0 < C ? n - r0 : C;
+            /* a polled wait per chunk: an interrupt is heard within one */
             if (build_x(s, r0, rows, xs->xbuf[k % 2], rows, xs->s_comp, st) ||
-                fn(s, xs->xbuf[k % 2], rows, r0, rows, xs->s_comp, ctx, st))
+                fn(s, xs->xbuf[k % 2], rows, r0, rows, xs->s_comp, ctx, st) ||
+                gg_cuda_wait(xs->s_comp, "a streamed pass over X", st))
                 return -1;
         }
-        return gg_cu_check(gg_cu.cuStreamSynchronize(xs->s_comp), "engine: streamed pass", st);
+        return 0;
     }
     x_pass xp = {s, fn, ctx};
     return gg_xstream_pass(xs, x_pass_chunk, &xp, st);
@@ -788,6 +791,26 @@ static int build_margins(cuda_state *s, dev_block *db, long long a, long long nr
                       db->col_of, dst, ld, stream, st);
 }
 
+static int build_x(cuda_state *s, size_t r0, size_t rows, CUdeviceptr Xc, size_t ldx,
+                   CUstream stream, gg_status *st);
+
+/* All of X into the resident s->X, in pieces of about 2^20 rows (whole
+ * sub-chunks of the scratch, so the same launches as one call) with a
+ * polled wait after each: at 1e8 rows the build takes seconds, and an
+ * interrupt is heard within a piece. */
+static int build_x_resident(cuda_state *s, gg_status *st)
+{
+    const size_t n = s->n, piece = s->raw_rows * (s->raw_rows < (1u << 20) ?
+                                                  (1u << 20) / s->raw_rows : 1);
+    for (size_t r0 = 0; r0 < n; r0 += piece) {
+        const size_t rows = n - r0 < piece ? n - r0 : piece;
+        if (build_x(s, r0, rows, s->X + r0 * sizeof(double), n, NULL, st) ||
+            gg_cuda_wait(NULL, "the model matrix's build on the device", st))
+            return -1;
+    }
+    return 0;
+}
+
 /* Rows r0 .. r0+rows-1 of X into Xc (leading dimension ldx), launched on
  * stream (asynchronous); in sub-chunks of raw_rows through the scratch. */
 static int build_x(cuda_state *s, size_t r0, size_t rows, CUdeviceptr Xc, size_t ldx,
@@ -945,8 +968,7 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
     if (s->X) {
         if (d->X == NULL) {
             double tb = now();
-            if (build_x(s, 0, n, s->X, n, NULL, st) ||
-                gg_cu_check(gg_cu.cuCtxSynchronize(), "engine: building X on the device", st))
+            if (build_x_resident(s, st))
                 goto done;
             be->t_build += now() - tb;
             snprintf(be->placement, sizeof be->placement, "device (X built and resident)");
@@ -1152,6 +1174,7 @@ static int cuda_leverage(gg_backend *be, const double *M, double *h, gg_status *
     const int p = s->p;
     if (gg_cuda_upload(LABEL, s->M, M, (size_t) p * p, st) ||
         for_each_x_chunk(s, quad_chunk, NULL, st) ||
+        gg_cuda_wait(NULL, "the leverages on the device", st) ||
         gg_cu_check(gg_cu.cuMemcpyDtoH(h, s->h, s->n * sizeof(double)),
                     "engine: copying leverages back", st))
         goto done;

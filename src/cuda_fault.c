@@ -105,6 +105,13 @@ static CUresult CUDAAPI w_cuStreamSynchronize(CUstream s)
     return real_cu.cuStreamSynchronize(s);
 }
 
+static CUresult CUDAAPI w_cuStreamQuery(CUstream s)
+{
+    if (hit(GG_FAULT_NODEVICE))
+        return GONE;
+    return real_cu.cuStreamQuery(s);
+}
+
 static CUresult CUDAAPI w_cuCtxSynchronize(void)
 {
     if (hit(GG_FAULT_NODEVICE))
@@ -162,6 +169,7 @@ int gg_gpu_fault_arm(int k, long k_at, long *injected_before, gg_status *st)
         gg_cu.cuMemcpyHtoDAsync = w_cuMemcpyHtoDAsync;
         gg_cu.cuCtxPushCurrent = w_cuCtxPushCurrent;
         gg_cu.cuStreamSynchronize = w_cuStreamSynchronize;
+        gg_cu.cuStreamQuery = w_cuStreamQuery;
         gg_cu.cuCtxSynchronize = w_cuCtxSynchronize;
         gg_nv.nvrtcCompileProgram = w_nvrtcCompileProgram;
     }

@@ -94,8 +94,10 @@ int gg_cuda_gram_fetch(const char *label, CUdeviceptr dG, int p, int with_z, dou
         return gg_fail(st, "gamgpu_host_oom", "%s: out of host memory for a %d x %d matrix",
                        label, q, q);
     /* Synchronous copy on the default stream: waits for the kernels and
-     * reports any fault they raised. */
-    if (gg_cu_check(gg_cu.cuMemcpyDtoH(G, dG, qq * sizeof(double)),
+     * reports any fault they raised; the polled wait first hears an
+     * interrupt during a long product. */
+    if (gg_cuda_wait(NULL, "the Gram product on the device", st) ||
+        gg_cu_check(gg_cu.cuMemcpyDtoH(G, dG, qq * sizeof(double)),
                     "gram: running the kernels / copying the result back", st)) {
         free(G);
         return -1;

@@ -90,6 +90,13 @@ int  gg_xstream_pass(gg_xstream *xs, gg_xchunk_fn fn, void *ctx, gg_status *st);
  * (safe on a zeroed or half-opened xs). */
 void gg_xstream_close(gg_xstream *xs);
 
+/* Waits until the work queued on stream (NULL: the default stream) has
+ * ended, polling for a user interrupt (interrupt.h) meanwhile, so that a
+ * long device pass does not hold R deaf.  On an interrupt it still waits
+ * for the queued work (its buffers must outlive it: kernels cannot be
+ * stopped), then fails with gamgpu_interrupted during `what`. */
+int  gg_cuda_wait(CUstream stream, const char *what, gg_status *st);
+
 /* Synchronous host -> device copy of n doubles, counted in telemetry. */
 int  gg_cuda_upload(const char *label, CUdeviceptr dst, const double *src, size_t n,
                     gg_status *st);

@@ -77,6 +77,7 @@ static int load_cuda_locked(void)
         RESOLVE(ls, w, gg_cu, cuMemHostAlloc) || RESOLVE(ls, w, gg_cu, cuMemFreeHost) ||
         RESOLVE(ls, w, gg_cu, cuMemcpyHtoDAsync) || RESOLVE(ls, w, gg_cu, cuStreamCreate) ||
         RESOLVE(ls, w, gg_cu, cuStreamDestroy) || RESOLVE(ls, w, gg_cu, cuStreamSynchronize) ||
+        RESOLVE(ls, w, gg_cu, cuStreamQuery) ||
         RESOLVE(ls, w, gg_cu, cuStreamWaitEvent) || RESOLVE(ls, w, gg_cu, cuEventCreate) ||
         RESOLVE(ls, w, gg_cu, cuEventRecord) || RESOLVE(ls, w, gg_cu, cuEventSynchronize) ||
         RESOLVE(ls, w, gg_cu, cuEventDestroy)) {

@@ -48,6 +48,7 @@ typedef struct gg_cuda_api {
     GG_CU_FN(cuStreamCreate);
     GG_CU_FN(cuStreamDestroy);
     GG_CU_FN(cuStreamSynchronize);
+    GG_CU_FN(cuStreamQuery);
     GG_CU_FN(cuStreamWaitEvent);
     GG_CU_FN(cuEventCreate);
     GG_CU_FN(cuEventRecord);

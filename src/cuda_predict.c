@@ -158,7 +158,8 @@ int gg_gpu_predict(int ordinal, const double *X, size_t n, int p, const double *
     }
     /* Synchronous copies on the default stream: they wait for the kernels
      * (the streams are blocking ones) and report any fault they raised. */
-    if (gg_cu_check(gg_cu.cuMemcpyDtoH(fit, r.dfit, n * sizeof(double)),
+    if (gg_cuda_wait(NULL, "the prediction on the device", st) ||
+        gg_cu_check(gg_cu.cuMemcpyDtoH(fit, r.dfit, n * sizeof(double)),
                     "predict: running the kernels / copying the fit back", st) ||
         gg_cu_check(gg_cu.cuMemcpyDtoH(se2, r.dse, n * sizeof(double)),
                     "predict: copying the standard errors back", st))

@@ -8,10 +8,12 @@
  * (the memory belongs to the parent). */
 #include "cuda_internal.h"
 #include "build_config.h"
+#include "interrupt.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define GG_MAX_DEVICES 64
@@ -44,6 +46,28 @@ int gg_cu_check(CUresult r, const char *what, gg_status *st)
     gg_cu_errstr(r, buf, sizeof buf);
     return gg_fail(st, r == CUDA_ERROR_OUT_OF_MEMORY ? "gamgpu_device_oom" : "gamgpu_device_error",
                    "%s: %s", what, buf);
+}
+
+int gg_cuda_wait(CUstream stream, const char *what, gg_status *st)
+{
+    /* a sleep of 50 us between queries: latency well under the poll
+     * interval, and a core not spun for the length of a pass */
+    const struct timespec nap = {0, 50000};
+    for (;;) {
+        /* a check before the first query too: every wait is a poll, work
+         * that ended early included (the tests' injected interrupts count
+         * polls) */
+        if (gg_interrupt_check()) {
+            gg_cu.cuStreamSynchronize(stream);
+            return gg_interrupt_fail(st, what);
+        }
+        const CUresult r = gg_cu.cuStreamQuery(stream);
+        if (r == CUDA_SUCCESS)
+            return 0;
+        if (r != CUDA_ERROR_NOT_READY)
+            return gg_cu_check(r, what, st);
+        nanosleep(&nap, NULL);
+    }
 }
 
 static int forked(void) { return owner_pid != 0 && owner_pid != getpid(); }

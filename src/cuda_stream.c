@@ -8,6 +8,7 @@
  * Compiled only with CUDA. */
 #include "cuda_internal.h"
 #include "gpu_telemetry.h"
+#include "interrupt.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -57,6 +58,9 @@ int gg_xstream_pass(gg_xstream *xs, gg_xchunk_fn fn, void *ctx, gg_status *st)
     for (size_t k = 0, r0 = 0; r0 < n; k++, r0 += C) {
         const int b = (int) (k % 2);
         const size_t rows = n - r0 < C ? n - r0 : C;
+        /* (on an interrupt, gg_xstream_close waits for the chunks queued) */
+        if (gg_interrupt_check())
+            return gg_interrupt_fail(st, "a streamed pass over X");
         /* pinned[b] is free once the copy of chunk k-2 is done */
         if (k >= 2 && check(xs, gg_cu.cuEventSynchronize(xs->h2d_done[b]),
                                   "waiting for a chunk copy", st))
@@ -79,7 +83,7 @@ int gg_xstream_pass(gg_xstream *xs, gg_xchunk_fn fn, void *ctx, gg_status *st)
             check(xs, gg_cu.cuEventRecord(xs->comp_done[b], xs->s_comp), "event", st))
             return -1;
     }
-    return check(xs, gg_cu.cuStreamSynchronize(xs->s_comp), "streamed pass", st);
+    return gg_cuda_wait(xs->s_comp, "a streamed pass over X", st);
 }
 
 void gg_xstream_close(gg_xstream *xs)

@@ -53,14 +53,22 @@ SEXP gg_gram_r(SEXP X, SEXP w, SEXP z, SEXP mode_, SEXP ordinal_)
     gg_status_clear(&st);
     char device[32] = "cpu";
     const char *fallback = "";
-    const int rc = mode > 0 ? gg_gpu_gram(ordinal, REAL(X), n, p, wp, zp, REAL(A), REAL(b),
-                                          &zwz, &st) : 0;
+    /* armed for an interrupt around each backend's call (no R error within) */
+    gg_r_interrupt_arm();
+    int rc = mode > 0 ? gg_gpu_gram(ordinal, REAL(X), n, p, wp, zp, REAL(A), REAL(b), &zwz,
+                                    &st) : 0;
+    if (gg_r_interrupt_disarm() && mode > 0 && rc == 0)
+        rc = gg_interrupt_fail(&st, "the Gram product");
     if (!gg_device_outcome(mode, rc, ordinal, "gram", &st, device, sizeof device, &fallback)) {
         if (n > INT_MAX)
             gg_abort("gamgpu_bad_input", "the CPU Gram product needs fewer than 2^31 rows");
         gg_status cst;
         gg_status_clear(&cst);
-        if (gg_cpu_gram(REAL(X), n, p, wp, zp, REAL(A), REAL(b), &zwz, 0, NULL, &cst) != 0)
+        gg_r_interrupt_arm();
+        int rc2 = gg_cpu_gram(REAL(X), n, p, wp, zp, REAL(A), REAL(b), &zwz, 0, NULL, &cst);
+        if (gg_r_interrupt_disarm() && rc2 == 0)
+            rc2 = gg_interrupt_fail(&cst, "the Gram product");
+        if (rc2 != 0)
             gg_raise(&cst);
     }
     SET_VECTOR_ELT(out, 0, A);

@@ -59,8 +59,12 @@ SEXP gg_predict_r(SEXP X, SEXP beta, SEXP V, SEXP mode_, SEXP ordinal_, SEXP chu
     gg_status_clear(&st);
     char backend[32] = "cpu";
     const char *fallback = "";
-    const int rc = mode > 0 ? gg_gpu_predict(ordinal, REAL(X), n, p, REAL(beta), REAL(V),
-                                             chunk, REAL(fit), REAL(se), &st) : 0;
+    /* armed for an interrupt around each backend's call (no R error within) */
+    gg_r_interrupt_arm();
+    int rc = mode > 0 ? gg_gpu_predict(ordinal, REAL(X), n, p, REAL(beta), REAL(V), chunk,
+                                       REAL(fit), REAL(se), &st) : 0;
+    if (gg_r_interrupt_disarm() && mode > 0 && rc == 0)
+        rc = gg_interrupt_fail(&st, "the prediction");
     if (!gg_device_outcome(mode, rc, ordinal, "predict", &st, backend, sizeof backend,
                            &fallback)) {
         gg_status cst;

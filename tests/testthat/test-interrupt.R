@@ -95,3 +95,119 @@ test_that("an interrupt stops a CPU prediction and the host build of a recipe", 
   })
   expect_identical(dim(.Call(gamgpu:::gg_xplan_build_r, plan)), c(6000L, ncol(G$X)))
 })
+
+test_that("an interrupt stops a fit, a prediction and a Gram product on the device, and frees the arena", {
+  skip_if_no_device()
+  d <- interrupt_data()
+  f <- y ~ s(x0, k = 20) + s(x1, bs = "cr") + te(x1, x2, k = c(4, 4))
+  ctl <- gam_gpu_control(chunk.size = 5000)          # X from its recipe, built on the device
+  ref <- gam_gpu(f, data = d, device = "required", control = ctl)
+  expect_identical(ref$device$model_matrix, "recipe")
+  g <- local({
+    local_gg_options(gamgpu.inject_interrupt = 1e9)
+    gam_gpu(f, data = d, device = "required", control = ctl)
+  })
+  expect_identical(coef(g), coef(ref))
+  P <- .Call(gamgpu:::gg_interrupt_polls_r)
+  expect_gt(P, 10)
+  stages <- character()
+  for (k in unique(c(1, 2, 3, P - 2^(0:floor(log2(P - 1)))))) {
+    r <- local({
+      local_gg_options(gamgpu.inject_interrupt = k)
+      tryCatch(gam_gpu(f, data = d, device = "required", control = ctl),
+               gamgpu_interrupted = function(e) e)
+    })
+    expect_device_arena_empty()
+    if (k == 1) expect_s3_class(r, "gamgpu_interrupted")
+    if (inherits(r, "gamgpu_interrupted")) {
+      stages <- c(stages, sub(".*interrupted by the user during ", "", conditionMessage(r)))
+    } else {
+      expect_identical(coef(r), coef(ref))
+    }
+  }
+  # the device's own waits hear it: the build of X and the row kernels
+  expect_true(any(grepl("on the device", stages)), info = paste(unique(stages), collapse = "; "))
+  expect_identical(coef(expect_device_fit(gam_gpu(f, data = d, device = "required",
+                                                  control = ctl))), coef(ref))
+
+  X <- predict(ref, d, type = "lpmatrix")
+  local({
+    local_gg_options(gamgpu.inject_interrupt = 1)
+    expect_error(predict(ref, d, device = "required"), class = "gamgpu_interrupted")
+    expect_error(gpu_gram(X, w = d$x0, device = "required"), class = "gamgpu_interrupted")
+    expect_error(gpu_gram(X, w = d$x0, device = "off"), class = "gamgpu_interrupted")
+  })
+  expect_device_arena_empty()
+  expect_equal(as.vector(predict(ref, d, device = "required")), as.vector(fitted(ref)),
+               tolerance = 1e-12)
+})
+
+# A real Ctrl-C: SIGINT from a forked helper `delay` seconds after the fit
+# starts.  A fit that ends first waits for the signal inside the handler.
+# Returns how the fit ended and the seconds from the signal to that end.
+sigint_fit <- function(delay, fit) {
+  parent <- Sys.getpid()
+  child <- parallel::mcparallel({
+    Sys.sleep(delay)
+    tools::pskill(parent, tools::SIGINT)
+    Sys.time()
+  })
+  finished <- FALSE
+  how <- tryCatch({
+    fit()
+    finished <- TRUE
+    Sys.sleep(delay + 60)
+    "no signal"
+  }, interrupt = function(e) "R interrupt",
+     gamgpu_interrupted = function(e) "gamgpu_interrupted")
+  t1 <- Sys.time()
+  sent <- parallel::mccollect(child)[[1]]
+  list(how = if (finished) "fit ended first" else how,
+       latency = as.numeric(difftime(t1, sent, units = "secs")))
+}
+
+sigint_check <- function(device, bound) {
+  set.seed(3)
+  n <- 3e5
+  d <- data.frame(x0 = runif(n), x1 = runif(n), x2 = runif(n), x3 = runif(n))
+  d$y <- sin(6 * d$x0) + d$x1^2 + d$x2 * d$x3 + rnorm(n) / 3
+  f <- y ~ s(x0, bs = "cr", k = 20) + s(x1, k = 12) + te(x2, x3, k = c(6, 6))
+  fit <- function() gam_gpu(f, data = d, device = device)
+  t_fit <- system.time(ref <- fit())[["elapsed"]]
+  outcomes <- character()
+  for (frac in c(0.6, 0.7, 0.8, 0.9)) {
+    r <- sigint_fit(frac * t_fit, fit)
+    outcomes <- c(outcomes, r$how)
+    label <- sprintf("SIGINT at %.2f s of a %.2f s fit: %s after %.3f s", frac * t_fit, t_fit,
+                     r$how, r$latency)
+    expect_true(r$how %in% c("gamgpu_interrupted", "R interrupt", "fit ended first"),
+                label = label)
+    # gamgpu's C polls every 20 ms; mgcv's setup in R makes LAPACK calls
+    # that R cannot interrupt (tp's eigen-decomposition of up to 2000 knots,
+    # whatever n), hence the looser bound there
+    if (r$how == "gamgpu_interrupted") expect_lt(r$latency, bound, label = label)
+    if (r$how == "R interrupt") expect_lt(r$latency, 2, label = label)
+    .Call(gamgpu:::gg_threads_peak_r, TRUE)
+    expect_identical(.Call(gamgpu:::gg_threads_peak_r, FALSE), 1L, label = label)
+    if (device != "off") expect_device_arena_empty()
+  }
+  g <- fit()
+  expect_identical(coef(g), coef(ref))
+  expect_identical(g$sp, ref$sp)
+  outcomes
+}
+
+test_that("Ctrl-C (SIGINT) stops a CPU fit within 0.5 s, and the next fit is the same", {
+  skip_on_os("windows")
+  outcomes <- sigint_check("off", bound = 0.5)
+  # the fit spends most of its time in gamgpu's C: some signal lands there
+  expect_true("gamgpu_interrupted" %in% outcomes, info = paste(outcomes, collapse = ", "))
+})
+
+test_that("Ctrl-C (SIGINT) stops a device fit within 1 s, frees the arena, and the next fit is the same", {
+  skip_if_no_device()
+  # at this n the device's part takes a fraction of a second: the signals
+  # mostly land in R's setup; the device's waits are polled (tested with
+  # injected interrupts above, and at 1e8 rows by tools/interrupt_latency.R)
+  sigint_check("required", bound = 1)
+})
