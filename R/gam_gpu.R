@@ -540,11 +540,21 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   t1 <- proc.time()[["elapsed"]]
 
   ## ---- the fit --------------------------------------------------------------
-  res <- .Call(gg_fit, X, y, w, offset, eng_fam$name, family$link, S,
-               as.integer(G$off), if (is.null(L)) NULL else {
-                 L <- unname(L); storage.mode(L) <- "double"; L },
-               if (length(S)) as.numeric(lsp0) else NULL, spec,
-               unclass(control))
+  L <- if (!is.null(L)) { L <- unname(L); storage.mode(L) <- "double"; L }
+  engine_fit <- function(spec)
+    .Call(gg_fit, X, y, w, offset, eng_fam$name, family$link, S, as.integer(G$off), L,
+          if (length(S)) as.numeric(lsp0) else NULL, spec, unclass(control))
+  res <- engine_fit(spec)
+  # rank deficient (R/rank_deficient.R): with the scale estimated by REML,
+  # bam()'s Mp moves the optimum -- fitted again with it where it differs
+  rd <- method != "GCV.Cp" && res$scalars[["rank"]] < p
+  if (rd && length(res$rho) > ncol(res$db.drho)) {
+    Mp <- bam_Mp(G, res)
+    if (!is.null(Mp) && Mp != res$scalars[["Mp"]]) {
+      spec$Mp <- Mp
+      res <- engine_fit(spec)
+    }
+  }
   x_source <- if (is.matrix(X)) "matrix" else "recipe"
   rm(X)
   if (gc_level > 0) gc()
@@ -552,6 +562,11 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   fit <- gg_assemble(G, res, family, y, w, offset, n, method, gamma, cl, control,
                      sp.names, scale)
   if (method == "GCV.Cp") fit <- gcv_finish(fit, gcv, scale)
+  # and its score as bam() reports it
+  if (rd) {
+    v <- reml_bam_convention(G, res, n, gamma)
+    if (!is.null(v)) fit$gcv.ubre[] <- v
+  }
   fit <- ar1_finish(fit, ar)
   sc <- res$scalars
   if (!is.null(ef))

@@ -55,6 +55,10 @@ typedef struct gg_fit_spec {
     int       additive;    /* gaussian identity: one weighted least squares pass */
     double    yvar;        /* var(y), for the initial log scale */
     int       n_fixed_sp;  /* 1 when every smoothing parameter is fixed */
+    /* >= 0: the penalty null space dimension Mp of the REML score, as bam()
+     * counts it after dropping unidentifiable columns (R/rank_deficient.R);
+     * -1: p - rank(S).  With an estimated scale it moves the optimum. */
+    int       Mp;
     /* NULL, or where the first REML optimization starts (gam()'s in.out):
      * nth values, the free log smoothing parameters then, when the scale is
      * estimated, its log; later working models start from mgcv's initial
@@ -75,6 +79,9 @@ typedef struct gg_fit_out {
     double *Vp, *Ve, *Vc;  /* p x p */
     double *edf, *edf1, *edf2;  /* p */
     double *R;             /* p x p, R'R = X'WX at the final weights */
+    double *f;             /* p: R'f = X'Wz there, zeros past the rank (bam's
+                            * qrx$f, for the REML score of a rank-deficient
+                            * fit in bam's convention: R's reml_bam_convention) */
     double *db_drho;       /* p x nsp */
     double *rho;           /* nth: free log sp, then log scale if estimated */
     double *rho_full;      /* m */
@@ -88,6 +95,7 @@ typedef struct gg_fit_out {
     double scale_vp;       /* scale used for Vp: rss / (nobs - sum(edf)) or known */
     double deviance;       /* sum of deviance residuals at the final eta */
     double rss;            /* working residual sum of squares */
+    double rss_extra;      /* z'Wz - |f|^2 at the final weights (bam's rss.extra) */
     int    iter;           /* IRLS iterations */
     int    converged;      /* IRLS converged */
     int    newton_iter;    /* Newton iterations of the last REML fit */

@@ -126,6 +126,7 @@ int  gg_reml_theta_from_full(const gg_reml *r, const double *rho_full,
 /* Vp, Ve, Vc, EDFs, V.sp, R, leverages (Sl.postproc), from the best REML
  * point of the last working model and X'WX at the final weights. */
 int gg_postproc(gg_reml *r, const gg_reml_pt *best, const double *A_final,
+                const double *b_final, double zwz_final,
                 gg_backend *be, int scale_known, double scale, gg_fit_out *out,
                 gg_status *st);
 

@@ -333,6 +333,7 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
             }
             r.A = A;
             r.b = b;
+            if (spec->Mp >= 0) r.Mp = spec->Mp;
             out->Mp = r.Mp;
             out->reml_threads = gg_pool_size(r.pool);
         }
@@ -400,7 +401,7 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
     out->ef = famv.ef;
     if (ctl->iterations_done && (rc = ctl->iterations_done(ctl->ctx, be, fam, best->phi, st)))
         goto done;
-    if ((rc = gg_postproc(&r, best, A, be, phi_fixed, scale_known, out, st))) goto done;
+    if ((rc = gg_postproc(&r, best, A, b, zwz, be, phi_fixed, scale_known, out, st))) goto done;
     out->t_postproc = gg_now() - t1;
 done:
     gg_task_join(&setup_task);

@@ -18,7 +18,7 @@
 #include <string.h>
 
 static int postproc_host(gg_reml *r, const gg_reml_pt *best, const double *A_final,
-                         int scale_known, double scale, gg_fit_out *out, gg_status *st)
+                         const double *b_final, double zwz_final, int scale_known, double scale, gg_fit_out *out, gg_status *st)
 {
     const int p = r->p, m = r->m, nsp = r->nsp, nth = r->nth;
     const size_t pp = (size_t) p * p;
@@ -108,6 +108,21 @@ static int postproc_host(gg_reml *r, const gg_reml_pt *best, const double *A_fin
         for (int i = 0; i <= j && i < c.rank; i++)
             out->R[i + (size_t) cj * p] = c.R[i + (size_t) j * p] * c.d[cj];
     }
+    /* f with R'f = b_final (R's first rank rows, in pivot order a lower
+     * triangular system), zeros after; rss_extra = z'Wz - |f|^2 */
+    double ff = 0;
+    for (int j = 0; j < p; j++) {
+        if (j >= c.rank) {
+            out->f[j] = 0;
+            continue;
+        }
+        const int cj = c.piv[j];
+        double s = b_final[cj];
+        for (int i = 0; i < j; i++) s -= out->R[i + (size_t) cj * p] * out->f[i];
+        out->f[j] = s / out->R[j + (size_t) cj * p];
+        ff += out->f[j] * out->f[j];
+    }
+    out->rss_extra = zwz_final - ff;
 done:
     gg_pchol_free(&c);
     free(F); free(T); free(d1b); free(ev); free(U); free(rV);
@@ -120,7 +135,8 @@ done:
 typedef struct postproc_job {
     gg_reml *r;
     const gg_reml_pt *best;
-    const double *A;
+    const double *A, *b;
+    double zwz;
     int scale_known;
     double scale;
     gg_fit_out *out;
@@ -132,18 +148,19 @@ static void *postproc_run(void *arg)
 {
     postproc_job *j = arg;
     gg_status_clear(&j->st);
-    j->rc = postproc_host(j->r, j->best, j->A, j->scale_known, j->scale, j->out, &j->st);
+    j->rc = postproc_host(j->r, j->best, j->A, j->b, j->zwz, j->scale_known, j->scale, j->out, &j->st);
     return NULL;
 }
 
 int gg_postproc(gg_reml *r, const gg_reml_pt *best, const double *A_final,
-                gg_backend *be, int scale_known, double scale, gg_fit_out *out,
+                const double *b_final, double zwz_final, gg_backend *be, int scale_known, double scale, gg_fit_out *out,
                 gg_status *st)
 {
-    postproc_job job = {.r = r, .best = best, .A = A_final, .scale_known = scale_known,
+    postproc_job job = {.r = r, .best = best, .A = A_final, .b = b_final, .zwz = zwz_final,
+                        .scale_known = scale_known,
                         .scale = scale, .out = out};
     if (out->hat == NULL)
-        return postproc_host(r, best, A_final, scale_known, scale, out, st);
+        return postproc_host(r, best, A_final, b_final, zwz_final, scale_known, scale, out, st);
     gg_task task;
     gg_task_start(&task, postproc_run, &job);
     int rc = be->ops->leverage(be, best->P, out->hat, st);

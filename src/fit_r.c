@@ -79,6 +79,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     sp.scale = gg_list_real(spec, "scale", 0, -DBL_MAX, DBL_MAX, BAD_IN);
     sp.gamma = gg_list_real(spec, "gamma", 1, 0, DBL_MAX, BAD_IN);
     sp.additive = gg_list_int(spec, "additive", 0, 0, 1, BAD_IN);
+    sp.Mp = gg_list_int(spec, "Mp", -1, -1, p, BAD_IN);
     {   /* var(y): only a starting value, NA for one row */
         SEXP v = gg_list_elt(spec, "yvar");
         sp.yvar = v == R_NilValue ? 1 : Rf_asReal(v);
@@ -142,7 +143,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
                            "db.drho", "rho", "rho.full", "grad", "hess", "V.sp", "hat",
                            "linear.predictors", "fitted.values", "weights", "scalars",
                            "backend", "counters", "fallback", "placement", "device.times",
-                           "residuals", "ef.theta"};
+                           "residuals", "ef.theta", "working.f"};
     const int nout = (int) (sizeof names / sizeof names[0]);
     SEXP res = PROTECT(gg_named_list(nout, names));
     SET_VECTOR_ELT(res, 0, Rf_allocVector(REALSXP, p));
@@ -165,6 +166,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     SET_VECTOR_ELT(res, 17, Rf_allocVector(REALSXP, n));
     SET_VECTOR_ELT(res, 24, Rf_allocVector(REALSXP, n));
     SET_VECTOR_ELT(res, 25, Rf_allocVector(REALSXP, sp.family.efam ? sp.family.ef.nth : 0));
+    SET_VECTOR_ELT(res, 26, Rf_allocVector(REALSXP, p));
 
     gg_fit_out out;
     memset(&out, 0, sizeof out);
@@ -176,6 +178,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     out.edf1 = REAL(VECTOR_ELT(res, 5));
     out.edf2 = REAL(VECTOR_ELT(res, 6));
     out.R = REAL(VECTOR_ELT(res, 7));
+    out.f = REAL(VECTOR_ELT(res, 26));
     out.db_drho = REAL(VECTOR_ELT(res, 8));
     out.rho = REAL(VECTOR_ELT(res, 9));
     out.rho_full = REAL(VECTOR_ELT(res, 10));
@@ -272,12 +275,13 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     const char *snames[] = {"reml", "sig2", "scale.vp", "deviance", "rss", "iter",
                             "converged", "newton.iter", "newton.status", "rank", "Mp",
                             "reml.threads", "t.iterations", "t.postproc", "resid.ss",
-                            "null.deviance", "aic", "theta", "theta.failed", "ef.log.scale"};
+                            "null.deviance", "aic", "theta", "theta.failed", "ef.log.scale",
+                            "rss.extra"};
     const double sv[] = {out.reml, out.sig2, out.scale_vp, out.deviance, out.rss, out.iter,
                          out.converged, out.newton_iter, out.newton_status, out.rank, out.Mp,
                          out.reml_threads, out.t_iterations, out.t_postproc, fr.resid_ss,
                          fr.null_deviance, fr.aic_na ? NA_REAL : fr.aic, out.theta,
-                         out.theta_failed, out.ef.log_scale};
+                         out.theta_failed, out.ef.log_scale, out.rss_extra};
     SET_VECTOR_ELT(res, 18, gg_named_doubles((int) (sizeof sv / sizeof sv[0]), snames, sv));
     SET_VECTOR_ELT(res, 19, Rf_mkString(backend_name));
     SET_VECTOR_ELT(res, 21, Rf_mkString(fallback));
