@@ -16,8 +16,12 @@
 #              UndefinedBehaviorSanitizer build (libasan preloaded into R)
 #   helgrind   valgrind helgrind (a thread checker) over the workload: the
 #              thread budget's helpers, the row jobs, the REML pool
-#   sanitizer  compute-sanitizer over the workload with GAMGPU_CHECK_DEVICE=required
-# Environment: OUT (/tmp/gamgpu-checks), CHECK_TEST_FILES (a few fast files).
+#   sanitizer  compute-sanitizer (memcheck, racecheck, initcheck) over the
+#              workload with GAMGPU_CHECK_DEVICE=required, and memcheck over
+#              device test files (CHECK_DEVICE_TEST_FILES)
+# Environment: OUT (/tmp/gamgpu-checks), CHECK_TEST_FILES (a few fast files),
+# CHECK_DEVICE_TEST_FILES (default: fault injection, step halving, device
+# fits; not test-interrupt.R, whose latency bounds do not hold under a checker).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-/tmp/gamgpu-checks}
@@ -25,6 +29,7 @@ R=${R_HOME:+$R_HOME/bin/}R
 mkdir -p "$OUT"
 CHECKS=${*:-memcheck asan helgrind sanitizer}
 CHECK_TEST_FILES=${CHECK_TEST_FILES:-"test-thread-budget.R test-crash-regressions.R test-arguments.R"}
+CHECK_DEVICE_TEST_FILES=${CHECK_DEVICE_TEST_FILES:-"test-fault-injection.R test-step-halving.R test-fit-device.R"}
 status=0
 
 # build the package from the tree into $OUT/lib-$1 with extra compiler flags $2
@@ -127,6 +132,19 @@ for check in $CHECKS; do
       grep -q "workload done" "$OUT/cs-$tool.out" || { echo "sanitizer $tool: the workload did not finish"; status=1; }
       echo "compute-sanitizer $tool: workload on the device: ${summary:-no summary}"
       echo "$summary" | grep -q " 0 error\|0 hazard" || status=1
+    done
+    # and memcheck over device test files: the error paths (injected
+    # faults, interrupts) and the device fits
+    rm -f "$OUT"/cs-tests.*.log
+    for f in $CHECK_DEVICE_TEST_FILES; do
+      (cd "$ROOT/tests" && R_LIBS="$OUT/lib-sanitizer" GAMGPU_TEST_DEVICE=required \
+        "$cs" --tool memcheck --target-processes all --log-file "$OUT/cs-tests.$f.log" \
+        "$R" --vanilla --no-echo -e "library(testthat); library(gamgpu); test_file('testthat/$f', reporter = 'summary', package = 'gamgpu', load_package = 'installed')") \
+        > "$OUT/cs-tests.$f.out" 2>&1
+      summary=$(grep "ERROR SUMMARY" "$OUT/cs-tests.$f.log" | tail -1)
+      fails=$(grep -c "^── .*\(Failure\|Error\)" "$OUT/cs-tests.$f.out")
+      echo "compute-sanitizer memcheck: $f: ${summary:-no summary}; test failures: $fails"
+      { echo "$summary" | grep -q " 0 error" && [ "$fails" -eq 0 ]; } || status=1
     done
     ;;
   *) echo "unknown check: $check"; status=2 ;;

@@ -5,7 +5,10 @@
 # forked child; each interrupted fit must end in an interrupt condition (R's
 # own or gamgpu_interrupted), and the next fit must work.  Not a test.
 #
-#   Rscript tools/interrupt_latency.R [n] [device]     (device "off" default)
+#   Rscript tools/interrupt_latency.R [n] [device] [fractions]
+#
+# device "off" by default; fractions of the uninterrupted fit's time at
+# which to send the signal, comma-separated (default 0.05,0.2,...,0.95).
 suppressMessages(library(gamgpu))
 args <- commandArgs(trailingOnly = TRUE)
 n <- if (length(args) >= 1) as.numeric(args[[1]]) else 4e5
@@ -45,7 +48,8 @@ interrupt_at <- function(delay) {
              latency = as.numeric(difftime(t1, sent, units = "secs")),
              elapsed = as.numeric(difftime(t1, t0, units = "secs")))
 }
-fractions <- c(0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 0.95)
+fractions <- if (length(args) >= 3) as.numeric(strsplit(args[[3]], ",")[[1]]) else
+  c(0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 0.95)
 res <- do.call(rbind, lapply(fractions * t_fit, interrupt_at))
 res$stage <- cut(res$delay, c(0, tm[["setup"]], tm[["setup"]] + tm[["iterations"]], Inf),
                  labels = c("setup", "iterations", "postproc"))
