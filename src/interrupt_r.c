@@ -2,13 +2,17 @@
  * the user pressed Ctrl-C (R_CheckUserInterrupt under R_ToplevelExec, so
  * R's longjmp stays inside), and the glue's arm/disarm around a long
  * .Call.  For tests, options(gamgpu.inject_interrupt = k) makes the k-th
- * poll of an armed call report an interrupt (and polls at every check). */
+ * poll since the option took that value report an interrupt (and polls at
+ * every check): the count runs on over the armed calls of one gam_gpu()
+ * -- the recipe's self-check, then the fit -- so that a test can reach
+ * the fit's last polls. */
 #include "interrupt_r.h"
 #include "interrupt.h"
 
 #include <Rinternals.h>
 
 static int inject_at, polls;
+static double inject_opt;          /* the option's value the count is for */
 
 static void check_fn(void *unused)
 {
@@ -27,13 +31,16 @@ static int poll_r(void *ctx)
 void gg_r_interrupt_arm(void)
 {
     SEXP v = Rf_GetOption1(Rf_install("gamgpu.inject_interrupt"));
-    inject_at = 0;
-    polls = 0;
+    double k = 0;
     if ((Rf_isInteger(v) || Rf_isReal(v)) && Rf_length(v) == 1) {
-        const double k = Rf_asReal(v);
-        if (k >= 1 && k < 2e9)
-            inject_at = (int) k;
+        k = Rf_asReal(v);
+        if (!(k >= 1 && k < 2e9))
+            k = 0;
     }
+    if (k == 0 || k != inject_opt)
+        polls = 0;
+    inject_opt = k;
+    inject_at = (int) k;
     gg_interrupt_arm(poll_r, NULL, inject_at > 0 ? 0 : GG_INTERRUPT_POLL_MS);
 }
 
