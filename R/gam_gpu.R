@@ -197,7 +197,10 @@ classify_setup_error <- function(e) {
 #'   linear predictors and fitted values, though its fit uses it).
 #' @param method \code{"fREML"} (default: bam()'s criterion, the one for
 #'   large data); for gaussian identity models also \code{"REML"}, the same
-#'   criterion as \code{gam(method = "REML")}, and \code{"GCV.Cp"}, gam()'s
+#'   criterion as \code{gam(method = "REML")}, \code{"ML"}, the marginal
+#'   likelihood of \code{gam(method = "ML")} (the unpenalized coefficients
+#'   not integrated out: smoother fits than REML, and scores that compare
+#'   models with different fixed effects), and \code{"GCV.Cp"}, gam()'s
 #'   default: the GCV score when the scale is unknown, UBRE (Mallows' Cp)
 #'   when \code{scale} is given, minimised by Newton's method from one Gram
 #'   product (on the device for a GPU fit, X built there); other
@@ -342,11 +345,11 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     scale <- 1
   }
   if (!is.character(method) || length(method) != 1L ||
-      !(method %in% c("fREML", "REML", "GCV.Cp")))
+      !(method %in% c("fREML", "REML", "ML", "GCV.Cp")))
     gamgpu_abort("gamgpu_bad_method",
-                 "'method' must be \"fREML\", \"REML\" or \"GCV.Cp\"")
+                 "'method' must be \"fREML\", \"REML\", \"ML\" or \"GCV.Cp\"")
   additive <- family$family == "gaussian" && family$link == "identity"
-  if (method %in% c("REML", "GCV.Cp") && !additive)
+  if (method %in% c("REML", "ML", "GCV.Cp") && !additive)
     gamgpu_abort("gamgpu_unsupported_method",
                  sprintf(paste("method = \"%s\" is available for gaussian identity models only",
                                "so far; use \"fREML\", or mgcv::gam() for this family"),
@@ -388,12 +391,23 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     mc$method <- "fREML"
     mc$fit <- FALSE
     mc$chunk.size <- control$chunk.size
-    G <- withCallingHandlers(
-      tryCatch(gg_setup(mc, env, control$nthreads), error = classify_setup_error),
-      warning = function(w) {
-        if (grepl("chunk.size", conditionMessage(w), fixed = TRUE))
-          invokeRestart("muffleWarning")
-      })
+    # gam()'s methods get gam()'s bases (R/setup.R): for "ML" they are
+    # required, for "REML" and "GCV.Cp" they make the fit gam()'s to
+    # rounding rather than to the optimizer's tolerance
+    setup <- function(gam_bases)
+      withCallingHandlers(
+        tryCatch(gg_setup(mc, env, control$nthreads, gam_bases), error = classify_setup_error),
+        warning = function(w) {
+          if (grepl("chunk.size", conditionMessage(w), fixed = TRUE))
+            invokeRestart("muffleWarning")
+        })
+    G <- if (method != "fREML") setup(TRUE)
+    if (is.null(G) && method == "ML")
+      gamgpu_abort("gamgpu_unsupported_method",
+                   paste("method = \"ML\" needs gam()'s bases, which gam_gpu() sets up for",
+                         "plain formulas with mgcv", paste(.gg_lean_mgcv, collapse = ", "),
+                         "only; use method = \"REML\", or mgcv::gam()"))
+    if (is.null(G)) G <- setup(FALSE)
     # bam()'s scale rule: 0 is 1 for binomial and poisson, else estimated
     if (scale == 0) scale <- if (family$family %in% c("binomial", "poisson")) 1 else -1
     G$scale <- scale
@@ -536,7 +550,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                device_mode = plan$mode, device_ordinal = plan$ordinal,
                ar_rho = if (is.null(ar)) 0 else ar$rho, ar_start = ar$start,
                theta_start = theta_start, theta = eng_fam$theta,
-               theta_estimated = as.integer(eng_fam$estimated))
+               theta_estimated = as.integer(eng_fam$estimated),
+               ml = as.integer(method == "ML"))
   t1 <- proc.time()[["elapsed"]]
 
   ## ---- the fit --------------------------------------------------------------
@@ -547,7 +562,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   res <- engine_fit(spec)
   # rank deficient (R/rank_deficient.R): with the scale estimated by REML,
   # bam()'s Mp moves the optimum -- fitted again with it where it differs
-  rd <- method != "GCV.Cp" && res$scalars[["rank"]] < p
+  rd <- method %in% c("fREML", "REML") && res$scalars[["rank"]] < p
   if (rd && length(res$rho) > ncol(res$db.drho)) {
     Mp <- bam_Mp(G, res)
     if (!is.null(Mp) && Mp != res$scalars[["Mp"]]) {
@@ -567,6 +582,10 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     v <- reml_bam_convention(G, res, n, gamma)
     if (!is.null(v)) fit$gcv.ubre[] <- v
   }
+  # gam()'s REML and ML scores keep the gaussian log likelihood's weight
+  # term, sum(log(w)) / 2 (family$ls), which bam()'s leaves out
+  if (method %in% c("REML", "ML"))
+    fit$gcv.ubre[] <- fit$gcv.ubre - sum(log(w[w > 0])) / (2 * gamma)
   fit <- ar1_finish(fit, ar)
   sc <- res$scalars
   if (!is.null(ef))
@@ -581,7 +600,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   if (if (is.null(gcv)) sc[["newton.status"]] == 2 else !gcv$converged)
     gamgpu_warn("gamgpu_not_converged",
                 sprintf("%s Newton iteration reached its limit of %d iterations",
-                        if (is.null(gcv)) "REML" else fit$method, control$newton.maxit))
+                        if (is.null(gcv)) method else fit$method, control$newton.maxit))
   t3 <- proc.time()[["elapsed"]]
   fit$device <- list(
     backend = res$backend,

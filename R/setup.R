@@ -70,11 +70,13 @@
 #' @return what \code{eval(mc, env)} returns (an object of class
 #'   \code{"bam.prefit"}), built by the lean path where it applies.
 #' @noRd
-gg_setup <- function(mc, env, nthreads = 1L) {
+gg_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE) {
   if (!isFALSE(getOption("gamgpu.lean_setup")) && lean_setup_ok(mc, env)) {
-    G <- tryCatch(lean_setup(mc, env, nthreads), error = function(e) NULL)
+    G <- tryCatch(lean_setup(mc, env, nthreads, gam_bases), error = function(e) NULL)
     if (!is.null(G)) return(G)
   }
+  if (gam_bases)
+    return(NULL)
   eval(mc, env)
 }
 
@@ -109,7 +111,7 @@ lean_na_ok <- function(m, data, env) {
 # bam(fit = FALSE) of mgcv 1.8-41, non-discrete, one formula, a family of
 # class "family" or "extended.family" (not a general family); returns NULL
 # where it hands over to bam().
-lean_setup <- function(mc, env, nthreads = 1L) {
+lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE) {
   control <- mgcv::gam.control()
   m <- match.call(mgcv::bam, mc)
   family <- m$family
@@ -167,16 +169,22 @@ lean_setup <- function(mc, env, nthreads = 1L) {
   rm(dl)
   drop.intercept <- FALSE
 
-  mf0 <- lean_mini_mf(mf, chunk.size, nthreads)
+  # gam_bases: the bases as gam() sets them up -- on every row, with its
+  # QR identifiability constraints (sparse.cons = 0) -- for the methods
+  # whose answer is gam()'s; bam's sweep-and-drop constraints span the
+  # same space in other coordinates, in which "ML" (not invariant to them)
+  # has another optimum
+  mf0 <- if (gam_bases) mf else lean_mini_mf(mf, chunk.size, nthreads)
   reset <- TRUE
   while (reset) {
     G <- do.call("gam.setup", list(formula = gp, pterms = pterms, data = mf0,
                                    knots = knots, sp = NULL, min.sp = NULL, H = NULL,
-                                   absorb.cons = TRUE, sparse.cons = -1, select = select,
+                                   absorb.cons = TRUE,
+                                   sparse.cons = if (gam_bases) 0 else -1, select = select,
                                    idLinksBases = TRUE,
                                    scale.penalty = control$scalePenalty, paraPen = NULL,
                                    apply.by = TRUE, drop.intercept = drop.intercept,
-                                   modCon = 2),
+                                   modCon = if (gam_bases) 0 else 2),
                  envir = asNamespace("mgcv"))
     if (ncol(G$X) >= chunk.size) {
       chunk.size <- 4 * ncol(G$X)

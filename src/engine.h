@@ -59,6 +59,7 @@ typedef struct gg_fit_spec {
      * counts it after dropping unidentifiable columns (R/rank_deficient.R);
      * -1: p - rank(S).  With an estimated scale it moves the optimum. */
     int       Mp;
+    int       ml;          /* 1: the marginal likelihood (method "ML") instead of REML */
     /* NULL, or where the first REML optimization starts (gam()'s in.out):
      * nth values, the free log smoothing parameters then, when the scale is
      * estimated, its log; later working models start from mgcv's initial

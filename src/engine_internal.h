@@ -103,6 +103,12 @@ typedef struct gg_reml {
     /* threads for the p x p products (NULL: the caller's thread only) */
     struct gg_pool *pool;
     struct reml_job *jobs;
+    /* ML instead of REML (gg_reml_ml_setup): N, p x Mp, an orthonormal
+     * basis of the total penalty's null space; per point PN = H^-1 N and
+     * the Cholesky factor of N'H^-1 N (Mp x Mp); Pml = B (B'HB)^-1 B' for
+     * B an orthonormal basis of the range space */
+    int     ml;
+    double *N, *PN, *NPN, *Pml;
 } gg_reml;
 
 /* nthreads: threads the derivative products may use (a pool is started
@@ -111,6 +117,10 @@ int  gg_reml_alloc(gg_reml *r, const gg_penalties *pin, int p, int phi_fixed,
                    double phi_known, double nobs, double gamma, int nthreads,
                    gg_status *st);
 void gg_reml_free(gg_reml *r);
+/* Switches r to the marginal likelihood (method "ML", gam.fit3's scoreType
+ * "ML" for a gaussian additive model): log|B'HB| over the penalty range
+ * space for log|H|, and no Mp log(2 pi phi) term.  After gg_reml_alloc. */
+int  gg_reml_ml_setup(gg_reml *r, gg_status *st);
 int  gg_reml_eval(gg_reml *r, const double *theta, gg_reml_pt *out, gg_status *st);
 /* Newton on theta from theta0 (fast.REML.fit); returns the best point. */
 int  gg_reml_newton(gg_reml *r, const double *theta0, int maxit, double tol,

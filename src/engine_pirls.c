@@ -334,6 +334,7 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
             r.A = A;
             r.b = b;
             if (spec->Mp >= 0) r.Mp = spec->Mp;
+            if (spec->ml && (rc = gg_reml_ml_setup(&r, st))) goto done;
             out->Mp = r.Mp;
             out->reml_threads = gg_pool_size(r.pool);
         }

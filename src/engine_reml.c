@@ -12,6 +12,7 @@
  * mgcv's. */
 #define USE_FC_LEN_T
 #include <R_ext/BLAS.h>
+#include <R_ext/Lapack.h>
 #ifndef FCONE
 #define FCONE
 #endif
@@ -73,6 +74,7 @@ void gg_reml_free(gg_reml *r)
     free(r->H); free(r->lam); free(r->rho_full); free(r->Skb); free(r->PS);
     free(r->d1S); free(r->d2S); free(r->d1H); free(r->d2H); free(r->bSb1); free(r->q);
     free(r->gfull); free(r->hfull); free(r->PSoff); free(r->Skboff);
+    free(r->N); free(r->PN); free(r->NPN); free(r->Pml);
     pt_free(&r->pt[0]);
     pt_free(&r->pt[1]);
     gg_pool_free(r->pool);
@@ -138,6 +140,45 @@ int gg_reml_alloc(gg_reml *r, const gg_penalties *pin, int p, int phi_fixed,
     r->jobs = malloc((size_t) gg_pool_size(r->pool) * sizeof(reml_job));
     if (!r->jobs) return gg_fail(st, "gamgpu_host_oom", "out of memory (REML jobs)");
     return 0;
+}
+
+int gg_reml_ml_setup(gg_reml *r, gg_status *st)
+{
+    const gg_penalties *pin = r->pin;
+    const int p = r->p, Mp = r->Mp;
+    r->ml = 1;
+    if (Mp <= 0)
+        return 0;           /* no null space: log|B'HB| = log|H| */
+    /* the null space of sum_k S_k / ||S_k||_F (scaled so that no penalty's
+     * size hides another's range) */
+    double *St = calloc((size_t) p * p, sizeof(double));
+    double *ev = malloc((size_t) p * sizeof(double));
+    double *U = malloc((size_t) p * p * sizeof(double));
+    r->N = malloc((size_t) p * Mp * sizeof(double));
+    r->PN = malloc((size_t) p * Mp * sizeof(double));
+    r->NPN = malloc((size_t) Mp * Mp * sizeof(double));
+    r->Pml = malloc((size_t) p * p * sizeof(double));
+    int rc = 0;
+    if (!St || !ev || !U || !r->N || !r->PN || !r->NPN || !r->Pml) {
+        rc = gg_fail(st, "gamgpu_host_oom", "out of memory (ML workspace)");
+        goto done;
+    }
+    for (int k = 0; k < r->m; k++) {
+        const int d = pin->dim[k], o = pin->off[k];
+        double fro = 0;
+        for (size_t i = 0; i < (size_t) d * d; i++) fro += pin->S[k][i] * pin->S[k][i];
+        fro = sqrt(fro);
+        if (fro == 0) continue;
+        for (int j = 0; j < d; j++)
+            for (int i = 0; i < d; i++)
+                St[(o + i) + (size_t) (o + j) * p] += pin->S[k][i + (size_t) j * d] / fro;
+    }
+    if ((rc = gg_eigen_sym(p, St, ev, U, st))) goto done;
+    /* decreasing eigenvalues: the last Mp vectors span the null space */
+    memcpy(r->N, U + (size_t) (p - Mp) * p, (size_t) p * Mp * sizeof(double));
+done:
+    free(St); free(ev); free(U);
+    return rc;
 }
 
 void gg_reml_rho_full(const gg_reml *r, const double *theta, double *rho_full)
@@ -230,6 +271,32 @@ static int value_pen(gg_reml *r, gg_reml_pt *out, gg_status *st)
     return 0;
 }
 
+/* ML: log|B'HB| = log|H| + log|N'H^-1 N| for [B N] orthogonal (the
+ * Schur complement of the null block), left in out->ldetH; PN = H^-1 N and
+ * the Cholesky factor of N'PN stay for reml_derivs. */
+static int ml_ldet(gg_reml *r, gg_reml_pt *out, gg_status *st)
+{
+    const int p = r->p, Mp = r->Mp, one = 1;
+    const double done = 1.0, dzero = 0.0;
+    if (r->ch.rank < p)
+        return gg_fail(st, "gamgpu_unsupported_method",
+                       "method = \"ML\" needs a model of full rank (rank %d of %d): "
+                       "use method = \"REML\"", r->ch.rank, p);
+    for (int j = 0; j < Mp; j++)
+        gg_pchol_solve(&r->ch, r->N + (size_t) j * p, r->PN + (size_t) j * p);
+    F77_CALL(dgemm)("T", "N", &Mp, &Mp, &p, &done, r->N, &p, r->PN, &p, &dzero, r->NPN, &Mp
+                    FCONE FCONE);
+    int info = 0;
+    F77_CALL(dpotrf)("L", &Mp, r->NPN, &Mp, &info FCONE);
+    if (info != 0)
+        return gg_fail(st, "gamgpu_numerical", "ML: N'H^-1 N is not positive definite");
+    double ld = 0;
+    for (int j = 0; j < Mp; j++) ld += 2 * log(r->NPN[j + (size_t) j * Mp]);
+    (void) one;
+    out->ldetH += ld;
+    return 0;
+}
+
 static void *reml_job_run(void *arg);
 
 /* The score at theta: factor A + S, beta, rss, log|S|+ (and its
@@ -268,7 +335,10 @@ static int reml_value(gg_reml *r, const double *theta, gg_reml_pt *out, gg_statu
         return -1;
     }
 
-    const double n = r->nobs, g = r->gamma, Mp = (double) r->Mp;
+    if (r->ml && r->Mp > 0 && ml_ldet(r, out, st))
+        return -1;
+    /* ML: no Mp term (gam.fit3's remlInd = 0) */
+    const double n = r->nobs, g = r->gamma, Mp = r->ml ? 0.0 : (double) r->Mp;
     out->V = (out->rss_bSb / pg + (n / g - Mp) * log(GG_2PI * phi) + Mp * log(g) +
               out->ldetH - out->ldetS) / 2;
     if (!isfinite(out->V))
@@ -305,7 +375,9 @@ static void *reml_job_run(void *arg)
             double s = 0;
             for (int i = 0; i < d; i++) s += out->beta[o + i] * Skb[i];
             r->bSb1[k] = s;
-            F77_CALL(dgemm)("N", "N", &p, &d, &d, &lk, out->P + (size_t) o * p, &p, pin->S[k],
+            /* the log determinant's derivatives: P, or for ML Pml */
+            const double *Pd = r->ml && r->Mp > 0 ? r->Pml : out->P;
+            F77_CALL(dgemm)("N", "N", &p, &d, &d, &lk, Pd + (size_t) o * p, &p, pin->S[k],
                             &d, &dzero, PS, &p FCONE FCONE);
             double tr = 0;
             for (int i = 0; i < d; i++) tr += PS[(o + i) + (size_t) i * p];
@@ -395,12 +467,24 @@ static void reml_derivs(gg_reml *r, gg_reml_pt *out)
     } else {
         gg_pchol_inverse(&r->ch, out->P);
     }
+    if (r->ml && r->Mp > 0) {
+        /* Pml = P - PN (N'PN)^-1 PN' = P - Y Y', Y = PN L^-T (L L' = N'PN) */
+        const int Mp = r->Mp;
+        const double done = 1.0, dmone = -1.0;
+        memcpy(r->Pml, out->P, (size_t) p * p * sizeof(double));
+        F77_CALL(dtrsm)("R", "L", "T", "N", &p, &Mp, &done, r->NPN, &Mp, r->PN, &p
+                        FCONE FCONE FCONE FCONE);
+        F77_CALL(dsyrk)("U", "N", &p, &Mp, &dmone, r->PN, &p, &done, r->Pml, &p FCONE FCONE);
+        for (int j = 0; j < p; j++)
+            for (int i = j + 1; i < p; i++)
+                r->Pml[i + (size_t) j * p] = r->Pml[j + (size_t) i * p];
+    }
     nj = reml_jobs(r, out, JOB_PENALTY, m, nt);
     gg_pool_run(r->pool, nj, reml_job_run, r->jobs, sizeof(reml_job));
     nj = reml_jobs(r, out, JOB_D2H, m, nt);
     gg_pool_run(r->pool, nj, reml_job_run, r->jobs, sizeof(reml_job));
 
-    const double n = r->nobs, g = r->gamma, Mp = (double) r->Mp;
+    const double n = r->nobs, g = r->gamma, Mp = r->ml ? 0.0 : (double) r->Mp;
 
     /* full gradient/Hessian in (rho_full, log phi) */
     const int mf = m + (r->phi_fixed ? 0 : 1);

@@ -80,6 +80,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     sp.gamma = gg_list_real(spec, "gamma", 1, 0, DBL_MAX, BAD_IN);
     sp.additive = gg_list_int(spec, "additive", 0, 0, 1, BAD_IN);
     sp.Mp = gg_list_int(spec, "Mp", -1, -1, p, BAD_IN);
+    sp.ml = gg_list_int(spec, "ml", 0, 0, 1, BAD_IN);
     {   /* var(y): only a starting value, NA for one row */
         SEXP v = gg_list_elt(spec, "yvar");
         sp.yvar = v == R_NilValue ? 1 : Rf_asReal(v);
