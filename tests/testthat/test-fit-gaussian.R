@@ -39,22 +39,26 @@ test_that("method = 'REML' matches gam(method = 'REML')", {
   b <- mgcv::gam(f, data = dat, method = "REML")
   g <- gam_gpu(f, data = dat, method = "REML")
   # gam()'s own outer Newton stops at its tolerance (measured: linear
-  # predictors 2.5e-7 apart, EDF 1.7e-5); its score differs from ours by a
-  # constant for cr smooths (below), so scores are not compared here
-  expect_agrees_with_mgcv(g, b, eta_tol = 1e-6, edf_tol = 1e-4, reml = FALSE)
-  # for tp smooths the two scores are the same function; for penalties
-  # gam() reparameterizes (cr, ps, tensors) its score differs from bam's
-  # fREML score (and ours) by a constant, the optimum is the same
+  # predictors 2.5e-7 apart, EDF 1.7e-5) at a score 5.6e-12 above ours.
+  # The scores are the same function since REML fits set up gam()'s bases
+  # (R/setup.R); on bam()'s sweep-and-drop bases a cr smooth's score was a
+  # constant away
+  expect_agrees_with_mgcv(g, b, eta_tol = 1e-6, edf_tol = 1e-4)
+  # prior weights: gam()'s score has the log likelihood's sum(log w) / 2
+  dat$w <- stats::runif(nrow(dat), 0.5, 2)
+  expect_agrees_with_mgcv(gam_gpu(f, data = dat, method = "REML", weights = w),
+                          mgcv::gam(f, data = dat, method = "REML", weights = w),
+                          eta_tol = 1e-6, edf_tol = 1e-4)
   f1 <- y ~ s(x0) + s(x1) + fac
   expect_equal(gam_gpu(f1, data = dat, method = "REML")$gcv.ubre[[1]],
                mgcv::gam(f1, data = dat, method = "REML")$gcv.ubre[[1]],
                tolerance = 1e-9)
   f2 <- y ~ te(x0, x1) + s(x2)
-  # a te(): gam() reparameterizes its penalties (score offset by a
-  # constant) and stops its Newton earlier (measured 2.1e-6, EDF 1.6e-4)
+  # a te(): gam() stops its Newton earlier (measured 2.0e-6 of the range,
+  # EDF 1.6e-4, its score 4.2e-10 above ours)
   expect_agrees_with_mgcv(gam_gpu(f2, data = dat, method = "REML"),
                           mgcv::gam(f2, data = dat, method = "REML"),
-                          eta_tol = 1e-5, edf_tol = 1e-3, reml = FALSE)
+                          eta_tol = 1e-5, edf_tol = 1e-3)
   expect_identical(g$method, "REML")
 })
 
