@@ -38,7 +38,7 @@ gg_argument_table <- function() {
     argument_row("offset", "honoured", "formal",
                  "as bam(); added to any offset() terms of the formula"),
     argument_row("method", "honoured", "formal",
-                 "\"fREML\"; \"REML\", \"ML\" and \"GCV.Cp\" for gaussian identity models;",
+                 "\"fREML\"; \"REML\", \"ML\", \"GCV.Cp\" and \"GACV.Cp\" for gaussian identity models;",
                  "any other value is an error of class gamgpu_bad_method"),
     argument_row("control", "honoured", "formal",
                  "gam_gpu_control() or a list of its settings;",

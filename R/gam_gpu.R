@@ -200,10 +200,12 @@ classify_setup_error <- function(e) {
 #'   criterion as \code{gam(method = "REML")}, \code{"ML"}, the marginal
 #'   likelihood of \code{gam(method = "ML")} (the unpenalized coefficients
 #'   not integrated out: smoother fits than REML, and scores that compare
-#'   models with different fixed effects), and \code{"GCV.Cp"}, gam()'s
+#'   models with different fixed effects), \code{"GCV.Cp"}, gam()'s
 #'   default: the GCV score when the scale is unknown, UBRE (Mallows' Cp)
 #'   when \code{scale} is given, minimised by Newton's method from one Gram
-#'   product (on the device for a GPU fit, X built there); other
+#'   product (on the device for a GPU fit), and \code{"GACV.Cp"}, the same
+#'   with gam()'s generalized approximate cross validation score (GACV) in
+#'   place of GCV; these four set up the bases as gam() does; other
 #'   families with these methods are refused (class
 #'   \code{gamgpu_unsupported_method}: use \code{"fREML"} or
 #'   \code{mgcv::gam()}); any other value is an error of class
@@ -345,22 +347,25 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     scale <- 1
   }
   if (!is.character(method) || length(method) != 1L ||
-      !(method %in% c("fREML", "REML", "ML", "GCV.Cp")))
+      !(method %in% c("fREML", "REML", "ML", "GCV.Cp", "GACV.Cp")))
     gamgpu_abort("gamgpu_bad_method",
-                 "'method' must be \"fREML\", \"REML\", \"ML\" or \"GCV.Cp\"")
+                 "'method' must be \"fREML\", \"REML\", \"ML\", \"GCV.Cp\" or \"GACV.Cp\"")
   additive <- family$family == "gaussian" && family$link == "identity"
-  if (method %in% c("REML", "ML", "GCV.Cp") && !additive)
+  # GCV.Cp and GACV.Cp: the prediction-error criteria of R/gcv.R
+  pe_method <- method %in% c("GCV.Cp", "GACV.Cp")
+  if (method != "fREML" && !additive)
     gamgpu_abort("gamgpu_unsupported_method",
                  sprintf(paste("method = \"%s\" is available for gaussian identity models only",
                                "so far; use \"fREML\", or mgcv::gam() for this family"),
                          method))
-  if (method == "GCV.Cp" && !is.null(dots$in.out))
+  if (pe_method && !is.null(dots$in.out))
     gamgpu_abort("gamgpu_unsupported_argument",
-                 "'in.out' with method = \"GCV.Cp\" is not available; drop it",
+                 sprintf("'in.out' with method = \"%s\" is not available; drop it", method),
                  arguments = "in.out")
-  if (method == "GCV.Cp" && !is.null(cl$rho) && !identical(eval(cl$rho, env), 0))
+  if (pe_method && !is.null(cl$rho) && !identical(eval(cl$rho, env), 0))
     gamgpu_abort("gamgpu_unsupported_method",
-                 "method = \"GCV.Cp\" with AR1 residuals (rho) is not available; use \"fREML\"")
+                 sprintf("method = \"%s\" with AR1 residuals (rho) is not available; use \"fREML\"",
+                         method))
   ## control: a gam_gpu_control object or a list, checked the same way;
   ## bam()'s nthreads and chunk.size arguments set the same settings
   control <- as_gam_gpu_control(control)
@@ -392,7 +397,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     mc$fit <- FALSE
     mc$chunk.size <- control$chunk.size
     # gam()'s methods get gam()'s bases (R/setup.R): for "ML" they are
-    # required, for "REML" and "GCV.Cp" they make the fit gam()'s to
+    # required, for "REML", "GCV.Cp" and "GACV.Cp" they make the fit gam()'s to
     # rounding rather than to the optimizer's tolerance
     setup <- function(gam_bases)
       withCallingHandlers(
@@ -533,12 +538,14 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     record_fallback("engine", small)
     plan$mode <- 0L
   }
-  ## GCV.Cp: the smoothing parameters by GCV (scale unknown) or UBRE (known)
-  ## from one Gram product (R/gcv.R); the engine then fits at them
+  ## GCV.Cp, GACV.Cp: the smoothing parameters by GCV or GACV (scale
+  ## unknown) or UBRE (known) from one Gram product (R/gcv.R); the engine
+  ## then fits at them
   gcv <- NULL
-  if (method == "GCV.Cp") {
+  if (pe_method) {
     Lg <- if (is.null(L)) diag(length(lsp0)) else L
-    gcv <- gcv_smoothing(G, X, y, w, offset, S, Lg, lsp0, gamma, scale, plan, control)
+    gcv <- gcv_smoothing(G, X, y, w, offset, S, Lg, lsp0, gamma, scale, plan, control,
+                         criterion = if (method == "GACV.Cp") "GACV" else "GCV")
     gcv$sp.names <- sp.names
     lsp0 <- gcv$lsp
     L <- Lg[, integer(0), drop = FALSE]
@@ -576,7 +583,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   t2 <- proc.time()[["elapsed"]]
   fit <- gg_assemble(G, res, family, y, w, offset, n, method, gamma, cl, control,
                      sp.names, scale)
-  if (method == "GCV.Cp") fit <- gcv_finish(fit, gcv, scale)
+  if (pe_method) fit <- gcv_finish(fit, gcv, scale, method)
   # and its score as bam() reports it
   if (rd) {
     v <- reml_bam_convention(G, res, n, gamma)
@@ -633,7 +640,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     # host threads of the REML optimizer's p x p products (1: no pool)
     reml_threads = as.integer(sc[["reml.threads"]]))
   if (discrete) fit$device$discrete <- .gg_discrete_note
-  # method = "GCV.Cp": where its criterion's Gram product ran ("cuda:0", "cpu")
+  # GCV.Cp, GACV.Cp: where the criterion's Gram product ran ("cuda:0", "cpu")
   if (!is.null(gcv)) fit$device$gcv_gram <- gcv$device
   fit
 }

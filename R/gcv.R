@@ -1,6 +1,6 @@
-# gam()'s method = "GCV.Cp" for additive models (gaussian, identity link):
-# the smoothing parameters that minimise the GCV score (scale unknown) or
-# Mallows' Cp / UBRE (scale known), as mgcv's magic() chooses them, by
+# gam()'s methods = "GCV.Cp" and "GACV.Cp" for additive models (gaussian,
+# identity link): the smoothing parameters that minimise the GCV or GACV
+# score (scale unknown) or Mallows' Cp / UBRE (scale known), as gam() chooses them, by
 # Newton's method on the log smoothing parameters with the exact gradient
 # and Hessian.  The O(n) work is one weighted Gram product through the
 # fitting backends (on the device for a GPU fit, X built there from its
@@ -11,6 +11,8 @@
 # With H = X'WX + sum_j lambda_j S_j, beta = H^-1 X'Wz, rss = ||W^1/2 (z -
 # X beta)||^2 and tau = tr(H^-1 X'WX) (the effective degrees of freedom):
 #   GCV = n rss / (n - gamma tau)^2,
+#   GACV = rss / n + 2 gamma tau rss / (n (n - gamma tau))   (method
+#          "GACV.Cp", gam.fit3's GACV with its Pearson statistic = rss),
 #   UBRE = rss / n - scale + 2 gamma scale tau / n
 # (mgcv's magic() with prior weights: n rows, the weights in W).  For
 # log lambda_j = rho_j: d beta_j = -H^-1 S_j beta (S_j = lambda_j S_j),
@@ -34,7 +36,9 @@ gcv_score <- function(P, lsp, deriv = TRUE) {
   gam <- P$gamma
   known <- P$scale > 0
   D <- n - gam * tau
-  V <- if (known) rss / n - P$scale + 2 * gam * P$scale * tau / n else n * rss / D^2
+  gacv <- !known && identical(P$criterion, "GACV")
+  V <- if (known) rss / n - P$scale + 2 * gam * P$scale * tau / n else
+    if (gacv) rss / n + 2 * gam * tau * rss / (n * D) else n * rss / D^2
   out <- list(score = V, beta = beta, rss = rss, tau = tau, Hi = Hi)
   if (!deriv) return(out)
   M <- length(lsp)
@@ -58,6 +62,12 @@ gcv_score <- function(P, lsp, deriv = TRUE) {
   if (known) {
     out$grad <- drss / n + 2 * gam * P$scale * dtau / n
     out$hess <- d2rss / n + 2 * gam * P$scale * d2tau / n
+  } else if (gacv) {
+    # d/d rho of 2 gamma tau rss / (n D), with 1/D + gamma tau / D^2 = n / D^2
+    out$grad <- drss / n + 2 * gam * rss * dtau / D^2 + 2 * gam * tau * drss / (n * D)
+    out$hess <- d2rss / n + 2 * gam * (outer(drss, dtau) + outer(dtau, drss)) / D^2 +
+      2 * gam * rss * d2tau / D^2 + 4 * gam^2 * rss * outer(dtau, dtau) / D^3 +
+      2 * gam * tau * d2rss / (n * D)
   } else {
     out$grad <- n * drss / D^2 + 2 * n * gam * rss * dtau / D^3
     out$hess <- n * d2rss / D^2 + 2 * n * gam * (outer(drss, dtau) + outer(dtau, drss)) / D^3 +
@@ -135,8 +145,10 @@ gcv_newton <- function(P, L, lsp0, rho0, maxit, tol) {
 
 # Smoothing parameters by GCV/UBRE for the additive model with free
 # log sp = L rho + lsp0; returns the optimiser's result (gcv_newton()).
-gcv_smoothing <- function(G, X, y, w, offset, S, L, lsp0, gamma, scale, plan, control) {
+gcv_smoothing <- function(G, X, y, w, offset, S, L, lsp0, gamma, scale, plan, control,
+                          criterion = "GCV") {
   P <- gcv_problem(X, y, w, offset, S, G$off, gamma, scale, plan, control$nthreads)
+  P$criterion <- criterion
   nfree <- ncol(L)
   if (nfree == 0L)
     return(c(gcv_score(P, lsp0, deriv = FALSE),
@@ -159,10 +171,10 @@ gcv_smoothing <- function(G, X, y, w, offset, S, L, lsp0, gamma, scale, plan, co
 # smoothing parameters, all fixed): the criterion, its name, the optimiser's
 # record, the smoothing parameters it chose, magic()'s scale and gam()'s
 # covariance matrices.
-gcv_finish <- function(fit, gcv, scale) {
+gcv_finish <- function(fit, gcv, scale, method = "GCV.Cp") {
   known <- scale > 0
-  fit$method <- if (known) "UBRE" else "GCV"
-  fit$gcv.ubre <- c(GCV.Cp = gcv$score)
+  fit$method <- if (known) "UBRE" else sub(".Cp", "", method, fixed = TRUE)
+  fit$gcv.ubre <- stats::setNames(gcv$score, method)
   fit$sp <- exp(gcv$rho)
   names(fit$sp) <- gcv$sp.names
   fit$optimizer <- c("outer", "newton")

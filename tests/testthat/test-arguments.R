@@ -118,11 +118,11 @@ test_that("unknown and unnamed arguments are classed errors", {
   expect_setequal(e$arguments, c("foo", "coef"))
 })
 
-test_that("method: fREML, and gaussian REML, ML and GCV.Cp only, anything else a classed error", {
-  for (m in list("GACV.Cp", "P-REML", "NCV", "UBRE", "fre", 1, c("fREML", "REML"),
+test_that("method: fREML, and gaussian REML, ML, GCV.Cp and GACV.Cp only, anything else a classed error", {
+  for (m in list("P-REML", "NCV", "UBRE", "fre", 1, c("fREML", "REML"),
                  NA_character_))
     expect_error(fit_g(y ~ s(x0), data = d, method = m), class = "gamgpu_bad_method")
-  for (m in c("REML", "ML", "GCV.Cp"))
+  for (m in c("REML", "ML", "GCV.Cp", "GACV.Cp"))
     expect_error(fit_g(yp ~ s(x0), family = poisson, data = d, method = m),
                  class = "gamgpu_unsupported_method")
 })
