@@ -299,8 +299,7 @@ SEXP gg_xplan_build_r(SEXP plan)
     const int prev = gg_threads_set_limit(xp.threads);
     gg_r_interrupt_arm();
     int rc = gg_xplan_fill(&xp, 0, (size_t) n, REAL(X), (size_t) n, &st);
-    if (gg_r_interrupt_disarm() && rc == 0)
-        rc = gg_interrupt_fail(&st, "the model matrix's build");
+    rc = gg_r_interrupt_disarm(rc, &st, "the model matrix's build");
     gg_threads_set_limit(prev);
     if (rc)
         gg_raise(&st);

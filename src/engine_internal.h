@@ -104,7 +104,8 @@ typedef struct gg_reml {
     struct gg_pool *pool;
     struct reml_job *jobs;
     /* ML instead of REML (gg_reml_ml_setup): N, p x Mp, an orthonormal
-     * basis of the total penalty's null space; per point PN = H^-1 N and
+     * basis of the total penalty's null space (NULL without one: then ML's
+     * log determinant is REML's); per point PN = H^-1 N and
      * the Cholesky factor of N'H^-1 N (Mp x Mp); Pml = B (B'HB)^-1 B' for
      * B an orthonormal basis of the range space */
     int     ml;

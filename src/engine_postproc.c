@@ -18,7 +18,8 @@
 #include <string.h>
 
 static int postproc_host(gg_reml *r, const gg_reml_pt *best, const double *A_final,
-                         const double *b_final, double zwz_final, int scale_known, double scale, gg_fit_out *out, gg_status *st)
+                         const double *b_final, double zwz_final, int scale_known,
+                         double scale, gg_fit_out *out, gg_status *st)
 {
     const int p = r->p, m = r->m, nsp = r->nsp, nth = r->nth;
     const size_t pp = (size_t) p * p;
@@ -148,19 +149,20 @@ static void *postproc_run(void *arg)
 {
     postproc_job *j = arg;
     gg_status_clear(&j->st);
-    j->rc = postproc_host(j->r, j->best, j->A, j->b, j->zwz, j->scale_known, j->scale, j->out, &j->st);
+    j->rc = postproc_host(j->r, j->best, j->A, j->b, j->zwz, j->scale_known, j->scale, j->out,
+                          &j->st);
     return NULL;
 }
 
 int gg_postproc(gg_reml *r, const gg_reml_pt *best, const double *A_final,
-                const double *b_final, double zwz_final, gg_backend *be, int scale_known, double scale, gg_fit_out *out,
-                gg_status *st)
+                const double *b_final, double zwz_final, gg_backend *be, int scale_known,
+                double scale, gg_fit_out *out, gg_status *st)
 {
     postproc_job job = {.r = r, .best = best, .A = A_final, .b = b_final, .zwz = zwz_final,
-                        .scale_known = scale_known,
-                        .scale = scale, .out = out};
+                        .scale_known = scale_known, .scale = scale, .out = out};
     if (out->hat == NULL)
-        return postproc_host(r, best, A_final, b_final, zwz_final, scale_known, scale, out, st);
+        return postproc_host(r, best, A_final, b_final, zwz_final, scale_known, scale, out,
+                             st);
     gg_task task;
     gg_task_start(&task, postproc_run, &job);
     int rc = be->ops->leverage(be, best->P, out->hat, st);

@@ -276,7 +276,7 @@ static int value_pen(gg_reml *r, gg_reml_pt *out, gg_status *st)
  * the Cholesky factor of N'PN stay for reml_derivs. */
 static int ml_ldet(gg_reml *r, gg_reml_pt *out, gg_status *st)
 {
-    const int p = r->p, Mp = r->Mp, one = 1;
+    const int p = r->p, Mp = r->Mp;
     const double done = 1.0, dzero = 0.0;
     if (r->ch.rank < p)
         return gg_fail(st, "gamgpu_unsupported_method",
@@ -292,7 +292,6 @@ static int ml_ldet(gg_reml *r, gg_reml_pt *out, gg_status *st)
         return gg_fail(st, "gamgpu_numerical", "ML: N'H^-1 N is not positive definite");
     double ld = 0;
     for (int j = 0; j < Mp; j++) ld += 2 * log(r->NPN[j + (size_t) j * Mp]);
-    (void) one;
     out->ldetH += ld;
     return 0;
 }
@@ -335,7 +334,7 @@ static int reml_value(gg_reml *r, const double *theta, gg_reml_pt *out, gg_statu
         return -1;
     }
 
-    if (r->ml && r->Mp > 0 && ml_ldet(r, out, st))
+    if (r->N != NULL && ml_ldet(r, out, st))
         return -1;
     /* ML: no Mp term (gam.fit3's remlInd = 0) */
     const double n = r->nobs, g = r->gamma, Mp = r->ml ? 0.0 : (double) r->Mp;
@@ -376,7 +375,7 @@ static void *reml_job_run(void *arg)
             for (int i = 0; i < d; i++) s += out->beta[o + i] * Skb[i];
             r->bSb1[k] = s;
             /* the log determinant's derivatives: P, or for ML Pml */
-            const double *Pd = r->ml && r->Mp > 0 ? r->Pml : out->P;
+            const double *Pd = r->N != NULL ? r->Pml : out->P;
             F77_CALL(dgemm)("N", "N", &p, &d, &d, &lk, Pd + (size_t) o * p, &p, pin->S[k],
                             &d, &dzero, PS, &p FCONE FCONE);
             double tr = 0;
@@ -467,7 +466,7 @@ static void reml_derivs(gg_reml *r, gg_reml_pt *out)
     } else {
         gg_pchol_inverse(&r->ch, out->P);
     }
-    if (r->ml && r->Mp > 0) {
+    if (r->N != NULL) {
         /* Pml = P - PN (N'PN)^-1 PN' = P - Y Y', Y = PN L^-T (L L' = N'PN) */
         const int Mp = r->Mp;
         const double done = 1.0, dmone = -1.0;

@@ -268,8 +268,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
         gg_strlcpy(fallback, st.msg, sizeof fallback);
     }
     gg_fit_rows_finish(&fr);
-    if (gg_r_interrupt_disarm() && rc == 0)
-        rc = gg_interrupt_fail(&st, "the fit");
+    rc = gg_r_interrupt_disarm(rc, &st, "the fit");
     gg_threads_set_limit(prev_limit);
     if (rc) gg_raise(&st);
 

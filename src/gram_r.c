@@ -54,11 +54,12 @@ SEXP gg_gram_r(SEXP X, SEXP w, SEXP z, SEXP mode_, SEXP ordinal_)
     char device[32] = "cpu";
     const char *fallback = "";
     /* armed for an interrupt around each backend's call (no R error within) */
-    gg_r_interrupt_arm();
-    int rc = mode > 0 ? gg_gpu_gram(ordinal, REAL(X), n, p, wp, zp, REAL(A), REAL(b), &zwz,
-                                    &st) : 0;
-    if (gg_r_interrupt_disarm() && mode > 0 && rc == 0)
-        rc = gg_interrupt_fail(&st, "the Gram product");
+    int rc = 0;
+    if (mode > 0) {
+        gg_r_interrupt_arm();
+        rc = gg_gpu_gram(ordinal, REAL(X), n, p, wp, zp, REAL(A), REAL(b), &zwz, &st);
+        rc = gg_r_interrupt_disarm(rc, &st, "the Gram product");
+    }
     if (!gg_device_outcome(mode, rc, ordinal, "gram", &st, device, sizeof device, &fallback)) {
         if (n > INT_MAX)
             gg_abort("gamgpu_bad_input", "the CPU Gram product needs fewer than 2^31 rows");
@@ -66,9 +67,7 @@ SEXP gg_gram_r(SEXP X, SEXP w, SEXP z, SEXP mode_, SEXP ordinal_)
         gg_status_clear(&cst);
         gg_r_interrupt_arm();
         int rc2 = gg_cpu_gram(REAL(X), n, p, wp, zp, REAL(A), REAL(b), &zwz, 0, NULL, &cst);
-        if (gg_r_interrupt_disarm() && rc2 == 0)
-            rc2 = gg_interrupt_fail(&cst, "the Gram product");
-        if (rc2 != 0)
+        if (gg_r_interrupt_disarm(rc2, &cst, "the Gram product") != 0)
             gg_raise(&cst);
     }
     SET_VECTOR_ELT(out, 0, A);
@@ -135,8 +134,7 @@ SEXP gg_model_gram_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP mode_, SEXP ordin
         gg_tel_fallback("gram", st.msg);
         gg_strlcpy(fallback, st.msg, sizeof fallback);
     }
-    if (gg_r_interrupt_disarm() && rc == 0)
-        rc = gg_interrupt_fail(&st, "the Gram product");
+    rc = gg_r_interrupt_disarm(rc, &st, "the Gram product");
     gg_threads_set_limit(prev);
     if (rc) gg_raise(&st);
     SET_VECTOR_ELT(out, 0, A);

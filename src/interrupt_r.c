@@ -49,7 +49,9 @@ SEXP gg_interrupt_polls_r(void)
     return Rf_ScalarReal((double) polls);
 }
 
-int gg_r_interrupt_disarm(void)
+int gg_r_interrupt_disarm(int rc, gg_status *st, const char *what)
 {
-    return gg_interrupt_disarm();
+    if (gg_interrupt_disarm() && rc == 0)
+        return gg_interrupt_fail(st, what);
+    return rc;
 }

@@ -4,11 +4,15 @@
 
 #include <Rinternals.h>
 
+#include "status.h"
+
 /* Around a long .Call: arm before the C work, disarm after it and before
- * any R error is raised; disarm returns whether an interrupt was seen,
- * which the caller raises (gamgpu_interrupted) even when its work ended. */
+ * any R error is raised.  Disarm takes the work's status rc and returns it,
+ * or -1 with *st set to gamgpu_interrupted during `what` when an interrupt
+ * was seen and the work still ended well (a poll took R's interrupt, which
+ * must not be lost). */
 void gg_r_interrupt_arm(void);
-int  gg_r_interrupt_disarm(void);
+int  gg_r_interrupt_disarm(int rc, gg_status *st, const char *what);
 
 /* .Call: the polls the last armed call made (for tests that place an
  * injected interrupt at a chosen poll). */

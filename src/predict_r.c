@@ -60,11 +60,13 @@ SEXP gg_predict_r(SEXP X, SEXP beta, SEXP V, SEXP mode_, SEXP ordinal_, SEXP chu
     char backend[32] = "cpu";
     const char *fallback = "";
     /* armed for an interrupt around each backend's call (no R error within) */
-    gg_r_interrupt_arm();
-    int rc = mode > 0 ? gg_gpu_predict(ordinal, REAL(X), n, p, REAL(beta), REAL(V), chunk,
-                                       REAL(fit), REAL(se), &st) : 0;
-    if (gg_r_interrupt_disarm() && mode > 0 && rc == 0)
-        rc = gg_interrupt_fail(&st, "the prediction");
+    int rc = 0;
+    if (mode > 0) {
+        gg_r_interrupt_arm();
+        rc = gg_gpu_predict(ordinal, REAL(X), n, p, REAL(beta), REAL(V), chunk, REAL(fit),
+                            REAL(se), &st);
+        rc = gg_r_interrupt_disarm(rc, &st, "the prediction");
+    }
     if (!gg_device_outcome(mode, rc, ordinal, "predict", &st, backend, sizeof backend,
                            &fallback)) {
         gg_status cst;
@@ -73,8 +75,7 @@ SEXP gg_predict_r(SEXP X, SEXP beta, SEXP V, SEXP mode_, SEXP ordinal_, SEXP chu
         gg_r_interrupt_arm();
         int rc2 = gg_cpu_predict(REAL(X), n, p, REAL(beta), REAL(V), REAL(fit),
                                  REAL(se), threads, &cst);
-        if (gg_r_interrupt_disarm() && rc2 == 0)
-            rc2 = gg_interrupt_fail(&cst, "the prediction");
+        rc2 = gg_r_interrupt_disarm(rc2, &cst, "the prediction");
         gg_threads_set_limit(prev);
         if (rc2 != 0)
             gg_raise(&cst);
