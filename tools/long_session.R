@@ -69,10 +69,10 @@ for (i in seq_len(nfits)) {
   if (i %% 10 == 0) {
     invisible(gc())
     rows[[length(rows) + 1]] <- snapshot(i)
+    write.csv(do.call(rbind, rows), csv, row.names = FALSE)   # so far, if stopped
   }
 }
 curve <- do.call(rbind, rows)
-write.csv(curve, csv, row.names = FALSE)
 cat(sprintf("%d fits (%s), device %s\n", nfits,
             paste(names(outcomes), outcomes, sep = " ", collapse = ", "),
             if (gpu) "and CPU" else "none: CPU only"))
