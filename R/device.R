@@ -13,7 +13,10 @@
 #'
 #' @param device The device policy, see [gpu_policy()].
 #' @return A list of class `gamgpu_gpu_info`: `built_with_cuda`, `toolkit`
-#'   and `toolkit_version` (what configure found), `usable`, `reason` and
+#'   and `toolkit_version` (what configure found), `probed` (whether this
+#'   R process has probed the driver, by this call or an earlier one: a
+#'   process that only ever used `"off"` reports `FALSE` and has not loaded
+#'   `libcuda`), `usable`, `reason` and
 #'   `reason_class` when not usable, `driver_version`, `nvrtc_version`,
 #'   `nvrtc_library`, `nvrtc_archs` (the virtual architectures NVRTC
 #'   compiles for, as 90 for compute_90; empty when not probed or NVRTC

@@ -182,6 +182,14 @@ int gg_gpu_probe(gg_status *why)
     return -1;
 }
 
+int gg_gpu_probed(void)
+{
+    pthread_mutex_lock(&rt_lock);
+    int p = probed;
+    pthread_mutex_unlock(&rt_lock);
+    return p;
+}
+
 int gg_gpu_device_count(void)
 {
     return gg_gpu_probe(NULL) == 0 ? n_devices : 0;

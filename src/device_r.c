@@ -155,7 +155,7 @@ SEXP gg_gpu_info_r(SEXP probe)
     SET_VECTOR_ELT(out, 0, Rf_ScalarLogical(gg_gpu_compiled()));
     SET_VECTOR_ELT(out, 1, gg_scalar_string(gg_gpu_toolkit()));
     SET_VECTOR_ELT(out, 2, gg_scalar_string(toolkit_version));
-    SET_VECTOR_ELT(out, 3, Rf_ScalarLogical(do_probe));
+    SET_VECTOR_ELT(out, 3, Rf_ScalarLogical(gg_gpu_probed()));
     SET_VECTOR_ELT(out, 4, Rf_ScalarLogical(usable));
     SET_VECTOR_ELT(out, 5, gg_scalar_string(usable ? "" : why.msg));
     SET_VECTOR_ELT(out, 6, gg_scalar_string(usable ? "" : why.cls));

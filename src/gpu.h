@@ -40,6 +40,7 @@ int         gg_gpu_toolkit_version(void);   /* CUDA_VERSION of its cuda.h, or 0 
 /* Is a device usable?  Loads libcuda and NVRTC, runs cuInit and counts
  * devices, once per process; 0 when usable, else -1 with the reason. */
 int  gg_gpu_probe(gg_status *why);
+int  gg_gpu_probed(void);   /* has this process probed (loaded libcuda) since the last shutdown? */
 int  gg_gpu_device_count(void);
 int  gg_gpu_device_info(int ordinal, gg_device_info *out, gg_status *st);
 int  gg_gpu_driver_version(void);           /* 13000 = 13.0; 0 if unknown */

@@ -22,6 +22,7 @@ int         gg_gpu_compiled(void)        { return 0; }
 const char *gg_gpu_toolkit(void)         { return ""; }
 int         gg_gpu_toolkit_version(void) { return 0; }
 int         gg_gpu_probe(gg_status *why) { return unavailable(why); }
+int         gg_gpu_probed(void)          { return 0; }
 int         gg_gpu_device_count(void)    { return 0; }
 int         gg_gpu_driver_version(void)  { return 0; }
 const char *gg_gpu_nvrtc_path(void)      { return ""; }

@@ -2,7 +2,7 @@ test_that("gpu_info() reports the build and whether a device is usable", {
   info <- gpu_info("auto")
   expect_s3_class(info, "gamgpu_gpu_info")
   expect_type(info$built_with_cuda, "logical")
-  expect_true(info$probed)
+  expect_identical(info$probed, info$built_with_cuda)   # the runtime probed (not an echo)
   if (info$usable) {
     expect_identical(info$reason, "")
     expect_gte(nrow(info$devices), 1L)

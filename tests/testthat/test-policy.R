@@ -38,9 +38,37 @@ test_that("'required' without a usable device errors with the reason", {
   expect_s3_class(err, "gamgpu_error")
 })
 
-test_that("'off' never probes the driver", {
+test_that("'off' never probes the driver: a fresh process that fits under 'off' loads no libcuda", {
+  skip_if_not(file.exists("/proc/self/maps"), "no /proc/self/maps here")
+  # probed is the runtime's own state, not an echo of the policy: a process
+  # that only used "off" has not probed and has no libcuda or NVRTC mapped;
+  # after one "auto" request a CUDA build has probed (whether or not a
+  # driver was found)
+  script <- tempfile(fileext = ".R")
+  out <- tempfile()
+  on.exit(unlink(c(script, out)), add = TRUE)
+  writeLines(c(
+    "suppressMessages(library(gamgpu))",
+    "options(gamgpu.device = 'off')",
+    "set.seed(1); d <- data.frame(x = runif(300)); d$y <- sin(6 * d$x) + rnorm(300) / 4",
+    "g <- gam_gpu(y ~ s(x), data = d, device = 'off')",
+    "p <- predict(g, d[1:10, , drop = FALSE], se.fit = TRUE, device = 'off')",
+    "gg <- gpu_gram(diag(3), device = 'off')",
+    "maps <- readLines('/proc/self/maps')",
+    "off <- c(gpu_info('off')$probed, any(grepl('libcuda|libnvrtc', maps)))",
+    "on <- c(gpu_info('auto')$probed, gpu_info('off')$probed)   # the second: probed earlier",
+    sprintf("writeLines(as.character(c(off, on, gpu_info('auto')$built_with_cuda)), '%s')", out)),
+    script)
+  rc <- system2(file.path(R.home("bin"), "Rscript"), script, stdout = FALSE, stderr = FALSE,
+                env = paste0("R_LIBS=", paste(.libPaths(), collapse = ":")))
+  expect_identical(rc, 0L)
+  r <- as.logical(readLines(out))
+  expect_identical(r[1:2], c(FALSE, FALSE))            # not probed, nothing mapped
+  expect_identical(r[3:4], rep(r[5], 2))               # "auto" probes in a CUDA build
+})
+
+test_that("gpu_info('off') reports the policy's reason", {
   info <- gpu_info("off")
-  expect_false(info$probed)
   expect_false(info$usable)
   expect_identical(info$reason_class, "gamgpu_device_off")
   g <- gpu_gram(diag(3), device = "off")
