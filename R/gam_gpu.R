@@ -353,10 +353,30 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   additive <- family$family == "gaussian" && family$link == "identity"
   # GCV.Cp and GACV.Cp: the prediction-error criteria of R/gcv.R
   pe_method <- method %in% c("GCV.Cp", "GACV.Cp")
-  if (method != "fREML" && !additive)
+  # REML and ML beyond the additive model: the Laplace approximation with
+  # gam.fit3()'s outer Newton (R/laplace.R), for the exponential families
+  laplace <- method %in% c("REML", "ML") && !additive
+  if (laplace && (!is.null(efam_name(family)) ||
+                  !(family$family %in% c("gaussian", "binomial", "poisson", "Gamma",
+                                         "inverse.gaussian"))))
+    gamgpu_abort("gamgpu_unsupported_method",
+                 sprintf(paste("method = \"%s\" is available for the gaussian, binomial, poisson,",
+                               "Gamma and inverse.gaussian families so far (not %s);",
+                               "use \"fREML\", or mgcv::gam() for this family"),
+                         method, family$family))
+  if (pe_method && !additive)
     gamgpu_abort("gamgpu_unsupported_method",
                  sprintf(paste("method = \"%s\" is available for gaussian identity models only",
-                               "so far; use \"fREML\", or mgcv::gam() for this family"),
+                               "so far; use \"fREML\" or \"REML\", or mgcv::gam() for this family"),
+                         method))
+  if (laplace && !is.null(dots$in.out))
+    gamgpu_abort("gamgpu_unsupported_argument",
+                 sprintf("'in.out' with method = \"%s\" for a %s model is not available; drop it",
+                         method, family$family),
+                 arguments = "in.out")
+  if (laplace && !is.null(cl$rho) && !identical(eval(cl$rho, env), 0))
+    gamgpu_abort("gamgpu_unsupported_method",
+                 sprintf("method = \"%s\" with AR1 residuals (rho) is available for gaussian identity models only; use \"fREML\"",
                          method))
   if (pe_method && !is.null(dots$in.out))
     gamgpu_abort("gamgpu_unsupported_argument",
@@ -407,11 +427,13 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
             invokeRestart("muffleWarning")
         })
     G <- if (method != "fREML") setup(TRUE)
-    if (is.null(G) && method == "ML")
+    if (is.null(G) && (method == "ML" || laplace))
       gamgpu_abort("gamgpu_unsupported_method",
-                   paste("method = \"ML\" needs gam()'s bases, which gam_gpu() sets up for",
+                   paste(sprintf("method = \"%s\"%s needs gam()'s bases,", method,
+                                 if (laplace) paste(" for a", family$family, "model") else ""),
+                         "which gam_gpu() sets up for",
                          "plain formulas with mgcv", paste(.gg_lean_mgcv, collapse = ", "),
-                         "only; use method = \"REML\", or mgcv::gam()"))
+                         "only; use method = \"fREML\", or mgcv::gam()"))
     if (is.null(G)) G <- setup(FALSE)
     # bam()'s scale rule: 0 is 1 for binomial and poisson, else estimated
     if (scale == 0) scale <- if (family$family %in% c("binomial", "poisson")) 1 else -1
@@ -465,6 +487,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   y <- G$y
   w <- as.numeric(G$w)
   binom <- family$family %in% c("binomial", "quasibinomial")
+  trials <- NULL                      # binomial trials per row (family$ls's n)
   if (binom && is.matrix(y) && ncol(y) == 2L) {
     if (any(!is.finite(y)) || any(y < 0))
       gamgpu_abort("gamgpu_bad_response",
@@ -472,6 +495,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     nt <- y[, 1] + y[, 2]
     y <- ifelse(nt == 0, 0, y[, 1] / nt)
     w <- w * nt
+    trials <- nt
   } else if (binom && is.factor(y)) {
     y <- as.numeric(y != levels(y)[1L])
   } else if (is.matrix(y) && ncol(y) > 1L) {
@@ -551,6 +575,25 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     L <- Lg[, integer(0), drop = FALSE]
     sp.names <- character(0)
   }
+  ## REML, ML beyond the additive model: the smoothing parameters (and
+  ## scale) by the Laplace approximation (R/laplace.R); the engine then fits
+  ## at them
+  lap <- NULL
+  if (laplace) {
+    if (!is.matrix(X))
+      gamgpu_abort("gamgpu_unsupported_method",
+                   sprintf("method = \"%s\" for a %s model needs X built in R; use \"fREML\"",
+                           method, family$family))
+    Lg <- if (is.null(L)) diag(length(lsp0)) else L
+    lap <- laplace_smoothing(G, X, y, w, offset, family, S, Lg, lsp0, method, gamma, scale,
+                             plan, control, trials)
+    lsp0 <- lap$lsp
+    L <- Lg[, integer(0), drop = FALSE]
+    lap$sp.names <- sp.names
+    lap$L <- Lg
+    lap$lsp0 <- lsp0 - drop(Lg %*% lap$theta[seq_len(ncol(Lg))])
+    sp.names <- character(0)
+  }
   spec <- list(nobs = n, scale = if (is.null(ef)) scale else ef$scale, gamma = gamma,
                additive = additive, ef = ef$ef,
                yvar = stats::var(y), hat = control$hat,
@@ -558,7 +601,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                ar_rho = if (is.null(ar)) 0 else ar$rho, ar_start = ar$start,
                theta_start = theta_start, theta = eng_fam$theta,
                theta_estimated = as.integer(eng_fam$estimated),
-               ml = as.integer(method == "ML"))
+               ml = as.integer(method == "ML" && !laplace))
   t1 <- proc.time()[["elapsed"]]
 
   ## ---- the fit --------------------------------------------------------------
@@ -569,7 +612,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   res <- engine_fit(spec)
   # rank deficient (R/rank_deficient.R): with the scale estimated by REML,
   # bam()'s Mp moves the optimum -- fitted again with it where it differs
-  rd <- method %in% c("fREML", "REML") && res$scalars[["rank"]] < p
+  rd <- method %in% c("fREML", "REML") && !laplace && res$scalars[["rank"]] < p
   if (rd && length(res$rho) > ncol(res$db.drho)) {
     Mp <- bam_Mp(G, res)
     if (!is.null(Mp) && Mp != res$scalars[["Mp"]]) {
@@ -578,12 +621,15 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     }
   }
   x_source <- if (is.matrix(X)) "matrix" else "recipe"
+  X_lap <- if (laplace) X
   rm(X)
   if (gc_level > 0) gc()
   t2 <- proc.time()[["elapsed"]]
   fit <- gg_assemble(G, res, family, y, w, offset, n, method, gamma, cl, control,
                      sp.names, scale)
   if (pe_method) fit <- gcv_finish(fit, gcv, scale, method)
+  if (laplace) fit <- laplace_finish(fit, lap, G, lap$L, lap$lsp0, X_lap, method, lap$sp.names,
+                                     control)
   # and its score as bam() reports it
   if (rd) {
     v <- reml_bam_convention(G, res, n, gamma)
@@ -591,7 +637,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   }
   # gam()'s REML and ML scores keep the gaussian log likelihood's weight
   # term, sum(log(w)) / 2 (family$ls), which bam()'s leaves out
-  if (method %in% c("REML", "ML"))
+  if (method %in% c("REML", "ML") && !laplace)
     fit$gcv.ubre[] <- fit$gcv.ubre - sum(log(w[w > 0])) / (2 * gamma)
   fit <- ar1_finish(fit, ar)
   sc <- res$scalars
@@ -604,7 +650,11 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                         as.integer(sc[["iter"]]), control$maxit))
   # (GCV.Cp: the engine fit has no smoothing parameter left to choose; its
   # criterion's Newton is gcv_newton()'s)
-  if (if (is.null(gcv)) sc[["newton.status"]] == 2 else !gcv$converged)
+  if (!is.null(lap) && !lap$converged)
+    gamgpu_warn("gamgpu_not_converged",
+                sprintf("%s Newton iteration reached its limit of %d iterations",
+                        method, control$newton.maxit))
+  if (is.null(lap) && (if (is.null(gcv)) sc[["newton.status"]] == 2 else !gcv$converged))
     gamgpu_warn("gamgpu_not_converged",
                 sprintf("%s Newton iteration reached its limit of %d iterations",
                         if (is.null(gcv)) method else fit$method, control$newton.maxit))
@@ -642,6 +692,11 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   if (discrete) fit$device$discrete <- .gg_discrete_note
   # GCV.Cp, GACV.Cp: where the criterion's Gram product ran ("cuda:0", "cpu")
   if (!is.null(gcv)) fit$device$gcv_gram <- gcv$device
+  # REML, ML (Laplace): where its Gram products ran, and how many
+  if (!is.null(lap)) {
+    fit$device$laplace_gram <- lap$P$env$device
+    fit$device$laplace_grams <- lap$P$env$grams
+  }
   fit
 }
 

@@ -1,0 +1,442 @@
+# gam()'s method = "REML" and "ML" beyond the additive model (issue 14): the
+# Laplace approximate restricted (or full) marginal likelihood of a
+# generalized additive model with an exponential family, optimized as
+# mgcv's gam.fit3() and newton() do it -- Newton's method on the log
+# smoothing parameters (and log scale, when it is estimated) around a fully
+# converged penalized IRLS, the criterion's gradient and Hessian by implicit
+# differentiation of the coefficients.
+#
+# With W the Newton weights (Fisher's for a canonical link), H = X'WX +
+# S_lambda, Dp = D(beta) + beta' S_lambda beta and phi the scale:
+#   V = (Dp / (2 phi) - ls(phi)) / gamma + log|H| / 2 - log|S_lambda|+ / 2
+#       - remlInd Mp / 2 (log(2 pi phi) - log gamma)
+# (gam.fit3's REML; for "ML" remlInd = 0 and log|H| is that of H on the
+# penalized space, log|H| + log|N'H^-1 N| for the null space basis N).
+# For rho_k = log lambda_k: d beta_k = -H^-1 lambda_k S_k beta, d eta_k = X
+# d beta_k, dH_k = X' diag(w' eta_k) X + lambda_k S_k (w' = dW/d eta), and
+# the second derivatives by differentiating once more.  The O(n) work is
+# weighted Gram products through the fitting backends (the penalized IRLS
+# steps' X'WX and X'Wz, and one X' diag(w' eta_k) X per smoothing
+# parameter: on the device for a GPU fit) and products of X with p-vectors;
+# everything else is p x p.  The fit at the chosen smoothing parameters is
+# then the engine's, and gam()'s covariance matrices, EDFs and Vc come from
+# mgcv's own gam.fit3.post.proc() on the Laplace fit's quantities.
+
+# The family with gam.fit3()'s derivatives of link and variance.
+laplace_family <- function(family) {
+  fam <- mgcv::fix.family.ls(mgcv::fix.family.var(mgcv::fix.family.link(family)))
+  fam$fisher <- identical(fam$link, fam$canonical)
+  fam
+}
+
+# The Newton weights w and their first and second derivatives in eta, at mu
+# (gam.fit3's alpha, with g' = d eta / d mu, a = V'/V, b = g''/g').
+laplace_rows <- function(fam, y, pw, mu) {
+  g1 <- 1 / fam$mu.eta(fam$linkfun(mu))
+  V <- fam$variance(mu)
+  a <- fam$dvar(mu) / V
+  b <- fam$d2link(mu) / g1
+  a1 <- fam$d2var(mu) / V - a^2
+  b1 <- fam$d3link(mu) / g1 - b^2
+  q <- 1 / (V * g1^2)
+  q1 <- -q * (a + 2 * b)
+  q2 <- q * ((a + 2 * b)^2 - (a1 + 2 * b1))
+  if (fam$fisher) {
+    al <- 1
+    al1 <- al2 <- 0
+  } else {
+    a2 <- fam$d3var(mu) / V - 3 * a * fam$d2var(mu) / V + 2 * a^3
+    b2 <- fam$d4link(mu) / g1 - 3 * b * fam$d3link(mu) / g1 + 2 * b^3
+    cc <- y - mu
+    al <- 1 + cc * (a + b)
+    al[al == 0] <- .Machine$double.eps
+    al1 <- -(a + b) + cc * (a1 + b1)
+    al2 <- -2 * (a1 + b1) + cc * (a2 + b2)
+  }
+  w <- pw * al * q
+  wm <- pw * (al1 * q + al * q1)
+  wmm <- pw * (al2 * q + 2 * al1 * q1 + al * q2)
+  list(w = w, w1 = wm / g1, w2 = (wmm - wm * b) / g1^2, g1 = g1)
+}
+
+# The problem: X (a matrix), the response, weights, offset, the family, the
+# penalties at full size, the null space of the total penalty (Mp columns),
+# mgcv's square roots of the penalties on its range (for log|S|+), and the
+# Gram product through the backends.
+laplace_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, plan,
+                            nthreads) {
+  p <- ncol(X)
+  n <- nrow(X)
+  Sf <- lapply(seq_along(S), function(j) {
+    M <- matrix(0, p, p)
+    ii <- G$off[j] - 1L + seq_len(ncol(S[[j]]))
+    M[ii, ii] <- S[[j]]
+    M
+  })
+  rS <- mgcv_fun("mini.roots")(G$S, G$off, p, G$rank)
+  Ssp <- mgcv_fun("totalPenaltySpace")(G$S, G$H, G$off, p)
+  UrS <- lapply(rS, function(r) crossprod(Ssp$Y, r))
+  zero <- numeric(n)
+  env <- new.env()
+  env$device <- NULL
+  gram1 <- function(v, z) {
+    g <- .Call(gg_model_gram_r, X, z, v, NULL, plan$mode, plan$ordinal, nthreads)
+    if (is.null(env$device)) env$device <- g$device
+    if (nzchar(g$fallback)) env$fallback <- g$fallback
+    env$grams <- (if (is.null(env$grams)) 0L else env$grams) + 1L
+    g
+  }
+  # X' diag(v) X (and X' diag(v) z); the backends weight rows by prior
+  # weights, which are not negative, so signed v is two products
+  gram <- function(v, z = zero) {
+    if (!any(v < 0)) return(gram1(v, z))
+    gp <- gram1(pmax(v, 0), z)
+    gn <- gram1(pmax(-v, 0), z)
+    list(XtWX = gp$XtWX - gn$XtWX, XtWz = gp$XtWz - gn$XtWz)
+  }
+  list(X = X, y = y, w = w, off = if (is.null(offset)) 0 else offset, n = n, p = p,
+       fam = laplace_family(family), S = Sf, UrS = UrS, N = Ssp$Z, Mp = ncol(Ssp$Z),
+       ml = method == "ML", gamma = gamma, scale = scale, gram = gram, env = env)
+}
+
+# Penalized IRLS to full convergence at the penalty Sl, from beta (or, with
+# beta NULL, from eta), with Fisher's weights and step halving on the
+# penalized deviance (gam.fit3's inner loop; Fisher's and Newton's steps
+# reach the same optimum).
+laplace_pirls <- function(P, Sl, beta, eta, maxit, eps) {
+  fam <- P$fam
+  X <- P$X
+  pen <- function(b) sum(b * drop(Sl %*% b))
+  if (!is.null(beta)) eta <- drop(X %*% beta) + P$off
+  mu <- fam$linkinv(eta)
+  pdev <- sum(fam$dev.resids(P$y, mu, P$w)) + if (is.null(beta)) 0 else pen(beta)
+  converged <- FALSE
+  for (iter in seq_len(maxit)) {
+    me <- fam$mu.eta(eta)
+    V <- fam$variance(mu)
+    # Newton's weights (gam.fit3's alpha) where they are all positive, for
+    # quadratic convergence with a non-canonical link; else Fisher's
+    al <- 1
+    if (!fam$fisher && !is.null(beta)) {
+      al <- 1 + (P$y - mu) * (fam$dvar(mu) / V + fam$d2link(mu) * me)
+      if (any(al[P$w > 0] <= 0)) al <- 1
+    }
+    wf <- P$w * al * me^2 / V
+    z <- eta - P$off + (P$y - mu) / (me * al)
+    bad <- !is.finite(z) | wf == 0
+    wf[bad] <- 0
+    z[bad] <- 0
+    g <- P$gram(wf, z)
+    R <- tryCatch(chol(g$XtWX + Sl), error = function(e) NULL)
+    if (is.null(R))
+      gamgpu_abort("gamgpu_numerical",
+                   "the penalized IRLS system is not positive definite (the model is not identifiable); use method = \"fREML\"",
+                   call = NULL)
+    b1 <- backsolve(R, forwardsolve(t(R), drop(g$XtWz)))
+    halves <- 0L
+    repeat {
+      eta1 <- drop(X %*% b1) + P$off
+      mu1 <- fam$linkinv(eta1)
+      pdev1 <- if (fam$valideta(eta1) && fam$validmu(mu1))
+        sum(fam$dev.resids(P$y, mu1, P$w)) + pen(b1) else Inf
+      if (is.finite(pdev1) && (is.null(beta) || pdev1 <= pdev + 1e-12 * abs(pdev))) break
+      if (is.null(beta) && is.finite(pdev1)) break
+      if (halves >= 60L || is.null(beta))
+        gamgpu_abort("gamgpu_numerical", "the penalized IRLS step could not be corrected",
+                     call = NULL)
+      b1 <- (b1 + beta) / 2
+      halves <- halves + 1L
+    }
+    # converged when the step is negligible, or the penalized deviance
+    # stops changing at rounding level
+    small <- !is.null(beta) &&
+      (max(abs(b1 - beta)) <= eps * (1 + max(abs(b1))) ||
+         abs(pdev1 - pdev) <= 1e-15 * (1 + abs(pdev1)))
+    beta <- b1
+    eta <- eta1
+    mu <- mu1
+    pdev <- pdev1
+    if (small) {
+      converged <- TRUE
+      break
+    }
+  }
+  list(beta = beta, eta = eta, mu = mu, dev = pdev - pen(beta), pen = pen(beta),
+       converged = converged, iter = iter)
+}
+
+# The criterion at log smoothing parameters lsp (one per penalty) and, with
+# an estimated scale, log scale lphi: value, gradient and Hessian in (lsp,
+# lphi), with the fit it was evaluated at.
+laplace_score <- function(P, lsp, lphi, beta, eta, control, deriv = TRUE) {
+  M <- length(lsp)
+  lam <- exp(lsp)
+  p <- P$p
+  Sl <- matrix(0, p, p)
+  for (k in seq_len(M)) Sl <- Sl + lam[k] * P$S[[k]]
+  f <- laplace_pirls(P, Sl, beta, eta, control$maxit, 1e-11)
+  fam <- P$fam
+  beta <- f$beta
+  r <- laplace_rows(fam, P$y, P$w, f$mu)
+  H <- P$gram(r$w)$XtWX + Sl
+  R <- tryCatch(chol(H), error = function(e) NULL)
+  if (is.null(R))
+    gamgpu_abort("gamgpu_numerical",
+                 "X'WX + S is not positive definite at the fit (Newton weights); use method = \"fREML\"",
+                 call = NULL)
+  Hi <- chol2inv(R)
+  ldetH <- 2 * sum(log(diag(R)))
+  Pm <- Hi
+  if (P$ml && P$Mp > 0) {
+    PN <- Hi %*% P$N
+    NPN <- crossprod(P$N, PN)
+    cN <- chol(NPN)
+    ldetH <- ldetH + 2 * sum(log(diag(cN)))
+    Pm <- Hi - PN %*% chol2inv(cN) %*% t(PN)
+  }
+  rp <- mgcv_fun("gam.reparam")(P$UrS, lsp, if (deriv) 2 else 0)
+  known <- P$scale > 0
+  phi <- if (known) P$scale else exp(lphi)
+  gam <- P$gamma
+  remlInd <- if (P$ml) 0 else 1
+  ls <- fam$ls(P$y, P$w, P$ls_n, phi)
+  Dp <- f$dev + f$pen
+  V <- (Dp / (2 * phi) - ls[1]) / gam + ldetH / 2 - rp$det / 2 -
+    remlInd * P$Mp / 2 * (log(2 * pi * phi) - log(gam))
+  out <- list(score = V, beta = beta, eta = f$eta, mu = f$mu, dev = f$dev, Dp = Dp, Sl = Sl,
+              phi = phi, w = r$w, Hi = Hi, R = R, pirls_iter = f$iter,
+              pirls_converged = f$converged)
+  if (!deriv) return(out)
+  X <- P$X
+  Sb <- vapply(seq_len(M), function(k) lam[k] * drop(P$S[[k]] %*% beta), numeric(p))
+  dim(Sb) <- c(p, M)
+  D1 <- colSums(beta * Sb)
+  db <- -Hi %*% Sb
+  deta <- X %*% db
+  h <- rowSums((X %*% Pm) * X)
+  trPS <- vapply(seq_len(M), function(k) lam[k] * sum(Pm * P$S[[k]]), 0)
+  dldet <- colSums(h * r$w1 * deta) + trPS
+  grad <- D1 / (2 * phi * gam) + dldet / 2 - rp$det1 / 2
+  # second derivatives: dH_k = X' diag(w' eta_k) X + lambda_k S_k
+  dH <- lapply(seq_len(M), function(k) P$gram(r$w1 * deta[, k])$XtWX + lam[k] * P$S[[k]])
+  Tm <- lapply(dH, function(A) Pm %*% A)
+  pairs <- which(upper.tri(diag(M), diag = TRUE), arr.ind = TRUE)
+  E <- r$w1 * deta[, pairs[, 1], drop = FALSE] * deta[, pairs[, 2], drop = FALSE]
+  XtE <- crossprod(X, E)
+  u <- drop(crossprod(X, h * r$w1))
+  hww <- crossprod(deta, (h * r$w2) * deta)
+  d2ldet <- D2 <- matrix(0, M, M)
+  for (q in seq_len(nrow(pairs))) {
+    j <- pairs[q, 1]
+    k <- pairs[q, 2]
+    rhs <- XtE[, q] + lam[j] * drop(P$S[[j]] %*% db[, k]) + lam[k] * drop(P$S[[k]] %*% db[, j])
+    if (j == k) rhs <- rhs + Sb[, k]
+    b2 <- -drop(Hi %*% rhs)
+    v <- hww[j, k] + sum(u * b2) - sum(Tm[[j]] * t(Tm[[k]]))
+    d <- 2 * sum(Sb[, k] * db[, j])
+    if (j == k) {
+      v <- v + trPS[k]
+      d <- d + D1[k]
+    }
+    d2ldet[j, k] <- d2ldet[k, j] <- v
+    D2[j, k] <- D2[k, j] <- d
+  }
+  hess <- D2 / (2 * phi * gam) + d2ldet / 2 - rp$det2 / 2
+  if (!known) {
+    dlphi <- (-Dp / (2 * phi) - ls[2] * phi) / gam - remlInd * P$Mp / 2
+    d2lphi <- (Dp / (2 * phi) - ls[3] * phi^2 - ls[2] * phi) / gam
+    dsp_lphi <- -D1 / (2 * phi * gam)
+    grad <- c(grad, dlphi)
+    hess <- rbind(cbind(hess, dsp_lphi), c(dsp_lphi, d2lphi))
+  }
+  out$grad <- grad
+  out$hess <- hess
+  out$db <- db
+  out$dw <- r$w1 * deta
+  out
+}
+
+# Newton's method on the free parameters theta = (rho, [log phi]), log sp =
+# L rho + lsp0: the Hessian's eigenvalues made positive, steps of at most 5,
+# halved while the score rises (gam.outer()'s newton(), and gcv_newton()'s
+# rules); each evaluation starts its penalized IRLS from the last accepted
+# fit.
+laplace_newton <- function(P, L, lsp0, theta0, control) {
+  nr <- ncol(L)
+  known <- P$scale > 0
+  eval_at <- function(theta, from) {
+    lsp <- drop(L %*% theta[seq_len(nr)]) + lsp0
+    e <- laplace_score(P, lsp, if (known) NULL else theta[nr + 1L], from$beta, from$eta,
+                       control)
+    # map the gradient and Hessian in (lsp, lphi) to theta
+    J <- if (known) L else rbind(cbind(L, 0), c(numeric(nr), 1))
+    e$g <- drop(crossprod(J, e$grad))
+    e$Hs <- crossprod(J, e$hess %*% J)
+    e
+  }
+  theta <- theta0
+  e <- eval_at(theta, list(beta = NULL, eta = P$eta0))
+  calls <- 1L
+  converged <- FALSE
+  hist <- e$score
+  iter <- 0L
+  tol <- control$newton.tol
+  # newton()'s scale of the score, and its rule for parameters at a flat
+  # end of the criterion (gradient and curvature both negligible): they
+  # leave the step, which keeps the others' Newton step well conditioned
+  scale_of <- function(e) abs(e$score) + if (known) 1 else abs(log(e$phi))
+  if (length(theta)) for (iter in seq_len(control$newton.maxit)) {
+    ss <- scale_of(e)
+    if (max(abs(e$g)) <= 5 * ss * tol && iter > 1L && abs(hist[length(hist) - 1L] - e$score) <= ss * tol) {
+      converged <- TRUE
+      break
+    }
+    live <- abs(e$g) > 0.1 * ss * tol | abs(diag(e$Hs)) > 0.1 * ss * tol
+    if (!any(live)) {
+      converged <- TRUE
+      break
+    }
+    ev <- eigen(e$Hs[live, live, drop = FALSE], symmetric = TRUE)
+    d <- pmax(abs(ev$values), 1e-7 * max(abs(ev$values), 1e-300))
+    step <- numeric(length(theta))
+    step[live] <- -drop(ev$vectors %*% (crossprod(ev$vectors, e$g[live]) / d))
+    if (max(abs(step)) > 5) step <- step * 5 / max(abs(step))
+    k <- 0L
+    repeat {
+      e1 <- eval_at(theta + step, e)
+      calls <- calls + 1L
+      if (e1$score <= e$score || k >= 30L) break
+      step <- step / 2
+      k <- k + 1L
+    }
+    if (e1$score > e$score) {             # no step lowers the score: at the optimum
+      converged <- TRUE
+      break
+    }
+    theta <- theta + step
+    small <- max(abs(step)) < 1e-9 || abs(e$score - e1$score) <= 1e-14 * abs(e$score)
+    e <- e1
+    hist <- c(hist, e$score)
+    if (small) {
+      converged <- TRUE
+      break
+    }
+  } else converged <- TRUE
+  e$theta <- theta
+  e$lsp <- drop(L %*% theta[seq_len(nr)]) + lsp0
+  e$iter <- iter
+  e$calls <- calls
+  e$converged <- converged
+  e$score.hist <- hist
+  e
+}
+
+# Smoothing parameters (and scale) by REML or ML: returns the optimiser's
+# result with the problem.  L: the free log smoothing parameters' map
+# (identity when none is fixed), lsp0 its offset.
+laplace_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, gamma, scale,
+                              plan, control, trials = NULL) {
+  P <- laplace_problem(G, X, y, w, offset, family, S, method, gamma, scale, plan,
+                       control$nthreads)
+  # family$ls()'s n: the binomial trials per row (1 without cbind())
+  P$ls_n <- if (is.null(trials)) rep(1, P$n) else trials
+  fam <- P$fam
+  # family$initialize's start, as gam.fit3's
+  nobs <- P$n
+  weights <- w
+  mustart <- etastart <- start <- NULL
+  eval(fam$initialize)
+  P$eta0 <- fam$linkfun(mustart)
+  nr <- ncol(L)
+  # mgcv's starting smoothing parameters from X'WX at the start (initial.sp())
+  theta0 <- numeric(nr)
+  if (nr > 0) {
+    me <- fam$mu.eta(P$eta0)
+    wf <- w * me^2 / fam$variance(mustart)
+    sp0 <- mgcv_fun("initial.sp")(P$gram(wf)$XtWX, G$S, G$off, XX = TRUE)
+    if (length(sp0) == nrow(L)) {
+      theta0 <- qr.coef(qr(L), log(pmax(sp0, .Machine$double.xmin)) - lsp0)
+      theta0[!is.finite(theta0)] <- 0
+    }
+  }
+  if (scale <= 0) {
+    # log scale starts from the Pearson statistic of a fit at the start
+    f0 <- laplace_pirls(P, Reduce(`+`, Map(`*`, exp(drop(L %*% theta0) + lsp0), P$S),
+                                  matrix(0, P$p, P$p)),
+                        NULL, P$eta0, control$maxit, 1e-8)
+    pear <- sum(w * (y - f0$mu)^2 / fam$variance(f0$mu))
+    theta0 <- c(theta0, log(max(pear / max(1, P$n - P$p), 1e-10)))
+  }
+  res <- laplace_newton(P, L, lsp0, theta0, control)
+  res$P <- P
+  res
+}
+
+# gam()'s fields of a REML or ML fit (gam.outer() and gam.fit3.post.proc())
+# on the engine's object fitted at the chosen smoothing parameters.
+laplace_finish <- function(fit, lap, G, L, lsp0, X, method, sp.names, control) {
+  P <- lap$P
+  known <- P$scale > 0
+  nr <- ncol(L)
+  fit$method <- method
+  fit$gcv.ubre <- stats::setNames(lap$score, method)
+  fit$optimizer <- c("outer", "newton")
+  conv <- if (lap$converged) "full convergence" else "iteration limit reached"
+  fit$outer.info <- list(conv = conv, iter = lap$iter, grad = lap$g, hess = lap$Hs,
+                         score.hist = lap$score.hist)
+  fit$mgcv.conv <- NULL
+  fit$scale.estimated <- !known
+  fam <- P$fam
+  # (gam() reports covariances, EDFs and leverages with Fisher's weights, as
+  # gam.fit3's 'weights'; Newton's are its 'working.weights')
+  me <- fam$mu.eta(lap$eta)
+  wf <- P$w * me^2 / fam$variance(lap$mu)
+  wf[!is.finite(wf)] <- 0
+  Rf <- if (fam$fisher) lap$R else chol(P$gram(wf)$XtWX + lap$Sl)
+  rV <- backsolve(Rf, diag(P$p))                       # rV rV' = (X'W_F X + S)^-1
+  # gam()'s scale when estimated is not the REML one (reml.scale) but
+  # gam.fit3's scale.est: Fletcher's Pearson estimate with tr(A)
+  trA <- P$p - sum(tcrossprod(rV) * lap$Sl)
+  scale.est <- NA
+  if (!known) {
+    V <- fam$variance(lap$mu)
+    pearson <- sum(P$w * (P$y - lap$mu)^2 / V)
+    scale.est <- pearson / (P$n - trA)
+    s.bar <- max(-0.9, mean(fam$dvar(lap$mu) * (P$y - lap$mu) / V))
+    if (is.finite(s.bar)) scale.est <- scale.est / (1 + s.bar)
+  }
+  fit$reml.scale <- lap$phi
+  fit$scale <- fit$sig2 <- if (known) P$scale else scale.est
+  # gam.fit3.post.proc() on the Laplace fit: Vp = phi H^-1, Ve, the EDFs,
+  # Vc with the smoothing parameters' uncertainty
+  Lx <- if (known) L else rbind(cbind(L, 0), c(numeric(nr), 1))
+  obj <- list(scale.estimated = !known, scale.est = scale.est, scale = P$scale, rV = rV,
+              K = sqrt(wf) * X %*% rV, weights = wf,
+              control = list(nthreads = control$nthreads), reml.scale = lap$phi,
+              db.drho = if (ncol(Lx) > 0) lap$db, dw.drho = lap$dw, outer.info = list(hess = lap$Hs),
+              sp = exp(lap$theta), family = fit$family, method = method,
+              coefficients = lap$beta)
+  mv <- mgcv_fun("gam.fit3.post.proc")(X, Lx, c(lsp0, if (!known) 0), G$S, G$off, obj,
+                                        P$gamma)
+  pn <- names(fit$coefficients)
+  for (nm in c("Vp", "Ve", "Vc")) {
+    fit[nm] <- list(mv[[nm]])
+    if (!is.null(fit[[nm]])) dimnames(fit[[nm]]) <- list(pn, pn)
+  }
+  fit$V.sp <- mv$V.sp
+  fit$edf <- stats::setNames(mv$edf, pn)
+  fit$edf1 <- stats::setNames(mv$edf1, pn)
+  fit["edf2"] <- list(if (!is.null(mv$edf2)) stats::setNames(mv$edf2, pn))
+  fit$hat <- mv$hat
+  fit$R <- mv$R
+  fit$weights <- fit$wt <- wf
+  fit$working.weights <- lap$w
+  fit$db.drho <- lap$db
+  fit$sp <- exp(lap$theta[seq_len(nr)])
+  names(fit$sp) <- sp.names
+  fit$df.residual <- nrow(X) - sum(fit$edf)
+  dev <- if (known) P$scale * sum(P$w) else
+    if (fam$family == "gaussian") lap$dev else lap$phi * sum(P$w)
+  fit$aic <- fam$aic(P$y, P$ls_n, fit$fitted.values, P$w, dev) + 2 * sum(fit$edf)
+  fit
+}
