@@ -196,22 +196,32 @@ classify_setup_error <- function(e) {
 #'   it, as \code{gam()}'s do (\code{bam()} 1.8-41 leaves it out of its
 #'   linear predictors and fitted values, though its fit uses it).
 #' @param method \code{"fREML"} (default: bam()'s criterion, the one for
-#'   large data); for gaussian identity models also \code{"REML"}, the same
-#'   criterion as \code{gam(method = "REML")}, \code{"ML"}, the marginal
-#'   likelihood of \code{gam(method = "ML")} (the unpenalized coefficients
-#'   not integrated out: smoother fits than REML, and scores that compare
-#'   models with different fixed effects), \code{"GCV.Cp"}, gam()'s
-#'   default: the GCV score when the scale is unknown, UBRE (Mallows' Cp)
-#'   when \code{scale} is given, minimised by Newton's method from one Gram
+#'   large data: for a non-gaussian model, REML of the penalized IRLS
+#'   working model at each step, bam()'s performance iteration);
+#'   \code{"REML"}, the criterion of \code{gam(method = "REML")}: for
+#'   gaussian identity models the restricted likelihood itself, for
+#'   binomial, poisson, Gamma, inverse.gaussian and non-identity gaussian
+#'   models gam()'s Laplace approximation to it, optimized by Newton's
+#'   method with exact derivatives around a fully converged penalized IRLS
+#'   (gam.fit3's "outer" iteration: slower than \code{"fREML"}, which is an
+#'   approximation to it, and the one gam() reports); \code{"ML"}, the
+#'   marginal likelihood of \code{gam(method = "ML")}, the same way (the
+#'   unpenalized coefficients not integrated out: smoother fits than REML,
+#'   and scores that compare models with different fixed effects);
+#'   for gaussian identity models also \code{"GCV.Cp"}, gam()'s default: the
+#'   GCV score when the scale is unknown, UBRE (Mallows' Cp) when
+#'   \code{scale} is given, minimised by Newton's method from one Gram
 #'   product (on the device for a GPU fit), and \code{"GACV.Cp"}, the same
 #'   with gam()'s generalized approximate cross validation score (GACV) in
-#'   place of GCV; these four set up the bases as gam() does; other
-#'   families with these methods are refused (class
+#'   place of GCV.  These set up the bases as gam() does.  Other families
+#'   with these methods (quasi and extended families with "REML" or "ML",
+#'   non-gaussian models with "GCV.Cp" or "GACV.Cp") are refused (class
 #'   \code{gamgpu_unsupported_method}: use \code{"fREML"} or
 #'   \code{mgcv::gam()}); any other value is an error of class
 #'   \code{gamgpu_bad_method}.  Pick \code{"fREML"} for big data (REML is
-#'   less prone to under-smoothing than GCV), \code{"GCV.Cp"} to reproduce
-#'   a \code{gam()} fit that used its default.
+#'   less prone to under-smoothing than GCV), \code{"REML"} or \code{"ML"}
+#'   to reproduce a \code{gam()} fit that used them, \code{"GCV.Cp"} one
+#'   that used its default.
 #' @param sp optional smoothing parameters, one per free smoothing parameter
 #'   of the model; negative entries are estimated, the others fixed.
 #' @param knots optional knots, passed to mgcv's setup.
@@ -351,30 +361,30 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     gamgpu_abort("gamgpu_bad_method",
                  "'method' must be \"fREML\", \"REML\", \"ML\", \"GCV.Cp\" or \"GACV.Cp\"")
   additive <- family$family == "gaussian" && family$link == "identity"
-  # GCV.Cp and GACV.Cp: the prediction-error criteria of R/gcv.R
-  pe_method <- method %in% c("GCV.Cp", "GACV.Cp")
-  # REML and ML beyond the additive model: the Laplace approximation with
-  # gam.fit3()'s outer Newton (R/laplace.R), for the exponential families
-  laplace <- method %in% c("REML", "ML") && !additive
-  if (laplace && (!is.null(efam_name(family)) ||
-                  !(family$family %in% c("gaussian", "binomial", "poisson", "Gamma",
-                                         "inverse.gaussian"))))
+  # GCV.Cp and GACV.Cp for additive models: the prediction-error criteria of
+  # R/gcv.R, from one Gram product
+  pe_method <- additive && method %in% c("GCV.Cp", "GACV.Cp")
+  # REML, ML and GCV.Cp beyond the additive model: gam.fit3()'s criteria
+  # (the Laplace approximation; GCV or UBRE) with its outer Newton around a
+  # fully converged penalized IRLS (R/outer.R), for the exponential families
+  outer <- !additive && method %in% c("REML", "ML", "GCV.Cp")
+  outer_families <- c("gaussian", "binomial", "poisson", "Gamma", "inverse.gaussian",
+                      if (method == "GCV.Cp") c("quasibinomial", "quasipoisson"))
+  if (outer && (!is.null(efam_name(family)) || !(family$family %in% outer_families)))
     gamgpu_abort("gamgpu_unsupported_method",
-                 sprintf(paste("method = \"%s\" is available for the gaussian, binomial, poisson,",
-                               "Gamma and inverse.gaussian families so far (not %s);",
+                 sprintf(paste("method = \"%s\" is available for the %s families so far (not %s);",
                                "use \"fREML\", or mgcv::gam() for this family"),
-                         method, family$family))
-  if (pe_method && !additive)
+                         method, paste(outer_families, collapse = ", "), family$family))
+  if (method == "GACV.Cp" && !additive)
     gamgpu_abort("gamgpu_unsupported_method",
-                 sprintf(paste("method = \"%s\" is available for gaussian identity models only",
-                               "so far; use \"fREML\" or \"REML\", or mgcv::gam() for this family"),
-                         method))
-  if (laplace && !is.null(dots$in.out))
+                 paste("method = \"GACV.Cp\" is available for gaussian identity models only",
+                       "so far; use \"GCV.Cp\", \"REML\" or \"fREML\", or mgcv::gam() for this family"))
+  if (outer && !is.null(dots$in.out))
     gamgpu_abort("gamgpu_unsupported_argument",
                  sprintf("'in.out' with method = \"%s\" for a %s model is not available; drop it",
                          method, family$family),
                  arguments = "in.out")
-  if (laplace && !is.null(cl$rho) && !identical(eval(cl$rho, env), 0))
+  if (outer && !is.null(cl$rho) && !identical(eval(cl$rho, env), 0))
     gamgpu_abort("gamgpu_unsupported_method",
                  sprintf("method = \"%s\" with AR1 residuals (rho) is available for gaussian identity models only; use \"fREML\"",
                          method))
@@ -427,10 +437,10 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
             invokeRestart("muffleWarning")
         })
     G <- if (method != "fREML") setup(TRUE)
-    if (is.null(G) && (method == "ML" || laplace))
+    if (is.null(G) && (method == "ML" || outer))
       gamgpu_abort("gamgpu_unsupported_method",
                    paste(sprintf("method = \"%s\"%s needs gam()'s bases,", method,
-                                 if (laplace) paste(" for a", family$family, "model") else ""),
+                                 if (outer) paste(" for a", family$family, "model") else ""),
                          "which gam_gpu() sets up for",
                          "plain formulas with mgcv", paste(.gg_lean_mgcv, collapse = ", "),
                          "only; use method = \"fREML\", or mgcv::gam()"))
@@ -576,16 +586,16 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     sp.names <- character(0)
   }
   ## REML, ML beyond the additive model: the smoothing parameters (and
-  ## scale) by the Laplace approximation (R/laplace.R); the engine then fits
+  ## scale) by the Laplace approximation (R/outer.R); the engine then fits
   ## at them
   lap <- NULL
-  if (laplace) {
+  if (outer) {
     if (!is.matrix(X))
       gamgpu_abort("gamgpu_unsupported_method",
                    sprintf("method = \"%s\" for a %s model needs X built in R; use \"fREML\"",
                            method, family$family))
     Lg <- if (is.null(L)) diag(length(lsp0)) else L
-    lap <- laplace_smoothing(G, X, y, w, offset, family, S, Lg, lsp0, method, gamma, scale,
+    lap <- outer_smoothing(G, X, y, w, offset, family, S, Lg, lsp0, method, gamma, scale,
                              plan, control, trials)
     lsp0 <- lap$lsp
     L <- Lg[, integer(0), drop = FALSE]
@@ -601,7 +611,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                ar_rho = if (is.null(ar)) 0 else ar$rho, ar_start = ar$start,
                theta_start = theta_start, theta = eng_fam$theta,
                theta_estimated = as.integer(eng_fam$estimated),
-               ml = as.integer(method == "ML" && !laplace))
+               ml = as.integer(method == "ML" && !outer))
   t1 <- proc.time()[["elapsed"]]
 
   ## ---- the fit --------------------------------------------------------------
@@ -612,7 +622,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   res <- engine_fit(spec)
   # rank deficient (R/rank_deficient.R): with the scale estimated by REML,
   # bam()'s Mp moves the optimum -- fitted again with it where it differs
-  rd <- method %in% c("fREML", "REML") && !laplace && res$scalars[["rank"]] < p
+  rd <- method %in% c("fREML", "REML") && !outer && res$scalars[["rank"]] < p
   if (rd && length(res$rho) > ncol(res$db.drho)) {
     Mp <- bam_Mp(G, res)
     if (!is.null(Mp) && Mp != res$scalars[["Mp"]]) {
@@ -621,14 +631,14 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     }
   }
   x_source <- if (is.matrix(X)) "matrix" else "recipe"
-  X_lap <- if (laplace) X
+  X_lap <- if (outer) X
   rm(X)
   if (gc_level > 0) gc()
   t2 <- proc.time()[["elapsed"]]
   fit <- gg_assemble(G, res, family, y, w, offset, n, method, gamma, cl, control,
                      sp.names, scale)
   if (pe_method) fit <- gcv_finish(fit, gcv, scale, method)
-  if (laplace) fit <- laplace_finish(fit, lap, G, lap$L, lap$lsp0, X_lap, method, lap$sp.names,
+  if (outer) fit <- outer_finish(fit, lap, G, lap$L, lap$lsp0, X_lap, method, lap$sp.names,
                                      control)
   # and its score as bam() reports it
   if (rd) {
@@ -637,7 +647,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   }
   # gam()'s REML and ML scores keep the gaussian log likelihood's weight
   # term, sum(log(w)) / 2 (family$ls), which bam()'s leaves out
-  if (method %in% c("REML", "ML") && !laplace)
+  if (method %in% c("REML", "ML") && !outer)
     fit$gcv.ubre[] <- fit$gcv.ubre - sum(log(w[w > 0])) / (2 * gamma)
   fit <- ar1_finish(fit, ar)
   sc <- res$scalars
@@ -694,8 +704,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   if (!is.null(gcv)) fit$device$gcv_gram <- gcv$device
   # REML, ML (Laplace): where its Gram products ran, and how many
   if (!is.null(lap)) {
-    fit$device$laplace_gram <- lap$P$env$device
-    fit$device$laplace_grams <- lap$P$env$grams
+    fit$device$outer_gram <- lap$P$env$device
+    fit$device$outer_grams <- lap$P$env$grams
   }
   fit
 }

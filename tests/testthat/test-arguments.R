@@ -118,12 +118,14 @@ test_that("unknown and unnamed arguments are classed errors", {
   expect_setequal(e$arguments, c("foo", "coef"))
 })
 
-test_that("method: fREML, and gaussian REML, ML, GCV.Cp and GACV.Cp only, anything else a classed error", {
+test_that("method: fREML, REML, ML, GCV.Cp and gaussian GACV.Cp only, anything else a classed error", {
   for (m in list("P-REML", "NCV", "UBRE", "fre", 1, c("fREML", "REML"),
                  NA_character_))
     expect_error(fit_g(y ~ s(x0), data = d, method = m), class = "gamgpu_bad_method")
-  for (m in c("REML", "ML", "GCV.Cp", "GACV.Cp"))
-    expect_error(fit_g(yp ~ s(x0), family = poisson, data = d, method = m),
+  expect_error(fit_g(yp ~ s(x0), family = poisson, data = d, method = "GACV.Cp"),
+               class = "gamgpu_unsupported_method")
+  for (m in c("REML", "ML"))
+    expect_error(fit_g(yp ~ s(x0), family = quasipoisson, data = d, method = m),
                  class = "gamgpu_unsupported_method")
 })
 

@@ -121,12 +121,13 @@ test_that("mgcv's methods take a GCV.Cp fit", {
   expect_equal(AIC(g), AIC(b), tolerance = 1e-6)
 })
 
-test_that("GCV.Cp beyond additive models, and with in.out or rho, is refused by name", {
+test_that("GCV.Cp for extended families, and with in.out or rho, is refused by name", {
+  # (beyond the additive model GCV.Cp is gam.fit3's: test-outer.R)
   d <- gcv_data(500)
-  d$yb <- rbinom(nrow(d), 1, 0.5)
-  expect_error(gam_gpu(yb ~ s(x0), family = binomial, data = d, method = "GCV.Cp"),
+  d$yp <- rpois(nrow(d), 2)
+  expect_error(gam_gpu(yp ~ s(x0), family = mgcv::nb(), data = d, method = "GCV.Cp"),
                class = "gamgpu_unsupported_method")
-  expect_error(gam_gpu(y ~ s(x0), family = gaussian(link = "log"), data = d, method = "GCV.Cp"),
+  expect_error(gam_gpu(yp ~ s(x0), family = poisson, data = d, method = "GCV.Cp", rho = 0.3),
                class = "gamgpu_unsupported_method")
   expect_error(gam_gpu(y ~ s(x0), data = d, method = "GCV.Cp",
                        in.out = list(sp = 1, scale = 1)),

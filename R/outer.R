@@ -1,29 +1,34 @@
-# gam()'s method = "REML" and "ML" beyond the additive model (issue 14): the
-# Laplace approximate restricted (or full) marginal likelihood of a
-# generalized additive model with an exponential family, optimized as
-# mgcv's gam.fit3() and newton() do it -- Newton's method on the log
-# smoothing parameters (and log scale, when it is estimated) around a fully
-# converged penalized IRLS, the criterion's gradient and Hessian by implicit
-# differentiation of the coefficients.
+# gam()'s "outer" smoothing parameter selection beyond the additive model
+# (issue 14): method = "REML" and "ML" (the Laplace approximate restricted
+# or full marginal likelihood) and "GCV.Cp" (GCV with an estimated scale,
+# UBRE with a known one) for generalized additive models with an
+# exponential family, optimized as mgcv's gam.fit3() and newton() do it --
+# Newton's method on the log smoothing parameters (and log scale, for REML
+# and ML when it is estimated) around a fully converged penalized IRLS, the
+# criterion's gradient and Hessian by implicit differentiation of the
+# coefficients.
 #
 # With W the Newton weights (Fisher's for a canonical link), H = X'WX +
-# S_lambda, Dp = D(beta) + beta' S_lambda beta and phi the scale:
-#   V = (Dp / (2 phi) - ls(phi)) / gamma + log|H| / 2 - log|S_lambda|+ / 2
-#       - remlInd Mp / 2 (log(2 pi phi) - log gamma)
-# (gam.fit3's REML; for "ML" remlInd = 0 and log|H| is that of H on the
-# penalized space, log|H| + log|N'H^-1 N| for the null space basis N).
-# For rho_k = log lambda_k: d beta_k = -H^-1 lambda_k S_k beta, d eta_k = X
-# d beta_k, dH_k = X' diag(w' eta_k) X + lambda_k S_k (w' = dW/d eta), and
-# the second derivatives by differentiating once more.  The O(n) work is
-# weighted Gram products through the fitting backends (the penalized IRLS
-# steps' X'WX and X'Wz, and one X' diag(w' eta_k) X per smoothing
-# parameter: on the device for a GPU fit) and products of X with p-vectors;
-# everything else is p x p.  The fit at the chosen smoothing parameters is
-# then the engine's, and gam()'s covariance matrices, EDFs and Vc come from
-# mgcv's own gam.fit3.post.proc() on the Laplace fit's quantities.
+# S_lambda, D the deviance, Dp = D + beta' S_lambda beta and phi the scale:
+#   REML = (Dp / (2 phi) - ls(phi)) / gamma + log|H| / 2 - log|S_lambda|+ / 2
+#          - remlInd Mp / 2 (log(2 pi phi) - log gamma)
+# (for "ML" remlInd = 0 and log|H| is that of H on the penalized space,
+# log|H| + log|N'H^-1 N| for the null space basis N);
+#   GCV = n D / (n - gamma tr A)^2,  UBRE = D / n - phi + 2 gamma phi tr A / n
+# with tr A = tr((X'W_F X + S_lambda)^-1 X'W_F X), Fisher's weights W_F as
+# gam.fit3 has them.  For rho_k = log lambda_k: d beta_k = -H^-1 lambda_k
+# S_k beta, d eta_k = X d beta_k, dH_k = X' diag(w' eta_k) X + lambda_k S_k
+# (w' = dW/d eta), and the second derivatives by differentiating once more.
+# The O(n) work is weighted Gram products through the fitting backends (the
+# penalized IRLS steps' X'WX and X'Wz, and one X' diag(w' eta_k) X per
+# smoothing parameter: on the device for a GPU fit) and products of X with
+# p-vectors; everything else is p x p.  The fit at the chosen smoothing
+# parameters is then the engine's, and gam()'s covariance matrices, EDFs
+# and Vc come from mgcv's own gam.fit3.post.proc() on the outer fit's
+# quantities.
 
 # The family with gam.fit3()'s derivatives of link and variance.
-laplace_family <- function(family) {
+outer_family <- function(family) {
   fam <- mgcv::fix.family.ls(mgcv::fix.family.var(mgcv::fix.family.link(family)))
   fam$fisher <- identical(fam$link, fam$canonical)
   fam
@@ -31,7 +36,7 @@ laplace_family <- function(family) {
 
 # The Newton weights w and their first and second derivatives in eta, at mu
 # (gam.fit3's alpha, with g' = d eta / d mu, a = V'/V, b = g''/g').
-laplace_rows <- function(fam, y, pw, mu) {
+outer_rows <- function(fam, y, pw, mu) {
   g1 <- 1 / fam$mu.eta(fam$linkfun(mu))
   V <- fam$variance(mu)
   a <- fam$dvar(mu) / V
@@ -56,14 +61,16 @@ laplace_rows <- function(fam, y, pw, mu) {
   w <- pw * al * q
   wm <- pw * (al1 * q + al * q1)
   wmm <- pw * (al2 * q + 2 * al1 * q1 + al * q2)
-  list(w = w, w1 = wm / g1, w2 = (wmm - wm * b) / g1^2, g1 = g1)
+  # dev1: d deviance / d eta = -2 pw (y - mu) / (V g')
+  list(w = w, w1 = wm / g1, w2 = (wmm - wm * b) / g1^2, g1 = g1,
+       dev1 = -2 * pw * (y - mu) / (V * g1))
 }
 
 # The problem: X (a matrix), the response, weights, offset, the family, the
 # penalties at full size, the null space of the total penalty (Mp columns),
 # mgcv's square roots of the penalties on its range (for log|S|+), and the
 # Gram product through the backends.
-laplace_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, plan,
+outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, plan,
                             nthreads) {
   p <- ncol(X)
   n <- nrow(X)
@@ -95,15 +102,18 @@ laplace_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale,
     list(XtWX = gp$XtWX - gn$XtWX, XtWz = gp$XtWz - gn$XtWz)
   }
   list(X = X, y = y, w = w, off = if (is.null(offset)) 0 else offset, n = n, p = p,
-       fam = laplace_family(family), S = Sf, UrS = UrS, N = Ssp$Z, Mp = ncol(Ssp$Z),
-       ml = method == "ML", gamma = gamma, scale = scale, gram = gram, env = env)
+       fam = outer_family(family), S = Sf, UrS = UrS, N = Ssp$Z, Mp = ncol(Ssp$Z),
+       ml = method == "ML", gamma = gamma, scale = scale, gram = gram, env = env,
+       crit = if (method %in% c("REML", "ML")) method else if (scale > 0) "UBRE" else "GCV",
+       # log scale is a parameter of REML and ML when the scale is estimated
+       lphi = method %in% c("REML", "ML") && scale <= 0)
 }
 
 # Penalized IRLS to full convergence at the penalty Sl, from beta (or, with
 # beta NULL, from eta), with Fisher's weights and step halving on the
 # penalized deviance (gam.fit3's inner loop; Fisher's and Newton's steps
 # reach the same optimum).
-laplace_pirls <- function(P, Sl, beta, eta, maxit, eps) {
+outer_pirls <- function(P, Sl, beta, eta, maxit, eps) {
   fam <- P$fam
   X <- P$X
   pen <- function(b) sum(b * drop(Sl %*% b))
@@ -166,18 +176,21 @@ laplace_pirls <- function(P, Sl, beta, eta, maxit, eps) {
 }
 
 # The criterion at log smoothing parameters lsp (one per penalty) and, with
-# an estimated scale, log scale lphi: value, gradient and Hessian in (lsp,
-# lphi), with the fit it was evaluated at.
-laplace_score <- function(P, lsp, lphi, beta, eta, control, deriv = TRUE) {
+# an estimated scale (REML, ML), log scale lphi: value, gradient and Hessian
+# in (lsp, lphi), with the fit it was evaluated at.  P$crit: "REML", "ML",
+# or gam.fit3's prediction-error scores "GCV" (n D / (n - gamma tr A)^2) and
+# "UBRE" (D / n - phi + 2 gamma phi tr A / n), D the deviance and tr A =
+# tr(H^-1 X'WX) = p - tr(H^-1 S_lambda).
+outer_score <- function(P, lsp, lphi, beta, eta, control, deriv = TRUE) {
   M <- length(lsp)
   lam <- exp(lsp)
   p <- P$p
   Sl <- matrix(0, p, p)
   for (k in seq_len(M)) Sl <- Sl + lam[k] * P$S[[k]]
-  f <- laplace_pirls(P, Sl, beta, eta, control$maxit, 1e-11)
+  f <- outer_pirls(P, Sl, beta, eta, control$maxit, 1e-11)
   fam <- P$fam
   beta <- f$beta
-  r <- laplace_rows(fam, P$y, P$w, f$mu)
+  r <- outer_rows(fam, P$y, P$w, f$mu)
   H <- P$gram(r$w)$XtWX + Sl
   R <- tryCatch(chol(H), error = function(e) NULL)
   if (is.null(R))
@@ -185,69 +198,140 @@ laplace_score <- function(P, lsp, lphi, beta, eta, control, deriv = TRUE) {
                  "X'WX + S is not positive definite at the fit (Newton weights); use method = \"fREML\"",
                  call = NULL)
   Hi <- chol2inv(R)
-  ldetH <- 2 * sum(log(diag(R)))
-  Pm <- Hi
-  if (P$ml && P$Mp > 0) {
-    PN <- Hi %*% P$N
-    NPN <- crossprod(P$N, PN)
-    cN <- chol(NPN)
-    ldetH <- ldetH + 2 * sum(log(diag(cN)))
-    Pm <- Hi - PN %*% chol2inv(cN) %*% t(PN)
-  }
-  rp <- mgcv_fun("gam.reparam")(P$UrS, lsp, if (deriv) 2 else 0)
-  known <- P$scale > 0
-  phi <- if (known) P$scale else exp(lphi)
   gam <- P$gamma
-  remlInd <- if (P$ml) 0 else 1
-  ls <- fam$ls(P$y, P$w, P$ls_n, phi)
-  Dp <- f$dev + f$pen
-  V <- (Dp / (2 * phi) - ls[1]) / gam + ldetH / 2 - rp$det / 2 -
-    remlInd * P$Mp / 2 * (log(2 * pi * phi) - log(gam))
-  out <- list(score = V, beta = beta, eta = f$eta, mu = f$mu, dev = f$dev, Dp = Dp, Sl = Sl,
-              phi = phi, w = r$w, Hi = Hi, R = R, pirls_iter = f$iter,
-              pirls_converged = f$converged)
+  pe <- P$crit %in% c("GCV", "UBRE")
+  n <- P$n
+  out <- list(beta = beta, eta = f$eta, mu = f$mu, dev = f$dev, Sl = Sl, w = r$w, Hi = Hi,
+              R = R, pirls_iter = f$iter, pirls_converged = f$converged)
+  if (pe) {
+    # gam.fit3's tr A is Fisher's, tr((X'W_F X + S)^-1 X'W_F X), whatever
+    # weights the fit's Hessian has
+    rF <- r
+    HiF <- Hi
+    if (!fam$fisher) {
+      fam1 <- fam
+      fam1$fisher <- TRUE
+      rF <- outer_rows(fam1, P$y, P$w, f$mu)
+      HiF <- chol2inv(chol(P$gram(rF$w)$XtWX + Sl))
+    }
+    HS <- HiF %*% Sl
+    trA <- p - sum(diag(HS))
+    delta <- n - gam * trA
+    phi <- if (P$scale > 0) P$scale else NA
+    V <- if (P$crit == "GCV") n * f$dev / delta^2 else
+      f$dev / n - phi + 2 * gam * phi * trA / n
+  } else {
+    ldetH <- 2 * sum(log(diag(R)))
+    Pm <- Hi
+    if (P$ml && P$Mp > 0) {
+      PN <- Hi %*% P$N
+      NPN <- crossprod(P$N, PN)
+      cN <- chol(NPN)
+      ldetH <- ldetH + 2 * sum(log(diag(cN)))
+      Pm <- Hi - PN %*% chol2inv(cN) %*% t(PN)
+    }
+    rp <- mgcv_fun("gam.reparam")(P$UrS, lsp, if (deriv) 2 else 0)
+    known <- P$scale > 0
+    phi <- if (known) P$scale else exp(lphi)
+    remlInd <- if (P$ml) 0 else 1
+    ls <- fam$ls(P$y, P$w, P$ls_n, phi)
+    Dp <- f$dev + f$pen
+    V <- (Dp / (2 * phi) - ls[1]) / gam + ldetH / 2 - rp$det / 2 -
+      remlInd * P$Mp / 2 * (log(2 * pi * phi) - log(gam))
+    out$Dp <- Dp
+  }
+  out$score <- V
+  out$phi <- phi
   if (!deriv) return(out)
   X <- P$X
+  # d beta / d rho_k, d eta / d rho_k, and dH_k = X' diag(w' eta_k) X + lambda_k S_k
   Sb <- vapply(seq_len(M), function(k) lam[k] * drop(P$S[[k]] %*% beta), numeric(p))
   dim(Sb) <- c(p, M)
-  D1 <- colSums(beta * Sb)
   db <- -Hi %*% Sb
   deta <- X %*% db
-  h <- rowSums((X %*% Pm) * X)
-  trPS <- vapply(seq_len(M), function(k) lam[k] * sum(Pm * P$S[[k]]), 0)
-  dldet <- colSums(h * r$w1 * deta) + trPS
-  grad <- D1 / (2 * phi * gam) + dldet / 2 - rp$det1 / 2
-  # second derivatives: dH_k = X' diag(w' eta_k) X + lambda_k S_k
   dH <- lapply(seq_len(M), function(k) P$gram(r$w1 * deta[, k])$XtWX + lam[k] * P$S[[k]])
-  Tm <- lapply(dH, function(A) Pm %*% A)
+  # the second derivatives of beta, pair by pair (columns of B2)
   pairs <- which(upper.tri(diag(M), diag = TRUE), arr.ind = TRUE)
   E <- r$w1 * deta[, pairs[, 1], drop = FALSE] * deta[, pairs[, 2], drop = FALSE]
-  XtE <- crossprod(X, E)
-  u <- drop(crossprod(X, h * r$w1))
-  hww <- crossprod(deta, (h * r$w2) * deta)
-  d2ldet <- D2 <- matrix(0, M, M)
+  RHS <- crossprod(X, E)
   for (q in seq_len(nrow(pairs))) {
     j <- pairs[q, 1]
     k <- pairs[q, 2]
-    rhs <- XtE[, q] + lam[j] * drop(P$S[[j]] %*% db[, k]) + lam[k] * drop(P$S[[k]] %*% db[, j])
-    if (j == k) rhs <- rhs + Sb[, k]
-    b2 <- -drop(Hi %*% rhs)
-    v <- hww[j, k] + sum(u * b2) - sum(Tm[[j]] * t(Tm[[k]]))
-    d <- 2 * sum(Sb[, k] * db[, j])
-    if (j == k) {
-      v <- v + trPS[k]
-      d <- d + D1[k]
-    }
-    d2ldet[j, k] <- d2ldet[k, j] <- v
-    D2[j, k] <- D2[k, j] <- d
+    RHS[, q] <- RHS[, q] + lam[j] * drop(P$S[[j]] %*% db[, k]) +
+      lam[k] * drop(P$S[[k]] %*% db[, j]) + if (j == k) Sb[, k] else 0
   }
-  hess <- D2 / (2 * phi * gam) + d2ldet / 2 - rp$det2 / 2
-  if (!known) {
-    dlphi <- (-Dp / (2 * phi) - ls[2] * phi) / gam - remlInd * P$Mp / 2
-    d2lphi <- (Dp / (2 * phi) - ls[3] * phi^2 - ls[2] * phi) / gam
-    dsp_lphi <- -D1 / (2 * phi * gam)
-    grad <- c(grad, dlphi)
-    hess <- rbind(cbind(hess, dsp_lphi), c(dsp_lphi, d2lphi))
+  B2 <- -Hi %*% RHS
+  sym <- function(v) {
+    A <- matrix(0, M, M)
+    A[pairs] <- v
+    A[pairs[, 2:1, drop = FALSE]] <- v
+    A
+  }
+  if (pe) {
+    # the deviance: D_k = dev' eta_k, D_jk = 2 eta_j' W eta_k + dev' eta_jk
+    Xd <- drop(crossprod(X, r$dev1))
+    D1 <- drop(crossprod(db, Xd))
+    D2 <- 2 * crossprod(deta, r$w * deta) + sym(drop(crossprod(B2, Xd)))
+    # tr A = p - t, t = tr(H_F^-1 S_lambda), H_F moving with W_F(eta)
+    dHF <- if (fam$fisher) dH else
+      lapply(seq_len(M), function(k) P$gram(rF$w1 * deta[, k])$XtWX + lam[k] * P$S[[k]])
+    Tm <- lapply(dHF, function(A) HiF %*% A)
+    HSk <- lapply(seq_len(M), function(k) lam[k] * (HiF %*% P$S[[k]]))
+    trHSk <- vapply(HSk, function(A) sum(diag(A)), 0)
+    t1 <- vapply(seq_len(M), function(k) -sum(Tm[[k]] * t(HS)), 0) + trHSk
+    Mm <- HS %*% HiF                                 # H_F^-1 S_lambda H_F^-1
+    h2 <- rowSums((X %*% Mm) * X)
+    u2 <- drop(crossprod(X, h2 * rF$w1))
+    hw2 <- crossprod(deta, (h2 * rF$w2) * deta)
+    t2v <- vapply(seq_len(nrow(pairs)), function(q) {
+      j <- pairs[q, 1]
+      k <- pairs[q, 2]
+      v <- sum((Tm[[j]] %*% Tm[[k]]) * t(HS)) + sum((Tm[[k]] %*% Tm[[j]]) * t(HS)) -
+        (hw2[j, k] + sum(u2 * B2[, q]) + if (j == k) lam[k] * sum(P$S[[k]] * Mm) else 0) -
+        sum(Tm[[k]] * t(HSk[[j]])) - sum(Tm[[j]] * t(HSk[[k]]))
+      if (j == k) v <- v + trHSk[k]
+      v
+    }, 0)
+    trA1 <- -t1
+    trA2 <- -sym(t2v)
+    delta <- n - gam * trA
+    if (P$crit == "GCV") {
+      grad <- n * D1 / delta^2 + 2 * n * f$dev * trA1 * gam / delta^3
+      G2 <- outer(trA1, D1)
+      hess <- (G2 + t(G2)) * gam * 2 * n / delta^3 +
+        6 * n * f$dev * outer(trA1, trA1) * gam^2 / delta^4 + n * D2 / delta^2 +
+        2 * n * f$dev * gam * trA2 / delta^3
+    } else {
+      grad <- D1 / n + gam * trA1 * 2 * phi / n
+      hess <- D2 / n + 2 * gam * trA2 * phi / n
+    }
+    out$trA <- trA
+  } else {
+    D1 <- colSums(beta * Sb)
+    h <- rowSums((X %*% Pm) * X)
+    trPS <- vapply(seq_len(M), function(k) lam[k] * sum(Pm * P$S[[k]]), 0)
+    dldet <- colSums(h * r$w1 * deta) + trPS
+    grad <- D1 / (2 * phi * gam) + dldet / 2 - rp$det1 / 2
+    Tm <- lapply(dH, function(A) Pm %*% A)
+    u <- drop(crossprod(X, h * r$w1))
+    hww <- crossprod(deta, (h * r$w2) * deta)
+    d2 <- vapply(seq_len(nrow(pairs)), function(q) {
+      j <- pairs[q, 1]
+      k <- pairs[q, 2]
+      v <- hww[j, k] + sum(u * B2[, q]) - sum(Tm[[j]] * t(Tm[[k]]))
+      if (j == k) v <- v + trPS[k]
+      v
+    }, 0)
+    D2 <- 2 * crossprod(Sb, db)
+    diag(D2) <- diag(D2) + D1
+    hess <- D2 / (2 * phi * gam) + sym(d2) / 2 - rp$det2 / 2
+    if (!known) {
+      dlphi <- (-Dp / (2 * phi) - ls[2] * phi) / gam - remlInd * P$Mp / 2
+      d2lphi <- (Dp / (2 * phi) - ls[3] * phi^2 - ls[2] * phi) / gam
+      dsp_lphi <- -D1 / (2 * phi * gam)
+      grad <- c(grad, dlphi)
+      hess <- rbind(cbind(hess, dsp_lphi), c(dsp_lphi, d2lphi))
+    }
   }
   out$grad <- grad
   out$hess <- hess
@@ -261,12 +345,12 @@ laplace_score <- function(P, lsp, lphi, beta, eta, control, deriv = TRUE) {
 # halved while the score rises (gam.outer()'s newton(), and gcv_newton()'s
 # rules); each evaluation starts its penalized IRLS from the last accepted
 # fit.
-laplace_newton <- function(P, L, lsp0, theta0, control) {
+outer_newton <- function(P, L, lsp0, theta0, control) {
   nr <- ncol(L)
-  known <- P$scale > 0
+  known <- !P$lphi
   eval_at <- function(theta, from) {
     lsp <- drop(L %*% theta[seq_len(nr)]) + lsp0
-    e <- laplace_score(P, lsp, if (known) NULL else theta[nr + 1L], from$beta, from$eta,
+    e <- outer_score(P, lsp, if (known) NULL else theta[nr + 1L], from$beta, from$eta,
                        control)
     # map the gradient and Hessian in (lsp, lphi) to theta
     J <- if (known) L else rbind(cbind(L, 0), c(numeric(nr), 1))
@@ -285,9 +369,10 @@ laplace_newton <- function(P, L, lsp0, theta0, control) {
   # end of the criterion (gradient and curvature both negligible): they
   # leave the step, which keeps the others' Newton step well conditioned
   scale_of <- function(e) abs(e$score) + if (known) 1 else abs(log(e$phi))
+  # (GCV and UBRE: no scale parameter)
   if (length(theta)) for (iter in seq_len(control$newton.maxit)) {
     ss <- scale_of(e)
-    if (max(abs(e$g)) <= 5 * ss * tol && iter > 1L && abs(hist[length(hist) - 1L] - e$score) <= ss * tol) {
+    if (max(abs(e$g)) <= 0.1 * ss * tol) {
       converged <- TRUE
       break
     }
@@ -334,9 +419,9 @@ laplace_newton <- function(P, L, lsp0, theta0, control) {
 # Smoothing parameters (and scale) by REML or ML: returns the optimiser's
 # result with the problem.  L: the free log smoothing parameters' map
 # (identity when none is fixed), lsp0 its offset.
-laplace_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, gamma, scale,
+outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, gamma, scale,
                               plan, control, trials = NULL) {
-  P <- laplace_problem(G, X, y, w, offset, family, S, method, gamma, scale, plan,
+  P <- outer_problem(G, X, y, w, offset, family, S, method, gamma, scale, plan,
                        control$nthreads)
   # family$ls()'s n: the binomial trials per row (1 without cbind())
   P$ls_n <- if (is.null(trials)) rep(1, P$n) else trials
@@ -359,26 +444,28 @@ laplace_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, ga
       theta0[!is.finite(theta0)] <- 0
     }
   }
-  if (scale <= 0) {
+  if (P$lphi) {
     # log scale starts from the Pearson statistic of a fit at the start
-    f0 <- laplace_pirls(P, Reduce(`+`, Map(`*`, exp(drop(L %*% theta0) + lsp0), P$S),
+    f0 <- outer_pirls(P, Reduce(`+`, Map(`*`, exp(drop(L %*% theta0) + lsp0), P$S),
                                   matrix(0, P$p, P$p)),
                         NULL, P$eta0, control$maxit, 1e-8)
     pear <- sum(w * (y - f0$mu)^2 / fam$variance(f0$mu))
     theta0 <- c(theta0, log(max(pear / max(1, P$n - P$p), 1e-10)))
   }
-  res <- laplace_newton(P, L, lsp0, theta0, control)
+  res <- outer_newton(P, L, lsp0, theta0, control)
   res$P <- P
   res
 }
 
 # gam()'s fields of a REML or ML fit (gam.outer() and gam.fit3.post.proc())
 # on the engine's object fitted at the chosen smoothing parameters.
-laplace_finish <- function(fit, lap, G, L, lsp0, X, method, sp.names, control) {
+outer_finish <- function(fit, lap, G, L, lsp0, X, method, sp.names, control) {
   P <- lap$P
   known <- P$scale > 0
   nr <- ncol(L)
-  fit$method <- method
+  pe <- P$crit %in% c("GCV", "UBRE")
+  # (gam()'s method for "GCV.Cp" says which score it used)
+  fit$method <- if (pe) P$crit else method
   fit$gcv.ubre <- stats::setNames(lap$score, method)
   fit$optimizer <- c("outer", "newton")
   conv <- if (lap$converged) "full convergence" else "iteration limit reached"
@@ -405,18 +492,18 @@ laplace_finish <- function(fit, lap, G, L, lsp0, X, method, sp.names, control) {
     s.bar <- max(-0.9, mean(fam$dvar(lap$mu) * (P$y - lap$mu) / V))
     if (is.finite(s.bar)) scale.est <- scale.est / (1 + s.bar)
   }
-  fit$reml.scale <- lap$phi
+  fit$reml.scale <- if (pe) NA else lap$phi
   fit$scale <- fit$sig2 <- if (known) P$scale else scale.est
   # gam.fit3.post.proc() on the Laplace fit: Vp = phi H^-1, Ve, the EDFs,
   # Vc with the smoothing parameters' uncertainty
-  Lx <- if (known) L else rbind(cbind(L, 0), c(numeric(nr), 1))
+  Lx <- if (!P$lphi) L else rbind(cbind(L, 0), c(numeric(nr), 1))
   obj <- list(scale.estimated = !known, scale.est = scale.est, scale = P$scale, rV = rV,
               K = sqrt(wf) * X %*% rV, weights = wf,
-              control = list(nthreads = control$nthreads), reml.scale = lap$phi,
+              control = list(nthreads = control$nthreads), reml.scale = fit$reml.scale,
               db.drho = if (ncol(Lx) > 0) lap$db, dw.drho = lap$dw, outer.info = list(hess = lap$Hs),
               sp = exp(lap$theta), family = fit$family, method = method,
               coefficients = lap$beta)
-  mv <- mgcv_fun("gam.fit3.post.proc")(X, Lx, c(lsp0, if (!known) 0), G$S, G$off, obj,
+  mv <- mgcv_fun("gam.fit3.post.proc")(X, Lx, c(lsp0, if (P$lphi) 0), G$S, G$off, obj,
                                         P$gamma)
   pn <- names(fit$coefficients)
   for (nm in c("Vp", "Ve", "Vc")) {
@@ -435,8 +522,9 @@ laplace_finish <- function(fit, lap, G, L, lsp0, X, method, sp.names, control) {
   fit$sp <- exp(lap$theta[seq_len(nr)])
   names(fit$sp) <- sp.names
   fit$df.residual <- nrow(X) - sum(fit$edf)
-  dev <- if (known) P$scale * sum(P$w) else
-    if (fam$family == "gaussian") lap$dev else lap$phi * sum(P$w)
+  # gam.fit3's dev1 for the aic
+  dev <- if (known) P$scale * sum(P$w) else if (fam$family == "gaussian") lap$dev else
+    if (pe) scale.est * sum(P$w) else lap$phi * sum(P$w)
   fit$aic <- fam$aic(P$y, P$ls_n, fit$fitted.values, P$w, dev) + 2 * sum(fit$edf)
   fit
 }

@@ -1,0 +1,266 @@
+# method = "REML" and "ML" beyond the additive model (R/outer.R): gam()'s
+# Laplace approximate marginal likelihood (gam.fit3's REML and ML scores)
+# for binomial, poisson, Gamma, inverse.gaussian and non-identity gaussian
+# models, optimized by Newton's method with the exact gradient and Hessian,
+# against mgcv::gam() on the same formula.  gam() runs with a tight
+# control (its default stops its Newton iteration early: 1e-5 of the range
+# apart); where the criterion has a flat end (a smoothing parameter on its
+# way to infinity) the optimizers stop at different points along it, and
+# only the score is compared there.
+
+outer_data <- function(n = 1500, seed = 3) {
+  set.seed(seed)
+  d <- data.frame(x0 = runif(n), x1 = runif(n), x2 = runif(n), off = log(runif(n, 1, 3)))
+  eta <- sin(2 * pi * d$x0) + 2 * d$x1^2 - 1 + cos(3 * d$x2)
+  d$yb <- rbinom(n, 1, plogis(eta))
+  d$ns <- sample(1:5, n, TRUE)
+  d$ys <- rbinom(n, d$ns, plogis(eta))
+  d$yp <- rpois(n, exp(eta / 2 + d$off))
+  d$yg <- rgamma(n, 3, 3 / exp(eta / 3 + 1))
+  d$yi <- exp(eta / 4) * rgamma(n, 20, 20)
+  d$yn <- exp(eta / 3 + 2) + rnorm(n) * 0.5
+  d
+}
+tight_gam <- function() mgcv::gam.control(epsilon = 1e-10, newton = list(conv.tol = 1e-9))
+
+outer_agrees <- function(g, b, label, score_tol = 1e-11, eta_tol = 1e-6, sp_tol = 1e-5,
+                           edf_tol = 1e-6, cov_tol = 1e-5) {
+  expect_true(isTRUE(g$converged), label = label)
+  expect_identical(g$outer.info$conv, "full convergence", label = label)
+  expect_identical(names(g$gcv.ubre), b$method, label = label)
+  expect_identical(g$method, b$method, label = label)
+  expect_identical(g$scale.estimated, b$scale.estimated, label = label)
+  rel <- (g$gcv.ubre[[1]] - b$gcv.ubre[[1]]) / abs(b$gcv.ubre[[1]])
+  expect_lt(abs(rel), score_tol, label = paste(label, "score"))
+  r <- diff(range(b$fitted.values))
+  expect_lt(max(abs(g$fitted.values - b$fitted.values)) / r, eta_tol, label = paste(label, "fit"))
+  ok <- abs(log(b$sp)) < 8
+  if (any(ok))
+    expect_lt(max(abs(log(g$sp[ok]) - log(b$sp[ok]))), sp_tol, label = paste(label, "sp"))
+  expect_lt(max(abs(g$edf - b$edf)), edf_tol, label = paste(label, "edf"))
+  expect_lt(rel_err(g$Vp, b$Vp), cov_tol, label = paste(label, "Vp"))
+  if (!is.null(b$Vc)) expect_lt(rel_err(g$Vc, b$Vc), cov_tol, label = paste(label, "Vc"))
+  expect_lt(abs(g$scale - b$scale) / b$scale, cov_tol, label = paste(label, "scale"))
+  expect_lt(abs(g$reml.scale - b$reml.scale) / b$reml.scale, cov_tol,
+            label = paste(label, "reml.scale"))
+}
+
+test_that("REML and ML are gam()'s: canonical and non-canonical links, estimated scale", {
+  d <- outer_data()
+  f3 <- ~ s(x0) + s(x1) + s(x2)
+  cases <- list(
+    list(cbind(ys, ns - ys) ~ s(x0) + s(x1, bs = "cr") + s(x2), binomial(), "binomial cbind"),
+    list(yp ~ s(x0) + s(x1) + s(x2) + offset(off), poisson(), "poisson offset"),
+    list(update(f3, yg ~ .), Gamma(link = "log"), "Gamma log"),
+    list(update(f3, yg ~ .), Gamma(), "Gamma inverse"),
+    list(update(f3, yn ~ .), gaussian(link = "log"), "gaussian log"),
+    list(yg ~ s(x0) + te(x1, x2), Gamma(link = "log"), "Gamma te"))
+  for (m in c("REML", "ML")) for (cs in cases) {
+    b <- mgcv::gam(cs[[1]], family = cs[[2]], data = d, method = m, control = tight_gam())
+    g <- gam_gpu(cs[[1]], family = cs[[2]], data = d, method = m, device = "off",
+                 control = tight_gg())
+    # (under ML the poisson and cbind binomial fits put s(x2) on a plateau,
+    # log sp 17 to 18, where the two optimizers stop 1e-6 apart in score)
+    outer_agrees(g, b, paste(m, cs[[3]]), score_tol = 1e-9, eta_tol = 1e-6,
+                   sp_tol = 1e-5, edf_tol = 1e-5, cov_tol = 1e-5)
+  }
+})
+
+test_that("along a flat end of the criterion only the score is gam()'s", {
+  # x-effects this weak leave one smoothing parameter free to grow: gam()
+  # and gam_gpu() stop at different points of the plateau, with scores
+  # 5e-9 relative apart (either way, by the optimizers' tolerances)
+  d <- outer_data()
+  for (cs in list(list(binomial(), "logit"), list(binomial(link = "probit"), "probit"))) {
+    for (m in c("REML", "ML")) {
+      b <- mgcv::gam(yb ~ s(x0) + s(x1) + s(x2), family = cs[[1]], data = d, method = m,
+                     control = tight_gam())
+      g <- gam_gpu(yb ~ s(x0) + s(x1) + s(x2), family = cs[[1]], data = d, method = m,
+                   device = "off", control = tight_gg())
+      label <- paste(m, cs[[2]])
+      expect_true(isTRUE(g$converged), label = label)
+      rel <- (g$gcv.ubre[[1]] - b$gcv.ubre[[1]]) / abs(b$gcv.ubre[[1]])
+      expect_lt(abs(rel), 2e-8, label = label)
+      expect_gt(max(log(g$sp)), 8, label = label)          # the plateau is there
+      expect_lt(max(abs(g$fitted.values - b$fitted.values)), 1e-5, label = label)
+      expect_lt(abs(sum(g$edf) - sum(b$edf)), 1e-3, label = label)
+    }
+  }
+})
+
+test_that("at gam()'s smoothing parameters every field is gam()'s", {
+  # the criterion itself, the covariances (gam() uses Fisher's weights for
+  # them and Newton's for the criterion), EDFs, leverages, aic
+  d <- outer_data()
+  for (cs in list(list(yb ~ s(x0) + s(x1) + s(x2), binomial(link = "probit"), "probit"),
+                  list(yg ~ s(x0) + s(x1) + s(x2), Gamma(link = "log"), "Gamma log"),
+                  list(yi ~ s(x0) + s(x1), inverse.gaussian(link = "log"), "inverse.gaussian"))) {
+    for (m in c("REML", "ML")) {
+      b0 <- mgcv::gam(cs[[1]], family = cs[[2]], data = d, method = m)
+      b <- mgcv::gam(cs[[1]], family = cs[[2]], data = d, method = m, sp = b0$sp,
+                     control = tight_gam())
+      g <- gam_gpu(cs[[1]], family = cs[[2]], data = d, method = m, sp = b0$sp,
+                   device = "off", control = tight_gg())
+      label <- paste(m, cs[[3]])
+      expect_lt(abs(g$gcv.ubre[[1]] - b$gcv.ubre[[1]]) / abs(b$gcv.ubre[[1]]), 1e-13,
+                label = label)
+      expect_lt(max(abs(g$fitted.values - b$fitted.values)) / diff(range(b$fitted.values)),
+                1e-8, label = label)
+      for (nm in c("Vp", "Ve"))
+        expect_lt(rel_err(g[[nm]], b[[nm]]), 1e-7, label = paste(label, nm))
+      expect_equal(is.null(g$Vc), is.null(b$Vc), label = label)
+      if (!is.null(b$Vc)) expect_lt(rel_err(g$Vc, b$Vc), 1e-7, label = paste(label, "Vc"))
+      for (nm in c("edf", "edf1", "hat"))
+        expect_lt(max(abs(g[[nm]] - b[[nm]])), 1e-8, label = paste(label, nm))
+      expect_lt(max(abs(g$weights - b$weights)), 1e-8 * max(b$weights), label = label)
+      expect_lt(max(abs(g$working.weights - b$working.weights)),
+                1e-8 * max(abs(b$working.weights)), label = label)
+      expect_lt(abs(g$aic - b$aic), 1e-6, label = label)
+      expect_lt(abs(g$scale - b$scale) / b$scale, 1e-8, label = label)
+      # and the fit reports what it is
+      expect_s3_class(summary(g), "summary.gam")
+    }
+  }
+})
+
+test_that("the criterion's gradient and Hessian are its derivatives", {
+  d <- outer_data(n = 600)
+  for (cs in list(list(yb ~ s(x0) + s(x1), binomial(link = "probit"), 1),
+                  list(yg ~ s(x0) + te(x1, x2), Gamma(link = "log"), -1))) {
+    G <- mgcv::gam(cs[[1]], family = cs[[2]], data = d, method = "REML", fit = FALSE)
+    for (m in c("REML", "ML", "GCV.Cp")) {
+      P <- gamgpu:::outer_problem(G, G$X, G$y, G$w, NULL, cs[[2]], G$S, m, 1, cs[[3]],
+                                  list(mode = 0L, ordinal = 0L), 1L)
+      P$ls_n <- rep(1, P$n)
+      mustart <- NULL
+      y <- G$y
+      weights <- G$w
+      nobs <- length(y)
+      eval(P$fam$initialize)
+      ctl <- gam_gpu_control()
+      lsp <- seq(-1, 2, length.out = length(G$S))
+      lphi <- if (P$lphi) log(0.3)           # (GCV, UBRE: no scale parameter)
+      e <- gamgpu:::outer_score(P, lsp, lphi, NULL, P$fam$linkfun(mustart), ctl)
+      th <- c(lsp, lphi)
+      at <- function(t, deriv) gamgpu:::outer_score(P, t[seq_along(lsp)],
+                                                     if (is.null(lphi)) NULL else t[length(t)],
+                                                     e$beta, NULL, ctl, deriv = deriv)
+      h <- 1e-5
+      for (i in seq_along(th)) {
+        tp <- th
+        tm <- th
+        tp[i] <- tp[i] + h
+        tm[i] <- tm[i] - h
+        fd <- (at(tp, FALSE)$score - at(tm, FALSE)$score) / (2 * h)
+        sc <- max(abs(e$grad), abs(e$score) * 1e-3)
+        expect_lt(abs(fd - e$grad[i]), 1e-6 * sc, label = paste(m, "grad", i))
+        fdh <- (at(tp, TRUE)$grad - at(tm, TRUE)$grad) / (2 * h)
+        expect_lt(max(abs(fdh - e$hess[, i])), 1e-5 * max(abs(e$hess)),
+                  label = paste(m, "hess", i))
+      }
+    }
+  }
+})
+
+test_that("GCV.Cp is gam()'s: UBRE with a known scale, GCV with an estimated one", {
+  # gam()'s default method: gam.fit3's GCV or UBRE with Fisher's tr(A), its
+  # outer Newton; the quasi families take GCV
+  d <- outer_data()
+  d$yq <- d$yp
+  f3 <- ~ s(x0) + s(x1) + s(x2)
+  cases <- list(
+    list(update(f3, yb ~ .), binomial(), "UBRE", "binomial"),
+    list(update(f3, yb ~ .), binomial(link = "probit"), "UBRE", "probit"),
+    list(cbind(ys, ns - ys) ~ s(x0) + s(x1, bs = "cr") + s(x2), binomial(), "UBRE", "cbind"),
+    list(yp ~ s(x0) + s(x1) + s(x2) + offset(off), poisson(), "UBRE", "poisson offset"),
+    list(update(f3, yg ~ .), Gamma(link = "log"), "GCV", "Gamma log"),
+    list(update(f3, yn ~ .), gaussian(link = "log"), "GCV", "gaussian log"),
+    list(update(f3, yq ~ .), quasipoisson(), "GCV", "quasipoisson"),
+    list(yg ~ s(x0) + te(x1, x2), Gamma(link = "log"), "GCV", "Gamma te"))
+  for (cs in cases) {
+    b <- mgcv::gam(cs[[1]], family = cs[[2]], data = d, control = tight_gam())
+    g <- gam_gpu(cs[[1]], family = cs[[2]], data = d, method = "GCV.Cp", device = "off",
+                 control = tight_gg())
+    label <- cs[[4]]
+    expect_identical(g$method, cs[[3]], label = label)
+    expect_identical(b$method, cs[[3]], label = label)
+    expect_true(isTRUE(g$converged), label = label)
+    expect_identical(g$outer.info$conv, "full convergence", label = label)
+    expect_identical(names(g$gcv.ubre), "GCV.Cp", label = label)
+    expect_lt(abs(g$gcv.ubre[[1]] - b$gcv.ubre[[1]]) / abs(b$gcv.ubre[[1]]), 1e-11,
+              label = paste(label, "score"))
+    expect_lt(max(abs(g$fitted.values - b$fitted.values)) / diff(range(b$fitted.values)),
+              1e-7, label = paste(label, "fit"))
+    expect_lt(max(abs(log(g$sp) - log(b$sp))), 1e-5, label = paste(label, "sp"))
+    expect_lt(max(abs(g$edf - b$edf)), 1e-6, label = paste(label, "edf"))
+    expect_lt(rel_err(g$Vp, b$Vp), 1e-6, label = paste(label, "Vp"))
+    expect_lt(abs(g$scale - b$scale) / b$scale, 1e-7, label = paste(label, "scale"))
+    expect_identical(g$scale.estimated, b$scale.estimated, label = label)
+    if (is.finite(b$aic)) expect_lt(abs(g$aic - b$aic), 1e-5, label = paste(label, "aic"))
+  }
+})
+
+test_that("a known scale, gamma and partly fixed smoothing parameters are gam()'s", {
+  d <- outer_data()
+  f <- yg ~ s(x0) + s(x1) + s(x2)
+  b <- mgcv::gam(f, family = Gamma(link = "log"), data = d, method = "REML", scale = 0.4,
+                 control = tight_gam())
+  g <- gam_gpu(f, family = Gamma(link = "log"), data = d, method = "REML", scale = 0.4,
+               device = "off", control = tight_gg())
+  expect_false(g$scale.estimated)
+  expect_equal(g$scale, 0.4)
+  outer_agrees(g, b, "known scale")
+  b <- mgcv::gam(f, family = Gamma(link = "log"), data = d, method = "REML", gamma = 1.4,
+                 control = tight_gam())
+  g <- gam_gpu(f, family = Gamma(link = "log"), data = d, method = "REML", gamma = 1.4,
+               device = "off", control = tight_gg())
+  outer_agrees(g, b, "gamma 1.4")
+  b <- mgcv::gam(f, family = Gamma(link = "log"), data = d, method = "ML", sp = c(-1, 3, -1),
+                 control = tight_gam())
+  g <- gam_gpu(f, family = Gamma(link = "log"), data = d, method = "ML", sp = c(-1, 3, -1),
+               device = "off", control = tight_gg())
+  outer_agrees(g, b, "one sp fixed")
+  expect_equal(unname(g$full.sp[2]), 3)
+  expect_identical(names(g$sp), names(b$sp))
+})
+
+test_that("methods gam() has not got here are refused with what to do", {
+  d <- outer_data(n = 300)
+  expect_error(gam_gpu(yp ~ s(x0), family = quasipoisson(), data = d, method = "REML"),
+               class = "gamgpu_unsupported_method")
+  expect_error(gam_gpu(yp ~ s(x0), family = mgcv::nb(), data = d, method = "REML"),
+               class = "gamgpu_unsupported_method")
+  expect_error(gam_gpu(yb ~ s(x0), family = binomial(), data = d, method = "GACV.Cp"),
+               class = "gamgpu_unsupported_method")
+  expect_error(gam_gpu(yp ~ s(x0), family = quasipoisson(), data = d, method = "ML"),
+               class = "gamgpu_unsupported_method")
+  expect_error(gam_gpu(yb ~ s(x0), family = binomial(), data = d, method = "REML",
+                       in.out = list(sp = 1, scale = 1)),
+               class = "gamgpu_unsupported_argument")
+})
+
+test_that("on the GPU, REML's and ML's Gram products run on the device and give the CPU's fit", {
+  skip_if_no_device()
+  d <- outer_data(n = 20000)
+  for (cs in list(list(yb ~ s(x0) + s(x1) + s(x2), binomial(link = "probit")),
+                  list(yg ~ s(x0) + te(x1, x2), Gamma(link = "log")))) {
+    for (m in c("REML", "ML")) {
+      label <- paste(m, cs[[2]]$family)
+      gpu_telemetry(reset = TRUE)
+      g <- expect_device_fit(gam_gpu(cs[[1]], family = cs[[2]], data = d, method = m,
+                                     device = "required"))
+      t <- gpu_telemetry()
+      expect_identical(g$device$outer_gram, "cuda:0", label = label)
+      # every penalized IRLS step and every derivative product: more Gram
+      # launches than the final fit's
+      expect_gt(g$device$outer_grams, 10L)
+      expect_gt(sum(t$launches[t$backend == "gram" | t$backend == "engine"]), 10)
+      c <- gam_gpu(cs[[1]], family = cs[[2]], data = d, method = m, device = "off")
+      expect_identical(c$device$outer_gram, "cpu", label = label)
+      expect_lt(rel_err(coef(g), coef(c)), 1e-9, label = label)
+      expect_lt(rel_err(fitted(g), fitted(c)), 1e-9, label = label)
+      expect_lt(abs(g$gcv.ubre[[1]] / c$gcv.ubre[[1]] - 1), 1e-12, label = label)
+      expect_lt(rel_err(g$Vp, c$Vp), 1e-8, label = label)
+    }
+  }
+})
