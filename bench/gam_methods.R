@@ -1,48 +1,93 @@
 # bench/gam_methods.R -- gam()'s smoothness selection methods (issue 14):
 # gam_gpu(method = "GCV.Cp" / "REML") on the device and on the CPU against
-# mgcv::gam() with the same method, four smooths of gamSim(1), in one
+# mgcv::gam() with the same method, four smooths of gamSim(1), gaussian
+# and binomial (logit: gam()'s outer Newton around a converged penalized
+# IRLS, the Laplace approximation for REML, UBRE for GCV.Cp), in one
 # process (not a test).  On the GPU machine:
 #
-#   OPENBLAS_NUM_THREADS=1 Rscript bench/gam_methods.R [n ...]    (1e4 1e5 1e6)
+#   Rscript bench/gam_methods.R [n ...]    (1e4 1e5 1e6)
 #
-# GAMGPU_BENCH_GAM_MAX (1e6): the largest n gam() is asked to fit;
-# GAMGPU_BENCH_OUT: a CSV path.  Prints times, ratios (gam's time over
-# gam_gpu's) and agreement: linear predictors (of their range), the
-# criterion (relative), total EDF.
+# Environment:
+#   GAMGPU_BENCH_FAMILIES  families (default "gaussian,binomial")
+#   GAMGPU_BENCH_METHODS   methods (default "GCV.Cp,REML")
+#   GAMGPU_BENCH_GAM_LIMIT seconds a gam() fit may take (default 600); one
+#                          still running then is stopped and reported as
+#                          "> limit" (it runs in a forked child)
+#   GAMGPU_BENCH_CPU_MAX   the largest n for gam_gpu on the CPU (default 1e5)
+#   GAMGPU_BENCH_OUT       also write the rows to this CSV file
+# mgcv gets all cores (gam.control(nthreads)).  Prints times, ratios
+# (gam's time over gam_gpu's) and agreement with gam(): fitted values (of
+# their range), the criterion (relative: negative is a lower score than
+# gam()'s), total EDF.
 suppressMessages({library(mgcv); library(gamgpu)})
 args <- as.numeric(commandArgs(trailingOnly = TRUE))
 ns <- if (length(args)) args else c(1e4, 1e5, 1e6)
-gam_max <- as.numeric(Sys.getenv("GAMGPU_BENCH_GAM_MAX", "1e6"))
+fams <- strsplit(Sys.getenv("GAMGPU_BENCH_FAMILIES", "gaussian,binomial"), ",")[[1]]
+methods <- strsplit(Sys.getenv("GAMGPU_BENCH_METHODS", "GCV.Cp,REML"), ",")[[1]]
+limit <- as.numeric(Sys.getenv("GAMGPU_BENCH_GAM_LIMIT", "600"))
+cpu_max <- as.numeric(Sys.getenv("GAMGPU_BENCH_CPU_MAX", "1e5"))
 out_csv <- Sys.getenv("GAMGPU_BENCH_OUT")
 gpu <- isTRUE(gpu_info()$usable)
+cores <- parallel::detectCores()
 f <- y ~ s(x0) + s(x1) + s(x2) + s(x3)
 elapsed <- function(expr) {
   t <- system.time(v <- expr)[["elapsed"]]
   list(time = t, value = v)
 }
-warm <- gamSim(1, n = 5000, dist = "normal", verbose = FALSE)
-invisible(gam_gpu(f, data = warm, method = "GCV.Cp", device = if (gpu) "required" else "off"))
-rows <- list()
-for (n in ns) {
+# gam() in a forked child, stopped after `limit` seconds; NULL then
+gam_limited <- function(...) {
+  job <- parallel::mcparallel({
+    t <- system.time(b <- gam(...))[["elapsed"]]
+    list(time = t, value = b[c("fitted.values", "gcv.ubre", "edf", "sp")])
+  })
+  r <- parallel::mccollect(job, wait = FALSE, timeout = limit)
+  if (is.null(r)) {
+    tools::pskill(job$pid)
+    parallel::mccollect(job, wait = TRUE)
+    return(NULL)
+  }
+  r[[1]]
+}
+sim <- function(n, fam) {
   set.seed(1)
   d <- gamSim(1, n = n, dist = "normal", scale = 2, verbose = FALSE)
-  for (method in c("GCV.Cp", "REML")) {
-    dev <- if (gpu) elapsed(gam_gpu(f, data = d, method = method, device = "required"))
-    cpu <- elapsed(gam_gpu(f, data = d, method = method, device = "off"))
-    ref <- if (n <= gam_max) elapsed(gam(f, data = d, method = method))
-    agree <- function(g) {
-      if (is.null(ref) || is.null(g)) return(c(NA, NA, NA))
+  if (fam == "binomial") {
+    z <- (d$f - mean(d$f)) / stats::sd(d$f)
+    d$y <- stats::rbinom(n, 1, stats::plogis(z))
+  }
+  d
+}
+warm <- gamSim(1, n = 5000, dist = "normal", verbose = FALSE)
+invisible(gam_gpu(f, data = warm, method = "REML", device = if (gpu) "required" else "off"))
+rows <- list()
+for (n in ns) for (fam in fams) {
+  d <- sim(n, fam)
+  family <- get(fam, mode = "function")()
+  for (method in methods) {
+    dev <- if (gpu) elapsed(gam_gpu(f, family = family, data = d, method = method,
+                                    device = "required"))
+    cpu <- if (n <= cpu_max) elapsed(gam_gpu(f, family = family, data = d, method = method,
+                                             device = "off"))
+    ref <- gam_limited(f, family = family, data = d, method = method,
+                       control = gam.control(nthreads = cores))
+    g <- if (gpu) dev else cpu
+    a <- if (is.null(ref) || is.null(g)) c(NA, NA, NA) else {
       b <- ref$value
-      c(max(abs(g$value$linear.predictors - b$linear.predictors)) / diff(range(b$linear.predictors)),
+      c(max(abs(g$value$fitted.values - b$fitted.values)) / diff(range(b$fitted.values)),
         (g$value$gcv.ubre[[1]] - b$gcv.ubre[[1]]) / abs(b$gcv.ubre[[1]]),
         sum(g$value$edf) - sum(b$edf))
     }
-    a <- agree(if (gpu) dev else cpu)
-    row <- data.frame(n = n, method = method, gpu = if (gpu) dev$time else NA,
-                      cpu = cpu$time, gam = if (is.null(ref)) NA else ref$time,
+    row <- data.frame(n = n, family = fam, method = method,
+                      gpu = if (gpu) dev$time else NA,
+                      cpu = if (is.null(cpu)) NA else cpu$time,
+                      gam = if (is.null(ref)) NA else ref$time,
+                      gam_note = if (is.null(ref)) sprintf("> %g s", limit) else "",
                       x_gam_gpu = if (gpu && !is.null(ref)) ref$time / dev$time else NA,
-                      x_gam_cpu = if (!is.null(ref)) ref$time / cpu$time else NA,
-                      eta = a[1], score = a[2], edf = a[3])
+                      x_gam_cpu = if (!is.null(ref) && !is.null(cpu)) ref$time / cpu$time else NA,
+                      fit = a[1], score = a[2], edf = a[3],
+                      outer_iter = if (is.null(g)) NA else g$value$outer.info$iter,
+                      grams = if (is.null(g$value$device$outer_grams)) NA else
+                        g$value$device$outer_grams)
     print(row, digits = 3, row.names = FALSE)
     rows[[length(rows) + 1]] <- row
     if (nzchar(out_csv)) write.csv(do.call(rbind, rows), out_csv, row.names = FALSE)
