@@ -706,6 +706,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   if (!is.null(lap)) {
     fit$device$outer_gram <- lap$P$env$device
     fit$device$outer_grams <- lap$P$env$grams
+    # (a device failure under "auto": the products went on on the CPU)
+    if (!is.null(lap$P$env$fallback)) fit$device$outer_fallback <- lap$P$env$fallback
   }
   fit
 }

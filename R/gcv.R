@@ -83,12 +83,7 @@ gcv_problem <- function(X, y, w, offset, S, off, gamma, scale, plan, nthreads) {
   g <- .Call(gg_model_gram_r, X, y, w, offset, plan$mode, plan$ordinal, nthreads)
   n <- length(y)
   p <- ncol(g$XtWX)
-  Sf <- lapply(seq_along(S), function(j) {
-    M <- matrix(0, p, p)
-    ii <- off[j] - 1L + seq_len(ncol(S[[j]]))
-    M[ii, ii] <- S[[j]]
-    M
-  })
+  Sf <- embed_penalties(S, off, p)
   list(XtWX = g$XtWX, XtWz = drop(g$XtWz), zWz = g$zWz, S = Sf, n = n,
        gamma = gamma, scale = scale, device = g$device, fallback = g$fallback)
 }
@@ -113,18 +108,10 @@ gcv_newton <- function(P, L, lsp0, rho0, maxit, tol) {
       converged <- TRUE
       break
     }
-    ev <- eigen(Hs, symmetric = TRUE)
-    d <- pmax(abs(ev$values), 1e-7 * max(abs(ev$values), 1e-300))
-    step <- -drop(ev$vectors %*% (crossprod(ev$vectors, g) / d))
-    if (max(abs(step)) > 5) step <- step * 5 / max(abs(step))
-    k <- 0L
-    repeat {
-      e1 <- gcv_score(P, to_lsp(rho + step))
-      calls <- calls + 1L
-      if (e1$score <= e$score || k >= 30L) break
-      step <- step / 2
-      k <- k + 1L
-    }
+    h <- halve_step(function(s) gcv_score(P, to_lsp(rho + s)), e$score, newton_step(Hs, g))
+    e1 <- h$e1
+    step <- h$step
+    calls <- calls + h$calls
     if (e1$score > e$score) {               # no step lowers the score: at the optimum
       converged <- TRUE
       break

@@ -74,12 +74,7 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
                             nthreads) {
   p <- ncol(X)
   n <- nrow(X)
-  Sf <- lapply(seq_along(S), function(j) {
-    M <- matrix(0, p, p)
-    ii <- G$off[j] - 1L + seq_len(ncol(S[[j]]))
-    M[ii, ii] <- S[[j]]
-    M
-  })
+  Sf <- embed_penalties(S, G$off, p)
   rS <- mgcv_fun("mini.roots")(G$S, G$off, p, G$rank)
   Ssp <- mgcv_fun("totalPenaltySpace")(G$S, G$H, G$off, p)
   UrS <- lapply(rS, function(r) crossprod(Ssp$Y, r))
@@ -150,7 +145,6 @@ outer_pirls <- function(P, Sl, beta, eta, maxit, eps) {
       pdev1 <- if (fam$valideta(eta1) && fam$validmu(mu1))
         sum(fam$dev.resids(P$y, mu1, P$w)) + pen(b1) else Inf
       if (is.finite(pdev1) && (is.null(beta) || pdev1 <= pdev + 1e-12 * abs(pdev))) break
-      if (is.null(beta) && is.finite(pdev1)) break
       if (halves >= 60L || is.null(beta))
         gamgpu_abort("gamgpu_numerical", "the penalized IRLS step could not be corrected",
                      call = NULL)
@@ -171,7 +165,8 @@ outer_pirls <- function(P, Sl, beta, eta, maxit, eps) {
       break
     }
   }
-  list(beta = beta, eta = eta, mu = mu, dev = pdev - pen(beta), pen = pen(beta),
+  pb <- pen(beta)
+  list(beta = beta, eta = eta, mu = mu, dev = pdev - pb, pen = pb,
        converged = converged, iter = iter)
 }
 
@@ -381,19 +376,12 @@ outer_newton <- function(P, L, lsp0, theta0, control) {
       converged <- TRUE
       break
     }
-    ev <- eigen(e$Hs[live, live, drop = FALSE], symmetric = TRUE)
-    d <- pmax(abs(ev$values), 1e-7 * max(abs(ev$values), 1e-300))
     step <- numeric(length(theta))
-    step[live] <- -drop(ev$vectors %*% (crossprod(ev$vectors, e$g[live]) / d))
-    if (max(abs(step)) > 5) step <- step * 5 / max(abs(step))
-    k <- 0L
-    repeat {
-      e1 <- eval_at(theta + step, e)
-      calls <- calls + 1L
-      if (e1$score <= e$score || k >= 30L) break
-      step <- step / 2
-      k <- k + 1L
-    }
+    step[live] <- newton_step(e$Hs[live, live, drop = FALSE], e$g[live])
+    h <- halve_step(function(s) eval_at(theta + s, e), e$score, step)
+    e1 <- h$e1
+    step <- h$step
+    calls <- calls + h$calls
     if (e1$score > e$score) {             # no step lowers the score: at the optimum
       converged <- TRUE
       break
