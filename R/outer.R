@@ -66,10 +66,14 @@ outer_rows <- function(fam, y, pw, mu) {
        dev1 = -2 * pw * (y - mu) / (V * g1))
 }
 
-# The problem: X (a matrix), the response, weights, offset, the family, the
-# penalties at full size, the null space of the total penalty (Mp columns),
-# mgcv's square roots of the penalties on its range (for log|S|+), and the
-# Gram product through the backends.
+# The problem: the response, weights, offset, the family, the penalties at
+# full size, the null space of the total penalty (Mp columns), mgcv's
+# square roots of the penalties on its range (for log|S|+), and X loaded
+# once into a model session (src/session_r.c: the device's memory for a
+# GPU fit) that does every O(n p) step: the penalized IRLS rows and their
+# Gram products (eval), weighted Gram products with weights of any sign
+# (gram), X B and X' V (xmul, xtmul), leverages (lev).  close() releases
+# the session and records where it ran.
 outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, plan,
                             nthreads) {
   p <- ncol(X)
@@ -78,60 +82,85 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
   rS <- mgcv_fun("mini.roots")(G$S, G$off, p, G$rank)
   Ssp <- mgcv_fun("totalPenaltySpace")(G$S, G$H, G$off, p)
   UrS <- lapply(rS, function(r) crossprod(Ssp$Y, r))
-  zero <- numeric(n)
+  fam <- outer_family(family)
+  storage.mode(X) <- "double"
+  ses <- .Call(gg_session_open_r, X, as.double(y), as.double(w),
+               if (is.null(offset)) NULL else as.double(offset), plan$mode, plan$ordinal,
+               as.integer(nthreads))
   env <- new.env()
-  env$device <- NULL
-  gram1 <- function(v, z) {
-    g <- .Call(gg_model_gram_r, X, z, v, NULL, plan$mode, plan$ordinal, nthreads)
-    if (is.null(env$device)) env$device <- g$device
-    if (nzchar(g$fallback)) env$fallback <- g$fallback
-    env$grams <- (if (is.null(env$grams)) 0L else env$grams) + 1L
-    g
+  env$grams <- 0L
+  zero <- numeric(n)
+  one <- rep(1, n)
+  count <- function() env$grams <- env$grams + 1L
+  as_cols <- function(B) {
+    B <- as.matrix(B)
+    storage.mode(B) <- "double"
+    B
   }
-  # X' diag(v) X (and X' diag(v) z); the backends weight rows by prior
-  # weights, which are not negative, so signed v is two products
-  gram <- function(v, z = zero) {
-    if (!any(v < 0)) return(gram1(v, z))
-    gp <- gram1(pmax(v, 0), z)
-    gn <- gram1(pmax(-v, 0), z)
-    list(XtWX = gp$XtWX - gn$XtWX, XtWz = gp$XtWz - gn$XtWz)
-  }
-  list(X = X, y = y, w = w, off = if (is.null(offset)) 0 else offset, n = n, p = p,
-       fam = outer_family(family), S = Sf, UrS = UrS, N = Ssp$Z, Mp = ncol(Ssp$Z),
-       ml = method == "ML", gamma = gamma, scale = scale, gram = gram, env = env,
+  list(y = y, w = w, off = if (is.null(offset)) 0 else offset, n = n, p = p,
+       fam = fam, S = Sf, UrS = UrS, N = Ssp$Z, Mp = ncol(Ssp$Z),
+       ml = method == "ML", gamma = gamma, scale = scale, env = env,
        crit = if (method %in% c("REML", "ML")) method else if (scale > 0) "UBRE" else "GCV",
        # log scale is a parameter of REML and ML when the scale is estimated
-       lphi = method %in% c("REML", "ML") && scale <= 0)
+       lphi = method %in% c("REML", "ML") && scale <= 0,
+       # the penalized IRLS rows at beta (NULL: the family's start) with
+       # Fisher's weights: the deviance, and X'WX, X'Wz
+       eval = function(beta, gram = TRUE) {
+         if (gram) count()
+         .Call(gg_session_eval_r, ses, if (!is.null(beta)) as.double(beta), fam$family,
+               fam$link, gram)
+       },
+       fetch = function(which) .Call(gg_session_fetch_r, ses, which),
+       gram = function(v, z = zero) {
+         count()
+         .Call(gg_session_gram_r, ses, as.double(v), as.double(z))
+       },
+       xmul = function(B) .Call(gg_session_mul_r, ses, as_cols(B), FALSE),
+       xtmul = function(V) .Call(gg_session_mul_r, ses, as_cols(V), TRUE),
+       lev = function(M, v = one) .Call(gg_session_leverage_r, ses, as.double(v), M),
+       close = function() {
+         if (isTRUE(env$closed)) return(invisible())
+         env$closed <- TRUE
+         info <- .Call(gg_session_info_r, ses)
+         env$device <- info$device
+         if (nzchar(info$fallback)) env$fallback <- info$fallback
+         .Call(gg_session_close_r, ses)
+       })
 }
 
-# Penalized IRLS to full convergence at the penalty Sl, from beta (or, with
-# beta NULL, from eta), with Fisher's weights and step halving on the
-# penalized deviance (gam.fit3's inner loop; Fisher's and Newton's steps
-# reach the same optimum).
-outer_pirls <- function(P, Sl, beta, eta, maxit, eps) {
+# Newton's weights (gam.fit3's alpha) and working response at the last
+# eval's state, and X'WX, X'Wz with them; NULL where some weight is not
+# positive (Fisher's are used then).  For a non-canonical link they make
+# the penalized IRLS converge quadratically.
+outer_newton_gram <- function(P) {
   fam <- P$fam
-  X <- P$X
+  eta <- P$fetch("eta")
+  mu <- P$fetch("mu")
+  me <- fam$mu.eta(eta)
+  V <- fam$variance(mu)
+  al <- 1 + (P$y - mu) * (fam$dvar(mu) / V + fam$d2link(mu) * me)
+  if (any(al[P$w > 0] <= 0)) return(NULL)
+  wf <- P$w * al * me^2 / V
+  z <- eta - P$off + (P$y - mu) / (me * al)
+  bad <- !is.finite(z) | wf == 0
+  wf[bad] <- 0
+  z[bad] <- 0
+  P$gram(wf, z)
+}
+
+# Penalized IRLS to full convergence at the penalty Sl, from beta (NULL:
+# the family's starting values), with step halving on the penalized
+# deviance (gam.fit3's inner loop; Fisher's and Newton's steps reach the
+# same optimum).  The rows and their Gram products are the session's.
+outer_pirls <- function(P, Sl, beta, maxit, eps) {
+  fam <- P$fam
   pen <- function(b) sum(b * drop(Sl %*% b))
-  if (!is.null(beta)) eta <- drop(X %*% beta) + P$off
-  mu <- fam$linkinv(eta)
-  pdev <- sum(fam$dev.resids(P$y, mu, P$w)) + if (is.null(beta)) 0 else pen(beta)
+  e <- P$eval(beta)
+  pdev <- e$dev + if (is.null(beta)) 0 else pen(beta)
   converged <- FALSE
   for (iter in seq_len(maxit)) {
-    me <- fam$mu.eta(eta)
-    V <- fam$variance(mu)
-    # Newton's weights (gam.fit3's alpha) where they are all positive, for
-    # quadratic convergence with a non-canonical link; else Fisher's
-    al <- 1
-    if (!fam$fisher && !is.null(beta)) {
-      al <- 1 + (P$y - mu) * (fam$dvar(mu) / V + fam$d2link(mu) * me)
-      if (any(al[P$w > 0] <= 0)) al <- 1
-    }
-    wf <- P$w * al * me^2 / V
-    z <- eta - P$off + (P$y - mu) / (me * al)
-    bad <- !is.finite(z) | wf == 0
-    wf[bad] <- 0
-    z[bad] <- 0
-    g <- P$gram(wf, z)
+    g <- if (!fam$fisher && !is.null(beta)) outer_newton_gram(P)
+    if (is.null(g)) g <- e
     R <- tryCatch(chol(g$XtWX + Sl), error = function(e) NULL)
     if (is.null(R))
       gamgpu_abort("gamgpu_numerical",
@@ -140,10 +169,9 @@ outer_pirls <- function(P, Sl, beta, eta, maxit, eps) {
     b1 <- backsolve(R, forwardsolve(t(R), drop(g$XtWz)))
     halves <- 0L
     repeat {
-      eta1 <- drop(X %*% b1) + P$off
-      mu1 <- fam$linkinv(eta1)
-      pdev1 <- if (fam$valideta(eta1) && fam$validmu(mu1))
-        sum(fam$dev.resids(P$y, mu1, P$w)) + pen(b1) else Inf
+      # an invalid linear predictor gives a non-finite deviance: halved
+      e1 <- tryCatch(P$eval(b1), gamgpu_nonfinite = function(err) NULL)
+      pdev1 <- if (is.null(e1)) Inf else e1$dev + pen(b1)
       if (is.finite(pdev1) && (is.null(beta) || pdev1 <= pdev + 1e-12 * abs(pdev))) break
       if (halves >= 60L || is.null(beta))
         gamgpu_abort("gamgpu_numerical", "the penalized IRLS step could not be corrected",
@@ -157,8 +185,7 @@ outer_pirls <- function(P, Sl, beta, eta, maxit, eps) {
       (max(abs(b1 - beta)) <= eps * (1 + max(abs(b1))) ||
          abs(pdev1 - pdev) <= 1e-15 * (1 + abs(pdev1)))
     beta <- b1
-    eta <- eta1
-    mu <- mu1
+    e <- e1
     pdev <- pdev1
     if (small) {
       converged <- TRUE
@@ -166,8 +193,9 @@ outer_pirls <- function(P, Sl, beta, eta, maxit, eps) {
     }
   }
   pb <- pen(beta)
-  list(beta = beta, eta = eta, mu = mu, dev = pdev - pb, pen = pb,
-       converged = converged, iter = iter)
+  # (the last eval was at beta)
+  list(beta = beta, eta = P$fetch("eta"), mu = P$fetch("mu"), dev = pdev - pb, pen = pb,
+       XtWX = e$XtWX, converged = converged, iter = iter)
 }
 
 # The criterion at log smoothing parameters lsp (one per penalty) and, with
@@ -176,17 +204,19 @@ outer_pirls <- function(P, Sl, beta, eta, maxit, eps) {
 # or gam.fit3's prediction-error scores "GCV" (n D / (n - gamma tr A)^2) and
 # "UBRE" (D / n - phi + 2 gamma phi tr A / n), D the deviance and tr A =
 # tr(H^-1 X'WX) = p - tr(H^-1 S_lambda).
-outer_score <- function(P, lsp, lphi, beta, eta, control, deriv = TRUE) {
+outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
   M <- length(lsp)
   lam <- exp(lsp)
   p <- P$p
   Sl <- matrix(0, p, p)
   for (k in seq_len(M)) Sl <- Sl + lam[k] * P$S[[k]]
-  f <- outer_pirls(P, Sl, beta, eta, control$maxit, 1e-11)
+  f <- outer_pirls(P, Sl, beta, control$maxit, 1e-11)
   fam <- P$fam
   beta <- f$beta
   r <- outer_rows(fam, P$y, P$w, f$mu)
-  H <- P$gram(r$w)$XtWX + Sl
+  # (Newton's weights are Fisher's, the last penalized IRLS step's, for a
+  # canonical link)
+  H <- (if (fam$fisher) f$XtWX else P$gram(r$w)$XtWX) + Sl
   R <- tryCatch(chol(H), error = function(e) NULL)
   if (is.null(R))
     gamgpu_abort("gamgpu_numerical",
@@ -207,7 +237,7 @@ outer_score <- function(P, lsp, lphi, beta, eta, control, deriv = TRUE) {
       fam1 <- fam
       fam1$fisher <- TRUE
       rF <- outer_rows(fam1, P$y, P$w, f$mu)
-      HiF <- chol2inv(chol(P$gram(rF$w)$XtWX + Sl))
+      HiF <- chol2inv(chol(f$XtWX + Sl))
     }
     HS <- HiF %*% Sl
     trA <- p - sum(diag(HS))
@@ -238,17 +268,21 @@ outer_score <- function(P, lsp, lphi, beta, eta, control, deriv = TRUE) {
   out$score <- V
   out$phi <- phi
   if (!deriv) return(out)
-  X <- P$X
   # d beta / d rho_k, d eta / d rho_k, and dH_k = X' diag(w' eta_k) X + lambda_k S_k
   Sb <- vapply(seq_len(M), function(k) lam[k] * drop(P$S[[k]] %*% beta), numeric(p))
   dim(Sb) <- c(p, M)
   db <- -Hi %*% Sb
-  deta <- X %*% db
+  deta <- P$xmul(db)
   dH <- lapply(seq_len(M), function(k) P$gram(r$w1 * deta[, k])$XtWX + lam[k] * P$S[[k]])
   # the second derivatives of beta, pair by pair (columns of B2)
   pairs <- which(upper.tri(diag(M), diag = TRUE), arr.ind = TRUE)
   E <- r$w1 * deta[, pairs[, 1], drop = FALSE] * deta[, pairs[, 2], drop = FALSE]
-  RHS <- crossprod(X, E)
+  # (with X' dev' for GCV and UBRE in the same pass)
+  RHS <- P$xtmul(if (pe) cbind(E, r$dev1) else E)
+  if (pe) {
+    Xd <- RHS[, ncol(RHS)]
+    RHS <- RHS[, -ncol(RHS), drop = FALSE]
+  }
   for (q in seq_len(nrow(pairs))) {
     j <- pairs[q, 1]
     k <- pairs[q, 2]
@@ -264,7 +298,6 @@ outer_score <- function(P, lsp, lphi, beta, eta, control, deriv = TRUE) {
   }
   if (pe) {
     # the deviance: D_k = dev' eta_k, D_jk = 2 eta_j' W eta_k + dev' eta_jk
-    Xd <- drop(crossprod(X, r$dev1))
     D1 <- drop(crossprod(db, Xd))
     D2 <- 2 * crossprod(deta, r$w * deta) + sym(drop(crossprod(B2, Xd)))
     # tr A = p - t, t = tr(H_F^-1 S_lambda), H_F moving with W_F(eta)
@@ -275,8 +308,8 @@ outer_score <- function(P, lsp, lphi, beta, eta, control, deriv = TRUE) {
     trHSk <- vapply(HSk, function(A) sum(diag(A)), 0)
     t1 <- vapply(seq_len(M), function(k) -sum(Tm[[k]] * t(HS)), 0) + trHSk
     Mm <- HS %*% HiF                                 # H_F^-1 S_lambda H_F^-1
-    h2 <- rowSums((X %*% Mm) * X)
-    u2 <- drop(crossprod(X, h2 * rF$w1))
+    h2 <- P$lev(Mm)
+    u2 <- drop(P$xtmul(h2 * rF$w1))
     hw2 <- crossprod(deta, (h2 * rF$w2) * deta)
     t2v <- vapply(seq_len(nrow(pairs)), function(q) {
       j <- pairs[q, 1]
@@ -303,12 +336,12 @@ outer_score <- function(P, lsp, lphi, beta, eta, control, deriv = TRUE) {
     out$trA <- trA
   } else {
     D1 <- colSums(beta * Sb)
-    h <- rowSums((X %*% Pm) * X)
+    h <- P$lev(Pm)
     trPS <- vapply(seq_len(M), function(k) lam[k] * sum(Pm * P$S[[k]]), 0)
     dldet <- colSums(h * r$w1 * deta) + trPS
     grad <- D1 / (2 * phi * gam) + dldet / 2 - rp$det1 / 2
     Tm <- lapply(dH, function(A) Pm %*% A)
-    u <- drop(crossprod(X, h * r$w1))
+    u <- drop(P$xtmul(h * r$w1))
     hww <- crossprod(deta, (h * r$w2) * deta)
     d2 <- vapply(seq_len(nrow(pairs)), function(q) {
       j <- pairs[q, 1]
@@ -331,7 +364,6 @@ outer_score <- function(P, lsp, lphi, beta, eta, control, deriv = TRUE) {
   out$grad <- grad
   out$hess <- hess
   out$db <- db
-  out$dw <- r$w1 * deta
   out
 }
 
@@ -345,8 +377,7 @@ outer_newton <- function(P, L, lsp0, theta0, control) {
   known <- !P$lphi
   eval_at <- function(theta, from) {
     lsp <- drop(L %*% theta[seq_len(nr)]) + lsp0
-    e <- outer_score(P, lsp, if (known) NULL else theta[nr + 1L], from$beta, from$eta,
-                       control)
+    e <- outer_score(P, lsp, if (known) NULL else theta[nr + 1L], from$beta, control)
     # map the gradient and Hessian in (lsp, lphi) to theta
     J <- if (known) L else rbind(cbind(L, 0), c(numeric(nr), 1))
     e$g <- drop(crossprod(J, e$grad))
@@ -354,7 +385,7 @@ outer_newton <- function(P, L, lsp0, theta0, control) {
     e
   }
   theta <- theta0
-  e <- eval_at(theta, list(beta = NULL, eta = P$eta0))
+  e <- eval_at(theta, list(beta = NULL))
   calls <- 1L
   converged <- FALSE
   hist <- e$score
@@ -404,29 +435,26 @@ outer_newton <- function(P, L, lsp0, theta0, control) {
   e
 }
 
-# Smoothing parameters (and scale) by REML or ML: returns the optimiser's
-# result with the problem.  L: the free log smoothing parameters' map
-# (identity when none is fixed), lsp0 its offset.
+# Smoothing parameters (and scale) by REML, ML, GCV or UBRE: returns the
+# optimiser's result with the problem, and what gam.fit3.post.proc() needs
+# of the rows at the optimum (X'W_F X and the leverages, Fisher's weights
+# W_F), so that X is not needed after the model session closes.  L: the
+# free log smoothing parameters' map (identity when none is fixed), lsp0
+# its offset.
 outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, gamma, scale,
                               plan, control, trials = NULL) {
   P <- outer_problem(G, X, y, w, offset, family, S, method, gamma, scale, plan,
                        control$nthreads)
+  on.exit(P$close())
   # family$ls()'s n: the binomial trials per row (1 without cbind())
   P$ls_n <- if (is.null(trials)) rep(1, P$n) else trials
   fam <- P$fam
-  # family$initialize's start, as gam.fit3's
-  nobs <- P$n
-  weights <- w
-  mustart <- etastart <- start <- NULL
-  eval(fam$initialize)
-  P$eta0 <- fam$linkfun(mustart)
   nr <- ncol(L)
-  # mgcv's starting smoothing parameters from X'WX at the start (initial.sp())
+  # mgcv's starting smoothing parameters from X'WX at the family's start
+  # (initial.sp())
   theta0 <- numeric(nr)
   if (nr > 0) {
-    me <- fam$mu.eta(P$eta0)
-    wf <- w * me^2 / fam$variance(mustart)
-    sp0 <- mgcv_fun("initial.sp")(P$gram(wf)$XtWX, G$S, G$off, XX = TRUE)
+    sp0 <- mgcv_fun("initial.sp")(P$eval(NULL)$XtWX, G$S, G$off, XX = TRUE)
     if (length(sp0) == nrow(L)) {
       theta0 <- qr.coef(qr(L), log(pmax(sp0, .Machine$double.xmin)) - lsp0)
       theta0[!is.finite(theta0)] <- 0
@@ -436,18 +464,29 @@ outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, gamm
     # log scale starts from the Pearson statistic of a fit at the start
     f0 <- outer_pirls(P, Reduce(`+`, Map(`*`, exp(drop(L %*% theta0) + lsp0), P$S),
                                   matrix(0, P$p, P$p)),
-                        NULL, P$eta0, control$maxit, 1e-8)
+                        NULL, control$maxit, 1e-8)
     pear <- sum(w * (y - f0$mu)^2 / fam$variance(f0$mu))
     theta0 <- c(theta0, log(max(pear / max(1, P$n - P$p), 1e-10)))
   }
   res <- outer_newton(P, L, lsp0, theta0, control)
+  # Fisher's weights at the optimum, X'W_F X and the leverages with them
+  # (gam() reports covariances, EDFs and leverages with Fisher's weights,
+  # as gam.fit3's 'weights'; Newton's are its 'working.weights')
+  wf <- P$w * fam$mu.eta(res$eta)^2 / fam$variance(res$mu)
+  wf[!is.finite(wf)] <- 0
+  res$wf <- wf
+  res$XWX <- P$gram(wf)$XtWX
+  Rf <- chol(res$XWX + res$Sl)
+  res$rV <- backsolve(Rf, diag(P$p))                   # rV rV' = (X'W_F X + S)^-1
+  res$hat <- P$lev(tcrossprod(res$rV), wf)
   res$P <- P
   res
 }
 
-# gam()'s fields of a REML or ML fit (gam.outer() and gam.fit3.post.proc())
-# on the engine's object fitted at the chosen smoothing parameters.
-outer_finish <- function(fit, lap, G, L, lsp0, X, method, sp.names, control) {
+# gam()'s fields of a REML, ML, GCV or UBRE fit (gam.outer() and
+# gam.fit3.post.proc()) on the engine's object fitted at the chosen
+# smoothing parameters.
+outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control) {
   P <- lap$P
   known <- P$scale > 0
   nr <- ncol(L)
@@ -462,13 +501,8 @@ outer_finish <- function(fit, lap, G, L, lsp0, X, method, sp.names, control) {
   fit$mgcv.conv <- NULL
   fit$scale.estimated <- !known
   fam <- P$fam
-  # (gam() reports covariances, EDFs and leverages with Fisher's weights, as
-  # gam.fit3's 'weights'; Newton's are its 'working.weights')
-  me <- fam$mu.eta(lap$eta)
-  wf <- P$w * me^2 / fam$variance(lap$mu)
-  wf[!is.finite(wf)] <- 0
-  Rf <- if (fam$fisher) lap$R else chol(P$gram(wf)$XtWX + lap$Sl)
-  rV <- backsolve(Rf, diag(P$p))                       # rV rV' = (X'W_F X + S)^-1
+  wf <- lap$wf
+  rV <- lap$rV
   # gam()'s scale when estimated is not the REML one (reml.scale) but
   # gam.fit3's scale.est: Fletcher's Pearson estimate with tr(A)
   trA <- P$p - sum(tcrossprod(rV) * lap$Sl)
@@ -482,16 +516,21 @@ outer_finish <- function(fit, lap, G, L, lsp0, X, method, sp.names, control) {
   }
   fit$reml.scale <- if (pe) NA else lap$phi
   fit$scale <- fit$sig2 <- if (known) P$scale else scale.est
-  # gam.fit3.post.proc() on the Laplace fit: Vp = phi H^-1, Ve, the EDFs,
-  # Vc with the smoothing parameters' uncertainty
+  # gam.fit3.post.proc() on the outer fit: Vp = phi H^-1, Ve, the EDFs, Vc
+  # with the smoothing parameters' uncertainty.  It reads X only through
+  # X'W_F X (its F, its R factor, Vb.corr) and the leverages, so it is
+  # given Rx, p x p with Rx'Rx = X'W_F X, in X's place with unit weights,
+  # and the leverages the session computed
+  ev <- eigen(lap$XWX, symmetric = TRUE)
+  Rx <- sqrt(pmax(ev$values, 0)) * t(ev$vectors)
   Lx <- if (!P$lphi) L else rbind(cbind(L, 0), c(numeric(nr), 1))
   obj <- list(scale.estimated = !known, scale.est = scale.est, scale = P$scale, rV = rV,
-              K = sqrt(wf) * X %*% rV, weights = wf,
+              K = Rx %*% rV, weights = rep(1, P$p),
               control = list(nthreads = control$nthreads), reml.scale = fit$reml.scale,
-              db.drho = if (ncol(Lx) > 0) lap$db, dw.drho = lap$dw, outer.info = list(hess = lap$Hs),
+              db.drho = if (ncol(Lx) > 0) lap$db, outer.info = list(hess = lap$Hs),
               sp = exp(lap$theta), family = fit$family, method = method,
               coefficients = lap$beta)
-  mv <- mgcv_fun("gam.fit3.post.proc")(X, Lx, c(lsp0, if (P$lphi) 0), G$S, G$off, obj,
+  mv <- mgcv_fun("gam.fit3.post.proc")(Rx, Lx, c(lsp0, if (P$lphi) 0), G$S, G$off, obj,
                                         P$gamma)
   pn <- names(fit$coefficients)
   for (nm in c("Vp", "Ve", "Vc")) {
@@ -502,14 +541,14 @@ outer_finish <- function(fit, lap, G, L, lsp0, X, method, sp.names, control) {
   fit$edf <- stats::setNames(mv$edf, pn)
   fit$edf1 <- stats::setNames(mv$edf1, pn)
   fit["edf2"] <- list(if (!is.null(mv$edf2)) stats::setNames(mv$edf2, pn))
-  fit$hat <- mv$hat
+  fit$hat <- lap$hat
   fit$R <- mv$R
   fit$weights <- fit$wt <- wf
   fit$working.weights <- lap$w
   fit$db.drho <- lap$db
   fit$sp <- exp(lap$theta[seq_len(nr)])
   names(fit$sp) <- sp.names
-  fit$df.residual <- nrow(X) - sum(fit$edf)
+  fit$df.residual <- P$n - sum(fit$edf)
   # gam.fit3's dev1 for the aic
   dev <- if (known) P$scale * sum(P$w) else if (fam$family == "gaussian") lap$dev else
     if (pe) scale.est * sum(P$w) else lap$phi * sum(P$w)

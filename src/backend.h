@@ -110,6 +110,20 @@ typedef struct gg_backend_ops {
     /* Copy one n-length vector of the row state to host memory out[n]. */
     int (*fetch)(gg_backend *self, gg_vec which, double *out, gg_status *st);
 
+    /* w and z of the row state set from host memory (n each), weights of
+     * any sign: the next gram() and leverage() use them.  For gam()'s
+     * outer smoothing parameter iteration (session_r.c), whose products
+     * X' diag(v) X take the derivatives of the working weights. */
+    int (*set_rows)(gg_backend *self, const double *w, const double *z, gg_status *st);
+
+    /* out = X B (n x k, host, column-major) for B p x k (host); no offset,
+     * and the rows as they are (AR1 residuals not applied). */
+    int (*xmul)(gg_backend *self, const double *B, int k, double *out, gg_status *st);
+
+    /* out = X' V (p x k, host) for V n x k (host, column-major); the rows
+     * as they are. */
+    int (*xtmul)(gg_backend *self, const double *V, int k, double *out, gg_status *st);
+
     /* Free everything; safe to call more than once and after any failure. */
     void (*release)(gg_backend *self);
 } gg_backend_ops;

@@ -289,9 +289,47 @@ static int cpu_fetch(gg_backend *be, gg_vec which, double *out, gg_status *st)
     return 0;
 }
 
+static int cpu_set_rows(gg_backend *be, const double *w, const double *z, gg_status *st)
+{
+    (void) st;
+    cpu_state *s = S(be);
+    memcpy(s->w, w, s->d.n * sizeof(double));
+    memcpy(s->z, z, s->d.n * sizeof(double));
+    return 0;
+}
+
+static int cpu_xmul(gg_backend *be, const double *B, int k, double *out, gg_status *st)
+{
+    cpu_state *s = S(be);
+    if (k <= 0)
+        return 0;
+    if (gg_interrupt_check())
+        return gg_interrupt_fail(st, "the product X B");
+    int n = (int) s->d.n, p = s->d.p;
+    double one = 1.0, zero = 0.0;
+    F77_CALL(dgemm)("N", "N", &n, &k, &p, &one, s->d.X, &n, B, &p, &zero, out, &n
+                    FCONE FCONE);
+    return 0;
+}
+
+static int cpu_xtmul(gg_backend *be, const double *V, int k, double *out, gg_status *st)
+{
+    cpu_state *s = S(be);
+    if (k <= 0)
+        return 0;
+    if (gg_interrupt_check())
+        return gg_interrupt_fail(st, "the product X' V");
+    int n = (int) s->d.n, p = s->d.p;
+    double one = 1.0, zero = 0.0;
+    F77_CALL(dgemm)("T", "N", &p, &k, &n, &one, s->d.X, &n, V, &n, &zero, out, &p
+                    FCONE FCONE);
+    return 0;
+}
+
 static const gg_backend_ops cpu_ops = {
     "cpu", cpu_load, cpu_init_eta, cpu_xbeta, cpu_keep_eta, cpu_halve_eta,
-    cpu_row_state, cpu_gram, cpu_leverage, cpu_ef_sums, cpu_fetch, cpu_release};
+    cpu_row_state, cpu_gram, cpu_leverage, cpu_ef_sums, cpu_fetch,
+    cpu_set_rows, cpu_xmul, cpu_xtmul, cpu_release};
 
 int gg_backend_cpu_init(gg_backend *be, size_t chunk_rows, gg_status *st)
 {

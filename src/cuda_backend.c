@@ -506,9 +506,9 @@ static int range_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Buffers load() takes after the recipe's arrays: the raw scratch, and X
- * or streaming's two chunk buffers. */
-#define BUFS_AFTER_ARRAYS 3
+/* Buffers taken after the recipe's arrays: load()'s raw scratch, and X or
+ * streaming's two chunk buffers; xtmul()'s three while it runs. */
+#define BUFS_AFTER_ARRAYS 6
 
 static int upload_arrays(cuda_state *s, const gg_xplan *xp, gg_status *st)
 {
@@ -1231,9 +1231,117 @@ static int cuda_fetch(gg_backend *be, gg_vec which, double *out, gg_status *st)
     return rc;
 }
 
+/* ---- products for the outer smoothing parameter iteration ------------ */
+
+static int cuda_set_rows(gg_backend *be, const double *w, const double *z, gg_status *st)
+{
+    cuda_state *s = S(be);
+    double t0 = now();
+    if (gg_cuda_enter(s->ordinal, st) != 0)
+        return -1;
+    int rc = gg_cuda_upload(LABEL, s->w, w, s->n, st) || gg_cuda_upload(LABEL, s->z, z, s->n, st)
+                 ? -1 : 0;
+    gg_cuda_leave(s->ordinal);
+    be->t_transfer += now() - t0;
+    return rc;
+}
+
+/* X B one column at a time: rows_xbeta without an offset into the
+ * leverage buffer h, copied back. */
+static int cuda_xmul(gg_backend *be, const double *B, int k, double *out, gg_status *st)
+{
+    cuda_state *s = S(be);
+    double t0 = now();
+    if (gg_cuda_enter(s->ordinal, st) != 0)
+        return -1;
+    int rc = -1;
+    xbeta_ctx c = {0, s->h};
+    for (int j = 0; j < k; j++) {
+        if (gg_cuda_upload(LABEL, s->beta, B + (size_t) j * s->p, (size_t) s->p, st) ||
+            for_each_x_chunk(s, xbeta_chunk, &c, st) ||
+            gg_cuda_wait(NULL, "the product X B on the device", st) ||
+            gg_cu_check(gg_cu.cuMemcpyDtoH(out + (size_t) j * s->n, s->h, s->n * sizeof(double)),
+                        "engine: copying X B back", st))
+            goto done;
+        gg_tel_d2h(LABEL, (double) (s->n * sizeof(double)));
+    }
+    rc = 0;
+done:
+    gg_cuda_leave(s->ordinal);
+    be->t_rows += now() - t0;
+    return rc;
+}
+
+typedef struct xtv_ctx {
+    CUfunction f, f_reduce;
+    CUdeviceptr V, partial, out;
+    int k;
+} xtv_ctx;
+
+/* One chunk's X' V: gram.cu's gram_xtv over the chunk's slabs, then the
+ * slabs summed in order into out (added to the earlier chunks'). */
+static int xtv_chunk(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, size_t rows,
+                     CUstream stream, void *ctx_, gg_status *st)
+{
+    xtv_ctx *c = ctx_;
+    gg_gram_plan plan;
+    gg_cuda_gram_plan_rows(rows, s->p + 1, s->plan.rows_per_slab, &plan);
+    long long ld = (long long) ldx, ldv = (long long) s->n, nr = (long long) rows,
+              rps = plan.rows_per_slab, m = (long long) s->p * c->k;
+    int p = s->p, k = c->k, n_slabs = plan.n_slabs, acc = r0 > 0;
+    CUdeviceptr V = rows_at(c->V, r0);
+    const unsigned tiles = (unsigned) (((p + 63) / 64) * ((k + 63) / 64));
+    void *args[] = {&Xc, &ld, &V, &ldv, &nr, &p, &k, &rps, &c->partial};
+    if (gg_cu_check(gg_cu.cuLaunchKernel(c->f, tiles, (unsigned) n_slabs, 1, 256, 1, 1, 0,
+                                         stream, args, NULL),
+                    "engine: launching gram_xtv", st))
+        return -1;
+    void *rargs[] = {&c->partial, &n_slabs, &m, &acc, &c->out};
+    if (gg_cu_check(gg_cu.cuLaunchKernel(c->f_reduce, (unsigned) ((m + 255) / 256), 1, 1, 256, 1,
+                                         1, 0, stream, rargs, NULL),
+                    "engine: launching gram_xtv_reduce", st))
+        return -1;
+    gg_tel_launch(LABEL, 2);
+    return 0;
+}
+
+static int cuda_xtmul(gg_backend *be, const double *V, int k, double *out, gg_status *st)
+{
+    cuda_state *s = S(be);
+    if (k <= 0)
+        return 0;
+    double t0 = now();
+    if (gg_cuda_enter(s->ordinal, st) != 0)
+        return -1;
+    int rc = -1;
+    const int mark = s->bufs.n;
+    const size_t pk = (size_t) s->p * (size_t) k;
+    xtv_ctx c = {0};
+    c.k = k;
+    if (gg_cuda_function(s->ordinal, "gram", "gram_xtv", &c.f, st) ||
+        gg_cuda_function(s->ordinal, "gram", "gram_xtv_reduce", &c.f_reduce, st) ||
+        !(c.V = gg_buflist_alloc(&s->bufs, s->n * (size_t) k, LABEL, st)) ||
+        !(c.partial = gg_buflist_alloc(&s->bufs, (size_t) s->plan.n_slabs * pk, LABEL, st)) ||
+        !(c.out = gg_buflist_alloc(&s->bufs, pk, LABEL, st)) ||
+        gg_cuda_upload(LABEL, c.V, V, s->n * (size_t) k, st) ||
+        for_each_x_chunk(s, xtv_chunk, &c, st) ||
+        gg_cuda_wait(NULL, "the product X' V on the device", st) ||
+        gg_cu_check(gg_cu.cuMemcpyDtoH(out, c.out, pk * sizeof(double)),
+                    "engine: copying X' V back", st))
+        goto done;
+    gg_tel_d2h(LABEL, (double) (pk * sizeof(double)));
+    rc = 0;
+done:
+    gg_buflist_truncate(&s->bufs, mark);
+    gg_cuda_leave(s->ordinal);
+    be->t_rows += now() - t0;
+    return rc;
+}
+
 static const gg_backend_ops cuda_ops = {
     "cuda", cuda_load, cuda_init_eta, cuda_xbeta, cuda_keep_eta, cuda_halve_eta,
-    cuda_row_state, cuda_gram, cuda_leverage, cuda_ef_sums, cuda_fetch, cuda_release};
+    cuda_row_state, cuda_gram, cuda_leverage, cuda_ef_sums, cuda_fetch,
+    cuda_set_rows, cuda_xmul, cuda_xtmul, cuda_release};
 
 int gg_backend_cuda_init(gg_backend *be, int ordinal, gg_status *st)
 {

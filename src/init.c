@@ -11,6 +11,7 @@
 #include "family_r.h"
 #include "fit_r.h"
 #include "interrupt_r.h"
+#include "session_r.h"
 #include "setup_r.h"
 #include "threads_r.h"
 
@@ -58,6 +59,14 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_zip_saturated_r,     4),
     CALLDEF(gg_tw_aic_r,            6),
     CALLDEF(gg_efam_dev_resids_r,   6),
+    CALLDEF(gg_session_open_r,      7),
+    CALLDEF(gg_session_close_r,     1),
+    CALLDEF(gg_session_info_r,      1),
+    CALLDEF(gg_session_eval_r,      5),
+    CALLDEF(gg_session_fetch_r,     2),
+    CALLDEF(gg_session_gram_r,      3),
+    CALLDEF(gg_session_leverage_r,  3),
+    CALLDEF(gg_session_mul_r,       3),
     {NULL, NULL, 0}
 };
 

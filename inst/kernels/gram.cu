@@ -343,3 +343,85 @@ gram_leverage(const double *__restrict__ X, long long ldx, long long n, int p,
             h[r] = (w != nullptr && !ar) ? w[r] * hsum : hsum;
     }
 }
+
+// X' V of an n x p matrix X and an n x k matrix V (column-major, leading
+// dimensions ldx, ldv), in the way gram_partial forms X'WX: block (tile
+// pair, slab) accumulates one 64 x 64 tile -- X's columns ti, V's columns
+// tj -- over one slab of rows and writes it to its own slot of partial
+// (p x k per slab); gram_xtv_reduce then sums the slabs in a fixed order.
+// The outer smoothing parameter iteration's products X' v (R/outer.R).
+// Grid: (tiles of p) x (tiles of k) blocks by slabs.
+extern "C" __global__ void __launch_bounds__(NTHREADS)
+gram_xtv(const double *__restrict__ X, long long ldx, const double *__restrict__ V,
+         long long ldv, long long n, int p, int k, long long rows_per_slab,
+         double *__restrict__ partial)
+{
+    const int ntp = (p + TILE - 1) / TILE;
+    const int ti = blockIdx.x % ntp, tj = blockIdx.x / ntp;
+
+    __shared__ double As[KROWS][TILE + PAD];   // X[r, tile ti]
+    __shared__ double Bs[KROWS][TILE + PAD];   // V[r, tile tj]
+
+    const tile_part tp = tile_part_of(threadIdx.x);
+    TILE_ACC(acc);
+    tile_zero(acc);
+
+    const long long r0 = (long long) blockIdx.y * rows_per_slab;
+    long long r1 = r0 + rows_per_slab;
+    if (r1 > n)
+        r1 = n;
+
+    for (long long rb = r0; rb < r1; rb += KROWS) {
+        for (int e = threadIdx.x; e < KROWS * TILE; e += NTHREADS) {
+            const int rr = e % KROWS, cc = e / KROWS;
+            const long long r = rb + rr;
+            const int ci = ti * TILE + cc, cj = tj * TILE + cc;
+            As[rr][cc] = (r < r1 && ci < p) ? X[(size_t) ci * ldx + r] : 0.0;
+            Bs[rr][cc] = (r < r1 && cj < k) ? V[(size_t) cj * ldv + r] : 0.0;
+        }
+        __syncthreads();
+        tile_step(As, Bs, tp, acc);
+        __syncthreads();
+    }
+
+    double *out = partial + (size_t) blockIdx.y * p * k;
+#ifdef GG_DMMA
+    for (int a = 0; a < 2; a++) {
+        const int i = ti * TILE + tp.mb + 8 * a + tp.gid;
+        if (i >= p)
+            continue;
+        for (int b = 0; b < 4; b++)
+            for (int c = 0; c < 2; c++) {
+                const int j = tj * TILE + tp.nb + 8 * b + 2 * tp.tig + c;
+                if (j < k)
+                    out[(size_t) j * p + i] = acc[a][b][c];
+            }
+    }
+#else
+    for (int a = 0; a < 4; a++) {
+        const int i = ti * TILE + tp.ty + 16 * a;
+        if (i >= p)
+            continue;
+        for (int b = 0; b < 4; b++) {
+            const int j = tj * TILE + tp.tx + 16 * b;
+            if (j < k)
+                out[(size_t) j * p + i] = acc[a][b];
+        }
+    }
+#endif
+}
+
+// out[i] = sum over slabs of partial[s][i], i < m, in slab order; with
+// accumulate, added to what out holds (rows streamed through in chunks).
+extern "C" __global__ void
+gram_xtv_reduce(const double *__restrict__ partial, int n_slabs, long long m, int accumulate,
+                double *__restrict__ out)
+{
+    const long long idx = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= m)
+        return;
+    double s = accumulate ? out[idx] : 0.0;
+    for (int k = 0; k < n_slabs; k++)
+        s += partial[(size_t) k * m + idx];
+    out[idx] = s;
+}

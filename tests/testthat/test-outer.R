@@ -132,19 +132,15 @@ test_that("the criterion's gradient and Hessian are its derivatives", {
       P <- gamgpu:::outer_problem(G, G$X, G$y, G$w, NULL, cs[[2]], G$S, m, 1, cs[[3]],
                                   list(mode = 0L, ordinal = 0L), 1L)
       P$ls_n <- rep(1, P$n)
-      mustart <- NULL
-      y <- G$y
-      weights <- G$w
-      nobs <- length(y)
-      eval(P$fam$initialize)
+      on.exit(P$close(), add = TRUE)
       ctl <- gam_gpu_control()
       lsp <- seq(-1, 2, length.out = length(G$S))
       lphi <- if (P$lphi) log(0.3)           # (GCV, UBRE: no scale parameter)
-      e <- gamgpu:::outer_score(P, lsp, lphi, NULL, P$fam$linkfun(mustart), ctl)
+      e <- gamgpu:::outer_score(P, lsp, lphi, NULL, ctl)
       th <- c(lsp, lphi)
       at <- function(t, deriv) gamgpu:::outer_score(P, t[seq_along(lsp)],
                                                      if (is.null(lphi)) NULL else t[length(t)],
-                                                     e$beta, NULL, ctl, deriv = deriv)
+                                                     e$beta, ctl, deriv = deriv)
       h <- 1e-5
       for (i in seq_along(th)) {
         tp <- th

@@ -1,0 +1,397 @@
+/* session_r.c -- R glue of a model session: a fitting backend loaded once
+ * with X, the response, prior weights and offset, and kept (in the
+ * device's memory for a GPU fit) across many .Calls.  gam()'s outer
+ * smoothing parameter iteration (R/outer.R) asks one X for hundreds of
+ * penalized IRLS steps, weighted Gram products with signed weights, X b
+ * and X' v products and leverages; a session copies X to the device once
+ * for all of them.
+ *
+ * The session is an external pointer (tag gamgpu_model_session) whose
+ * protected value holds the R vectors the backend reads in place, with a
+ * C finalizer registered to run at exit; gg_session_close_r() releases it
+ * early, and every entry point checks for a released or reloaded pointer.
+ *
+ * mode: 0 = CPU, 1 = device with a recorded CPU fallback on a device
+ * failure ("auto"), 2 = device or a classed error ("required").  Under
+ * "auto" a device failure at any call moves the session to the CPU
+ * backend (the last penalized IRLS state replayed there) and is recorded
+ * in gg_session_info_r()'s fallback; the call then runs on the CPU.  Every
+ * operation but fetch takes all its inputs in the call, so nothing else
+ * has to be replayed. */
+#include <R.h>
+#include <Rinternals.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "basis_r.h"
+#include "errors_r.h"
+#include "family_r.h"
+#include "gpu_telemetry.h"
+#include "interrupt_r.h"
+#include "session_r.h"
+#include "sexp_r.h"
+#include "threads.h"
+
+#define BAD_IN "gamgpu_bad_input"
+
+typedef struct gg_session {
+    gg_backend be;
+    gg_data    d;
+    int        loaded, on_device, mode, ordinal, nthreads;
+    /* the last eval(), replayed after a move to the CPU: its beta (NULL:
+     * the family's start) and family */
+    int        have_eval, eval_start;
+    double    *eval_beta;
+    gg_family  eval_fam;
+    char       device[32];
+    char       fallback[GG_TEL_REASON];
+} gg_session;
+
+static SEXP tag_session(void) { return Rf_install("gamgpu_model_session"); }
+
+static void session_release(gg_session *s)
+{
+    if (s->be.ops != NULL)
+        s->be.ops->release(&s->be);
+    memset(&s->be, 0, sizeof s->be);
+    s->loaded = 0;
+}
+
+static void session_finalizer(SEXP ptr)
+{
+    gg_session *s = R_ExternalPtrAddr(ptr);
+    if (s == NULL)
+        return;
+    session_release(s);
+    free(s->eval_beta);
+    free(s);
+    R_ClearExternalPtr(ptr);
+}
+
+static gg_session *session_get(SEXP ptr)
+{
+    if (TYPEOF(ptr) != EXTPTRSXP || R_ExternalPtrTag(ptr) != tag_session())
+        gg_abort(BAD_IN, "not a gamgpu model session");
+    gg_session *s = R_ExternalPtrAddr(ptr);
+    if (s == NULL || !s->loaded)
+        gg_abort("gamgpu_stale_pointer",
+                 "this model session has been closed or was saved and reloaded");
+    return s;
+}
+
+/* Load the session's data into a fresh backend: the device's, or the CPU's. */
+static int session_load(gg_session *s, int on_device, gg_status *st)
+{
+    memset(&s->be, 0, sizeof s->be);
+    int rc = on_device ? gg_backend_cuda_init(&s->be, s->ordinal, st)
+                       : gg_backend_cpu_init(&s->be, 0, st);
+    if (rc == 0)
+        rc = s->be.ops->load(&s->be, &s->d, st);
+    if (rc != 0) {
+        session_release(s);
+        return -1;
+    }
+    s->loaded = 1;
+    s->on_device = on_device;
+    if (on_device)
+        snprintf(s->device, sizeof s->device, "cuda:%d", s->ordinal);
+    else
+        snprintf(s->device, sizeof s->device, "cpu");
+    return 0;
+}
+
+static int eval_rows(gg_session *s, double *dev, gg_status *st)
+{
+    gg_backend *be = &s->be;
+    int rc = s->eval_start ? be->ops->init_eta(be, &s->eval_fam, st)
+                           : be->ops->xbeta(be, s->eval_beta, st);
+    return rc ? rc : be->ops->row_state(be, &s->eval_fam, dev, st);
+}
+
+/* After a device failure under "auto": the CPU backend, the last eval's
+ * row state restored on it. */
+static int session_to_cpu(gg_session *s, const gg_status *why, gg_status *st)
+{
+    gg_tel_fallback("session", why->msg);
+    gg_strlcpy(s->fallback, why->msg, sizeof s->fallback);
+    session_release(s);
+    gg_status_clear(st);
+    if (session_load(s, 0, st))
+        return -1;
+    double dev;
+    return s->have_eval ? eval_rows(s, &dev, st) : 0;
+}
+
+typedef int (*session_op)(gg_session *s, void *ctx, gg_status *st);
+
+/* Run op on the session's backend with the thread budget and interrupts
+ * armed; a device failure under "auto" moves the session to the CPU and
+ * runs op again there.  Raises the classed error of a failure (after the
+ * helper threads are done). */
+static void session_run(gg_session *s, session_op op, void *ctx, const char *what)
+{
+    gg_status st;
+    gg_status_clear(&st);
+    const int prev = gg_threads_set_limit(s->nthreads);
+    gg_r_interrupt_arm();
+    int rc = op(s, ctx, &st);
+    if (rc != 0 && s->on_device && s->mode == 1 && gg_device_failure(&st)) {
+        gg_status why = st;
+        rc = session_to_cpu(s, &why, &st);
+        if (rc == 0)
+            rc = op(s, ctx, &st);
+    }
+    rc = gg_r_interrupt_disarm(rc, &st, what);
+    gg_threads_set_limit(prev);
+    if (rc != 0)
+        gg_raise(&st);
+}
+
+/* ---- open, close, info ------------------------------------------------ */
+
+SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP mode_, SEXP ordinal_,
+                       SEXP nthreads_)
+{
+    if (!Rf_isMatrix(X) || TYPEOF(X) != REALSXP)
+        gg_abort(BAD_IN, "a model session takes X as a double matrix");
+    const int mode = gg_as_int(mode_, "the mode", 0, 2, BAD_IN);
+    const int ordinal = gg_as_int(ordinal_, "the device ordinal", 0, INT_MAX, BAD_IN);
+    const int nthreads = gg_as_int(nthreads_, "nthreads", 1, GG_MAX_THREADS, BAD_IN);
+    gg_xplan unused;
+    gg_data d;
+    gg_model_data_from_r(X, y, w, offset, &unused, &d);
+
+    SEXP keep = PROTECT(Rf_allocVector(VECSXP, 4));
+    SET_VECTOR_ELT(keep, 0, X);
+    SET_VECTOR_ELT(keep, 1, y);
+    SET_VECTOR_ELT(keep, 2, w);
+    SET_VECTOR_ELT(keep, 3, offset);
+    SEXP ptr = PROTECT(R_MakeExternalPtr(NULL, tag_session(), keep));
+    R_RegisterCFinalizerEx(ptr, session_finalizer, TRUE);
+    gg_session *s = calloc(1, sizeof *s);
+    double *beta = malloc((size_t) d.p * sizeof(double));
+    if (s == NULL || beta == NULL) {
+        free(s);
+        free(beta);
+        gg_abort("gamgpu_host_oom", "out of memory (model session)");
+    }
+    R_SetExternalPtrAddr(ptr, s);
+    s->d = d;
+    s->eval_beta = beta;
+    s->mode = mode;
+    s->ordinal = ordinal;
+    s->nthreads = nthreads;
+
+    gg_status st;
+    gg_status_clear(&st);
+    const int prev = gg_threads_set_limit(nthreads);
+    gg_r_interrupt_arm();
+    int rc = -1;
+    for (int on_device = mode > 0; on_device >= 0; on_device--) {
+        gg_status_clear(&st);
+        rc = session_load(s, on_device, &st);
+        if (rc == 0 || !on_device || mode == 2 || !gg_device_failure(&st))
+            break;
+        gg_tel_fallback("session", st.msg);
+        gg_strlcpy(s->fallback, st.msg, sizeof s->fallback);
+    }
+    rc = gg_r_interrupt_disarm(rc, &st, "loading the model session");
+    gg_threads_set_limit(prev);
+    if (rc != 0)
+        gg_raise(&st);     /* the finalizer frees s */
+    UNPROTECT(2);
+    return ptr;
+}
+
+SEXP gg_session_close_r(SEXP ptr)
+{
+    if (TYPEOF(ptr) != EXTPTRSXP || R_ExternalPtrTag(ptr) != tag_session())
+        gg_abort(BAD_IN, "not a gamgpu model session");
+    session_finalizer(ptr);
+    return R_NilValue;
+}
+
+/* Where the session runs ("cuda:0", "cpu"), why it left the device
+ * ("" if it did not), and the backend's work counters. */
+SEXP gg_session_info_r(SEXP ptr)
+{
+    gg_session *s = session_get(ptr);
+    const char *names[] = {"device", "fallback", "backend", "grams", "xbeta", "row_state"};
+    SEXP out = PROTECT(gg_named_list(6, names));
+    SET_VECTOR_ELT(out, 0, gg_scalar_string(s->device));
+    SET_VECTOR_ELT(out, 1, gg_scalar_string(s->fallback));
+    SET_VECTOR_ELT(out, 2, gg_scalar_string(s->be.ops->name));
+    SET_VECTOR_ELT(out, 3, Rf_ScalarReal((double) s->be.n_gram));
+    SET_VECTOR_ELT(out, 4, Rf_ScalarReal((double) s->be.n_xbeta));
+    SET_VECTOR_ELT(out, 5, Rf_ScalarReal((double) s->be.n_row_state));
+    UNPROTECT(1);
+    return out;
+}
+
+/* ---- the operations --------------------------------------------------- */
+
+static const double *double_arg(SEXP v, R_xlen_t len, const char *what)
+{
+    if (TYPEOF(v) != REALSXP || XLENGTH(v) != len) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "%s must be a double vector of length %.0f", what,
+                 (double) len);
+        gg_abort(BAD_IN, msg);
+    }
+    return REAL(v);
+}
+
+typedef struct eval_ctx {
+    int want_gram;
+    double dev, zwz, *A, *b;
+} eval_ctx;
+
+static int op_eval(gg_session *s, void *ctx_, gg_status *st)
+{
+    eval_ctx *c = ctx_;
+    s->have_eval = 1;
+    int rc = eval_rows(s, &c->dev, st);
+    if (rc == 0 && c->want_gram)
+        rc = s->be.ops->gram(&s->be, c->A, c->b, &c->zwz, st);
+    return rc;
+}
+
+/* The penalized IRLS row state at beta (NULL: the family's starting
+ * values): eta = X beta + offset, then mu, Fisher's weights w and the
+ * working response z; returns the deviance and, with gram TRUE, X'WX and
+ * X'Wz at that state. */
+SEXP gg_session_eval_r(SEXP ptr, SEXP beta, SEXP family, SEXP link, SEXP gram)
+{
+    gg_session *s = session_get(ptr);
+    const int p = s->d.p;
+    const int start = beta == R_NilValue;
+    const double *b0 = start ? NULL : double_arg(beta, p, "beta");
+    const gg_family fam = gg_family_or_abort(family, link, R_NilValue);
+    const int want = Rf_asLogical(gram) == TRUE;
+    const char *names[] = {"dev", "XtWX", "XtWz"};
+    SEXP out = PROTECT(gg_named_list(3, names));
+    SEXP A = PROTECT(Rf_allocMatrix(REALSXP, want ? p : 0, want ? p : 0));
+    SEXP b = PROTECT(Rf_allocVector(REALSXP, want ? p : 0));
+    s->eval_start = start;
+    if (!start)
+        memcpy(s->eval_beta, b0, (size_t) p * sizeof(double));
+    s->eval_fam = fam;
+    eval_ctx c = {want, 0, 0, REAL(A), REAL(b)};
+    session_run(s, op_eval, &c, "the penalized IRLS rows");
+    SET_VECTOR_ELT(out, 0, Rf_ScalarReal(c.dev));
+    SET_VECTOR_ELT(out, 1, A);
+    SET_VECTOR_ELT(out, 2, b);
+    UNPROTECT(3);
+    return out;
+}
+
+typedef struct fetch_ctx { gg_vec which; double *out; } fetch_ctx;
+
+static int op_fetch(gg_session *s, void *ctx_, gg_status *st)
+{
+    fetch_ctx *c = ctx_;
+    if (!s->have_eval)
+        return gg_fail(st, BAD_IN, "a model session's fetch needs an eval first");
+    return s->be.ops->fetch(&s->be, c->which, c->out, st);
+}
+
+/* eta (offset included) or mu of the last eval, as an n-vector. */
+SEXP gg_session_fetch_r(SEXP ptr, SEXP which)
+{
+    gg_session *s = session_get(ptr);
+    const char *wh = gg_as_utf8(which, "which", BAD_IN);
+    fetch_ctx c;
+    if (strcmp(wh, "eta") == 0)
+        c.which = GG_VEC_ETA;
+    else if (strcmp(wh, "mu") == 0)
+        c.which = GG_VEC_MU;
+    else
+        gg_abort(BAD_IN, "a model session fetches \"eta\" or \"mu\"");
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) s->d.n));
+    c.out = REAL(out);
+    session_run(s, op_fetch, &c, "fetching a row vector");
+    UNPROTECT(1);
+    return out;
+}
+
+typedef struct gram_ctx {
+    const double *w, *z, *M;
+    double *A, *b, zwz, *h;
+} gram_ctx;
+
+static int op_gram(gg_session *s, void *ctx_, gg_status *st)
+{
+    gram_ctx *c = ctx_;
+    int rc = s->be.ops->set_rows(&s->be, c->w, c->z, st);
+    if (rc == 0 && c->M == NULL)
+        rc = s->be.ops->gram(&s->be, c->A, c->b, &c->zwz, st);
+    if (rc == 0 && c->M != NULL)
+        rc = s->be.ops->leverage(&s->be, c->M, c->h, st);
+    return rc;
+}
+
+/* X' diag(w) X, X' diag(w) z and z' diag(w) z, w of any sign. */
+SEXP gg_session_gram_r(SEXP ptr, SEXP w, SEXP z)
+{
+    gg_session *s = session_get(ptr);
+    const R_xlen_t n = (R_xlen_t) s->d.n;
+    const int p = s->d.p;
+    gram_ctx c = {double_arg(w, n, "w"), double_arg(z, n, "z"), NULL, NULL, NULL, 0, NULL};
+    const char *names[] = {"XtWX", "XtWz", "zWz"};
+    SEXP out = PROTECT(gg_named_list(3, names));
+    SEXP A = PROTECT(Rf_allocMatrix(REALSXP, p, p));
+    SEXP b = PROTECT(Rf_allocVector(REALSXP, p));
+    c.A = REAL(A);
+    c.b = REAL(b);
+    session_run(s, op_gram, &c, "the weighted Gram product");
+    SET_VECTOR_ELT(out, 0, A);
+    SET_VECTOR_ELT(out, 1, b);
+    SET_VECTOR_ELT(out, 2, Rf_ScalarReal(c.zwz));
+    UNPROTECT(3);
+    return out;
+}
+
+/* h[i] = w[i] x_i' M x_i for M p x p symmetric. */
+SEXP gg_session_leverage_r(SEXP ptr, SEXP w, SEXP M)
+{
+    gg_session *s = session_get(ptr);
+    const R_xlen_t n = (R_xlen_t) s->d.n;
+    const int p = s->d.p;
+    if (!Rf_isMatrix(M) || TYPEOF(M) != REALSXP || Rf_nrows(M) != p || Rf_ncols(M) != p)
+        gg_abort(BAD_IN, "M must be a p x p double matrix (p, the columns of X)");
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
+    /* z is not read by the leverages; w serves as its (ignored) value */
+    gram_ctx c = {double_arg(w, n, "w"), REAL(w), REAL(M), NULL, NULL, 0, REAL(out)};
+    session_run(s, op_gram, &c, "the leverages");
+    UNPROTECT(1);
+    return out;
+}
+
+typedef struct mul_ctx { int t, k; const double *in; double *out; } mul_ctx;
+
+static int op_mul(gg_session *s, void *ctx_, gg_status *st)
+{
+    mul_ctx *c = ctx_;
+    return c->t ? s->be.ops->xtmul(&s->be, c->in, c->k, c->out, st)
+                : s->be.ops->xmul(&s->be, c->in, c->k, c->out, st);
+}
+
+/* X B (n x k) for B p x k, or with t TRUE X' V (p x k) for V n x k. */
+SEXP gg_session_mul_r(SEXP ptr, SEXP B, SEXP t_)
+{
+    gg_session *s = session_get(ptr);
+    const int t = Rf_asLogical(t_) == TRUE;
+    const R_xlen_t rows = t ? (R_xlen_t) s->d.n : s->d.p;
+    if (!Rf_isMatrix(B) || TYPEOF(B) != REALSXP || Rf_nrows(B) != rows)
+        gg_abort(BAD_IN, t ? "X' V needs V a double matrix with one row per row of X"
+                           : "X B needs B a double matrix with one row per column of X");
+    const int k = Rf_ncols(B);
+    SEXP out = PROTECT(Rf_allocMatrix(REALSXP, t ? s->d.p : (int) s->d.n, k));
+    mul_ctx c = {t, k, REAL(B), REAL(out)};
+    session_run(s, op_mul, &c, t ? "the product X' V" : "the product X B");
+    UNPROTECT(1);
+    return out;
+}

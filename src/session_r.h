@@ -1,0 +1,17 @@
+/* session_r.h -- a model session's .Call entry points (session_r.c). */
+#ifndef GAMGPU_SESSION_R_H
+#define GAMGPU_SESSION_R_H
+
+#include <Rinternals.h>
+
+SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP mode, SEXP ordinal,
+                       SEXP nthreads);
+SEXP gg_session_close_r(SEXP ptr);
+SEXP gg_session_info_r(SEXP ptr);
+SEXP gg_session_eval_r(SEXP ptr, SEXP beta, SEXP family, SEXP link, SEXP gram);
+SEXP gg_session_fetch_r(SEXP ptr, SEXP which);
+SEXP gg_session_gram_r(SEXP ptr, SEXP w, SEXP z);
+SEXP gg_session_leverage_r(SEXP ptr, SEXP w, SEXP M);
+SEXP gg_session_mul_r(SEXP ptr, SEXP B, SEXP t);
+
+#endif
