@@ -21,3 +21,9 @@ gamgpu_abort <- function(class, message, call = sys.call(-1), ...) {
 gamgpu_warn <- function(class, message, call = sys.call(-1), ...) {
   warning(gamgpu_condition(message, class, "warning", call = call, ...))
 }
+
+# Whether condition e is a device's failure (the classes src/status.c's
+# gg_device_failure() recognises).
+device_error <- function(e)
+  any(startsWith(class(e), "gamgpu_device_")) ||
+    inherits(e, c("gamgpu_kernel_compile", "gamgpu_nvrtc_unavailable"))

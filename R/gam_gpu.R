@@ -114,6 +114,7 @@ check_variables <- function(formula, data, env) {
 }
 
 classify_setup_error <- function(e) {
+  if (device_error(e)) stop(e)           # the device's, under "required"
   msg <- conditionMessage(e)
   cls <- if (grepl("more coefficients than data", msg, fixed = TRUE) ||
              grepl("fewer unique covariate combinations", msg, fixed = TRUE))
@@ -431,7 +432,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     # rounding rather than to the optimizer's tolerance
     setup <- function(gam_bases)
       withCallingHandlers(
-        tryCatch(gg_setup(mc, env, control$nthreads, gam_bases), error = classify_setup_error),
+        tryCatch(gg_setup(mc, env, control$nthreads, gam_bases, plan),
+                 error = classify_setup_error),
         warning = function(w) {
           if (grepl("chunk.size", conditionMessage(w), fixed = TRUE))
             invokeRestart("muffleWarning")

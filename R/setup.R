@@ -70,9 +70,12 @@
 #' @return what \code{eval(mc, env)} returns (an object of class
 #'   \code{"bam.prefit"}), built by the lean path where it applies.
 #' @noRd
-gg_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE) {
+gg_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mode = 0L)) {
   if (!isFALSE(getOption("gamgpu.lean_setup")) && lean_setup_ok(mc, env)) {
-    G <- tryCatch(lean_setup(mc, env, nthreads, gam_bases), error = function(e) NULL)
+    # (a device's failure to build gam()'s bases under "required" is the
+    # caller's error, not a reason to hand over to bam())
+    G <- tryCatch(lean_setup(mc, env, nthreads, gam_bases, plan),
+                  error = function(e) if (device_error(e)) stop(e) else NULL)
     if (!is.null(G)) return(G)
   }
   if (gam_bases)
@@ -111,7 +114,7 @@ lean_na_ok <- function(m, data, env) {
 # bam(fit = FALSE) of mgcv 1.8-41, non-discrete, one formula, a family of
 # class "family" or "extended.family" (not a general family); returns NULL
 # where it hands over to bam().
-lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE) {
+lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mode = 0L)) {
   control <- mgcv::gam.control()
   m <- match.call(mgcv::bam, mc)
   family <- m$family
@@ -175,9 +178,12 @@ lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE) {
   # same space in other coordinates, in which "ML" (not invariant to them)
   # has another optimum
   mf0 <- if (gam_bases) mf else lean_mini_mf(mf, chunk.size, nthreads)
+  # (gam()'s thin plate bases evaluated on every row in C: R/tprs_setup.R)
+  gp_setup <- gp
+  if (gam_bases) gp_setup$smooth.spec <- fast_tprs_specs(gp$smooth.spec, nthreads, plan)
   reset <- TRUE
   while (reset) {
-    G <- do.call("gam.setup", list(formula = gp, pterms = pterms, data = mf0,
+    G <- do.call("gam.setup", list(formula = gp_setup, pterms = pterms, data = mf0,
                                    knots = knots, sp = NULL, min.sp = NULL, H = NULL,
                                    absorb.cons = TRUE,
                                    sparse.cons = if (gam_bases) 0 else -1, select = select,

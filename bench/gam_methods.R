@@ -12,7 +12,7 @@
 #   GAMGPU_BENCH_METHODS   methods (default "GCV.Cp,REML")
 #   GAMGPU_BENCH_GAM_LIMIT seconds a gam() fit may take (default 600); one
 #                          still running then is stopped and reported as
-#                          "> limit" (it runs in a forked child)
+#                          "> limit" (it runs in a fresh R process)
 #   GAMGPU_BENCH_CPU_MAX   the largest n for gam_gpu on the CPU (default 1e5)
 #   GAMGPU_BENCH_OUT       also write the rows to this CSV file
 # mgcv gets all cores (gam.control(nthreads)).  Prints times, ratios
@@ -34,19 +34,21 @@ elapsed <- function(expr) {
   t <- system.time(v <- expr)[["elapsed"]]
   list(time = t, value = v)
 }
-# gam() in a forked child, stopped after `limit` seconds; NULL then
-gam_limited <- function(...) {
-  job <- parallel::mcparallel({
-    t <- system.time(b <- gam(...))[["elapsed"]]
-    list(time = t, value = b[c("fitted.values", "gcv.ubre", "edf", "sp")])
-  })
-  r <- parallel::mccollect(job, wait = FALSE, timeout = limit)
-  if (is.null(r)) {
-    tools::pskill(job$pid)
-    parallel::mccollect(job, wait = TRUE)
-    return(NULL)
-  }
-  r[[1]]
+# gam() in a fresh R process (a forked child can hang in mgcv's OpenMP
+# once this process has used it), stopped after `limit` seconds; NULL then
+gam_limited <- function(formula, family, data, method) {
+  io <- tempfile(c("in", "out", "script"), fileext = c(".rds", ".rds", ".R"))
+  on.exit(unlink(io))
+  saveRDS(list(formula = formula, family = family, data = data, method = method,
+               cores = cores), io[1])
+  writeLines(c("suppressMessages(library(mgcv))",
+               "a <- readRDS(commandArgs(TRUE)[1])",
+               "t <- system.time(b <- gam(a$formula, family = a$family, data = a$data,",
+               "  method = a$method, control = gam.control(nthreads = a$cores)))[['elapsed']]",
+               "saveRDS(list(time = t, value = b[c('fitted.values', 'gcv.ubre', 'edf', 'sp')]),",
+               "        commandArgs(TRUE)[2])"), io[3])
+  system2("timeout", c(limit, file.path(R.home("bin"), "Rscript"), io[3], io[1], io[2]))
+  if (file.exists(io[2])) readRDS(io[2])
 }
 sim <- function(n, fam) {
   set.seed(1)
@@ -68,8 +70,7 @@ for (n in ns) for (fam in fams) {
                                     device = "required"))
     cpu <- if (n <= cpu_max) elapsed(gam_gpu(f, family = family, data = d, method = method,
                                              device = "off"))
-    ref <- gam_limited(f, family = family, data = d, method = method,
-                       control = gam.control(nthreads = cores))
+    ref <- gam_limited(f, family, d, method)
     g <- if (gpu) dev else cpu
     a <- if (is.null(ref) || is.null(g)) c(NA, NA, NA) else {
       b <- ref$value

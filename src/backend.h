@@ -149,6 +149,11 @@ struct gg_backend {
  * the row state resident in device `ordinal`'s memory. */
 int gg_backend_cuda_init(gg_backend *be, int ordinal, gg_status *st);
 
+/* X (n x p, column-major) built from its recipe on device `ordinal` and
+ * copied to out (cuda_backend.c; a CPU-only build fails with class
+ * gamgpu_device_unavailable). */
+int gg_cuda_xplan_build(int ordinal, const gg_xplan *xp, double *out, gg_status *st);
+
 /* The CPU backend: BLAS on row chunks of `chunk_rows` rows (0 = default),
  * extra memory O(chunk_rows * p) besides the 5 n-vectors of row state. */
 int gg_backend_cpu_init(gg_backend *be, size_t chunk_rows, gg_status *st);

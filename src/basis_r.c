@@ -13,6 +13,7 @@
 #include "backend.h"
 #include "basis.h"
 #include "basis_r.h"
+#include "device_r.h"
 #include "errors_r.h"
 #include "interrupt.h"
 #include "interrupt_r.h"
@@ -303,6 +304,48 @@ SEXP gg_xplan_build_r(SEXP plan)
     gg_threads_set_limit(prev);
     if (rc)
         gg_raise(&st);
+    UNPROTECT(1);
+    return X;
+}
+
+/* X built from its recipe on the device when mode asks (1: with a counted
+ * build on the host after a device failure, 2: or a classed error), else
+ * on the host; attributes "device" ("cuda:<ordinal>" or "cpu") and
+ * "fallback" (why the host built it when the device was asked, else "")
+ * say where.  For the bases of a model set up on the host
+ * (R/tprs_setup.R). */
+SEXP gg_xplan_build_device_r(SEXP plan, SEXP mode_, SEXP ordinal_)
+{
+    const int n = gg_list_int(plan, "n", GG_REQUIRED, 1, INT_MAX, BAD_IN);
+    const int p = gg_list_int(plan, "p", GG_REQUIRED, 1, INT_MAX, BAD_IN);
+    const int mode = gg_as_int(mode_, "the mode", 0, 2, BAD_IN);
+    const int ordinal = gg_as_int(ordinal_, "the device ordinal", 0, INT_MAX, BAD_IN);
+    gg_xplan xp;
+    gg_xplan_from_r(plan, (size_t) n, p, &xp);
+    SEXP X = PROTECT(Rf_allocMatrix(REALSXP, n, p));
+    gg_status st;
+    gg_status_clear(&st);
+    char device[32] = "cpu";
+    const char *fallback = "";
+    int rc = 0;
+    if (mode > 0) {
+        gg_r_interrupt_arm();
+        rc = gg_cuda_xplan_build(ordinal, &xp, REAL(X), &st);
+        rc = gg_r_interrupt_disarm(rc, &st, "the model matrix's build on the device");
+    }
+    if (!gg_device_outcome(mode, rc, ordinal, "basis", &st, device, sizeof device, &fallback)) {
+        gg_status hst;
+        gg_status_clear(&hst);
+        const int prev = gg_threads_set_limit(xp.threads);
+        gg_r_interrupt_arm();
+        int rc2 = gg_xplan_fill(&xp, 0, (size_t) n, REAL(X), (size_t) n, &hst);
+        rc2 = gg_r_interrupt_disarm(rc2, &hst, "the model matrix's build");
+        gg_threads_set_limit(prev);
+        if (rc2)
+            gg_raise(&hst);
+    }
+    Rf_setAttrib(X, Rf_install("device"), gg_scalar_string(device));
+    Rf_setAttrib(X, Rf_install("fallback"), gg_scalar_string(fallback));
     UNPROTECT(1);
     return X;
 }

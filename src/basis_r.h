@@ -17,5 +17,6 @@ void gg_xplan_from_r(SEXP plan, size_t n, int p, struct gg_xplan *out);
 void gg_model_data_from_r(SEXP X, SEXP y, SEXP w, SEXP offset, struct gg_xplan *buf,
                           struct gg_data *d);
 SEXP gg_xplan_build_r(SEXP plan);
+SEXP gg_xplan_build_device_r(SEXP plan, SEXP mode, SEXP ordinal);
 
 #endif

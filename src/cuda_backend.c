@@ -1231,6 +1231,55 @@ static int cuda_fetch(gg_backend *be, gg_vec which, double *out, gg_status *st)
     return rc;
 }
 
+/* ---- X alone, built on the device ------------------------------------ */
+
+/* X (n x p) from its recipe, built on the device as load() builds it and
+ * copied to host memory out (leading dimension n): the bases of a model
+ * set up on the host (R/tprs_setup.R) evaluated where evaluation is fast.
+ * Fails with a device class where X does not fit in device memory. */
+int gg_cuda_xplan_build(int ordinal, const gg_xplan *xp, double *out, gg_status *st)
+{
+    gg_arena *arena = gg_gpu_arena(ordinal, st);
+    if (arena == NULL)
+        return -1;
+    cuda_state *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return gg_fail(st, "gamgpu_host_oom", "out of memory (device basis build)");
+    s->ordinal = ordinal;
+    gg_buflist_init(&s->bufs, arena);
+    s->n = xp->n;
+    s->p = xp->p;
+    gg_data d;
+    memset(&d, 0, sizeof d);
+    d.n = xp->n;
+    d.p = xp->p;
+    d.xplan = xp;
+    int rc = -1;
+    if (gg_cuda_enter(ordinal, st) != 0) {
+        free(s);
+        return -1;
+    }
+    gg_tel_dispatch(LABEL);
+    long long blocks = ((long long) xp->n + ROW_THREADS - 1) / ROW_THREADS;
+    int sm = gg_cuda_sm_count(ordinal);
+    long long cap = 8LL * (sm > 0 ? sm : 80);
+    s->row_blocks = (unsigned) (blocks < cap ? blocks : cap);
+    if (load_recipe(s, &d, st) ||
+        !(s->X = gg_buflist_alloc(&s->bufs, xp->n * (size_t) xp->p, LABEL, st)) ||
+        build_x_resident(s, st) ||
+        gg_cu_check(gg_cu.cuMemcpyDtoH(out, s->X, xp->n * (size_t) xp->p * sizeof(double)),
+                    "engine: copying the model matrix back", st))
+        goto done;
+    gg_tel_d2h(LABEL, (double) (xp->n * (size_t) xp->p * sizeof(double)));
+    rc = 0;
+done:
+    gg_buflist_release(&s->bufs);
+    free(s->dblocks);
+    free(s);
+    gg_cuda_leave(ordinal);
+    return rc;
+}
+
 /* ---- products for the outer smoothing parameter iteration ------------ */
 
 static int cuda_set_rows(gg_backend *be, const double *w, const double *z, gg_status *st)

@@ -111,3 +111,9 @@ int gg_backend_cuda_init(gg_backend *be, int ordinal, gg_status *st)
     memset(be, 0, sizeof *be);
     return unavailable(st);
 }
+
+int gg_cuda_xplan_build(int ordinal, const gg_xplan *xp, double *out, gg_status *st)
+{
+    (void) ordinal; (void) xp; (void) out;
+    return unavailable(st);
+}

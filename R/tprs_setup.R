@@ -1,0 +1,133 @@
+# gam()'s thin plate regression spline bases ("tp") without mgcv's cost
+# of building them.  With more than max.knots (2000) distinct covariate
+# values, smooth.construct.tp.smooth.spec() draws max.knots of them as
+# knots (under its own seed) and builds the basis from the knots alone,
+# but then evaluates it on every row in one thread of C (construct_tprs):
+# O(n k max.knots), 20 s for four smooths at 1e5 rows and minutes at 1e6
+# -- most of a gam()-method fit's time.  The rows enter the basis only
+# there and in its last step, which scales each column to unit root mean
+# square over the rows (UZ and S with it).  Here mgcv builds the basis
+# from the same knots (drawn as it draws them, handed to it as its knots
+# argument) on max.knots stand-in rows that keep the covariates' means
+# (the basis's shift); the engine's C evaluator (src/basis_tprs.c, over
+# threads) then evaluates it on every row, and the columns, UZ and S are
+# rescaled by the rows' root mean squares as construct_tprs would have.
+# The object is mgcv's to rounding (tests/testthat/test-tprs-setup.R).
+# Where a step would not reproduce mgcv's construction (user knots, a
+# dropped null space, shrinkage "ts" whose penalty is altered before the
+# scaling could be redone, few distinct values, a covariate that is not a
+# plain double vector) mgcv's own constructor runs.
+
+# The smooth specs with each "tp"/"ts" spec marked for
+# smooth.construct.gg_tprs.smooth.spec() (the others as they are).
+fast_tprs_specs <- function(specs, threads, plan = list(mode = 0L, ordinal = 0L)) {
+  lapply(specs, function(s) {
+    if (identical(class(s), "tp.smooth.spec")) {
+      attr(s, "gg_threads") <- as.integer(threads)
+      attr(s, "gg_device") <- as.integer(c(plan$mode, if (is.null(plan$ordinal)) 0L else plan$ordinal))
+      class(s) <- c("gg_tprs.smooth.spec", class(s))
+    }
+    s
+  })
+}
+
+#' A thin plate spline basis as gam() builds it, evaluated in C
+#'
+#' The smooth.construct() method behind gam_gpu()'s set-up of gam()'s
+#' bases (methods other than "fREML"); see R/tprs_setup.R.  Not for
+#' direct use.
+#' @param object a "tp" or "ts" smooth specification marked by gamgpu.
+#' @param data,knots as for [mgcv::smooth.construct()].
+#' @return mgcv's "tprs.smooth" (or "ts.smooth") object.
+#' @keywords internal
+#' @exportS3Method mgcv::smooth.construct
+smooth.construct.gg_tprs.smooth.spec <- function(object, data, knots) {
+  threads <- attr(object, "gg_threads")
+  dev <- attr(object, "gg_device")
+  if (is.null(dev)) dev <- c(0L, 0L)
+  attr(object, "gg_threads") <- attr(object, "gg_device") <- NULL
+  class(object) <- setdiff(class(object), "gg_tprs.smooth.spec")
+  kd <- tprs_knot_data(object, data, knots)
+  if (is.null(kd)) return(mgcv::smooth.construct(object, data, knots))
+  sm <- mgcv::smooth.construct(object, kd$data, kd$knots)
+  r <- if (identical(as.vector(sm$shift), kd$shift) && nrow(sm$Xu) == kd$nk &&
+           all(is.finite(sm$UZ)))
+    margin_recipe(sm, data, if (is.null(threads)) 1L else threads, max_tp_d = Inf)
+  if (is.null(r) || inherits(r, "gg_no_recipe"))
+    return(mgcv::smooth.construct(object, data, knots))
+  r$kind <- r$type
+  r$type <- NULL
+  r[["d"]] <- as.integer(if (is.null(r[["d"]])) 1L else r[["d"]])
+  r$col0 <- 1L
+  r$ncol <- r$k
+  n <- length(data[[object$term[1L]]])
+  # (on the device for a GPU fit; a device failure under "auto" is
+  # counted, and the host builds X)
+  X <- .Call(gg_xplan_build_device_r,
+             list(n = n, p = r$k, threads = if (is.null(threads)) 1L else threads,
+                  blocks = list(r)), dev[1L], dev[2L])
+  attr(X, "device") <- attr(X, "fallback") <- NULL
+  # construct_tprs's last step on the rows: unit root mean square columns
+  rms <- sqrt(colSums(X^2) / n)
+  if (!all(is.finite(rms) & rms > 0)) return(mgcv::smooth.construct(object, data, knots))
+  sm$X <- X / rep(rms, each = n)
+  sm$UZ <- sm$UZ / rep(rms, each = nrow(sm$UZ))
+  if (length(sm$S)) sm$S[[1L]] <- sm$S[[1L]] / outer(rms, rms)
+  sm
+}
+
+# What smooth.construct.tp.smooth.spec() is to be given so that it builds
+# the basis it would build from `data`, but for the rows' scaling and
+# without the rows: the knots it would draw (as data values, so that its
+# shift gives its knots to the bit) and max.knots stand-in rows, half a
+# power of two above and half below the covariates' means, which keep the
+# means (the basis's shift) to the bit.  NULL where mgcv's own
+# construction is to run.
+tprs_knot_data <- function(object, data, knots) {
+  xt <- if (is.list(object$xt)) object$xt else list()
+  max.knots <- if (is.null(xt$max.knots)) 2000 else xt$max.knots
+  seed <- if (is.null(xt$seed)) 1 else xt$seed
+  d <- object$dim
+  xs <- lapply(object$term, function(v) data[[v]])
+  n <- length(xs[[1L]])
+  if (n <= max.knots || max.knots < 2 ||
+      !all(vapply(xs, function(v) is.double(v) && is.null(dim(v)) && length(v) == n &&
+                    is.null(attr(v, "matrix")), NA)))
+    return(NULL)
+  # user knots for every variable: mgcv's construction takes them as given
+  if (!is.null(knots) && !any(vapply(object$term, function(v) is.null(knots[[v]]), NA)))
+    return(NULL)
+  p.order <- object$p.order
+  p.order[is.na(p.order)] <- 0
+  if (length(p.order) > 1L && p.order[2L] == 0) return(NULL)   # null space dropped
+  shift <- vapply(xs, mean, 0)
+  xu <- mgcv::uniquecombs(matrix(unlist(lapply(seq_len(d), function(i) xs[[i]] - shift[i])),
+                                 n, d), TRUE)
+  nu <- nrow(xu)
+  if (nu <= max.knots) return(NULL)
+  temp_seed <- mgcv_fun("temp.seed")
+  rngs <- temp_seed(seed)
+  ind <- sample(1:nu, max.knots, replace = FALSE)
+  temp_seed(rngs)
+  rows <- match(ind, attr(xu, "index"))          # a data row at each drawn knot
+  kn <- stats::setNames(lapply(xs, function(v) v[rows]), object$term)
+  sgn <- rep_len(c(1, -1), max.knots)
+  if (max.knots %% 2L) sgn[max.knots] <- 0
+  stand_in <- vector("list", d)
+  for (i in seq_len(d)) {
+    if (!identical(kn[[i]] - shift[i], unname(xu[ind, i]))) return(NULL)
+    sdi <- stats::sd(xs[[i]][rows])
+    if (!is.finite(sdi) || sdi <= 0) return(NULL)
+    delta <- 2^round(log2(sdi))
+    for (halving in 0:30) {
+      v <- shift[i] + sgn * delta
+      if (identical(mean(v), shift[i]) && all(v[sgn != 0] != shift[i])) break
+      v <- NULL
+      delta <- delta / 2
+    }
+    if (is.null(v)) return(NULL)
+    stand_in[[i]] <- v
+  }
+  names(stand_in) <- object$term
+  list(data = stand_in, knots = kn, shift = shift, nk = max.knots)
+}
