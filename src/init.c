@@ -77,4 +77,3 @@ void R_init_gamgpu(DllInfo *dll)
     R_useDynamicSymbols(dll, FALSE);
     R_forceSymbols(dll, TRUE);
 }
-
