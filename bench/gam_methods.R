@@ -14,8 +14,12 @@
 #                          still running then is stopped and reported as
 #                          "> limit" (it runs in a fresh R process)
 #   GAMGPU_BENCH_CPU_MAX   the largest n for gam_gpu on the CPU (default 1e5)
+#   GAMGPU_BENCH_GAM_THREADS  gam()'s nthreads (default: all cores; on the
+#                          GPU machine gam() with nthreads > 1 aborts in
+#                          its OpenBLAS -- DGEMV error code -3, stack
+#                          smashing -- so it is measured with 1 there)
 #   GAMGPU_BENCH_OUT       also write the rows to this CSV file
-# mgcv gets all cores (gam.control(nthreads)).  Prints times, ratios
+# mgcv gets all cores (gam.control(nthreads)) unless told otherwise.  Prints times, ratios
 # (gam's time over gam_gpu's) and agreement with gam(): fitted values (of
 # their range), the criterion (relative: negative is a lower score than
 # gam()'s), total EDF.
@@ -28,7 +32,7 @@ limit <- as.numeric(Sys.getenv("GAMGPU_BENCH_GAM_LIMIT", "600"))
 cpu_max <- as.numeric(Sys.getenv("GAMGPU_BENCH_CPU_MAX", "1e5"))
 out_csv <- Sys.getenv("GAMGPU_BENCH_OUT")
 gpu <- isTRUE(gpu_info()$usable)
-cores <- parallel::detectCores()
+cores <- as.integer(Sys.getenv("GAMGPU_BENCH_GAM_THREADS", parallel::detectCores()))
 f <- y ~ s(x0) + s(x1) + s(x2) + s(x3)
 elapsed <- function(expr) {
   t <- system.time(v <- expr)[["elapsed"]]
@@ -83,6 +87,7 @@ for (n in ns) for (fam in fams) {
                       cpu = if (is.null(cpu)) NA else cpu$time,
                       gam = if (is.null(ref)) NA else ref$time,
                       gam_note = if (is.null(ref)) sprintf("> %g s", limit) else "",
+                      gam_threads = cores,
                       x_gam_gpu = if (gpu && !is.null(ref)) ref$time / dev$time else NA,
                       x_gam_cpu = if (!is.null(ref) && !is.null(cpu)) ref$time / cpu$time else NA,
                       fit = a[1], score = a[2], edf = a[3],
