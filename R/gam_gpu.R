@@ -209,20 +209,28 @@ classify_setup_error <- function(e) {
 #'   marginal likelihood of \code{gam(method = "ML")}, the same way (the
 #'   unpenalized coefficients not integrated out: smoother fits than REML,
 #'   and scores that compare models with different fixed effects);
-#'   for gaussian identity models also \code{"GCV.Cp"}, gam()'s default: the
-#'   GCV score when the scale is unknown, UBRE (Mallows' Cp) when
-#'   \code{scale} is given, minimised by Newton's method from one Gram
-#'   product (on the device for a GPU fit), and \code{"GACV.Cp"}, the same
-#'   with gam()'s generalized approximate cross validation score (GACV) in
-#'   place of GCV.  These set up the bases as gam() does.  Other families
-#'   with these methods (quasi and extended families with "REML" or "ML",
-#'   non-gaussian models with "GCV.Cp" or "GACV.Cp") are refused (class
+#'   \code{"GCV.Cp"}, gam()'s default: the GCV score when the scale is
+#'   unknown, UBRE (Mallows' Cp) when \code{scale} is given -- for
+#'   gaussian identity models minimised by Newton's method from one Gram
+#'   product, for binomial, poisson, Gamma, inverse.gaussian, non-identity
+#'   gaussian, quasibinomial and quasipoisson models gam.fit3's scores with
+#'   exact derivatives around a fully converged penalized IRLS, as for
+#'   \code{"REML"}; and, for gaussian identity models, \code{"GACV.Cp"},
+#'   the same with gam()'s generalized approximate cross validation score
+#'   (GACV) in place of GCV.  These methods set up the bases as gam() does
+#'   (its thin plate bases evaluated on every row by gamgpu's C or device
+#'   evaluator rather than mgcv's single-threaded one), and do every
+#'   O(n) step of the outer iteration -- penalized IRLS rows, weighted
+#'   Gram products, X b and X'v products, leverages -- in one model session
+#'   that holds X on the device for a GPU fit.  Other families with these
+#'   methods (quasi families with "REML" or "ML", extended families,
+#'   non-gaussian models with "GACV.Cp") are refused (class
 #'   \code{gamgpu_unsupported_method}: use \code{"fREML"} or
 #'   \code{mgcv::gam()}); any other value is an error of class
-#'   \code{gamgpu_bad_method}.  Pick \code{"fREML"} for big data (REML is
-#'   less prone to under-smoothing than GCV), \code{"REML"} or \code{"ML"}
-#'   to reproduce a \code{gam()} fit that used them, \code{"GCV.Cp"} one
-#'   that used its default.
+#'   \code{gamgpu_bad_method}.  Pick \code{"fREML"} for big data (it is
+#'   the fastest by far, and REML is less prone to under-smoothing than
+#'   GCV), \code{"REML"} or \code{"ML"} to reproduce a \code{gam()} fit
+#'   that used them, \code{"GCV.Cp"} one that used its default.
 #' @param sp optional smoothing parameters, one per free smoothing parameter
 #'   of the model; negative entries are estimated, the others fixed.
 #' @param knots optional knots, passed to mgcv's setup.

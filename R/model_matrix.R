@@ -203,10 +203,17 @@ smooth_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyenv
   if (inherits(r, "gg_no_recipe")) return(r)
   map <- constraint_map(s, mf, threads, codes)
   if (inherits(map, "gg_no_recipe")) return(map)
+  r <- margin_block(r)
+  c(r[setdiff(names(r), names(map))], map)
+}
+
+# A cr or tp margin's recipe (margin_recipe()) as a block of its own kind
+# (1 cr/cs, 2 tp/ts), its raw basis unconstrained.
+margin_block <- function(r) {
   r$kind <- r$type
   r$type <- NULL
   r[["d"]] <- as.integer(if (is.null(r[["d"]])) 1L else r[["d"]])   # [[: r$d would match drop
-  c(r[setdiff(names(r), names(map))], map)
+  r
 }
 
 # Any other smooth as kind 4: margins evaluated in C (margin_recipe()),

@@ -55,9 +55,7 @@ smooth.construct.gg_tprs.smooth.spec <- function(object, data, knots) {
     margin_recipe(sm, data, if (is.null(threads)) 1L else threads, max_tp_d = Inf)
   if (is.null(r) || inherits(r, "gg_no_recipe"))
     return(mgcv::smooth.construct(object, data, knots))
-  r$kind <- r$type
-  r$type <- NULL
-  r[["d"]] <- as.integer(if (is.null(r[["d"]])) 1L else r[["d"]])
+  r <- margin_block(r)
   r$col0 <- 1L
   r$ncol <- r$k
   n <- length(data[[object$term[1L]]])

@@ -130,6 +130,16 @@ static void cuda_release(gg_backend *be)
  * it orders with the chunk copies), else the default stream. */
 static CUstream work_stream(const cuda_state *s) { return s->streamed ? s->xs.s_comp : NULL; }
 
+/* The row kernels' grid over n rows: a block per ROW_THREADS rows, at
+ * most eight per multiprocessor (the kernels stride over the rest). */
+static unsigned row_blocks_for(int ordinal, size_t n)
+{
+    long long blocks = ((long long) n + ROW_THREADS - 1) / ROW_THREADS;
+    int sm = gg_cuda_sm_count(ordinal);
+    long long cap = 8LL * (sm > 0 ? sm : 80);
+    return (unsigned) (blocks < cap ? blocks : cap);
+}
+
 /* Run one kernel over n rows; counts the launch. */
 static int launch_rows(cuda_state *s, CUfunction f, void **args, CUstream stream,
                        const char *what, gg_status *st)
@@ -922,10 +932,7 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
         goto done;
     gg_tel_dispatch(LABEL);
 
-    long long blocks = ((long long) n + ROW_THREADS - 1) / ROW_THREADS;
-    int sm = gg_cuda_sm_count(s->ordinal);
-    long long cap = 8LL * (sm > 0 ? sm : 80);
-    s->row_blocks = (unsigned) (blocks < cap ? blocks : cap);
+    s->row_blocks = row_blocks_for(s->ordinal, n);
     s->partial_host = malloc(MAX_SUMS * (size_t) s->row_blocks * sizeof(double));
     if (s->partial_host == NULL) {
         gg_fail(st, "gamgpu_host_oom", "engine: out of host memory");
@@ -1260,10 +1267,7 @@ int gg_cuda_xplan_build(int ordinal, const gg_xplan *xp, double *out, gg_status 
         return -1;
     }
     gg_tel_dispatch(LABEL);
-    long long blocks = ((long long) xp->n + ROW_THREADS - 1) / ROW_THREADS;
-    int sm = gg_cuda_sm_count(ordinal);
-    long long cap = 8LL * (sm > 0 ? sm : 80);
-    s->row_blocks = (unsigned) (blocks < cap ? blocks : cap);
+    s->row_blocks = row_blocks_for(ordinal, xp->n);
     if (load_recipe(s, &d, st) ||
         !(s->X = gg_buflist_alloc(&s->bufs, xp->n * (size_t) xp->p, LABEL, st)) ||
         build_x_resident(s, st) ||
