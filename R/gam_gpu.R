@@ -209,6 +209,11 @@ classify_setup_error <- function(e) {
 #'   marginal likelihood of \code{gam(method = "ML")}, the same way (the
 #'   unpenalized coefficients not integrated out: smoother fits than REML,
 #'   and scores that compare models with different fixed effects);
+#'   \code{"P-REML"} and \code{"P-ML"}, gam()'s REML and ML with the scale
+#'   at the Pearson estimate of each fit rather than optimized with the
+#'   smoothing parameters (with a known scale they are REML and ML, and the
+#'   fit's \code{method} says so, as gam()'s does), for every model the
+#'   outer iteration takes, gaussian identity included;
 #'   \code{"GCV.Cp"}, gam()'s default: the GCV score when the scale is
 #'   unknown, UBRE (Mallows' Cp) when \code{scale} is given -- for
 #'   gaussian identity models minimised by Newton's method from one Gram
@@ -365,10 +370,15 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                    arguments = "scale")
     scale <- 1
   }
-  if (!is.character(method) || length(method) != 1L ||
-      !(method %in% c("fREML", "REML", "ML", "GCV.Cp", "GACV.Cp")))
+  if (identical(method, "UBRE"))
     gamgpu_abort("gamgpu_bad_method",
-                 "'method' must be \"fREML\", \"REML\", \"ML\", \"GCV.Cp\" or \"GACV.Cp\"")
+                 paste("method = \"UBRE\" is not one of gam()'s: UBRE is what \"GCV.Cp\"",
+                       "minimises when the scale is known (give 'scale' > 0)"))
+  if (!is.character(method) || length(method) != 1L ||
+      !(method %in% c("fREML", "REML", "ML", "P-REML", "P-ML", "GCV.Cp", "GACV.Cp")))
+    gamgpu_abort("gamgpu_bad_method",
+                 paste("'method' must be \"fREML\", \"REML\", \"ML\", \"P-REML\", \"P-ML\",",
+                       "\"GCV.Cp\" or \"GACV.Cp\""))
   additive <- family$family == "gaussian" && family$link == "identity"
   # GCV.Cp and GACV.Cp for additive models: the prediction-error criteria of
   # R/gcv.R, from one Gram product
@@ -376,7 +386,10 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   # REML, ML and GCV.Cp beyond the additive model: gam.fit3()'s criteria
   # (the Laplace approximation; GCV or UBRE) with its outer Newton around a
   # fully converged penalized IRLS (R/outer.R), for the exponential families
-  outer <- !additive && method %in% c("REML", "ML", "GCV.Cp")
+  # (and P-REML, P-ML -- REML and ML with the Pearson scale -- for every
+  # model)
+  outer <- method %in% c("P-REML", "P-ML") ||
+    (!additive && method %in% c("REML", "ML", "GCV.Cp"))
   outer_families <- c("gaussian", "binomial", "poisson", "Gamma", "inverse.gaussian",
                       if (method == "GCV.Cp") c("quasibinomial", "quasipoisson"))
   if (outer && (!is.null(efam_name(family)) || !(family$family %in% outer_families)))

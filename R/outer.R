@@ -99,8 +99,11 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
   }
   list(y = y, w = w, off = if (is.null(offset)) 0 else offset, n = n, p = p,
        fam = fam, S = Sf, UrS = UrS, N = Ssp$Z, Mp = ncol(Ssp$Z),
-       ml = method == "ML", gamma = gamma, scale = scale, env = env,
-       crit = if (method %in% c("REML", "ML")) method else if (scale > 0) "UBRE" else "GCV",
+       ml = method %in% c("ML", "P-ML"), gamma = gamma, scale = scale, env = env,
+       # (P-REML and P-ML with a known scale are REML and ML, as in gam())
+       crit = if (method %in% c("REML", "ML")) method else
+         if (method %in% c("P-REML", "P-ML")) (if (scale > 0) sub("P-", "", method) else method)
+         else if (scale > 0) "UBRE" else "GCV",
        # log scale is a parameter of REML and ML when the scale is estimated
        lphi = method %in% c("REML", "ML") && scale <= 0,
        # the penalized IRLS rows at beta (NULL: the family's start) with
@@ -225,6 +228,7 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
   Hi <- chol2inv(R)
   gam <- P$gamma
   pe <- P$crit %in% c("GCV", "UBRE")
+  pearson <- P$crit %in% c("P-REML", "P-ML")
   n <- P$n
   out <- list(beta = beta, eta = f$eta, mu = f$mu, dev = f$dev, Sl = Sl, w = r$w, Hi = Hi,
               R = R, pirls_iter = f$iter, pirls_converged = f$converged)
@@ -257,12 +261,23 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
     }
     rp <- mgcv_fun("gam.reparam")(P$UrS, lsp, if (deriv) 2 else 0)
     known <- P$scale > 0
-    phi <- if (known) P$scale else exp(lphi)
     remlInd <- if (P$ml) 0 else 1
-    ls <- fam$ls(P$y, P$w, P$ls_n, phi)
     Dp <- f$dev + f$pen
-    V <- (Dp / (2 * phi) - ls[1]) / gam + ldetH / 2 - rp$det / 2 -
-      remlInd * P$Mp / 2 * (log(2 * pi * phi) - log(gam))
+    if (pearson) {
+      # P-REML, P-ML: the scale is the Pearson statistic over n - Mp,
+      # moving with the fit (gam.fit3 leaves gamma out of these scores)
+      res <- P$y - f$mu
+      Vmu <- fam$variance(f$mu)
+      phi <- sum(P$w * res^2 / Vmu) / (n - P$Mp)
+      ls <- fam$ls(P$y, P$w, P$ls_n, phi)
+      V <- (Dp / (2 * phi) - ls[1]) + ldetH / 2 - rp$det / 2 -
+        remlInd * P$Mp / 2 * log(2 * pi * phi)
+    } else {
+      phi <- if (known) P$scale else exp(lphi)
+      ls <- fam$ls(P$y, P$w, P$ls_n, phi)
+      V <- (Dp / (2 * phi) - ls[1]) / gam + ldetH / 2 - rp$det / 2 -
+        remlInd * P$Mp / 2 * (log(2 * pi * phi) - log(gam))
+    }
     out$Dp <- Dp
   }
   out$score <- V
@@ -277,9 +292,19 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
   # the second derivatives of beta, pair by pair (columns of B2)
   pairs <- which(upper.tri(diag(M), diag = TRUE), arr.ind = TRUE)
   E <- r$w1 * deta[, pairs[, 1], drop = FALSE] * deta[, pairs[, 2], drop = FALSE]
-  # (with X' dev' for GCV and UBRE in the same pass)
-  RHS <- P$xtmul(if (pe) cbind(E, r$dev1) else E)
-  if (pe) {
+  # (with X' dev' for GCV and UBRE, X' p' for P-REML and P-ML, in the
+  # same pass: p = w (y - mu)^2 / V, the Pearson terms, p' = dp / d eta)
+  if (pearson) {
+    a1 <- fam$dvar(f$mu)
+    pm <- P$w * (-2 * res / Vmu - res^2 * a1 / Vmu^2)
+    pmm <- P$w * (2 / Vmu + 4 * res * a1 / Vmu^2 - res^2 * fam$d2var(f$mu) / Vmu^2 +
+                    2 * res^2 * a1^2 / Vmu^3)
+    pe1 <- pm / r$g1
+    pe2 <- pmm / r$g1^2 - pm * fam$d2link(f$mu) / r$g1^3
+  }
+  extra <- if (pe) r$dev1 else if (pearson) pe1
+  RHS <- P$xtmul(cbind(E, extra))
+  if (!is.null(extra)) {
     Xd <- RHS[, ncol(RHS)]
     RHS <- RHS[, -ncol(RHS), drop = FALSE]
   }
@@ -353,7 +378,20 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
     D2 <- 2 * crossprod(Sb, db)
     diag(D2) <- diag(D2) + D1
     hess <- D2 / (2 * phi * gam) + sym(d2) / 2 - rp$det2 / 2
-    if (!known) {
+    if (pearson) {
+      # gam.fit3's P-REML derivatives, with phi_k = p' eta_k / (n - Mp),
+      # phi_jk = (eta_j' diag(p'') eta_k + p' eta_jk) / (n - Mp)
+      nm <- n - P$Mp
+      phi1 <- drop(crossprod(db, Xd)) / nm
+      phi2 <- (crossprod(deta, pe2 * deta) + sym(drop(crossprod(B2, Xd)))) / nm
+      K1 <- dldet / 2 - rp$det1 / 2
+      K2 <- sym(d2) / 2 - rp$det2 / 2
+      c1 <- Dp / (2 * phi^2) + P$Mp / (2 * phi) * remlInd + ls[2]
+      grad <- D1 / (2 * phi) - phi1 * c1 + K1
+      hess <- D2 / (2 * phi) - (outer(D1, phi1) + outer(phi1, D1)) / (2 * phi^2) +
+        (Dp / phi^3 - ls[3] + P$Mp / (2 * phi^2) * remlInd) * outer(phi1, phi1) -
+        c1 * phi2 + K2
+    } else if (!known) {
       dlphi <- (-Dp / (2 * phi) - ls[2] * phi) / gam - remlInd * P$Mp / 2
       d2lphi <- (Dp / (2 * phi) - ls[3] * phi^2 - ls[2] * phi) / gam
       dsp_lphi <- -D1 / (2 * phi * gam)
@@ -491,8 +529,9 @@ outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control) {
   known <- P$scale > 0
   nr <- ncol(L)
   pe <- P$crit %in% c("GCV", "UBRE")
-  # (gam()'s method for "GCV.Cp" says which score it used)
-  fit$method <- if (pe) P$crit else method
+  # (gam()'s method says which score it used: "GCV" or "UBRE" for
+  # "GCV.Cp", "REML" and "ML" for "P-REML" and "P-ML" with a known scale)
+  fit$method <- P$crit
   fit$gcv.ubre <- stats::setNames(lap$score, method)
   fit$optimizer <- c("outer", "newton")
   conv <- if (lap$converged) "full convergence" else "iteration limit reached"
