@@ -220,16 +220,16 @@ classify_setup_error <- function(e) {
 #'   product, for binomial, poisson, Gamma, inverse.gaussian, non-identity
 #'   gaussian, quasibinomial and quasipoisson models gam.fit3's scores with
 #'   exact derivatives around a fully converged penalized IRLS, as for
-#'   \code{"REML"}; and, for gaussian identity models, \code{"GACV.Cp"},
-#'   the same with gam()'s generalized approximate cross validation score
-#'   (GACV) in place of GCV.  These methods set up the bases as gam() does
+#'   \code{"REML"}; and \code{"GACV.Cp"}, the same with gam()'s generalized
+#'   approximate cross validation score (GACV) in place of GCV (UBRE with
+#'   a known scale).  These methods set up the bases as gam() does
 #'   (its thin plate bases evaluated on every row by gamgpu's C or device
 #'   evaluator rather than mgcv's single-threaded one), and do every
 #'   O(n) step of the outer iteration -- penalized IRLS rows, weighted
 #'   Gram products, X b and X'v products, leverages -- in one model session
 #'   that holds X on the device for a GPU fit.  Other families with these
-#'   methods (quasi families with "REML" or "ML", extended families,
-#'   non-gaussian models with "GACV.Cp") are refused (class
+#'   methods (quasi families with "REML", "ML", "P-REML" or "P-ML",
+#'   extended families) are refused (class
 #'   \code{gamgpu_unsupported_method}: use \code{"fREML"} or
 #'   \code{mgcv::gam()}); any other value is an error of class
 #'   \code{gamgpu_bad_method}.  Pick \code{"fREML"} for big data (it is
@@ -389,18 +389,14 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   # (and P-REML, P-ML -- REML and ML with the Pearson scale -- for every
   # model)
   outer <- method %in% c("P-REML", "P-ML") ||
-    (!additive && method %in% c("REML", "ML", "GCV.Cp"))
+    (!additive && method %in% c("REML", "ML", "GCV.Cp", "GACV.Cp"))
   outer_families <- c("gaussian", "binomial", "poisson", "Gamma", "inverse.gaussian",
-                      if (method == "GCV.Cp") c("quasibinomial", "quasipoisson"))
+                      if (method %in% c("GCV.Cp", "GACV.Cp")) c("quasibinomial", "quasipoisson"))
   if (outer && (!is.null(efam_name(family)) || !(family$family %in% outer_families)))
     gamgpu_abort("gamgpu_unsupported_method",
                  sprintf(paste("method = \"%s\" is available for the %s families so far (not %s);",
                                "use \"fREML\", or mgcv::gam() for this family"),
                          method, paste(outer_families, collapse = ", "), family$family))
-  if (method == "GACV.Cp" && !additive)
-    gamgpu_abort("gamgpu_unsupported_method",
-                 paste("method = \"GACV.Cp\" is available for gaussian identity models only",
-                       "so far; use \"GCV.Cp\", \"REML\" or \"fREML\", or mgcv::gam() for this family"))
   if (outer && !is.null(dots$in.out))
     gamgpu_abort("gamgpu_unsupported_argument",
                  sprintf("'in.out' with method = \"%s\" for a %s model is not available; drop it",

@@ -1,7 +1,8 @@
 # gam()'s "outer" smoothing parameter selection beyond the additive model
 # (issue 14): method = "REML" and "ML" (the Laplace approximate restricted
-# or full marginal likelihood) and "GCV.Cp" (GCV with an estimated scale,
-# UBRE with a known one) for generalized additive models with an
+# or full marginal likelihood), "P-REML" and "P-ML" (the same with the
+# Pearson scale), "GCV.Cp" and "GACV.Cp" (GCV or GACV with an estimated
+# scale, UBRE with a known one) for generalized additive models with an
 # exponential family, optimized as mgcv's gam.fit3() and newton() do it --
 # Newton's method on the log smoothing parameters (and log scale, for REML
 # and ML when it is estimated) around a fully converged penalized IRLS, the
@@ -14,15 +15,19 @@
 #          - remlInd Mp / 2 (log(2 pi phi) - log gamma)
 # (for "ML" remlInd = 0 and log|H| is that of H on the penalized space,
 # log|H| + log|N'H^-1 N| for the null space basis N);
-#   GCV = n D / (n - gamma tr A)^2,  UBRE = D / n - phi + 2 gamma phi tr A / n
+# ("P-REML", "P-ML": phi = P / (n - Mp) and no gamma, as gam.fit3 has them,
+# P = sum w (y - mu)^2 / V(mu) the Pearson statistic);
+#   GCV = n D / (n - gamma tr A)^2,  UBRE = D / n - phi + 2 gamma phi tr A / n,
+#   GACV = D / n + 2 gamma P tr A / (n (n - gamma tr A))
 # with tr A = tr((X'W_F X + S_lambda)^-1 X'W_F X), Fisher's weights W_F as
 # gam.fit3 has them.  For rho_k = log lambda_k: d beta_k = -H^-1 lambda_k
 # S_k beta, d eta_k = X d beta_k, dH_k = X' diag(w' eta_k) X + lambda_k S_k
 # (w' = dW/d eta), and the second derivatives by differentiating once more.
-# The O(n) work is weighted Gram products through the fitting backends (the
-# penalized IRLS steps' X'WX and X'Wz, and one X' diag(w' eta_k) X per
-# smoothing parameter: on the device for a GPU fit) and products of X with
-# p-vectors; everything else is p x p.  The fit at the chosen smoothing
+# The O(n) work -- the penalized IRLS steps' rows and X'WX, X'Wz, one
+# X' diag(w' eta_k) X per smoothing parameter, products of X with p-vectors
+# and of X' with n-vectors, leverages -- runs in a model session
+# (src/session_r.c) that holds X, on the device for a GPU fit; everything
+# else is p x p.  The fit at the chosen smoothing
 # parameters is then the engine's, and gam()'s covariance matrices, EDFs
 # and Vc come from mgcv's own gam.fit3.post.proc() on the outer fit's
 # quantities.
@@ -103,7 +108,7 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
        # (P-REML and P-ML with a known scale are REML and ML, as in gam())
        crit = if (method %in% c("REML", "ML")) method else
          if (method %in% c("P-REML", "P-ML")) (if (scale > 0) sub("P-", "", method) else method)
-         else if (scale > 0) "UBRE" else "GCV",
+         else if (scale > 0) "UBRE" else if (method == "GACV.Cp") "GACV" else "GCV",
        # log scale is a parameter of REML and ML when the scale is estimated
        lphi = method %in% c("REML", "ML") && scale <= 0,
        # the penalized IRLS rows at beta (NULL: the family's start) with
@@ -227,8 +232,9 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
                  call = NULL)
   Hi <- chol2inv(R)
   gam <- P$gamma
-  pe <- P$crit %in% c("GCV", "UBRE")
-  pearson <- P$crit %in% c("P-REML", "P-ML")
+  pe <- P$crit %in% c("GCV", "UBRE", "GACV")
+  # (the scores with the Pearson statistic, whose derivatives they take)
+  pearson <- P$crit %in% c("P-REML", "P-ML", "GACV")
   n <- P$n
   out <- list(beta = beta, eta = f$eta, mu = f$mu, dev = f$dev, Sl = Sl, w = r$w, Hi = Hi,
               R = R, pirls_iter = f$iter, pirls_converged = f$converged)
@@ -247,8 +253,16 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
     trA <- p - sum(diag(HS))
     delta <- n - gam * trA
     phi <- if (P$scale > 0) P$scale else NA
-    V <- if (P$crit == "GCV") n * f$dev / delta^2 else
-      f$dev / n - phi + 2 * gam * phi * trA / n
+    if (pearson) {
+      # GACV's Pearson statistic (gam.fit3's P: the sum, not over n - Mp)
+      res <- P$y - f$mu
+      Vmu <- fam$variance(f$mu)
+      Pst <- sum(P$w * res^2 / Vmu)
+    }
+    V <- switch(P$crit,
+                GCV = n * f$dev / delta^2,
+                GACV = f$dev / n + 2 * gam * Pst * trA / (n * delta),
+                UBRE = f$dev / n - phi + 2 * gam * phi * trA / n)
   } else {
     ldetH <- 2 * sum(log(diag(R)))
     Pm <- Hi
@@ -302,9 +316,12 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
     pe1 <- pm / r$g1
     pe2 <- pmm / r$g1^2 - pm * fam$d2link(f$mu) / r$g1^3
   }
-  extra <- if (pe) r$dev1 else if (pearson) pe1
-  RHS <- P$xtmul(cbind(E, extra))
-  if (!is.null(extra)) {
+  RHS <- P$xtmul(cbind(E, if (pe) r$dev1, if (pearson) pe1))
+  if (pearson) {
+    Xp <- RHS[, ncol(RHS)]
+    RHS <- RHS[, -ncol(RHS), drop = FALSE]
+  }
+  if (pe) {
     Xd <- RHS[, ncol(RHS)]
     RHS <- RHS[, -ncol(RHS), drop = FALSE]
   }
@@ -348,7 +365,18 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
     trA1 <- -t1
     trA2 <- -sym(t2v)
     delta <- n - gam * trA
-    if (P$crit == "GCV") {
+    if (P$crit == "GACV") {
+      # D / n + 2 gamma P f / n, f = tr A / delta: f_k = n trA_k / delta^2,
+      # f_jk = n trA_jk / delta^2 + 2 n gamma trA_j trA_k / delta^3
+      # (gam.fit3's derivatives leave gamma out of some terms; these are
+      # the score's own, and equal to them at gamma = 1)
+      P1 <- drop(crossprod(db, Xp))
+      P2 <- crossprod(deta, pe2 * deta) + sym(drop(crossprod(B2, Xp)))
+      grad <- D1 / n + 2 * gam * P1 * trA / (n * delta) + 2 * gam * Pst * trA1 / delta^2
+      PT <- outer(P1, trA1)
+      hess <- D2 / n + 2 * gam * P2 * trA / (n * delta) + 2 * gam * (PT + t(PT)) / delta^2 +
+        2 * gam * Pst * trA2 / delta^2 + 4 * gam^2 * Pst * outer(trA1, trA1) / delta^3
+    } else if (P$crit == "GCV") {
       grad <- n * D1 / delta^2 + 2 * n * f$dev * trA1 * gam / delta^3
       G2 <- outer(trA1, D1)
       hess <- (G2 + t(G2)) * gam * 2 * n / delta^3 +
@@ -382,8 +410,8 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
       # gam.fit3's P-REML derivatives, with phi_k = p' eta_k / (n - Mp),
       # phi_jk = (eta_j' diag(p'') eta_k + p' eta_jk) / (n - Mp)
       nm <- n - P$Mp
-      phi1 <- drop(crossprod(db, Xd)) / nm
-      phi2 <- (crossprod(deta, pe2 * deta) + sym(drop(crossprod(B2, Xd)))) / nm
+      phi1 <- drop(crossprod(db, Xp)) / nm
+      phi2 <- (crossprod(deta, pe2 * deta) + sym(drop(crossprod(B2, Xp)))) / nm
       K1 <- dldet / 2 - rp$det1 / 2
       K2 <- sym(d2) / 2 - rp$det2 / 2
       c1 <- Dp / (2 * phi^2) + P$Mp / (2 * phi) * remlInd + ls[2]
@@ -528,7 +556,7 @@ outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control) {
   P <- lap$P
   known <- P$scale > 0
   nr <- ncol(L)
-  pe <- P$crit %in% c("GCV", "UBRE")
+  pe <- P$crit %in% c("GCV", "UBRE", "GACV")
   # (gam()'s method says which score it used: "GCV" or "UBRE" for
   # "GCV.Cp", "REML" and "ML" for "P-REML" and "P-ML" with a known scale)
   fit$method <- P$crit

@@ -73,9 +73,9 @@ test_that("GACV.Cp with a known scale is UBRE; with gamma != 1 its score is belo
   expect_equal(g$gcv.ubre[[1]], b2$gcv.ubre[[1]], tolerance = 1e-12)
 })
 
-test_that("GACV.Cp beyond additive models is refused by name", {
+test_that("GACV.Cp for an extended family is refused by name", {
   d <- gacv_data(300)
-  d$yb <- rbinom(nrow(d), 1, 0.5)
-  expect_error(gam_gpu(yb ~ s(x0), family = binomial, data = d, method = "GACV.Cp"),
+  d$yc <- rpois(nrow(d), 3)
+  expect_error(gam_gpu(yc ~ s(x0), family = mgcv::nb(), data = d, method = "GACV.Cp"),
                class = "gamgpu_unsupported_method")
 })

@@ -128,7 +128,7 @@ test_that("the criterion's gradient and Hessian are its derivatives", {
   for (cs in list(list(yb ~ s(x0) + s(x1), binomial(link = "probit"), 1),
                   list(yg ~ s(x0) + te(x1, x2), Gamma(link = "log"), -1))) {
     G <- mgcv::gam(cs[[1]], family = cs[[2]], data = d, method = "REML", fit = FALSE)
-    for (m in c("REML", "ML", "GCV.Cp", "P-REML", "P-ML")) {
+    for (m in c("REML", "ML", "GCV.Cp", "GACV.Cp", "P-REML", "P-ML")) {
       P <- gamgpu:::outer_problem(G, G$X, G$y, G$w, NULL, cs[[2]], G$S, m, 1, cs[[3]],
                                   list(mode = 0L, ordinal = 0L), 1L)
       P$ls_n <- rep(1, P$n)
@@ -240,13 +240,38 @@ test_that("P-REML and P-ML are gam()'s: the Pearson scale, and REML or ML with a
   }
 })
 
+test_that("GACV.Cp is gam()'s: GACV with an estimated scale, UBRE with a known one", {
+  d <- outer_data()
+  cases <- list(
+    list(yg ~ s(x0) + s(x1) + s(x2), Gamma(link = "log"), "GACV", "Gamma log"),
+    list(yp ~ s(x0) + s(x1), quasipoisson(), "GACV", "quasipoisson"),
+    list(yi ~ s(x0) + s(x1), inverse.gaussian(link = "log"), "GACV", "inverse.gaussian"),
+    list(yb ~ s(x0) + s(x1) + s(x2), binomial(), "UBRE", "binomial"))
+  for (cs in cases) {
+    label <- cs[[4]]
+    b <- mgcv::gam(cs[[1]], family = cs[[2]], data = d, method = "GACV.Cp",
+                   control = tight_gam())
+    g <- gam_gpu(cs[[1]], family = cs[[2]], data = d, method = "GACV.Cp", device = "off",
+                 control = tight_gg())
+    expect_identical(g$method, cs[[3]], label = label)
+    expect_identical(b$method, cs[[3]], label = label)
+    expect_identical(names(g$gcv.ubre), "GACV.Cp", label = label)
+    expect_true(isTRUE(g$converged), label = label)
+    expect_identical(g$outer.info$conv, "full convergence", label = label)
+    expect_lt((g$gcv.ubre[[1]] - b$gcv.ubre[[1]]) / abs(b$gcv.ubre[[1]]), 1e-8, label = label)
+    expect_lt(max(abs(g$fitted.values - b$fitted.values)) / diff(range(b$fitted.values)),
+              1e-6, label = paste(label, "fit"))
+    expect_lt(max(abs(g$edf - b$edf)), 1e-4, label = paste(label, "edf"))
+    expect_lt(rel_err(g$Vp, b$Vp), 1e-5, label = paste(label, "Vp"))
+    expect_lt(abs(g$scale - b$scale) / b$scale, 1e-7, label = paste(label, "scale"))
+  }
+})
+
 test_that("methods gam() has not got here are refused with what to do", {
   d <- outer_data(n = 300)
   expect_error(gam_gpu(yp ~ s(x0), family = quasipoisson(), data = d, method = "REML"),
                class = "gamgpu_unsupported_method")
   expect_error(gam_gpu(yp ~ s(x0), family = mgcv::nb(), data = d, method = "REML"),
-               class = "gamgpu_unsupported_method")
-  expect_error(gam_gpu(yb ~ s(x0), family = binomial(), data = d, method = "GACV.Cp"),
                class = "gamgpu_unsupported_method")
   expect_error(gam_gpu(yp ~ s(x0), family = quasipoisson(), data = d, method = "ML"),
                class = "gamgpu_unsupported_method")
