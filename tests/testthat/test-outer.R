@@ -284,12 +284,12 @@ test_that("methods gam() has not got here are refused with what to do", {
                class = "gamgpu_unsupported_argument")
 })
 
-test_that("on the GPU, REML's and ML's Gram products run on the device and give the CPU's fit", {
+test_that("on the GPU, the outer iteration's products run on the device and give the CPU's fit", {
   skip_if_no_device()
   d <- outer_data(n = 20000)
   for (cs in list(list(yb ~ s(x0) + s(x1) + s(x2), binomial(link = "probit")),
                   list(yg ~ s(x0) + te(x1, x2), Gamma(link = "log")))) {
-    for (m in c("REML", "ML")) {
+    for (m in c("REML", "ML", "P-REML", "GCV.Cp", "GACV.Cp")) {
       label <- paste(m, cs[[2]]$family)
       gpu_telemetry(reset = TRUE)
       g <- expect_device_fit(gam_gpu(cs[[1]], family = cs[[2]], data = d, method = m,

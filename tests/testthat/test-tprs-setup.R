@@ -10,6 +10,7 @@ tprs_data <- function(n = 5000, seed = 4) {
   d$y <- sin(6 * d$x) + d$z^2 + rnorm(n) / 2
   d$yb <- rbinom(n, 1, plogis(sin(6 * d$x) + d$z - 0.5))
   d$xr <- round(d$x, 2)                          # 101 distinct values
+  d$tied <- round(d$w, 1)                        # ties, and more than 2000 values
   d
 }
 
@@ -22,7 +23,7 @@ test_that("a thin plate basis from its knots is mgcv's to rounding", {
   d <- tprs_data()
   rel <- function(a, b) max(abs(a - b)) / max(abs(b))
   for (spec in list(mgcv::s(x), mgcv::s(x, z), mgcv::s(x, by = z, k = 12), mgcv::s(x, by = f), mgcv::s(w, x, z, k = 35),
-                    mgcv::s(x, m = 3), mgcv::s(x, z, m = 3, k = 25))) {
+                    mgcv::s(x, m = 3), mgcv::s(x, z, m = 3, k = 25), mgcv::s(w), mgcv::s(tied))) {
     a <- mgcv::smoothCon(spec, d, absorb.cons = TRUE, sparse.cons = 0)
     b <- fast_con(spec, d)
     expect_identical(length(a), length(b))
