@@ -23,11 +23,13 @@
 # gam.fit3 has them.  For rho_k = log lambda_k: d beta_k = -H^-1 lambda_k
 # S_k beta, d eta_k = X d beta_k, dH_k = X' diag(w' eta_k) X + lambda_k S_k
 # (w' = dW/d eta), and the second derivatives by differentiating once more.
-# The O(n) work -- the penalized IRLS steps' rows and X'WX, X'Wz, one
-# X' diag(w' eta_k) X per smoothing parameter, products of X with p-vectors
-# and of X' with n-vectors, leverages -- runs in a model session
-# (src/session_r.c) that holds X, on the device for a GPU fit; everything
-# else is p x p.  The fit at the chosen smoothing
+# The O(n) work -- the penalized IRLS steps' rows and X'WX, X'Wz, the
+# working weights' derivatives in eta, one X' diag(w' eta_k) X per
+# smoothing parameter, products of X with p-vectors and of X' with
+# n-vectors, leverages -- runs in C in a model session (src/session_r.c,
+# src/outer_rows.c) that holds X, on the device for a GPU fit; only p-sized
+# results come back to R, where everything else is p x p.  The fit at the
+# chosen smoothing
 # parameters is then the engine's, and gam()'s covariance matrices, EDFs
 # and Vc come from mgcv's own gam.fit3.post.proc() on the outer fit's
 # quantities.
@@ -39,48 +41,18 @@ outer_family <- function(family) {
   fam
 }
 
-# The Newton weights w and their first and second derivatives in eta, at mu
-# (gam.fit3's alpha, with g' = d eta / d mu, a = V'/V, b = g''/g').
-outer_rows <- function(fam, y, pw, mu) {
-  g1 <- 1 / fam$mu.eta(fam$linkfun(mu))
-  V <- fam$variance(mu)
-  a <- fam$dvar(mu) / V
-  b <- fam$d2link(mu) / g1
-  a1 <- fam$d2var(mu) / V - a^2
-  b1 <- fam$d3link(mu) / g1 - b^2
-  q <- 1 / (V * g1^2)
-  q1 <- -q * (a + 2 * b)
-  q2 <- q * ((a + 2 * b)^2 - (a1 + 2 * b1))
-  if (fam$fisher) {
-    al <- 1
-    al1 <- al2 <- 0
-  } else {
-    a2 <- fam$d3var(mu) / V - 3 * a * fam$d2var(mu) / V + 2 * a^3
-    b2 <- fam$d4link(mu) / g1 - 3 * b * fam$d3link(mu) / g1 + 2 * b^3
-    cc <- y - mu
-    al <- 1 + cc * (a + b)
-    al[al == 0] <- .Machine$double.eps
-    al1 <- -(a + b) + cc * (a1 + b1)
-    al2 <- -2 * (a1 + b1) + cc * (a2 + b2)
-  }
-  w <- pw * al * q
-  wm <- pw * (al1 * q + al * q1)
-  wmm <- pw * (al2 * q + 2 * al1 * q1 + al * q2)
-  # dev1: d deviance / d eta = -2 pw (y - mu) / (V g')
-  list(w = w, w1 = wm / g1, w2 = (wmm - wm * b) / g1^2, g1 = g1,
-       dev1 = -2 * pw * (y - mu) / (V * g1))
-}
-
 # The problem: the response, weights, offset, the family, the penalties at
 # full size, the null space of the total penalty (Mp columns), mgcv's
 # square roots of the penalties on its range (for log|S|+), and X loaded
 # once into a model session (src/session_r.c: the device's memory for a
 # GPU fit) that does every O(n p) step: the penalized IRLS rows and their
-# Gram products (eval), weighted Gram products with weights of any sign
-# (gram), X B and X' V (xmul, xtmul), leverages (lev).  close() releases
-# the session and records where it ran.
+# Gram products (eval; newton_gram for Newton's step), weighted Gram
+# products with weights of any sign (gram), leverages (lev), and gam.fit3's
+# rows with the criterion's derivative products (rows, derivs: in C, only
+# p-sized results returned).  close() releases the session and records
+# where it ran.
 outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, plan,
-                            nthreads) {
+                            nthreads, trials = NULL) {
   p <- ncol(X)
   n <- nrow(X)
   Sf <- embed_penalties(S, G$off, p)
@@ -97,11 +69,8 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
   zero <- numeric(n)
   one <- rep(1, n)
   count <- function() env$grams <- env$grams + 1L
-  as_cols <- function(B) {
-    B <- as.matrix(B)
-    storage.mode(B) <- "double"
-    B
-  }
+  # family$ls()'s n: the binomial trials per row (1 without cbind())
+  ls_n <- if (is.null(trials)) rep(1, n) else trials
   list(y = y, w = w, off = if (is.null(offset)) 0 else offset, n = n, p = p,
        fam = fam, S = Sf, UrS = UrS, N = Ssp$Z, Mp = ncol(Ssp$Z),
        ml = method %in% c("ML", "P-ML"), gamma = gamma, scale = scale, env = env,
@@ -118,14 +87,47 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
          .Call(gg_session_eval_r, ses, if (!is.null(beta)) as.double(beta), fam$family,
                fam$link, gram)
        },
-       fetch = function(which) .Call(gg_session_fetch_r, ses, which),
        gram = function(v, z = zero) {
          count()
          .Call(gg_session_gram_r, ses, as.double(v), as.double(z))
        },
-       xmul = function(B) .Call(gg_session_mul_r, ses, as_cols(B), FALSE),
-       xtmul = function(V) .Call(gg_session_mul_r, ses, as_cols(V), TRUE),
        lev = function(M, v = one) .Call(gg_session_leverage_r, ses, as.double(v), M),
+       # gam.fit3's rows at the last eval, kept in the session (C:
+       # src/outer_rows.c): Newton's weights and their derivatives in eta
+       # (Fisher's too for a link that is not canonical), the deviance's
+       # and, with pearson, the Pearson statistic's; returns the Pearson
+       # statistic, X'WX with Newton's weights (gram), the vectors (vectors)
+       rows = function(pearson = FALSE, gram = FALSE, vectors = FALSE) {
+         if (gram) count()
+         .Call(gg_session_rows_r, ses, fam$family, fam$link, pearson, gram, vectors)
+       },
+       # Newton's penalized IRLS step at the last eval (X'WX, X'Wz), NULL
+       # where some Newton weight is not positive
+       newton_gram = function() {
+         g <- .Call(gg_session_newton_gram_r, ses, fam$family, fam$link)
+         if (!is.null(g)) count()
+         g
+       },
+       # the criterion's O(n p) derivative products at the rows (see
+       # src/outer_rows.h): one X' diag(w' eta_k) X per smoothing parameter
+       # (dH), X' of the second derivatives' row terms (RHS), X' dev' (Xd),
+       # X' p' (Xp), with leverages h = diag(X Ml X'): X' (h w') (u),
+       # eta' diag(h w'') eta (hww), colSums(h w' eta) (hd); eta' diag(w)
+       # eta (Dw), eta' diag(p'') eta (Dp2)
+       derivs = function(db, Ml, fisher, pe, pearson) {
+         env$grams <- env$grams + ncol(db)
+         .Call(gg_session_derivs_r, ses, db, Ml, as.integer(c(fisher, fisher, pe, pearson)))
+       },
+       ls_n = ls_n,
+       # family$ls() at phi, remembered for the last phi (an O(n) sum that,
+       # for a known scale, every evaluation would repeat)
+       ls = function(phi) {
+         if (!identical(env$ls_phi, phi)) {
+           env$ls_value <- fam$ls(y, w, ls_n, phi)
+           env$ls_phi <- phi
+         }
+         env$ls_value
+       },
        close = function() {
          if (isTRUE(env$closed)) return(invisible())
          env$closed <- TRUE
@@ -134,26 +136,6 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
          if (nzchar(info$fallback)) env$fallback <- info$fallback
          .Call(gg_session_close_r, ses)
        })
-}
-
-# Newton's weights (gam.fit3's alpha) and working response at the last
-# eval's state, and X'WX, X'Wz with them; NULL where some weight is not
-# positive (Fisher's are used then).  For a non-canonical link they make
-# the penalized IRLS converge quadratically.
-outer_newton_gram <- function(P) {
-  fam <- P$fam
-  eta <- P$fetch("eta")
-  mu <- P$fetch("mu")
-  me <- fam$mu.eta(eta)
-  V <- fam$variance(mu)
-  al <- 1 + (P$y - mu) * (fam$dvar(mu) / V + fam$d2link(mu) * me)
-  if (any(al[P$w > 0] <= 0)) return(NULL)
-  wf <- P$w * al * me^2 / V
-  z <- eta - P$off + (P$y - mu) / (me * al)
-  bad <- !is.finite(z) | wf == 0
-  wf[bad] <- 0
-  z[bad] <- 0
-  P$gram(wf, z)
 }
 
 # Penalized IRLS to full convergence at the penalty Sl, from beta (NULL:
@@ -167,7 +149,9 @@ outer_pirls <- function(P, Sl, beta, maxit, eps) {
   pdev <- e$dev + if (is.null(beta)) 0 else pen(beta)
   converged <- FALSE
   for (iter in seq_len(maxit)) {
-    g <- if (!fam$fisher && !is.null(beta)) outer_newton_gram(P)
+    # (Newton's step, gam.fit3's weights with its alpha, for a link that is
+    # not canonical: NULL where some weight is not positive)
+    g <- if (!fam$fisher && !is.null(beta)) P$newton_gram()
     if (is.null(g)) g <- e
     R <- tryCatch(chol(g$XtWX + Sl), error = function(e) NULL)
     if (is.null(R))
@@ -201,9 +185,9 @@ outer_pirls <- function(P, Sl, beta, maxit, eps) {
     }
   }
   pb <- pen(beta)
-  # (the last eval was at beta)
-  list(beta = beta, eta = P$fetch("eta"), mu = P$fetch("mu"), dev = pdev - pb, pen = pb,
-       XtWX = e$XtWX, converged = converged, iter = iter)
+  # (the session's last eval was at beta: its rows are the fit's)
+  list(beta = beta, dev = pdev - pb, pen = pb, XtWX = e$XtWX, converged = converged,
+       iter = iter)
 }
 
 # The criterion at log smoothing parameters lsp (one per penalty) and, with
@@ -221,44 +205,34 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
   f <- outer_pirls(P, Sl, beta, control$maxit, 1e-11)
   fam <- P$fam
   beta <- f$beta
-  r <- outer_rows(fam, P$y, P$w, f$mu)
-  # (Newton's weights are Fisher's, the last penalized IRLS step's, for a
-  # canonical link)
-  H <- (if (fam$fisher) f$XtWX else P$gram(r$w)$XtWX) + Sl
+  gam <- P$gamma
+  pe <- P$crit %in% c("GCV", "UBRE", "GACV")
+  # (the scores with the Pearson statistic, whose derivatives they take)
+  pearson <- P$crit %in% c("P-REML", "P-ML", "GACV")
+  # the rows at the fit, in the session: Newton's weights and their
+  # derivatives (Newton's X'WX for a link that is not canonical; for a
+  # canonical one they are Fisher's, the last penalized IRLS step's)
+  rw <- P$rows(pearson = pearson, gram = !fam$fisher)
+  H <- (if (fam$fisher) f$XtWX else rw$XtWX) + Sl
   R <- tryCatch(chol(H), error = function(e) NULL)
   if (is.null(R))
     gamgpu_abort("gamgpu_numerical",
                  "X'WX + S is not positive definite at the fit (Newton weights); use method = \"fREML\"",
                  call = NULL)
   Hi <- chol2inv(R)
-  gam <- P$gamma
-  pe <- P$crit %in% c("GCV", "UBRE", "GACV")
-  # (the scores with the Pearson statistic, whose derivatives they take)
-  pearson <- P$crit %in% c("P-REML", "P-ML", "GACV")
   n <- P$n
-  out <- list(beta = beta, eta = f$eta, mu = f$mu, dev = f$dev, Sl = Sl, w = r$w, Hi = Hi,
-              R = R, pirls_iter = f$iter, pirls_converged = f$converged)
+  out <- list(beta = beta, dev = f$dev, Sl = Sl, Hi = Hi, R = R, pirls_iter = f$iter,
+              pirls_converged = f$converged)
   if (pe) {
     # gam.fit3's tr A is Fisher's, tr((X'W_F X + S)^-1 X'W_F X), whatever
     # weights the fit's Hessian has
-    rF <- r
-    HiF <- Hi
-    if (!fam$fisher) {
-      fam1 <- fam
-      fam1$fisher <- TRUE
-      rF <- outer_rows(fam1, P$y, P$w, f$mu)
-      HiF <- chol2inv(chol(f$XtWX + Sl))
-    }
+    HiF <- if (fam$fisher) Hi else chol2inv(chol(f$XtWX + Sl))
     HS <- HiF %*% Sl
     trA <- p - sum(diag(HS))
     delta <- n - gam * trA
     phi <- if (P$scale > 0) P$scale else NA
-    if (pearson) {
-      # GACV's Pearson statistic (gam.fit3's P: the sum, not over n - Mp)
-      res <- P$y - f$mu
-      Vmu <- fam$variance(f$mu)
-      Pst <- sum(P$w * res^2 / Vmu)
-    }
+    # GACV's Pearson statistic (gam.fit3's P: the sum, not over n - Mp)
+    Pst <- rw$pearson
     V <- switch(P$crit,
                 GCV = n * f$dev / delta^2,
                 GACV = f$dev / n + 2 * gam * Pst * trA / (n * delta),
@@ -280,15 +254,13 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
     if (pearson) {
       # P-REML, P-ML: the scale is the Pearson statistic over n - Mp,
       # moving with the fit (gam.fit3 leaves gamma out of these scores)
-      res <- P$y - f$mu
-      Vmu <- fam$variance(f$mu)
-      phi <- sum(P$w * res^2 / Vmu) / (n - P$Mp)
-      ls <- fam$ls(P$y, P$w, P$ls_n, phi)
+      phi <- rw$pearson / (n - P$Mp)
+      ls <- P$ls(phi)
       V <- (Dp / (2 * phi) - ls[1]) + ldetH / 2 - rp$det / 2 -
         remlInd * P$Mp / 2 * log(2 * pi * phi)
     } else {
       phi <- if (known) P$scale else exp(lphi)
-      ls <- fam$ls(P$y, P$w, P$ls_n, phi)
+      ls <- P$ls(phi)
       V <- (Dp / (2 * phi) - ls[1]) / gam + ldetH / 2 - rp$det / 2 -
         remlInd * P$Mp / 2 * (log(2 * pi * phi) - log(gam))
     }
@@ -297,34 +269,20 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
   out$score <- V
   out$phi <- phi
   if (!deriv) return(out)
-  # d beta / d rho_k, d eta / d rho_k, and dH_k = X' diag(w' eta_k) X + lambda_k S_k
+  # d beta / d rho_k, and in the session d eta / d rho_k = X d beta_k,
+  # dH_k = X' diag(w' eta_k) X (+ lambda_k S_k here), the second
+  # derivatives' row terms X' (w' eta_j eta_k) and the leverages' sums
+  # (with Fisher's weights for GCV, UBRE and GACV's tr A, whose leverages
+  # are those of Mm = H_F^-1 S_lambda H_F^-1; REML's of Pm)
   Sb <- vapply(seq_len(M), function(k) lam[k] * drop(P$S[[k]] %*% beta), numeric(p))
   dim(Sb) <- c(p, M)
   db <- -Hi %*% Sb
-  deta <- P$xmul(db)
-  dH <- lapply(seq_len(M), function(k) P$gram(r$w1 * deta[, k])$XtWX + lam[k] * P$S[[k]])
+  if (pe) Mm <- HS %*% HiF                         # H_F^-1 S_lambda H_F^-1
+  d <- P$derivs(db, if (pe) Mm else Pm, fisher = pe, pe = pe, pearson = pearson)
+  dH <- lapply(seq_len(M), function(k) d$dH[, , k] + lam[k] * P$S[[k]])
   # the second derivatives of beta, pair by pair (columns of B2)
   pairs <- which(upper.tri(diag(M), diag = TRUE), arr.ind = TRUE)
-  E <- r$w1 * deta[, pairs[, 1], drop = FALSE] * deta[, pairs[, 2], drop = FALSE]
-  # (with X' dev' for GCV and UBRE, X' p' for P-REML and P-ML, in the
-  # same pass: p = w (y - mu)^2 / V, the Pearson terms, p' = dp / d eta)
-  if (pearson) {
-    a1 <- fam$dvar(f$mu)
-    pm <- P$w * (-2 * res / Vmu - res^2 * a1 / Vmu^2)
-    pmm <- P$w * (2 / Vmu + 4 * res * a1 / Vmu^2 - res^2 * fam$d2var(f$mu) / Vmu^2 +
-                    2 * res^2 * a1^2 / Vmu^3)
-    pe1 <- pm / r$g1
-    pe2 <- pmm / r$g1^2 - pm * fam$d2link(f$mu) / r$g1^3
-  }
-  RHS <- P$xtmul(cbind(E, if (pe) r$dev1, if (pearson) pe1))
-  if (pearson) {
-    Xp <- RHS[, ncol(RHS)]
-    RHS <- RHS[, -ncol(RHS), drop = FALSE]
-  }
-  if (pe) {
-    Xd <- RHS[, ncol(RHS)]
-    RHS <- RHS[, -ncol(RHS), drop = FALSE]
-  }
+  RHS <- d$RHS
   for (q in seq_len(nrow(pairs))) {
     j <- pairs[q, 1]
     k <- pairs[q, 2]
@@ -340,19 +298,16 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
   }
   if (pe) {
     # the deviance: D_k = dev' eta_k, D_jk = 2 eta_j' W eta_k + dev' eta_jk
-    D1 <- drop(crossprod(db, Xd))
-    D2 <- 2 * crossprod(deta, r$w * deta) + sym(drop(crossprod(B2, Xd)))
+    D1 <- drop(crossprod(db, d$Xd))
+    D2 <- 2 * d$Dw + sym(drop(crossprod(B2, d$Xd)))
     # tr A = p - t, t = tr(H_F^-1 S_lambda), H_F moving with W_F(eta)
-    dHF <- if (fam$fisher) dH else
-      lapply(seq_len(M), function(k) P$gram(rF$w1 * deta[, k])$XtWX + lam[k] * P$S[[k]])
-    Tm <- lapply(dHF, function(A) HiF %*% A)
+    # (dH is dH_F here)
+    Tm <- lapply(dH, function(A) HiF %*% A)
     HSk <- lapply(seq_len(M), function(k) lam[k] * (HiF %*% P$S[[k]]))
     trHSk <- vapply(HSk, function(A) sum(diag(A)), 0)
     t1 <- vapply(seq_len(M), function(k) -sum(Tm[[k]] * t(HS)), 0) + trHSk
-    Mm <- HS %*% HiF                                 # H_F^-1 S_lambda H_F^-1
-    h2 <- P$lev(Mm)
-    u2 <- drop(P$xtmul(h2 * rF$w1))
-    hw2 <- crossprod(deta, (h2 * rF$w2) * deta)
+    u2 <- d$u
+    hw2 <- d$hww
     t2v <- vapply(seq_len(nrow(pairs)), function(q) {
       j <- pairs[q, 1]
       k <- pairs[q, 2]
@@ -370,8 +325,8 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
       # f_jk = n trA_jk / delta^2 + 2 n gamma trA_j trA_k / delta^3
       # (gam.fit3's derivatives leave gamma out of some terms; these are
       # the score's own, and equal to them at gamma = 1)
-      P1 <- drop(crossprod(db, Xp))
-      P2 <- crossprod(deta, pe2 * deta) + sym(drop(crossprod(B2, Xp)))
+      P1 <- drop(crossprod(db, d$Xp))
+      P2 <- d$Dp2 + sym(drop(crossprod(B2, d$Xp)))
       grad <- D1 / n + 2 * gam * P1 * trA / (n * delta) + 2 * gam * Pst * trA1 / delta^2
       PT <- outer(P1, trA1)
       hess <- D2 / n + 2 * gam * P2 * trA / (n * delta) + 2 * gam * (PT + t(PT)) / delta^2 +
@@ -389,13 +344,12 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
     out$trA <- trA
   } else {
     D1 <- colSums(beta * Sb)
-    h <- P$lev(Pm)
     trPS <- vapply(seq_len(M), function(k) lam[k] * sum(Pm * P$S[[k]]), 0)
-    dldet <- colSums(h * r$w1 * deta) + trPS
+    dldet <- d$hd + trPS
     grad <- D1 / (2 * phi * gam) + dldet / 2 - rp$det1 / 2
     Tm <- lapply(dH, function(A) Pm %*% A)
-    u <- drop(P$xtmul(h * r$w1))
-    hww <- crossprod(deta, (h * r$w2) * deta)
+    u <- d$u
+    hww <- d$hww
     d2 <- vapply(seq_len(nrow(pairs)), function(q) {
       j <- pairs[q, 1]
       k <- pairs[q, 2]
@@ -410,8 +364,8 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
       # gam.fit3's P-REML derivatives, with phi_k = p' eta_k / (n - Mp),
       # phi_jk = (eta_j' diag(p'') eta_k + p' eta_jk) / (n - Mp)
       nm <- n - P$Mp
-      phi1 <- drop(crossprod(db, Xp)) / nm
-      phi2 <- (crossprod(deta, pe2 * deta) + sym(drop(crossprod(B2, Xp)))) / nm
+      phi1 <- drop(crossprod(db, d$Xp)) / nm
+      phi2 <- (d$Dp2 + sym(drop(crossprod(B2, d$Xp)))) / nm
       K1 <- dldet / 2 - rp$det1 / 2
       K2 <- sym(d2) / 2 - rp$det2 / 2
       c1 <- Dp / (2 * phi^2) + P$Mp / (2 * phi) * remlInd + ls[2]
@@ -510,10 +464,8 @@ outer_newton <- function(P, L, lsp0, theta0, control) {
 outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, gamma, scale,
                               plan, control, trials = NULL) {
   P <- outer_problem(G, X, y, w, offset, family, S, method, gamma, scale, plan,
-                       control$nthreads)
+                       control$nthreads, trials)
   on.exit(P$close())
-  # family$ls()'s n: the binomial trials per row (1 without cbind())
-  P$ls_n <- if (is.null(trials)) rep(1, P$n) else trials
   fam <- P$fam
   nr <- ncol(L)
   # mgcv's starting smoothing parameters from X'WX at the family's start
@@ -531,10 +483,17 @@ outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, gamm
     f0 <- outer_pirls(P, Reduce(`+`, Map(`*`, exp(drop(L %*% theta0) + lsp0), P$S),
                                   matrix(0, P$p, P$p)),
                         NULL, control$maxit, 1e-8)
-    pear <- sum(w * (y - f0$mu)^2 / fam$variance(f0$mu))
+    pear <- P$rows(pearson = TRUE)$pearson
     theta0 <- c(theta0, log(max(pear / max(1, P$n - P$p), 1e-10)))
   }
   res <- outer_newton(P, L, lsp0, theta0, control)
+  # the rows at the optimum (the session's last eval may be a rejected
+  # trial step's): eta, mu and Newton's weights
+  P$eval(res$beta, gram = FALSE)
+  v <- P$rows(vectors = TRUE)
+  res$eta <- v$eta
+  res$mu <- v$mu
+  res$w <- v$w
   # Fisher's weights at the optimum, X'W_F X and the leverages with them
   # (gam() reports covariances, EDFs and leverages with Fisher's weights,
   # as gam.fit3's 'weights'; Newton's are its 'working.weights')

@@ -16,8 +16,9 @@
  * "auto" a device failure at any call moves the session to the CPU
  * backend (the last penalized IRLS state replayed there) and is recorded
  * in gg_session_info_r()'s fallback; the call then runs on the CPU.  Every
- * operation but fetch takes all its inputs in the call, so nothing else
- * has to be replayed. */
+ * operation but fetch takes all its inputs in the call or from the
+ * outer iteration's rows (host memory, outer_rows.h), so nothing else has
+ * to be replayed. */
 #include <R.h>
 #include <Rinternals.h>
 #include <limits.h>
@@ -31,6 +32,7 @@
 #include "family_r.h"
 #include "gpu_telemetry.h"
 #include "interrupt_r.h"
+#include "outer_rows.h"
 #include "session_r.h"
 #include "sexp_r.h"
 #include "threads.h"
@@ -46,6 +48,8 @@ typedef struct gg_session {
     int        have_eval, eval_start;
     double    *eval_beta;
     gg_family  eval_fam;
+    /* the outer iteration's rows at the last eval (outer_rows.h), host */
+    gg_outer_rows rows;
     char       device[32];
     char       fallback[GG_TEL_REASON];
 } gg_session;
@@ -66,6 +70,7 @@ static void session_finalizer(SEXP ptr)
     if (s == NULL)
         return;
     session_release(s);
+    gg_outer_rows_free(&s->rows);
     free(s->eval_beta);
     free(s);
     R_ClearExternalPtr(ptr);
@@ -393,5 +398,152 @@ SEXP gg_session_mul_r(SEXP ptr, SEXP B, SEXP t_)
     mul_ctx c = {t, k, REAL(B), REAL(out)};
     session_run(s, op_mul, &c, t ? "the product X' V" : "the product X B");
     UNPROTECT(1);
+    return out;
+}
+
+/* ---- the outer iteration's rows (outer_rows.h) -------------------------- */
+
+typedef struct rows_ctx {
+    gg_family fam;
+    int pearson, gram;
+    double *A;
+} rows_ctx;
+
+static int op_rows(gg_session *s, void *ctx_, gg_status *st)
+{
+    rows_ctx *c = ctx_;
+    if (!s->have_eval)
+        return gg_fail(st, BAD_IN, "a model session's rows need an eval first");
+    int rc = gg_outer_rows_compute(&s->be, &s->d, &c->fam, c->pearson, &s->rows, st);
+    if (rc == 0 && c->gram)
+        rc = gg_outer_rows_gram(&s->be, &s->rows, c->A, st);
+    return rc;
+}
+
+static SEXP host_vector(const double *v, size_t n)
+{
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) n));
+    memcpy(REAL(out), v, n * sizeof(double));
+    UNPROTECT(1);
+    return out;
+}
+
+/* gam.fit3's rows at the last eval, kept in the session for
+ * gg_session_derivs_r(): Newton's weights and their derivatives (Fisher's
+ * too for a link that is not canonical), with pearson the Pearson terms'.
+ * Returns the Pearson statistic, with gram TRUE X' W X with Newton's
+ * weights, with vectors TRUE the rows (eta, mu, Newton's weights w and
+ * their derivatives w1, w2, Fisher's wF1, wF2, dev1 and with pearson pe1,
+ * pe2). */
+SEXP gg_session_rows_r(SEXP ptr, SEXP family, SEXP link, SEXP pearson, SEXP gram,
+                       SEXP vectors)
+{
+    gg_session *s = session_get(ptr);
+    const int p = s->d.p, want = Rf_asLogical(gram) == TRUE;
+    const int vec = Rf_asLogical(vectors) == TRUE;
+    rows_ctx c = {gg_family_or_abort(family, link, R_NilValue), Rf_asLogical(pearson) == TRUE,
+                  want, NULL};
+    const char *names[] = {"pearson", "XtWX", "eta", "mu", "w", "w1", "w2", "wF1", "wF2",
+                           "dev1", "pe1", "pe2"};
+    SEXP out = PROTECT(gg_named_list(12, names));
+    SEXP A = PROTECT(Rf_allocMatrix(REALSXP, want ? p : 0, want ? p : 0));
+    c.A = REAL(A);
+    session_run(s, op_rows, &c, "the outer iteration's rows");
+    SET_VECTOR_ELT(out, 0, Rf_ScalarReal(s->rows.pearson_stat));
+    if (want) SET_VECTOR_ELT(out, 1, A);
+    if (vec) {
+        const gg_outer_rows *r = &s->rows;
+        const double *v[] = {r->eta, r->mu, r->w, r->w1, r->w2, r->fisher ? r->w1 : r->wF1,
+                             r->fisher ? r->w2 : r->wF2, r->dev1, r->pearson ? r->pe1 : NULL,
+                             r->pearson ? r->pe2 : NULL};
+        for (int i = 0; i < 10; i++)
+            if (v[i] != NULL) SET_VECTOR_ELT(out, 2 + i, host_vector(v[i], s->d.n));
+    }
+    UNPROTECT(2);
+    return out;
+}
+
+typedef struct newton_ctx {
+    gg_family fam;
+    double *A, *b;
+    int ok;
+} newton_ctx;
+
+static int op_newton(gg_session *s, void *ctx_, gg_status *st)
+{
+    newton_ctx *c = ctx_;
+    if (!s->have_eval)
+        return gg_fail(st, BAD_IN, "a model session's Newton step needs an eval first");
+    return gg_outer_newton_gram(&s->be, &s->d, &c->fam, &s->rows, c->A, c->b, &c->ok, st);
+}
+
+/* Newton's penalized IRLS step at the last eval (gam.fit3's weights with
+ * its alpha): X'WX and X'Wz, or NULL where some weight is not positive. */
+SEXP gg_session_newton_gram_r(SEXP ptr, SEXP family, SEXP link)
+{
+    gg_session *s = session_get(ptr);
+    const int p = s->d.p;
+    newton_ctx c = {gg_family_or_abort(family, link, R_NilValue), NULL, NULL, 0};
+    const char *names[] = {"XtWX", "XtWz"};
+    SEXP out = PROTECT(gg_named_list(2, names));
+    SEXP A = PROTECT(Rf_allocMatrix(REALSXP, p, p));
+    SEXP b = PROTECT(Rf_allocVector(REALSXP, p));
+    c.A = REAL(A);
+    c.b = REAL(b);
+    session_run(s, op_newton, &c, "Newton's penalized IRLS step");
+    SET_VECTOR_ELT(out, 0, A);
+    SET_VECTOR_ELT(out, 1, b);
+    UNPROTECT(3);
+    return c.ok ? out : R_NilValue;
+}
+
+static int op_derivs(gg_session *s, void *ctx_, gg_status *st)
+{
+    return gg_outer_derivs_compute(&s->be, &s->rows, ctx_, st);
+}
+
+/* The criterion's derivative products at the rows of gg_session_rows_r()
+ * (outer_rows.h: gg_outer_derivs): db p x M, Ml p x p, flags c(gram_fisher,
+ * lev_fisher, pe, pearson). */
+SEXP gg_session_derivs_r(SEXP ptr, SEXP db, SEXP Ml, SEXP flags)
+{
+    gg_session *s = session_get(ptr);
+    const int p = s->d.p;
+    if (!s->rows.have)
+        gg_abort(BAD_IN, "a model session's derivatives need its rows first");
+    if (!Rf_isMatrix(db) || TYPEOF(db) != REALSXP || Rf_nrows(db) != p)
+        gg_abort(BAD_IN, "db must be a double matrix with one row per column of X");
+    if (!Rf_isMatrix(Ml) || TYPEOF(Ml) != REALSXP || Rf_nrows(Ml) != p || Rf_ncols(Ml) != p)
+        gg_abort(BAD_IN, "Ml must be a p x p double matrix (p, the columns of X)");
+    if (TYPEOF(flags) != INTSXP || XLENGTH(flags) != 4)
+        gg_abort(BAD_IN, "flags must be 4 integers");
+    const int M = Rf_ncols(db), np = M * (M + 1) / 2;
+    const int *fl = INTEGER(flags);
+    gg_outer_derivs o = {M, REAL(db), REAL(Ml), fl[0], fl[1], fl[2], fl[3],
+                         NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    const char *names[] = {"dH", "RHS", "Xd", "Xp", "u", "hww", "hd", "Dw", "Dp2"};
+    SEXP out = PROTECT(gg_named_list(9, names));
+    SEXP dH = PROTECT(Rf_alloc3DArray(REALSXP, p, p, M));
+    SEXP RHS = PROTECT(Rf_allocMatrix(REALSXP, p, np));
+    SEXP Xd = PROTECT(Rf_allocVector(REALSXP, o.pe ? p : 0));
+    SEXP Xp = PROTECT(Rf_allocVector(REALSXP, o.pearson ? p : 0));
+    SEXP u = PROTECT(Rf_allocVector(REALSXP, p));
+    SEXP hww = PROTECT(Rf_allocMatrix(REALSXP, M, M));
+    SEXP hd = PROTECT(Rf_allocVector(REALSXP, M));
+    SEXP Dw = PROTECT(Rf_allocMatrix(REALSXP, o.pe ? M : 0, o.pe ? M : 0));
+    SEXP Dp2 = PROTECT(Rf_allocMatrix(REALSXP, o.pearson ? M : 0, o.pearson ? M : 0));
+    o.dH = REAL(dH);
+    o.RHS = REAL(RHS);
+    o.Xd = REAL(Xd);
+    o.Xp = REAL(Xp);
+    o.u = REAL(u);
+    o.hww = REAL(hww);
+    o.hd = REAL(hd);
+    o.Dw = REAL(Dw);
+    o.Dp2 = REAL(Dp2);
+    session_run(s, op_derivs, &o, "the outer iteration's derivatives");
+    SEXP parts[] = {dH, RHS, Xd, Xp, u, hww, hd, Dw, Dp2};
+    for (int i = 0; i < 9; i++) SET_VECTOR_ELT(out, i, parts[i]);
+    UNPROTECT(10);
     return out;
 }

@@ -13,5 +13,9 @@ SEXP gg_session_fetch_r(SEXP ptr, SEXP which);
 SEXP gg_session_gram_r(SEXP ptr, SEXP w, SEXP z);
 SEXP gg_session_leverage_r(SEXP ptr, SEXP w, SEXP M);
 SEXP gg_session_mul_r(SEXP ptr, SEXP B, SEXP t);
+SEXP gg_session_rows_r(SEXP ptr, SEXP family, SEXP link, SEXP pearson, SEXP gram,
+                       SEXP vectors);
+SEXP gg_session_newton_gram_r(SEXP ptr, SEXP family, SEXP link);
+SEXP gg_session_derivs_r(SEXP ptr, SEXP db, SEXP Ml, SEXP flags);
 
 #endif

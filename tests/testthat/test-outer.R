@@ -131,7 +131,6 @@ test_that("the criterion's gradient and Hessian are its derivatives", {
     for (m in c("REML", "ML", "GCV.Cp", "GACV.Cp", "P-REML", "P-ML")) {
       P <- gamgpu:::outer_problem(G, G$X, G$y, G$w, NULL, cs[[2]], G$S, m, 1, cs[[3]],
                                   list(mode = 0L, ordinal = 0L), 1L)
-      P$ls_n <- rep(1, P$n)
       on.exit(P$close(), add = TRUE)
       ctl <- gam_gpu_control()
       lsp <- seq(-1, 2, length.out = length(G$S))

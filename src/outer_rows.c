@@ -1,0 +1,353 @@
+/* outer_rows.c -- the row-wise work of gam()'s outer smoothing parameter
+ * iteration (see outer_rows.h): the rows over threads in blocks of
+ * OR_BLOCK, each block's sums added in block order in long double, so
+ * that neither the threads nor their number change a result; the
+ * products with X through the backend. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "outer_rows.h"
+#include "threads.h"
+#include "../inst/kernels/outer_math.h"
+
+#define OR_BLOCK 4096
+#define OR_JOBS 32
+
+typedef void (*block_fn)(void *ctx, size_t i0, size_t i1, size_t block);
+
+typedef struct block_job {
+    block_fn fn;
+    void *ctx;
+    size_t n, b0, b1;
+} block_job;
+
+static void *block_run(void *arg)
+{
+    const block_job *j = arg;
+    for (size_t b = j->b0; b < j->b1; b++) {
+        const size_t i1 = (b + 1) * OR_BLOCK < j->n ? (b + 1) * OR_BLOCK : j->n;
+        j->fn(j->ctx, b * OR_BLOCK, i1, b);
+    }
+    return NULL;
+}
+
+static size_t n_blocks(size_t n) { return (n + OR_BLOCK - 1) / OR_BLOCK; }
+
+/* fn on every block of rows, over the thread budget */
+static void run_blocks(size_t n, block_fn fn, void *ctx)
+{
+    const size_t nb = n_blocks(n);
+    if (nb == 0) return;
+    block_job jobs[OR_JOBS];
+    const int nj = nb < OR_JOBS ? (int) nb : OR_JOBS;
+    for (int k = 0; k < nj; k++)
+        jobs[k] = (block_job) {fn, ctx, n, nb * k / nj, nb * (k + 1) / nj};
+    gg_run_jobs(nj, block_run, jobs, sizeof(block_job));
+}
+
+/* the blocks' partial sums (nb x k) added in block order */
+static void sum_parts(const double *part, size_t nb, int k, double *out)
+{
+    for (int c = 0; c < k; c++) {
+        long double t = 0;
+        for (size_t b = 0; b < nb; b++) t += part[b * (size_t) k + c];
+        out[c] = (double) t;
+    }
+}
+
+void gg_outer_rows_free(gg_outer_rows *r)
+{
+    double **v[] = {&r->eta, &r->mu, &r->w, &r->w1, &r->w2, &r->wF1, &r->wF2, &r->dev1,
+                    &r->pe1, &r->pe2, &r->h, &r->zero, &r->one, &r->deta, &r->V};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        free(*v[i]);
+        *v[i] = NULL;
+    }
+    memset(r, 0, sizeof *r);
+}
+
+static int oom(gg_status *st) { return gg_fail(st, "gamgpu_host_oom", "out of memory (outer iteration rows)"); }
+
+/* the n-vectors, allocated once */
+static int rows_alloc(gg_outer_rows *r, size_t n, gg_status *st)
+{
+    if (r->eta != NULL && r->n == n) return 0;
+    gg_outer_rows_free(r);
+    r->n = n;
+    double **v[] = {&r->eta, &r->mu, &r->w, &r->w1, &r->w2, &r->wF1, &r->wF2, &r->dev1,
+                    &r->pe1, &r->pe2, &r->h, &r->zero, &r->one};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if ((*v[i] = malloc((n ? n : 1) * sizeof(double))) == NULL) {
+            gg_outer_rows_free(r);
+            return oom(st);
+        }
+    memset(r->zero, 0, n * sizeof(double));
+    for (size_t i = 0; i < n; i++) r->one[i] = 1.0;
+    return 0;
+}
+
+/* deta with M columns and V with k */
+static int work_alloc(gg_outer_rows *r, int M, int k, gg_status *st)
+{
+    if (M > r->Mcap) {
+        free(r->deta);
+        r->Mcap = 0;
+        if ((r->deta = malloc(r->n * (size_t) M * sizeof(double))) == NULL) return oom(st);
+        r->Mcap = M;
+    }
+    if (k > r->kcap) {
+        free(r->V);
+        r->kcap = 0;
+        if ((r->V = malloc(r->n * (size_t) k * sizeof(double))) == NULL) return oom(st);
+        r->kcap = k;
+    }
+    return 0;
+}
+
+static int fetch_state(gg_backend *be, gg_outer_rows *r, gg_status *st)
+{
+    return be->ops->fetch(be, GG_VEC_ETA, r->eta, st) || be->ops->fetch(be, GG_VEC_MU, r->mu, st)
+               ? -1 : 0;
+}
+
+/* ---- the rows ----------------------------------------------------------- */
+
+typedef struct rows_ctx {
+    const gg_data *d;
+    int f, l;
+    gg_outer_rows *r;
+    double *part;       /* nb: Pearson sums */
+} rows_ctx;
+
+static void rows_block(void *c_, size_t i0, size_t i1, size_t b)
+{
+    const rows_ctx *c = c_;
+    gg_outer_rows *r = c->r;
+    double s = 0;
+    for (size_t i = i0; i < i1; i++) {
+        const double y = c->d->y[i], pw = c->d->pw[i], mu = r->mu[i];
+        const gg_fm_orow o = gg_fm_outer_row(c->f, c->l, r->fisher, y, pw, mu);
+        r->w[i] = o.w;
+        r->w1[i] = o.w1;
+        r->w2[i] = o.w2;
+        r->dev1[i] = o.dev1;
+        if (!r->fisher) {
+            const gg_fm_orow F = gg_fm_outer_row(c->f, c->l, 1, y, pw, mu);
+            r->wF1[i] = F.w1;
+            r->wF2[i] = F.w2;
+        }
+        if (r->pearson)
+            s += gg_fm_pearson_row(c->f, c->l, y, pw, mu, o.g1, r->pe1 + i, r->pe2 + i);
+    }
+    c->part[b] = s;
+}
+
+int gg_outer_rows_compute(gg_backend *be, const gg_data *d, const gg_family *fam,
+                          int pearson, gg_outer_rows *r, gg_status *st)
+{
+    const size_t n = d->n;
+    r->have = 0;
+    if (rows_alloc(r, n, st)) return -1;
+    if (fetch_state(be, r, st)) return -1;
+    r->fisher = gg_fm_canonical((int) fam->fam, (int) fam->link);
+    r->pearson = pearson;
+    double *part = malloc((n_blocks(n) + 1) * sizeof(double));
+    if (part == NULL) return oom(st);
+    rows_ctx c = {d, (int) fam->fam, (int) fam->link, r, part};
+    run_blocks(n, rows_block, &c);
+    double ps = 0;
+    sum_parts(part, n_blocks(n), 1, &ps);
+    free(part);
+    r->pearson_stat = pearson ? ps : NAN;
+    r->have = 1;
+    return 0;
+}
+
+int gg_outer_rows_gram(gg_backend *be, gg_outer_rows *r, double *A, gg_status *st)
+{
+    if (!r->have) return gg_fail(st, "gamgpu_internal_error", "outer rows: no rows computed");
+    double *b = malloc((size_t) be->p * sizeof(double)), zwz;
+    if (b == NULL) return oom(st);
+    int rc = be->ops->set_rows(be, r->w, r->zero, st) || be->ops->gram(be, A, b, &zwz, st) ? -1 : 0;
+    free(b);
+    return rc;
+}
+
+/* ---- Newton's penalized IRLS step ------------------------------------------ */
+
+typedef struct newton_ctx {
+    const gg_data *d;
+    int f, l;
+    const gg_outer_rows *r;
+    double *w, *z;
+    int *bad;           /* nb: a block with a weight that is not positive */
+} newton_ctx;
+
+static void newton_block(void *c_, size_t i0, size_t i1, size_t b)
+{
+    const newton_ctx *c = c_;
+    int bad = 0;
+    for (size_t i = i0; i < i1; i++) {
+        const double off = c->d->offset != NULL ? c->d->offset[i] : 0.0;
+        if (!gg_fm_newton_row(c->f, c->l, c->d->y[i], c->d->pw[i], off, c->r->eta[i],
+                              c->r->mu[i], c->w + i, c->z + i))
+            bad = 1;
+    }
+    c->bad[b] = bad;
+}
+
+int gg_outer_newton_gram(gg_backend *be, const gg_data *d, const gg_family *fam,
+                         gg_outer_rows *r, double *A, double *b, int *ok, gg_status *st)
+{
+    const size_t n = d->n;
+    if (rows_alloc(r, n, st) || work_alloc(r, 0, 2, st)) return -1;
+    r->have = 0;                 /* eta and mu are overwritten; the rows are stale */
+    if (fetch_state(be, r, st)) return -1;
+    const size_t nb = n_blocks(n);
+    int *bad = calloc(nb + 1, sizeof(int));
+    if (bad == NULL) return oom(st);
+    newton_ctx c = {d, (int) fam->fam, (int) fam->link, r, r->V, r->V + n, bad};
+    run_blocks(n, newton_block, &c);
+    *ok = 1;
+    for (size_t k = 0; k < nb; k++)
+        if (bad[k]) *ok = 0;
+    free(bad);
+    if (!*ok) return 0;
+    double zwz;
+    return be->ops->set_rows(be, c.w, c.z, st) || be->ops->gram(be, A, b, &zwz, st) ? -1 : 0;
+}
+
+/* ---- the derivative products ------------------------------------------- */
+
+typedef struct deriv_ctx {
+    const gg_outer_rows *r;
+    const gg_outer_derivs *o;
+    const double *wl1, *wl2;    /* the leverage sums' weights */
+    int M, np, k;               /* pairs; columns of V */
+    double *part;               /* nb x nsum */
+    int nsum;
+} deriv_ctx;
+
+/* V's columns (Newton's w1 eta_j eta_k pair by pair, dev1, pe1, h wl1) and
+ * the blocks' sums: eta' diag(h wl2) eta, h wl1 eta, eta' diag(w) eta,
+ * eta' diag(pe2) eta */
+static void deriv_block(void *c_, size_t i0, size_t i1, size_t b)
+{
+    const deriv_ctx *c = c_;
+    const gg_outer_rows *r = c->r;
+    const size_t n = r->n;
+    const int M = c->M, MM = M * M;
+    double *V = r->V;
+    int q = 0;
+    for (int k = 0; k < M; k++)
+        for (int j = 0; j <= k; j++, q++) {
+            const double *ej = r->deta + (size_t) j * n, *ek = r->deta + (size_t) k * n;
+            double *v = V + (size_t) q * n;
+            for (size_t i = i0; i < i1; i++) v[i] = r->w1[i] * ej[i] * ek[i];
+        }
+    if (c->o->pe) {
+        memcpy(V + (size_t) q * n + i0, r->dev1 + i0, (i1 - i0) * sizeof(double));
+        q++;
+    }
+    if (c->o->pearson) {
+        memcpy(V + (size_t) q * n + i0, r->pe1 + i0, (i1 - i0) * sizeof(double));
+        q++;
+    }
+    double *v = V + (size_t) q * n;
+    for (size_t i = i0; i < i1; i++) v[i] = r->h[i] * c->wl1[i];
+    /* sums: hww (M x M), hd (M), Dw (M x M), Dp2 (M x M) */
+    double *s = c->part + b * (size_t) c->nsum;
+    memset(s, 0, (size_t) c->nsum * sizeof(double));
+    for (int k = 0; k < M; k++) {
+        const double *ek = r->deta + (size_t) k * n;
+        for (int j = 0; j <= k; j++) {
+            const double *ej = r->deta + (size_t) j * n;
+            double a = 0, d = 0, e = 0;
+            for (size_t i = i0; i < i1; i++) {
+                const double t = ej[i] * ek[i];
+                a += r->h[i] * c->wl2[i] * t;
+                if (c->o->pe) d += r->w[i] * t;
+                if (c->o->pearson) e += r->pe2[i] * t;
+            }
+            s[j + k * M] = a;
+            s[MM + M + j + k * M] = d;
+            s[2 * MM + M + j + k * M] = e;
+        }
+        double h = 0;
+        for (size_t i = i0; i < i1; i++) h += r->h[i] * c->wl1[i] * ek[i];
+        s[MM + k] = h;
+    }
+}
+
+static void symmetric_from_upper(double *A, int M)
+{
+    for (int k = 0; k < M; k++)
+        for (int j = 0; j < k; j++) A[k + j * M] = A[j + k * M];
+}
+
+int gg_outer_derivs_compute(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o,
+                            gg_status *st)
+{
+    if (!r->have) return gg_fail(st, "gamgpu_internal_error", "outer rows: no rows computed");
+    const size_t n = r->n;
+    const int p = be->p, M = o->M, np = M * (M + 1) / 2;
+    const int k = np + (o->pe != 0) + (o->pearson != 0) + 1;
+    if (work_alloc(r, M > 0 ? M : 1, k > 1 ? k : 1, st)) return -1;
+    double *b = malloc((size_t) p * sizeof(double)), zwz;
+    double *XV = malloc((size_t) p * (size_t) k * sizeof(double));
+    const int nsum = 3 * M * M + M;
+    const size_t nb = n_blocks(n);
+    double *part = malloc((nb + 1) * (size_t) (nsum > 0 ? nsum : 1) * sizeof(double));
+    double *tot = malloc((size_t) (nsum > 0 ? nsum : 1) * sizeof(double));
+    int rc = -1;
+    if (b == NULL || XV == NULL || part == NULL || tot == NULL) {
+        oom(st);
+        goto done;
+    }
+    /* d eta / d rho_k = X d beta / d rho_k */
+    if (M > 0 && be->ops->xmul(be, o->db, M, r->deta, st)) goto done;
+    /* dH_k = X' diag(w1 eta_k) X */
+    const int gF = o->gram_fisher && !r->fisher, lF = o->lev_fisher && !r->fisher;
+    const double *wg1 = gF ? r->wF1 : r->w1;
+    for (int j = 0; j < M; j++) {
+        const double *e = r->deta + (size_t) j * n;
+        for (size_t i = 0; i < n; i++) r->V[i] = wg1[i] * e[i];
+        if (be->ops->set_rows(be, r->V, r->zero, st) ||
+            be->ops->gram(be, o->dH + (size_t) j * p * p, b, &zwz, st))
+            goto done;
+    }
+    /* h_i = x_i' Ml x_i */
+    if (be->ops->set_rows(be, r->one, r->zero, st) || be->ops->leverage(be, o->Ml, r->h, st))
+        goto done;
+    deriv_ctx c = {r, o, lF ? r->wF1 : r->w1, lF ? r->wF2 : r->w2,
+                   M, np, k, part, nsum};
+    run_blocks(n, deriv_block, &c);
+    if (be->ops->xtmul(be, r->V, k, XV, st)) goto done;
+    memcpy(o->RHS, XV, (size_t) p * np * sizeof(double));
+    int q = np;
+    if (o->pe) memcpy(o->Xd, XV + (size_t) p * q++, (size_t) p * sizeof(double));
+    if (o->pearson) memcpy(o->Xp, XV + (size_t) p * q++, (size_t) p * sizeof(double));
+    memcpy(o->u, XV + (size_t) p * q, (size_t) p * sizeof(double));
+    if (nsum > 0) {
+        sum_parts(part, nb, nsum, tot);
+        memcpy(o->hww, tot, (size_t) M * M * sizeof(double));
+        memcpy(o->hd, tot + M * M, (size_t) M * sizeof(double));
+        symmetric_from_upper(o->hww, M);
+        if (o->pe) {
+            memcpy(o->Dw, tot + M * M + M, (size_t) M * M * sizeof(double));
+            symmetric_from_upper(o->Dw, M);
+        }
+        if (o->pearson) {
+            memcpy(o->Dp2, tot + 2 * M * M + M, (size_t) M * M * sizeof(double));
+            symmetric_from_upper(o->Dp2, M);
+        }
+    }
+    rc = 0;
+done:
+    free(b);
+    free(XV);
+    free(part);
+    free(tot);
+    return rc;
+}
