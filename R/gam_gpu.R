@@ -609,10 +609,6 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   ## at them
   lap <- NULL
   if (outer) {
-    if (!is.matrix(X))
-      gamgpu_abort("gamgpu_unsupported_method",
-                   sprintf("method = \"%s\" for a %s model needs X built in R; use \"fREML\"",
-                           method, family$family))
     Lg <- if (is.null(L)) diag(length(lsp0)) else L
     lap <- outer_smoothing(G, X, y, w, offset, family, S, Lg, lsp0, method, gamma, scale,
                              plan, control, trials)

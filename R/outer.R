@@ -53,14 +53,15 @@ outer_family <- function(family) {
 # where it ran.
 outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, plan,
                             nthreads, trials = NULL) {
-  p <- ncol(X)
-  n <- nrow(X)
+  # (X: a matrix, or its recipe, built where the session runs)
+  p <- if (is.matrix(X)) ncol(X) else X$p
+  n <- if (is.matrix(X)) nrow(X) else X$n
   Sf <- embed_penalties(S, G$off, p)
   rS <- mgcv_fun("mini.roots")(G$S, G$off, p, G$rank)
   Ssp <- mgcv_fun("totalPenaltySpace")(G$S, G$H, G$off, p)
   UrS <- lapply(rS, function(r) crossprod(Ssp$Y, r))
   fam <- outer_family(family)
-  storage.mode(X) <- "double"
+  if (is.matrix(X)) storage.mode(X) <- "double"
   ses <- .Call(gg_session_open_r, X, as.double(y), as.double(w),
                if (is.null(offset)) NULL else as.double(offset), plan$mode, plan$ordinal,
                as.integer(nthreads))

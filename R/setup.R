@@ -177,10 +177,24 @@ lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mo
   # whose answer is gam()'s; bam's sweep-and-drop constraints span the
   # same space in other coordinates, in which "ML" (not invariant to them)
   # has another optimum
-  mf0 <- if (gam_bases) mf else lean_mini_mf(mf, chunk.size, nthreads)
-  # (gam()'s thin plate bases evaluated on every row in C: R/tprs_setup.R)
+  # With many rows, gam()'s bases on bam()'s mini frame from facts of every
+  # row (R/basis_facts.R), X then built from its recipe where the fit
+  # runs; else on every row, the thin plate bases evaluated in C
+  # (R/tprs_setup.R)
   gp_setup <- gp
-  if (gam_bases) gp_setup$smooth.spec <- fast_tprs_specs(gp$smooth.spec, nthreads, plan)
+  facts <- if (gam_bases && nrow(mf) > chunk.size)
+    gam_basis_facts(gp$smooth.spec, mf, knots, nthreads, plan)
+  mini <- function(chunk.size) {
+    mf0 <- lean_mini_mf(mf, chunk.size, nthreads)
+    if (!is.null(facts)) mf0 <- lean_mini_with_rows(mf0, mf, facts$rows)
+    mf0
+  }
+  mf0 <- if (gam_bases && is.null(facts)) mf else mini(chunk.size)
+  if (!is.null(facts)) {
+    gp_setup$smooth.spec <- facts$specs
+  } else if (gam_bases) {
+    gp_setup$smooth.spec <- fast_tprs_specs(gp$smooth.spec, nthreads, plan)
+  }
   reset <- TRUE
   while (reset) {
     G <- do.call("gam.setup", list(formula = gp_setup, pterms = pterms, data = mf0,
@@ -196,9 +210,11 @@ lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mo
       chunk.size <- 4 * ncol(G$X)
       warning(gettextf("chunk.size < number of coefficients. Reset to %d", chunk.size),
               call. = FALSE)
-      if (chunk.size >= nrow(mf)) mf0 <- mf else reset <- FALSE
+      if (chunk.size >= nrow(mf)) mf0 <- mf else if (!is.null(facts)) mf0 <- mini(chunk.size)
+      else reset <- FALSE
     } else reset <- FALSE
   }
+  if (!is.null(facts)) G$cmX <- lean_facts_cmX(G, facts, mf)
   G$var.summary <- var.summary
   G$family <- family
   G$terms <- terms
@@ -232,6 +248,36 @@ lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mo
 }
 
 mgcv_fun <- function(name) get(name, envir = asNamespace("mgcv"), inherits = FALSE)
+
+# The mini frame with the rows `rows` of mf in place of its last (random)
+# rows: the rows where each smooth's basis has its largest absolute row
+# sum, so that smoothCon()'s penalty scaling (norm(X, "I")) is every row's.
+lean_mini_with_rows <- function(mf0, mf, rows) {
+  if (!length(rows)) return(mf0)
+  at <- nrow(mf0) - seq_along(rows) + 1L
+  mf0[at, ] <- mf[rows, , drop = FALSE]
+  mf0
+}
+
+# gam.setup()'s colMeans of X over every row, for a set-up on the mini
+# frame from facts: the parametric columns' over mf, each smooth's from its
+# basis's column means through its constraint.
+lean_facts_cmX <- function(G, facts, mf) {
+  cm <- G$cmX
+  if (G$nsdf > 0) {
+    Xp <- stats::model.matrix(G$pterms, mf)
+    if (ncol(Xp) == G$nsdf) cm[seq_len(G$nsdf)] <- colMeans(Xp)
+  }
+  for (i in seq_along(G$smooth)) {
+    sm <- G$smooth[[i]]
+    f <- attr(facts$specs[[i]], "gg_facts")
+    qrc <- attr(sm, "qrc")
+    if (is.null(f) || !inherits(qrc, "qr")) next
+    Z <- qr.Q(qrc, complete = TRUE)[, -seq_len(attr(sm, "nCons")), drop = FALSE]
+    cm[sm$first.para:sm$last.para] <- drop(crossprod(Z, f$mean))
+  }
+  cm
+}
 
 # TRUE when na.omit() would keep every row of model frame mf: every column
 # atomic, none with a missing value (na.omit.data.frame skips non-atomic

@@ -50,6 +50,10 @@ typedef struct gg_session {
     gg_family  eval_fam;
     /* the outer iteration's rows at the last eval (outer_rows.h), host */
     gg_outer_rows rows;
+    /* X's recipe (when X is one), its blocks copied out of R's transient
+     * memory; the arrays they point to are the protected plan list's */
+    gg_xplan   xplan;
+    int        have_xplan;
     char       device[32];
     char       fallback[GG_TEL_REASON];
 } gg_session;
@@ -71,6 +75,7 @@ static void session_finalizer(SEXP ptr)
         return;
     session_release(s);
     gg_outer_rows_free(&s->rows);
+    if (s->have_xplan) gg_xplan_clone_free(&s->xplan);
     free(s->eval_beta);
     free(s);
     R_ClearExternalPtr(ptr);
@@ -160,14 +165,14 @@ static void session_run(gg_session *s, session_op op, void *ctx, const char *wha
 SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP mode_, SEXP ordinal_,
                        SEXP nthreads_)
 {
-    if (!Rf_isMatrix(X) || TYPEOF(X) != REALSXP)
-        gg_abort(BAD_IN, "a model session takes X as a double matrix");
+    if (!(Rf_isMatrix(X) && TYPEOF(X) == REALSXP) && TYPEOF(X) != VECSXP)
+        gg_abort(BAD_IN, "a model session takes X as a double matrix or its recipe");
     const int mode = gg_as_int(mode_, "the mode", 0, 2, BAD_IN);
     const int ordinal = gg_as_int(ordinal_, "the device ordinal", 0, INT_MAX, BAD_IN);
     const int nthreads = gg_as_int(nthreads_, "nthreads", 1, GG_MAX_THREADS, BAD_IN);
-    gg_xplan unused;
+    gg_xplan plan;
     gg_data d;
-    gg_model_data_from_r(X, y, w, offset, &unused, &d);
+    gg_model_data_from_r(X, y, w, offset, &plan, &d);
 
     SEXP keep = PROTECT(Rf_allocVector(VECSXP, 4));
     SET_VECTOR_ELT(keep, 0, X);
@@ -185,6 +190,12 @@ SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP mode_, SEXP ord
     }
     R_SetExternalPtrAddr(ptr, s);
     s->d = d;
+    if (d.xplan != NULL) {
+        if (gg_xplan_clone(d.xplan, &s->xplan) != 0)
+            gg_abort("gamgpu_host_oom", "out of memory (model session)");   /* the finalizer frees s */
+        s->have_xplan = 1;
+        s->d.xplan = &s->xplan;
+    }
     s->eval_beta = beta;
     s->mode = mode;
     s->ordinal = ordinal;

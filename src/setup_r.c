@@ -84,3 +84,31 @@ SEXP gg_check_rows_r(SEXP y, SEXP w, SEXP offset, SEXP nthreads)
                         ISNAN(r.y_max) ? NA_REAL : r.y_max};
     return gg_named_doubles(7, names, v);
 }
+
+/* list(scale, mean, rowmax, imax) of gg_basis_stats() for X (n x k double
+ * matrix); imax 1-based. */
+SEXP gg_basis_stats_r(SEXP X, SEXP rms_scale, SEXP nthreads)
+{
+    if (!Rf_isMatrix(X) || TYPEOF(X) != REALSXP)
+        gg_abort("gamgpu_bad_input", "X must be a double matrix");
+    const size_t n = (size_t) Rf_nrows(X);
+    const int k = Rf_ncols(X);
+    if (n < 1 || k < 1) gg_abort("gamgpu_bad_input", "X must have rows and columns");
+    const int nt = threads_arg(nthreads), prev = gg_threads_set_limit(nt);
+    SEXP scale = PROTECT(Rf_allocVector(REALSXP, k));
+    SEXP mean = PROTECT(Rf_allocVector(REALSXP, k));
+    double rowmax;
+    size_t imax;
+    const int rc = gg_basis_stats(REAL(X), n, k, Rf_asLogical(rms_scale) == TRUE, nt,
+                                  REAL(scale), REAL(mean), &rowmax, &imax);
+    gg_threads_set_limit(prev);
+    if (rc != 0) gg_abort("gamgpu_host_oom", "no memory for the basis statistics");
+    const char *names[] = {"scale", "mean", "rowmax", "imax"};
+    SEXP out = PROTECT(gg_named_list(4, names));
+    SET_VECTOR_ELT(out, 0, scale);
+    SET_VECTOR_ELT(out, 1, mean);
+    SET_VECTOR_ELT(out, 2, Rf_ScalarReal(rowmax));
+    SET_VECTOR_ELT(out, 3, Rf_ScalarReal((double) imax + 1));
+    UNPROTECT(3);
+    return out;
+}

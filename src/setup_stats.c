@@ -301,3 +301,88 @@ int gg_check_rows(const double *y, const double *w, const double *offset, size_t
     *out = r;
     return 0;
 }
+
+/* ---- a smooth's raw basis: gg_basis_stats ------------------------------ */
+
+#define BS_BLOCK 8192
+#define BS_JOBS 32
+
+typedef struct bstats_job {
+    const double *X, *scale;
+    size_t n, b0, b1;
+    int k, pass;            /* 0: sums of squares; 1: scaled sums and row maxima */
+    double *part;           /* nblocks x (k + 2) */
+} bstats_job;
+
+static void *bstats_run(void *arg)
+{
+    const bstats_job *j = arg;
+    const int k = j->k;
+    for (size_t b = j->b0; b < j->b1; b++) {
+        const size_t i0 = b * BS_BLOCK, i1 = i0 + BS_BLOCK < j->n ? i0 + BS_BLOCK : j->n;
+        double *t = j->part + b * (size_t) (k + 2);
+        for (int c = 0; c < k; c++) {
+            const double *x = j->X + (size_t) c * j->n;
+            long double s = 0;
+            if (j->pass == 0)
+                for (size_t i = i0; i < i1; i++) {
+                    const double q = x[i] * x[i];   /* (R's X^2, then its sum) */
+                    s += q;
+                }
+            else
+                for (size_t i = i0; i < i1; i++) s += x[i] / j->scale[c];
+            t[c] = (double) s;
+        }
+        if (j->pass == 1) {
+            double best = -1;
+            size_t at = i0;
+            for (size_t i = i0; i < i1; i++) {
+                double r = 0;
+                for (int c = 0; c < k; c++) r += fabs(j->X[(size_t) c * j->n + i] / j->scale[c]);
+                if (r > best || 0) {
+                    best = r;
+                    at = i;
+                }
+            }
+            t[k] = best;
+            t[k + 1] = (double) at;
+        }
+    }
+    return NULL;
+}
+
+int gg_basis_stats(const double *X, size_t n, int k, int rms_scale, int nthreads,
+                   double *scale, double *mean, double *rowmax, size_t *imax)
+{
+    (void) nthreads;
+    const size_t nb = (n + BS_BLOCK - 1) / BS_BLOCK;
+    double *part = malloc((nb ? nb : 1) * (size_t) (k + 2) * sizeof(double));
+    if (part == NULL) return -1;
+    bstats_job jobs[BS_JOBS];
+    const int nj = nb < BS_JOBS ? (int) (nb ? nb : 1) : BS_JOBS;
+    for (int c = 0; c < k; c++) scale[c] = 1.0;
+    for (int pass = rms_scale ? 0 : 1; pass <= 1; pass++) {
+        for (int q = 0; q < nj; q++)
+            jobs[q] = (bstats_job) {X, scale, n, nb * q / nj, nb * (q + 1) / nj, k, pass, part};
+        gg_run_jobs(nj, bstats_run, jobs, sizeof *jobs);
+        for (int c = 0; c < k; c++) {
+            long double s = 0;
+            for (size_t b = 0; b < nb; b++) s += part[b * (size_t) (k + 2) + c];
+            if (pass == 0)
+                scale[c] = sqrt((double) (s / (long double) n));
+            else
+                mean[c] = (double) (s / (long double) n);
+        }
+    }
+    *rowmax = -1;
+    *imax = 0;
+    for (size_t b = 0; b < nb; b++) {
+        const double *t = part + b * (size_t) (k + 2);
+        if (t[k] > *rowmax) {
+            *rowmax = t[k];
+            *imax = (size_t) t[k + 1];
+        }
+    }
+    free(part);
+    return 0;
+}

@@ -45,4 +45,16 @@ typedef struct gg_row_checks {
 int gg_check_rows(const double *y, const double *w, const double *offset, size_t n,
                   int nthreads, gg_row_checks *out);
 
+/* What mgcv's smoothCon() takes of a smooth's raw basis X (n x k,
+ * column-major) on every row, with X's columns first divided by scale[j]:
+ * with rms_scale, scale[j] = sqrt(sum_i X_ij^2 / n) (construct_tprs's
+ * last step for a thin plate basis; written to scale), else 1; mean[j] =
+ * colMeans of the scaled X (the centring constraint), *rowmax = the
+ * largest sum_j |X_ij / scale_j| over rows (norm(X, "I"), summed over j in
+ * LAPACK's order) and *imax its first row (0-based).  Sums in long double
+ * in fixed blocks of rows: the same for any thread count.  Returns 0, or
+ * -1 when there was no memory. */
+int gg_basis_stats(const double *X, size_t n, int k, int rms_scale, int nthreads,
+                   double *scale, double *mean, double *rowmax, size_t *imax);
+
 #endif

@@ -216,3 +216,41 @@ int gg_xplan_fill(const gg_xplan *plan, size_t r0, size_t rows, double *out, siz
                        "out of host memory building rows of the model matrix");
     return 0;
 }
+
+/* ---- a plan that outlives the .Call that read it ------------------------ */
+
+int gg_xplan_clone(const gg_xplan *src, gg_xplan *dst)
+{
+    *dst = *src;
+    const int nb = src->nblocks > 0 ? src->nblocks : 1;
+    gg_xblock *B = calloc((size_t) nb, sizeof(gg_xblock));
+    if (B == NULL) {
+        dst->blocks = NULL;
+        return -1;
+    }
+    memcpy(B, src->blocks, (size_t) src->nblocks * sizeof(gg_xblock));
+    dst->blocks = B;
+    for (int b = 0; b < src->nblocks; b++) {
+        const int *co = src->blocks[b].map.col_of;
+        B[b].map.col_of = NULL;
+        if (co == NULL) continue;
+        int *copy = malloc((size_t) (B[b].map.kc > 0 ? B[b].map.kc : 1) * sizeof(int));
+        if (copy == NULL) {
+            gg_xplan_clone_free(dst);
+            return -1;
+        }
+        memcpy(copy, co, (size_t) B[b].map.kc * sizeof(int));
+        B[b].map.col_of = copy;
+    }
+    return 0;
+}
+
+void gg_xplan_clone_free(gg_xplan *x)
+{
+    gg_xblock *B = (gg_xblock *) x->blocks;
+    if (B != NULL)
+        for (int b = 0; b < x->nblocks; b++) free((void *) B[b].map.col_of);
+    free(B);
+    x->blocks = NULL;
+    x->nblocks = 0;
+}

@@ -91,4 +91,12 @@ typedef struct gg_xplan {
 int gg_xplan_fill(const gg_xplan *plan, size_t r0, size_t rows, double *out, size_t ldo,
                   gg_status *st);
 
+/* A copy of src's block structures in malloc'd memory, for a plan that
+ * outlives the .Call that read it (a model session): the arrays the blocks
+ * point to (covariates, knots, maps) are not copied and must stay valid.
+ * 0, or -1 when out of memory (nothing to free then).  Free with
+ * gg_xplan_clone_free. */
+int  gg_xplan_clone(const gg_xplan *src, gg_xplan *dst);
+void gg_xplan_clone_free(gg_xplan *x);
+
 #endif

@@ -1,0 +1,127 @@
+# gam()'s bases set up on a few rows, with what they take of every row
+# computed on every row.  gam() (gam.setup(), smoothCon()) builds each
+# smooth on all n rows, and all n rows then enter its object in three
+# places only: the knots (a thin plate basis's drawn from the distinct
+# values, construct_tprs's scaling of the columns to unit root mean
+# square; a cr basis's quantiles of the distinct values), the centring
+# constraint (the basis's column means), and the penalty's scaling (the
+# largest absolute row sum of the basis, norm(X, "I")).  Here each of them
+# is computed on all rows -- the basis evaluated by the C evaluators, on the
+# device for a GPU fit, and reduced in C (gg_basis_stats) -- and mgcv's
+# gam.setup() then runs on bam()'s mini model frame with the row that
+# attains norm(X, "I") added for each smooth, its smooths built by
+# smooth.construct.gg_facts.smooth.spec() with the full data's knots,
+# scaling and constraint.  The smooth objects, penalties and constraints
+# are gam()'s to rounding; X itself is never formed in R: the fit builds it
+# from its recipe (model_matrix_plan()) where it computes.
+#
+# Taken for thin plate ("tp") smooths of up to 4 variables with more
+# distinct values than max.knots and cubic regression splines ("cr") of
+# one variable, without a by variable or an id, whose variables no other
+# smooth shares (gam.side() works on X's rows); any other smooth, or few
+# rows, and gam()'s own set-up runs on every row (R/setup.R).
+
+# The facts for every smooth spec, or NULL where the route does not apply:
+# list(specs = the specs marked for smooth.construct.gg_facts.smooth.spec(),
+# rows = the rows (of mf) to add to the mini frame).
+gam_basis_facts <- function(specs, mf, knots, threads, plan) {
+  if (!length(specs)) return(NULL)
+  n <- nrow(mf)
+  terms <- unlist(lapply(specs, function(s) s$term))
+  if (anyDuplicated(terms)) return(NULL)
+  dev <- as.integer(c(plan$mode, if (is.null(plan$ordinal)) 0L else plan$ordinal))
+  rows <- integer(0)
+  out <- vector("list", length(specs))
+  for (i in seq_along(specs)) {
+    s <- specs[[i]]
+    cl <- class(s)
+    if (!(identical(cl, "tp.smooth.spec") || identical(cl, "cr.smooth.spec")) ||
+        !identical(s$by, "NA") || !is.null(s$id) || isTRUE(s$fixed) ||
+        !all(vapply(s$term, function(v) {
+          x <- mf[[v]]
+          is.double(x) && is.null(dim(x)) && is.null(attr(x, "matrix"))
+        }, NA)))
+      return(NULL)
+    f <- if (identical(cl, "tp.smooth.spec")) tprs_facts(s, mf, knots) else cr_facts(s, mf, knots)
+    if (is.null(f)) return(NULL)
+    # the basis on every row (the device's for a GPU fit), reduced in C
+    r <- margin_recipe(f$sm, mf, threads, max_tp_d = 4L)
+    if (inherits(r, "gg_no_recipe")) return(NULL)
+    r <- margin_block(r)
+    r$col0 <- 1L
+    r$ncol <- r$k
+    X <- .Call(gg_xplan_build_device_r, list(n = n, p = r$k, threads = threads, blocks = list(r)),
+               dev[1L], dev[2L])
+    st <- .Call(gg_basis_stats_r, X, f$rms, threads)
+    rm(X)
+    if (!all(is.finite(st$scale) & st$scale > 0) || !all(is.finite(st$mean)) ||
+        !is.finite(st$rowmax))
+      return(NULL)
+    f$scale <- st$scale
+    f$mean <- st$mean
+    rows <- c(rows, as.integer(st$imax))
+    class(s) <- c("gg_facts.smooth.spec", class(s))
+    attr(s, "gg_facts") <- f
+    out[[i]] <- s
+  }
+  list(specs = out, rows = unique(rows))
+}
+
+# A thin plate spline's basis built by mgcv from its knots alone (on
+# tprs_knot_data()'s stand-in rows, R/tprs_setup.R); its columns are then
+# scaled by the rows' root mean squares (rms).
+tprs_facts <- function(s, mf, knots) {
+  if (length(s$term) > 4L) return(NULL)
+  kd <- tprs_knot_data(s, mf, knots)
+  if (is.null(kd)) return(NULL)
+  sm <- mgcv::smooth.construct(s, kd$data, kd$knots)
+  if (!identical(as.vector(sm$shift), kd$shift) || nrow(sm$Xu) != kd$nk ||
+      !all(is.finite(sm$UZ)))
+    return(NULL)
+  list(sm = sm, rms = TRUE)
+}
+
+# A cubic regression spline's basis from the knots mgcv places (the
+# quantiles of the covariate's distinct values, or the user's), built on
+# the knots as its rows.
+cr_facts <- function(s, mf, knots) {
+  x <- mf[[s$term]]
+  nk <- if (s$bs.dim < 0) 10 else s$bs.dim
+  if (nk < 3) return(NULL)                # (mgcv warns and raises k: its own set-up)
+  kn <- if (!is.null(knots)) knots[[s$term]]
+  if (is.null(kn)) {
+    xu <- unique(x)
+    if (length(xu) < nk) return(NULL)     # (mgcv's error, from its own set-up)
+    kn <- stats::quantile(xu, seq(0, 1, length = nk))
+  }
+  if (length(kn) != nk || length(unique(kn)) < nk) return(NULL)
+  sm <- mgcv::smooth.construct(s, stats::setNames(list(as.double(kn)), s$term),
+                               stats::setNames(list(kn), s$term))
+  list(sm = sm, rms = FALSE)
+}
+
+#' A smooth as gam() builds it, from facts of every row computed beforehand
+#'
+#' The smooth.construct() method behind gam_gpu()'s set-up of gam()'s
+#' bases (methods other than "fREML") on a few rows; see R/basis_facts.R.
+#' Not for direct use.
+#' @param object a "tp" or "cr" smooth specification marked by gamgpu.
+#' @param data,knots as for [mgcv::smooth.construct()].
+#' @return mgcv's "tprs.smooth" or "cr.smooth" object, its centring
+#'   constraint (C) that of every row.
+#' @keywords internal
+#' @exportS3Method mgcv::smooth.construct
+smooth.construct.gg_facts.smooth.spec <- function(object, data, knots) {
+  f <- attr(object, "gg_facts")
+  sm <- f$sm
+  # the raw basis on these rows, scaled as on every row
+  X <- mgcv::Predict.matrix(sm, data)
+  sc <- f$scale
+  sm$X <- X / rep(sc, each = nrow(X))
+  if (f$rms) {
+    sm$UZ <- sm$UZ / rep(sc, each = nrow(sm$UZ))
+    if (length(sm$S)) sm$S[[1L]] <- sm$S[[1L]] / outer(sc, sc)
+  }
+  sm$C <- matrix(f$mean, 1L)
+  sm
+}

@@ -1,0 +1,120 @@
+# gam()'s bases set up on bam()'s mini frame from facts of every row
+# (R/basis_facts.R): the smooth objects are gam()'s, X is built from its
+# recipe, and the fit is the one gam()'s own set-up on every row gives.
+
+facts_data <- function(n = 2400) {
+  set.seed(11)
+  d <- mgcv::gamSim(1, n = n, dist = "normal", scale = 2, verbose = FALSE)
+  d$yb <- rbinom(n, 1, plogis((d$f - mean(d$f)) / 3))
+  d$fac <- factor(sample(letters[1:3], n, replace = TRUE))
+  d
+}
+
+# every field and attribute of two lists of smooths, to `tol` relative
+expect_same_smooths <- function(a, b, tol, label) {
+  expect_equal(length(a), length(b), label = label)
+  for (i in seq_along(b)) {
+    for (k in union(names(a[[i]]), names(b[[i]])))
+      expect_true(isTRUE(all.equal(a[[i]][[k]], b[[i]][[k]], tolerance = tol)),
+                  label = paste(label, "smooth", i, k))
+    expect_true(isTRUE(all.equal(attributes(a[[i]]), attributes(b[[i]]), tolerance = tol)),
+                label = paste(label, "smooth", i, "attributes"))
+  }
+}
+
+test_that("with more rows than chunk.size, gam()'s bases come from facts of every row and X from its recipe", {
+  d <- facts_data()
+  ctl <- gam_gpu_control(chunk.size = 800)
+  cases <- list(
+    # (x3's effect is zero: its smooth is left out, where gam()'s optimizer
+    # stops short of the flat criterion's end)
+    list(yb ~ s(x0) + s(x1) + s(x2) + x3, binomial(), "REML"),
+    list(yb ~ fac + s(x0, bs = "cr") + s(x1, x2) + x3, binomial(), "GCV.Cp"),
+    list(y ~ s(x0, bs = "cr", k = 7) + s(x2, k = 12), gaussian(), "REML"),
+    list(y ~ s(x0) + s(x1, x2, x3), gaussian(link = "log"), "ML"))
+  for (cs in cases) {
+    label <- paste(deparse(cs[[1]]), cs[[3]])
+    dd <- d
+    if (cs[[2]]$link == "log") dd$y <- dd$y + 10
+    b <- mgcv::gam(cs[[1]], family = cs[[2]], data = dd, method = cs[[3]])
+    g <- gam_gpu(cs[[1]], family = cs[[2]], data = dd, method = cs[[3]], device = "off",
+                 control = ctl)
+    expect_identical(g$device$model_matrix, "recipe", label = label)
+    expect_same_smooths(g$smooth, b$smooth, 1e-10, label)
+    expect_lt(max(abs(g$cmX - b$cmX)), 1e-12, label = label)
+    # the fit is gam()'s
+    expect_lt(max(abs(g$fitted.values - b$fitted.values)) / diff(range(b$fitted.values)),
+              1e-5, label = label)
+    expect_lt((g$gcv.ubre - b$gcv.ubre) / abs(b$gcv.ubre), 1e-6, label = label)
+    expect_lt(max(abs(g$edf - b$edf)), 0.01, label = label)
+    nd <- dd[1:40, ]
+    expect_lt(max(abs(predict(g, nd) - predict(b, nd))), 1e-4 * diff(range(predict(b, nd))),
+              label = label)
+  }
+})
+
+test_that("the facts route and gam()'s set-up on every row give one fit", {
+  d <- facts_data(2200)            # (a thin plate basis takes facts above 2000 rows)
+  f <- yb ~ s(x0) + s(x1, bs = "cr") + s(x2, x3)
+  g1 <- gam_gpu(f, family = binomial(), data = d, method = "REML", device = "off",
+                control = gam_gpu_control(chunk.size = 600))
+  g0 <- gam_gpu(f, family = binomial(), data = d, method = "REML", device = "off",
+                control = gam_gpu_control(chunk.size = 1e5))
+  expect_identical(g1$device$model_matrix, "recipe")
+  expect_identical(g0$device$model_matrix, "matrix")
+  expect_same_smooths(g1$smooth, g0$smooth, 1e-11, "facts")
+  expect_lt(max(abs(g1$coefficients - g0$coefficients)) / max(abs(g0$coefficients)), 1e-8)
+  expect_lt(max(abs(g1$sp / g0$sp - 1)), 1e-6)
+})
+
+test_that("smooths the facts do not cover take gam()'s set-up on every row", {
+  d <- facts_data(2200)
+  for (f in list(yb ~ s(x0, by = x1) + s(x2),          # a by variable
+                 yb ~ s(x0) + s(x0, x1),               # a shared variable (gam.side)
+                 yb ~ s(x0, bs = "ps") + s(x1))) {     # a basis without facts
+    g <- gam_gpu(f, family = binomial(), data = d, method = "REML", device = "off",
+                 control = gam_gpu_control(chunk.size = 500))
+    g0 <- gam_gpu(f, family = binomial(), data = d, method = "REML", device = "off",
+                  control = gam_gpu_control(chunk.size = 1e5))
+    expect_identical(g$device$model_matrix, "matrix", label = deparse(f))
+    expect_identical(g$coefficients, g0$coefficients, label = deparse(f))
+  }
+})
+
+test_that("gg_basis_stats is colMeans, the RMS scaling and norm(X, 'I') of R", {
+  set.seed(2)
+  X <- matrix(rnorm(20011 * 5), ncol = 5) * rep(c(1, 3, 0.5, 10, 2), each = 20011)
+  for (rms in c(FALSE, TRUE)) {
+    st <- .Call(gamgpu:::gg_basis_stats_r, X, rms, 2L)
+    sc <- if (rms) sqrt(colSums(X^2) / nrow(X)) else rep(1, 5)
+    Xs <- X / rep(sc, each = nrow(X))
+    expect_lt(max(abs(st$scale - sc) / sc), 1e-15)
+    expect_lt(max(abs(st$mean - colMeans(Xs))), 1e-15 * max(abs(Xs)))
+    expect_equal(st$rowmax, norm(Xs, "I"), tolerance = 1e-15)
+    expect_identical(st$imax, as.double(which.max(rowSums(abs(Xs)))))
+    # the same for any thread count
+    expect_identical(.Call(gamgpu:::gg_basis_stats_r, X, rms, 1L), st)
+  }
+  expect_error(.Call(gamgpu:::gg_basis_stats_r, 1:3, TRUE, 1L), class = "gamgpu_bad_input")
+})
+
+test_that("on the GPU the facts' bases are evaluated on the device and X built there", {
+  skip_if_no_device()
+  d <- facts_data(30000)
+  f <- yb ~ s(x0) + s(x1, bs = "cr") + s(x2, x3)
+  gpu_telemetry(reset = TRUE)
+  g <- expect_device_fit(gam_gpu(f, family = binomial(), data = d, method = "REML",
+                                 device = "required"))
+  t <- gpu_telemetry()
+  expect_identical(g$device$model_matrix, "recipe")
+  expect_identical(g$device$outer_gram, "cuda:0")
+  expect_gt(sum(t$launches[t$backend == "engine"]), 0)
+  expect_equal(sum(t$fallbacks), 0)
+  expect_device_arena_empty()
+  c <- gam_gpu(f, family = binomial(), data = d, method = "REML", device = "off")
+  expect_identical(c$device$model_matrix, "recipe")
+  expect_same_smooths(g$smooth, c$smooth, 1e-11, "device")
+  rel <- function(a, b) max(abs(a - b)) / max(abs(b))
+  expect_lt(rel(coef(g), coef(c)), 1e-9)
+  expect_lt(rel(fitted(g), fitted(c)), 1e-9)
+})
