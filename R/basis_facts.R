@@ -59,6 +59,7 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
       return(NULL)
     f$scale <- st$scale
     f$mean <- st$mean
+    f$threads <- threads
     rows <- c(rows, as.integer(st$imax))
     class(s) <- c("gg_facts.smooth.spec", class(s))
     attr(s, "gg_facts") <- f
@@ -90,7 +91,8 @@ cr_facts <- function(s, mf, knots) {
   if (nk < 3) return(NULL)                # (mgcv warns and raises k: its own set-up)
   kn <- if (!is.null(knots)) knots[[s$term]]
   if (is.null(kn)) {
-    xu <- unique(x)
+    # (quantile() of the distinct values: of them in order, sort(unique()))
+    xu <- .Call(gg_sorted_unique_r, x)
     if (length(xu) < nk) return(NULL)     # (mgcv's error, from its own set-up)
     kn <- stats::quantile(xu, seq(0, 1, length = nk))
   }
@@ -114,8 +116,16 @@ cr_facts <- function(s, mf, knots) {
 smooth.construct.gg_facts.smooth.spec <- function(object, data, knots) {
   f <- attr(object, "gg_facts")
   sm <- f$sm
-  # the raw basis on these rows, scaled as on every row
-  X <- mgcv::Predict.matrix(sm, data)
+  # the raw basis on these rows (by the C evaluators, over threads), scaled
+  # as on every row
+  r <- margin_recipe(sm, data, f$threads, max_tp_d = 4L)
+  X <- if (inherits(r, "gg_no_recipe")) mgcv::Predict.matrix(sm, data) else {
+    r <- margin_block(r)
+    r$col0 <- 1L
+    r$ncol <- r$k
+    .Call(gg_xplan_build_r, list(n = length(data[[sm$term[1L]]]), p = r$k,
+                                 threads = f$threads, blocks = list(r)))
+  }
   sc <- f$scale
   sm$X <- X / rep(sc, each = nrow(X))
   if (f$rms) {

@@ -320,7 +320,13 @@ classify_setup_error <- function(e) {
 #'   step halvings (\code{halve_eta}); \code{reml_threads}, the host threads
 #'   the REML optimizer used (see \code{nthreads} in
 #'   \code{\link{gam_gpu_control}}); \code{discrete}, only when
-#'   \code{discrete = TRUE} was asked for, saying that the fit is exact.
+#'   \code{discrete = TRUE} was asked for, saying that the fit is exact;
+#'   for gam()'s outer iteration (methods other than \code{"fREML"} beyond
+#'   the additive model) \code{outer_gram}, where its model session ran
+#'   (\code{"cuda:0"}, \code{"cpu"}), \code{outer_grams}, its weighted
+#'   Gram products, \code{outer_seconds}, its seconds in host-device
+#'   copies, row-wise work and building X, and \code{outer_fallback}, why
+#'   it left the device, when it did.
 #'   With \code{fit = FALSE}, the setup object instead (see \code{...}).
 #' @examples
 #' library(mgcv)
@@ -719,6 +725,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   if (!is.null(lap)) {
     fit$device$outer_gram <- lap$P$env$device
     fit$device$outer_grams <- lap$P$env$grams
+    # (the session's seconds in host-device copies, row-wise work, X's build)
+    fit$device$outer_seconds <- lap$P$env$seconds
     # (a device failure under "auto": the products went on on the CPU)
     if (!is.null(lap$P$env$fallback)) fit$device$outer_fallback <- lap$P$env$fallback
   }

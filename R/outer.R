@@ -134,6 +134,7 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
          env$closed <- TRUE
          info <- .Call(gg_session_info_r, ses)
          env$device <- info$device
+         env$seconds <- c(transfer = info$t_transfer, rows = info$t_rows, build = info$t_build)
          if (nzchar(info$fallback)) env$fallback <- info$fallback
          .Call(gg_session_close_r, ses)
        })

@@ -100,10 +100,10 @@ tprs_knot_data <- function(object, data, knots) {
   if (length(p.order) > 1L && p.order[2L] == 0) return(NULL)   # null space dropped
   shift <- vapply(xs, mean, 0)
   # mgcv's distinct (shifted) covariate values in its order, uniquecombs()'s
-  # ascending rows: for one covariate sort(unique()), a third of the time
+  # ascending rows: for one covariate sort(unique()), by radix sort in C
   if (d == 1L) {
     xsh <- xs[[1L]] - shift
-    xu <- matrix(sort(unique(xsh)), ncol = 1L)
+    xu <- matrix(.Call(gg_sorted_unique_r, xsh), ncol = 1L)
   } else {
     xu <- mgcv::uniquecombs(matrix(unlist(lapply(seq_len(d), function(i) xs[[i]] - shift[i])),
                                    n, d), TRUE)

@@ -231,18 +231,23 @@ SEXP gg_session_close_r(SEXP ptr)
 }
 
 /* Where the session runs ("cuda:0", "cpu"), why it left the device
- * ("" if it did not), and the backend's work counters. */
+ * ("" if it did not), the backend's work counters and its seconds in
+ * copies between host and device, in row-wise work and in building X. */
 SEXP gg_session_info_r(SEXP ptr)
 {
     gg_session *s = session_get(ptr);
-    const char *names[] = {"device", "fallback", "backend", "grams", "xbeta", "row_state"};
-    SEXP out = PROTECT(gg_named_list(6, names));
+    const char *names[] = {"device", "fallback", "backend", "grams", "xbeta", "row_state",
+                           "t_transfer", "t_rows", "t_build"};
+    SEXP out = PROTECT(gg_named_list(9, names));
     SET_VECTOR_ELT(out, 0, gg_scalar_string(s->device));
     SET_VECTOR_ELT(out, 1, gg_scalar_string(s->fallback));
     SET_VECTOR_ELT(out, 2, gg_scalar_string(s->be.ops->name));
     SET_VECTOR_ELT(out, 3, Rf_ScalarReal((double) s->be.n_gram));
     SET_VECTOR_ELT(out, 4, Rf_ScalarReal((double) s->be.n_xbeta));
     SET_VECTOR_ELT(out, 5, Rf_ScalarReal((double) s->be.n_row_state));
+    SET_VECTOR_ELT(out, 6, Rf_ScalarReal(s->be.t_transfer));
+    SET_VECTOR_ELT(out, 7, Rf_ScalarReal(s->be.t_rows));
+    SET_VECTOR_ELT(out, 8, Rf_ScalarReal(s->be.t_build));
     UNPROTECT(1);
     return out;
 }

@@ -4,6 +4,7 @@
  * response and weights. */
 #include <R.h>
 #include <Rinternals.h>
+#include <string.h>
 
 #include "errors_r.h"
 #include "sexp_r.h"
@@ -110,5 +111,22 @@ SEXP gg_basis_stats_r(SEXP X, SEXP rms_scale, SEXP nthreads)
     SET_VECTOR_ELT(out, 2, Rf_ScalarReal(rowmax));
     SET_VECTOR_ELT(out, 3, Rf_ScalarReal((double) imax + 1));
     UNPROTECT(3);
+    return out;
+}
+
+/* sort(unique(x)) for a double vector without NA or NaN. */
+SEXP gg_sorted_unique_r(SEXP x)
+{
+    if (!Rf_isReal(x)) gg_abort("gamgpu_bad_input", "x must be a double vector");
+    const size_t n = (size_t) XLENGTH(x);
+    for (size_t i = 0; i < n; i++)
+        if (ISNAN(REAL(x)[i])) gg_abort("gamgpu_bad_input", "x must not have NA or NaN values");
+    SEXP buf = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) n));
+    size_t nu;
+    if (gg_sorted_unique(REAL(x), n, REAL(buf), &nu) != 0)
+        gg_abort("gamgpu_host_oom", "no memory for the distinct values");
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) nu));
+    memcpy(REAL(out), REAL(buf), nu * sizeof(double));
+    UNPROTECT(2);
     return out;
 }

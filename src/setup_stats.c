@@ -386,3 +386,52 @@ int gg_basis_stats(const double *X, size_t n, int k, int rms_scale, int nthreads
     free(part);
     return 0;
 }
+
+/* ---- distinct values in order: gg_sorted_unique --------------------------- */
+
+int gg_sorted_unique(const double *x, size_t n, double *out, size_t *nu)
+{
+    *nu = 0;
+    if (n == 0) return 0;
+    uint64_t *a = malloc(n * sizeof(uint64_t)), *b = malloc(n * sizeof(uint64_t));
+    size_t (*count)[256] = calloc(8, sizeof *count);
+    if (a == NULL || b == NULL || count == NULL) {
+        free(a);
+        free(b);
+        free(count);
+        return -1;
+    }
+    /* the keys and every byte's histogram in one pass */
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t k = key_of(x[i]);
+        a[i] = k;
+        for (int d = 0; d < 8; d++) count[d][(k >> (8 * d)) & 0xFF]++;
+    }
+    /* least significant byte first: stable counting passes, skipping a byte
+     * that every key shares */
+    for (int d = 0; d < 8; d++) {
+        const int sh = 8 * d;
+        if (count[d][(a[0] >> sh) & 0xFF] == n) continue;
+        size_t at = 0;
+        for (int v = 0; v < 256; v++) {
+            const size_t c = count[d][v];
+            count[d][v] = at;
+            at += c;
+        }
+        for (size_t i = 0; i < n; i++) b[count[d][(a[i] >> sh) & 0xFF]++] = a[i];
+        uint64_t *t = a;
+        a = b;
+        b = t;
+    }
+    /* equal values (-0 and +0 among them) once each */
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double v = value_of(a[i]);
+        if (m == 0 || v != out[m - 1]) out[m++] = v;
+    }
+    *nu = m;
+    free(a);
+    free(b);
+    free(count);
+    return 0;
+}

@@ -118,3 +118,13 @@ test_that("on the GPU the facts' bases are evaluated on the device and X built t
   expect_lt(rel(coef(g), coef(c)), 1e-9)
   expect_lt(rel(fitted(g), fitted(c)), 1e-9)
 })
+
+test_that("gg_sorted_unique is sort(unique(x))", {
+  set.seed(4)
+  x <- c(round(rnorm(5e4), 2), -0, 0, Inf, -Inf, 1e-300, -1e-300, .Machine$double.xmax)
+  expect_identical(.Call(gamgpu:::gg_sorted_unique_r, x), sort(unique(x)))
+  expect_identical(.Call(gamgpu:::gg_sorted_unique_r, c(3, 3, 3)), 3)
+  expect_identical(.Call(gamgpu:::gg_sorted_unique_r, numeric(0)), numeric(0))
+  expect_error(.Call(gamgpu:::gg_sorted_unique_r, c(1, NA)), class = "gamgpu_bad_input")
+  expect_error(.Call(gamgpu:::gg_sorted_unique_r, 1:3), class = "gamgpu_bad_input")
+})
