@@ -224,7 +224,7 @@ typedef struct deriv_ctx {
     const gg_outer_rows *r;
     const gg_outer_derivs *o;
     const double *wl1, *wl2;    /* the leverage sums' weights */
-    int M, np, k;               /* pairs; columns of V */
+    int M, ne, k;               /* E columns (pairs, or 0); columns of V */
     double *part;               /* nb x nsum */
     int nsum;
 } deriv_ctx;
@@ -240,7 +240,7 @@ static void deriv_block(void *c_, size_t i0, size_t i1, size_t b)
     const int M = c->M, MM = M * M;
     double *V = r->V;
     int q = 0;
-    for (int k = 0; k < M; k++)
+    if (c->ne > 0) for (int k = 0; k < M; k++)
         for (int j = 0; j <= k; j++, q++) {
             const double *ej = r->deta + (size_t) j * n, *ek = r->deta + (size_t) k * n;
             double *v = V + (size_t) q * n;
@@ -292,7 +292,11 @@ int gg_outer_derivs_compute(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o
     if (!r->have) return gg_fail(st, "gamgpu_internal_error", "outer rows: no rows computed");
     const size_t n = r->n;
     const int p = be->p, M = o->M, np = M * (M + 1) / 2;
-    const int k = np + (o->pe != 0) + (o->pearson != 0) + 1;
+    const int gF = o->gram_fisher && !r->fisher, lF = o->lev_fisher && !r->fisher;
+    /* X' (w1 eta_j eta_k) = X' diag(w1 eta_j) X d beta_k = dH_j d beta_k when
+     * dH has Newton's weights: no pass over the rows then */
+    const int ne = gF ? np : 0;
+    const int k = ne + (o->pe != 0) + (o->pearson != 0) + 1;
     if (work_alloc(r, M > 0 ? M : 1, k > 1 ? k : 1, st)) return -1;
     double *b = malloc((size_t) p * sizeof(double)), zwz;
     double *XV = malloc((size_t) p * (size_t) k * sizeof(double));
@@ -308,7 +312,6 @@ int gg_outer_derivs_compute(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o
     /* d eta / d rho_k = X d beta / d rho_k */
     if (M > 0 && be->ops->xmul(be, o->db, M, r->deta, st)) goto done;
     /* dH_k = X' diag(w1 eta_k) X */
-    const int gF = o->gram_fisher && !r->fisher, lF = o->lev_fisher && !r->fisher;
     const double *wg1 = gF ? r->wF1 : r->w1;
     for (int j = 0; j < M; j++) {
         const double *e = r->deta + (size_t) j * n;
@@ -321,11 +324,23 @@ int gg_outer_derivs_compute(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o
     if (be->ops->set_rows(be, r->one, r->zero, st) || be->ops->leverage(be, o->Ml, r->h, st))
         goto done;
     deriv_ctx c = {r, o, lF ? r->wF1 : r->w1, lF ? r->wF2 : r->w2,
-                   M, np, k, part, nsum};
+                   M, ne, k, part, nsum};
     run_blocks(n, deriv_block, &c);
     if (be->ops->xtmul(be, r->V, k, XV, st)) goto done;
-    memcpy(o->RHS, XV, (size_t) p * np * sizeof(double));
-    int q = np;
+    if (ne > 0) {
+        memcpy(o->RHS, XV, (size_t) p * np * sizeof(double));
+    } else {
+        int q = 0;
+        for (int kk = 0; kk < M; kk++)
+            for (int j = 0; j <= kk; j++, q++) {
+                const double *A = o->dH + (size_t) j * p * p, *v = o->db + (size_t) kk * p;
+                double *out = o->RHS + (size_t) q * p;
+                for (int a = 0; a < p; a++) out[a] = 0;
+                for (int c2 = 0; c2 < p; c2++)
+                    for (int a = 0; a < p; a++) out[a] += A[a + (size_t) c2 * p] * v[c2];
+            }
+    }
+    int q = ne;
     if (o->pe) memcpy(o->Xd, XV + (size_t) p * q++, (size_t) p * sizeof(double));
     if (o->pearson) memcpy(o->Xp, XV + (size_t) p * q++, (size_t) p * sizeof(double));
     memcpy(o->u, XV + (size_t) p * q, (size_t) p * sizeof(double));

@@ -68,7 +68,8 @@ typedef struct gg_outer_derivs {
     int gram_fisher, lev_fisher, pe, pearson;
     /* out (caller's memory) */
     double *dH;     /* p x p x M: X' diag(w1 eta_k) X */
-    double *RHS;    /* p x npairs: X' (Newton w1 eta_j eta_k) */
+    double *RHS;    /* p x npairs: X' (Newton w1 eta_j eta_k); dH_j d beta_k
+                       when dH has Newton's weights (the same product) */
     double *Xd;     /* p: X' dev1 (pe) */
     double *Xp;     /* p: X' pe1 (pearson) */
     double *u;      /* p: X' (h w1) */
