@@ -148,8 +148,9 @@ test_that("on the GPU, GCV.Cp's Gram product runs on the device and gives the CP
   t <- gpu_telemetry()
   expect_identical(g$device$backend, "cuda")
   expect_identical(g$device$gcv_gram, "cuda:0")     # the criterion's Gram, not only the fit
-  # (gam()'s bases are set up on every row, X with them: R/setup.R)
-  expect_identical(g$device$model_matrix, "matrix")
+  # (gam()'s bases from facts of every row, X built from its recipe on the
+  # device: R/basis_facts.R)
+  expect_identical(g$device$model_matrix, "recipe")
   expect_gt(sum(t$launches[t$backend == "engine"]), 0)
   expect_equal(sum(t$fallbacks), 0)
   c <- gam_gpu(f, data = d, method = "GCV.Cp", device = "off",
