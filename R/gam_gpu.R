@@ -222,12 +222,16 @@ classify_setup_error <- function(e) {
 #'   exact derivatives around a fully converged penalized IRLS, as for
 #'   \code{"REML"}; and \code{"GACV.Cp"}, the same with gam()'s generalized
 #'   approximate cross validation score (GACV) in place of GCV (UBRE with
-#'   a known scale).  These methods set up the bases as gam() does
-#'   (its thin plate bases evaluated on every row by gamgpu's C or device
-#'   evaluator rather than mgcv's single-threaded one), and do every
-#'   O(n) step of the outer iteration -- penalized IRLS rows, weighted
-#'   Gram products, X b and X'v products, leverages -- in one model session
-#'   that holds X on the device for a GPU fit.  Other families with these
+#'   a known scale).  These methods set up the bases as gam() does (with
+#'   more rows than \code{chunk.size}, thin plate and cr smooths from
+#'   what gam() takes of every row -- knots, column scaling, centring
+#'   constraint, penalty scaling -- computed by gamgpu's evaluators, X
+#'   then built from its recipe where the fit runs; otherwise gam()'s own
+#'   set-up on every row, its thin plate bases evaluated by gamgpu's C or
+#'   device evaluator), and do every O(n) step of the outer iteration --
+#'   penalized IRLS rows, the working weights' derivatives, weighted Gram
+#'   products, X b and X'v products, leverages -- in C in one model
+#'   session that holds X on the device for a GPU fit.  Other families with these
 #'   methods (quasi families with "REML", "ML", "P-REML" or "P-ML",
 #'   extended families) are refused (class
 #'   \code{gamgpu_unsupported_method}: use \code{"fREML"} or
