@@ -13,13 +13,38 @@
 # smooth.construct.gg_facts.smooth.spec() with the full data's knots,
 # scaling and constraint.  The smooth objects, penalties and constraints
 # are gam()'s to rounding; X itself is never formed in R: the fit builds it
-# from its recipe (model_matrix_plan()) where it computes.
+# from its recipe (model_matrix_plan()) where it computes.  For a fit on
+# the device (use_basis_facts()): on the CPU the basis would be evaluated
+# twice.
 #
 # Taken for thin plate ("tp") smooths of up to 4 variables with more
 # distinct values than max.knots and cubic regression splines ("cr") of
 # one variable, without a by variable or an id, whose variables no other
 # smooth shares (gam.side() works on X's rows); any other smooth, or few
 # rows, and gam()'s own set-up runs on every row (R/setup.R).
+
+# Whether gam()'s bases take this route: where the fit runs on a device,
+# which evaluates a basis on every row in milliseconds (the facts' pass
+# and X's build from its recipe); on the CPU, whose evaluation of a thin
+# plate basis on every row is most of the set-up, gam()'s set-up on every
+# row evaluates it once instead of twice.  Option gamgpu.basis_facts:
+# TRUE always, FALSE never, NA (the default) where a device is usable and
+# the policy is not "off".
+use_basis_facts <- function(plan) {
+  o <- basis_facts_option()
+  if (!is.na(o)) return(o)
+  plan$mode == 2L || (plan$mode == 1L && isTRUE(.Call(gg_gpu_probe_r)$usable))
+}
+
+# The option, checked (by gam_gpu() before its set-up, whose errors in the
+# lean path hand over to mgcv's).
+basis_facts_option <- function() {
+  o <- getOption("gamgpu.basis_facts", NA)
+  if (!is.logical(o) || length(o) != 1L)
+    gamgpu_abort("gamgpu_bad_input", "option gamgpu.basis_facts must be TRUE, FALSE or NA",
+                 call = NULL)
+  o
+}
 
 # The facts for every smooth spec, or NULL where the route does not apply:
 # list(specs = the specs marked for smooth.construct.gg_facts.smooth.spec(),

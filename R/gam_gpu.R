@@ -222,13 +222,15 @@ classify_setup_error <- function(e) {
 #'   exact derivatives around a fully converged penalized IRLS, as for
 #'   \code{"REML"}; and \code{"GACV.Cp"}, the same with gam()'s generalized
 #'   approximate cross validation score (GACV) in place of GCV (UBRE with
-#'   a known scale).  These methods set up the bases as gam() does (with
-#'   more rows than \code{chunk.size}, thin plate and cr smooths from
-#'   what gam() takes of every row -- knots, column scaling, centring
-#'   constraint, penalty scaling -- computed by gamgpu's evaluators, X
-#'   then built from its recipe where the fit runs; otherwise gam()'s own
-#'   set-up on every row, its thin plate bases evaluated by gamgpu's C or
-#'   device evaluator), and do every O(n) step of the outer iteration --
+#'   a known scale).  These methods set up the bases as gam() does (for a
+#'   fit on the device with more rows than \code{chunk.size}, thin plate
+#'   and cr smooths from what gam() takes of every row -- knots, column
+#'   scaling, centring constraint, penalty scaling -- computed by gamgpu's
+#'   evaluators, X then built from its recipe on the device; otherwise
+#'   gam()'s own set-up on every row, its thin plate bases evaluated by
+#'   gamgpu's C or device evaluator; option \code{gamgpu.basis_facts}
+#'   \code{TRUE} or \code{FALSE} takes the first or the second way
+#'   whatever runs the fit), and do every O(n) step of the outer iteration --
 #'   penalized IRLS rows, the working weights' derivatives, weighted Gram
 #'   products, X b and X'v products, leverages -- in C in one model
 #'   session that holds X on the device for a GPU fit.  Other families with these
@@ -465,6 +467,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
           if (grepl("chunk.size", conditionMessage(w), fixed = TRUE))
             invokeRestart("muffleWarning")
         })
+    basis_facts_option()
     G <- if (method != "fREML") setup(TRUE)
     if (is.null(G) && (method == "ML" || outer))
       gamgpu_abort("gamgpu_unsupported_method",

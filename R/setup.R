@@ -182,7 +182,7 @@ lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mo
   # runs; else on every row, the thin plate bases evaluated in C
   # (R/tprs_setup.R)
   gp_setup <- gp
-  facts <- if (gam_bases && nrow(mf) > chunk.size)
+  facts <- if (gam_bases && nrow(mf) > chunk.size && use_basis_facts(plan))
     gam_basis_facts(gp$smooth.spec, mf, knots, nthreads, plan)
   mini <- function(chunk.size) {
     mf0 <- lean_mini_mf(mf, chunk.size, nthreads)

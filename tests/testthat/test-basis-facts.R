@@ -10,6 +10,9 @@ facts_data <- function(n = 2400) {
   d
 }
 
+# (on the CPU the route is taken only when asked for, by option
+# gamgpu.basis_facts = TRUE; a device fit takes it by default)
+
 # every field and attribute of two lists of smooths, to `tol` relative
 expect_same_smooths <- function(a, b, tol, label) {
   expect_equal(length(a), length(b), label = label)
@@ -23,6 +26,8 @@ expect_same_smooths <- function(a, b, tol, label) {
 }
 
 test_that("with more rows than chunk.size, gam()'s bases come from facts of every row and X from its recipe", {
+  op <- options(gamgpu.basis_facts = TRUE)
+  on.exit(options(op), add = TRUE)
   d <- facts_data()
   ctl <- gam_gpu_control(chunk.size = 800)
   cases <- list(
@@ -54,6 +59,8 @@ test_that("with more rows than chunk.size, gam()'s bases come from facts of ever
 })
 
 test_that("the facts route and gam()'s set-up on every row give one fit", {
+  op <- options(gamgpu.basis_facts = TRUE)
+  on.exit(options(op), add = TRUE)
   d <- facts_data(2200)            # (a thin plate basis takes facts above 2000 rows)
   f <- yb ~ s(x0) + s(x1, bs = "cr") + s(x2, x3)
   g1 <- gam_gpu(f, family = binomial(), data = d, method = "REML", device = "off",
@@ -68,6 +75,8 @@ test_that("the facts route and gam()'s set-up on every row give one fit", {
 })
 
 test_that("smooths the facts do not cover take gam()'s set-up on every row", {
+  op <- options(gamgpu.basis_facts = TRUE)
+  on.exit(options(op), add = TRUE)
   d <- facts_data(2200)
   for (f in list(yb ~ s(x0, by = x1) + s(x2),          # a by variable
                  yb ~ s(x0) + s(x0, x1),               # a shared variable (gam.side)
@@ -100,6 +109,10 @@ test_that("gg_basis_stats is colMeans, the RMS scaling and norm(X, 'I') of R", {
 
 test_that("on the GPU the facts' bases are evaluated on the device and X built there", {
   skip_if_no_device()
+  # (the CPU's fit set up as the device's is: gam()'s bases from facts of
+  # every row, which a CPU fit takes only when asked for)
+  op <- options(gamgpu.basis_facts = TRUE)
+  on.exit(options(op), add = TRUE)
   d <- facts_data(30000)
   f <- yb ~ s(x0) + s(x1, bs = "cr") + s(x2, x3)
   gpu_telemetry(reset = TRUE)
@@ -127,4 +140,21 @@ test_that("gg_sorted_unique is sort(unique(x))", {
   expect_identical(.Call(gamgpu:::gg_sorted_unique_r, numeric(0)), numeric(0))
   expect_error(.Call(gamgpu:::gg_sorted_unique_r, c(1, NA)), class = "gamgpu_bad_input")
   expect_error(.Call(gamgpu:::gg_sorted_unique_r, 1:3), class = "gamgpu_bad_input")
+})
+
+test_that("the route is the device's by default; option gamgpu.basis_facts decides otherwise", {
+  d <- facts_data(2400)
+  f <- yb ~ s(x0) + s(x1, bs = "cr")
+  ctl <- gam_gpu_control(chunk.size = 800)
+  fit <- function() gam_gpu(f, family = binomial(), data = d, method = "REML", device = "off",
+                            control = ctl)
+  # on the CPU a thin plate basis would be evaluated on every row twice
+  expect_identical(fit()$device$model_matrix, "matrix")
+  op <- options(gamgpu.basis_facts = TRUE)
+  on.exit(options(op))
+  expect_identical(fit()$device$model_matrix, "recipe")
+  options(gamgpu.basis_facts = FALSE)
+  expect_identical(fit()$device$model_matrix, "matrix")
+  options(gamgpu.basis_facts = "yes")
+  expect_error(fit(), class = "gamgpu_bad_input")
 })

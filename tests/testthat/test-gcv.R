@@ -140,6 +140,10 @@ test_that("GCV.Cp for extended families, and with in.out or rho, is refused by n
 
 test_that("on the GPU, GCV.Cp's Gram product runs on the device and gives the CPU's fit", {
   skip_if_no_device()
+  # (the CPU's fit set up as the device's is: gam()'s bases from facts of
+  # every row, which a CPU fit takes only when asked for)
+  op <- options(gamgpu.basis_facts = TRUE)
+  on.exit(options(op), add = TRUE)
   d <- gcv_data(20000)
   f <- y ~ s(x0) + s(x1) + s(x2, bs = "cr")
   gpu_telemetry(reset = TRUE)

@@ -285,6 +285,10 @@ test_that("methods gam() has not got here are refused with what to do", {
 
 test_that("on the GPU, the outer iteration's products run on the device and give the CPU's fit", {
   skip_if_no_device()
+  # (the CPU's fit set up as the device's is: gam()'s bases from facts of
+  # every row, which a CPU fit takes only when asked for)
+  op <- options(gamgpu.basis_facts = TRUE)
+  on.exit(options(op), add = TRUE)
   d <- outer_data(n = 20000)
   for (cs in list(list(yb ~ s(x0) + s(x1) + s(x2), binomial(link = "probit")),
                   list(yg ~ s(x0) + te(x1, x2), Gamma(link = "log")))) {
