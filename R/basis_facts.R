@@ -54,7 +54,7 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
   n <- nrow(mf)
   terms <- unlist(lapply(specs, function(s) s$term))
   if (anyDuplicated(terms)) return(NULL)
-  dev <- as.integer(c(plan$mode, if (is.null(plan$ordinal)) 0L else plan$ordinal))
+  dev <- device_of(plan)
   rows <- integer(0)
   out <- vector("list", length(specs))
   for (i in seq_along(specs)) {
@@ -70,13 +70,8 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
     f <- if (identical(cl, "tp.smooth.spec")) tprs_facts(s, mf, knots) else cr_facts(s, mf, knots)
     if (is.null(f)) return(NULL)
     # the basis on every row (the device's for a GPU fit), reduced in C
-    r <- margin_recipe(f$sm, mf, threads, max_tp_d = 4L)
-    if (inherits(r, "gg_no_recipe")) return(NULL)
-    r <- margin_block(r)
-    r$col0 <- 1L
-    r$ncol <- r$k
-    X <- .Call(gg_xplan_build_device_r, list(n = n, p = r$k, threads = threads, blocks = list(r)),
-               dev[1L], dev[2L])
+    X <- raw_basis_matrix(f$sm, mf, n, threads, dev)
+    if (is.null(X)) return(NULL)
     st <- .Call(gg_basis_stats_r, X, f$rms, threads)
     rm(X)
     if (!all(is.finite(st$scale) & st$scale > 0) || !all(is.finite(st$mean)) ||
@@ -97,13 +92,10 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
 # tprs_knot_data()'s stand-in rows, R/tprs_setup.R); its columns are then
 # scaled by the rows' root mean squares (rms).
 tprs_facts <- function(s, mf, knots) {
+  # (X's build from its recipe on the device takes up to 4 variables)
   if (length(s$term) > 4L) return(NULL)
-  kd <- tprs_knot_data(s, mf, knots)
-  if (is.null(kd)) return(NULL)
-  sm <- mgcv::smooth.construct(s, kd$data, kd$knots)
-  if (!identical(as.vector(sm$shift), kd$shift) || nrow(sm$Xu) != kd$nk ||
-      !all(is.finite(sm$UZ)))
-    return(NULL)
+  sm <- tprs_stand_in(s, mf, knots)
+  if (is.null(sm)) return(NULL)
   list(sm = sm, rms = TRUE)
 }
 
@@ -143,20 +135,9 @@ smooth.construct.gg_facts.smooth.spec <- function(object, data, knots) {
   sm <- f$sm
   # the raw basis on these rows (by the C evaluators, over threads), scaled
   # as on every row
-  r <- margin_recipe(sm, data, f$threads, max_tp_d = 4L)
-  X <- if (inherits(r, "gg_no_recipe")) mgcv::Predict.matrix(sm, data) else {
-    r <- margin_block(r)
-    r$col0 <- 1L
-    r$ncol <- r$k
-    .Call(gg_xplan_build_r, list(n = length(data[[sm$term[1L]]]), p = r$k,
-                                 threads = f$threads, blocks = list(r)))
-  }
-  sc <- f$scale
-  sm$X <- X / rep(sc, each = nrow(X))
-  if (f$rms) {
-    sm$UZ <- sm$UZ / rep(sc, each = nrow(sm$UZ))
-    if (length(sm$S)) sm$S[[1L]] <- sm$S[[1L]] / outer(sc, sc)
-  }
+  X <- raw_basis_matrix(sm, data, length(data[[sm$term[1L]]]), f$threads)
+  if (is.null(X)) X <- mgcv::Predict.matrix(sm, data)
+  if (f$rms) sm <- tprs_scaled(sm, X, f$scale) else sm$X <- X
   sm$C <- matrix(f$mean, 1L)
   sm
 }

@@ -216,6 +216,27 @@ margin_block <- function(r) {
   r
 }
 
+# A cr or tp margin's raw basis (unconstrained, no by variable) on the n
+# rows of data: the host's build of its recipe (src/xplan.c), or with dev
+# = c(mode, ordinal) the device's (a device failure under "auto" counted,
+# the host building it then).  NULL where the margin has no recipe.
+raw_basis_matrix <- function(m, data, n, threads, dev = NULL) {
+  r <- margin_recipe(m, data, threads, max_tp_d = Inf)
+  if (inherits(r, "gg_no_recipe")) return(NULL)
+  r <- margin_block(r)
+  r$col0 <- 1L
+  r$ncol <- r$k
+  plan <- list(n = n, p = r$k, threads = as.integer(threads), blocks = list(r))
+  if (is.null(dev)) return(.Call(gg_xplan_build_r, plan))
+  X <- .Call(gg_xplan_build_device_r, plan, dev[1L], dev[2L])
+  attr(X, "device") <- attr(X, "fallback") <- NULL
+  X
+}
+
+# A device plan (policy.R: device_plan()) as the c(mode, ordinal) the .Calls take.
+device_of <- function(plan)
+  as.integer(c(plan$mode, if (is.null(plan$ordinal)) 0L else plan$ordinal))
+
 # Any other smooth as kind 4: margins evaluated in C (margin_recipe()),
 # their row tensor product, then the smooth's constraint and by-variable.
 # te()/ti() take their margins (with a ti() margin's own constraint and

@@ -117,7 +117,7 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
        # eta (Dw), eta' diag(p'') eta (Dp2)
        derivs = function(db, Ml, fisher, pe, pearson) {
          env$grams <- env$grams + ncol(db)
-         .Call(gg_session_derivs_r, ses, db, Ml, as.integer(c(fisher, fisher, pe, pearson)))
+         .Call(gg_session_derivs_r, ses, db, Ml, as.integer(c(fisher, pe, pearson)))
        },
        ls_n = ls_n,
        # family$ls() at phi, remembered for the last phi (an O(n) sum that,

@@ -24,7 +24,7 @@ fast_tprs_specs <- function(specs, threads, plan = list(mode = 0L, ordinal = 0L)
   lapply(specs, function(s) {
     if (identical(class(s), "tp.smooth.spec")) {
       attr(s, "gg_threads") <- as.integer(threads)
-      attr(s, "gg_device") <- as.integer(c(plan$mode, if (is.null(plan$ordinal)) 0L else plan$ordinal))
+      attr(s, "gg_device") <- device_of(plan)
       class(s) <- c("gg_tprs.smooth.spec", class(s))
     }
     s
@@ -47,30 +47,39 @@ smooth.construct.gg_tprs.smooth.spec <- function(object, data, knots) {
   if (is.null(dev)) dev <- c(0L, 0L)
   attr(object, "gg_threads") <- attr(object, "gg_device") <- NULL
   class(object) <- setdiff(class(object), "gg_tprs.smooth.spec")
-  kd <- tprs_knot_data(object, data, knots)
-  if (is.null(kd)) return(mgcv::smooth.construct(object, data, knots))
-  sm <- mgcv::smooth.construct(object, kd$data, kd$knots)
-  r <- if (identical(as.vector(sm$shift), kd$shift) && nrow(sm$Xu) == kd$nk &&
-           all(is.finite(sm$UZ)))
-    margin_recipe(sm, data, if (is.null(threads)) 1L else threads, max_tp_d = Inf)
-  if (is.null(r) || inherits(r, "gg_no_recipe"))
-    return(mgcv::smooth.construct(object, data, knots))
-  r <- margin_block(r)
-  r$col0 <- 1L
-  r$ncol <- r$k
+  sm <- tprs_stand_in(object, data, knots)
   n <- length(data[[object$term[1L]]])
   # (on the device for a GPU fit; a device failure under "auto" is
   # counted, and the host builds X)
-  X <- .Call(gg_xplan_build_device_r,
-             list(n = n, p = r$k, threads = if (is.null(threads)) 1L else threads,
-                  blocks = list(r)), dev[1L], dev[2L])
-  attr(X, "device") <- attr(X, "fallback") <- NULL
+  X <- if (!is.null(sm)) raw_basis_matrix(sm, data, n, if (is.null(threads)) 1L else threads, dev)
+  if (is.null(X)) return(mgcv::smooth.construct(object, data, knots))
   # construct_tprs's last step on the rows: unit root mean square columns
   rms <- sqrt(colSums(X^2) / n)
   if (!all(is.finite(rms) & rms > 0)) return(mgcv::smooth.construct(object, data, knots))
-  sm$X <- X / rep(rms, each = n)
-  sm$UZ <- sm$UZ / rep(rms, each = nrow(sm$UZ))
-  if (length(sm$S)) sm$S[[1L]] <- sm$S[[1L]] / outer(rms, rms)
+  tprs_scaled(sm, X, rms)
+}
+
+# mgcv's thin plate basis built from the knots it would draw from data, on
+# tprs_knot_data()'s stand-in rows (columns scaled by the stand-ins' root
+# mean squares, which the caller redoes for the rows); NULL where mgcv's own
+# construction is to run.
+tprs_stand_in <- function(object, data, knots) {
+  kd <- tprs_knot_data(object, data, knots)
+  if (is.null(kd)) return(NULL)
+  sm <- mgcv::smooth.construct(object, kd$data, kd$knots)
+  if (!identical(as.vector(sm$shift), kd$shift) || nrow(sm$Xu) != kd$nk ||
+      !all(is.finite(sm$UZ)))
+    return(NULL)
+  sm
+}
+
+# construct_tprs's last step with the columns' scales sc: X (the raw basis
+# on the rows) and UZ divided by them column by column, the penalty by
+# their outer product.
+tprs_scaled <- function(sm, X, sc) {
+  sm$X <- X / rep(sc, each = nrow(X))
+  sm$UZ <- sm$UZ / rep(sc, each = nrow(sm$UZ))
+  if (length(sm$S)) sm$S[[1L]] <- sm$S[[1L]] / outer(sc, sc)
   sm
 }
 

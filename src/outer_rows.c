@@ -292,10 +292,10 @@ int gg_outer_derivs_compute(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o
     if (!r->have) return gg_fail(st, "gamgpu_internal_error", "outer rows: no rows computed");
     const size_t n = r->n;
     const int p = be->p, M = o->M, np = M * (M + 1) / 2;
-    const int gF = o->gram_fisher && !r->fisher, lF = o->lev_fisher && !r->fisher;
+    const int F = o->fisher && !r->fisher;     /* Fisher's weights differ from Newton's */
     /* X' (w1 eta_j eta_k) = X' diag(w1 eta_j) X d beta_k = dH_j d beta_k when
      * dH has Newton's weights: no pass over the rows then */
-    const int ne = gF ? np : 0;
+    const int ne = F ? np : 0;
     const int k = ne + (o->pe != 0) + (o->pearson != 0) + 1;
     if (work_alloc(r, M > 0 ? M : 1, k > 1 ? k : 1, st)) return -1;
     double *b = malloc((size_t) p * sizeof(double)), zwz;
@@ -312,7 +312,7 @@ int gg_outer_derivs_compute(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o
     /* d eta / d rho_k = X d beta / d rho_k */
     if (M > 0 && be->ops->xmul(be, o->db, M, r->deta, st)) goto done;
     /* dH_k = X' diag(w1 eta_k) X */
-    const double *wg1 = gF ? r->wF1 : r->w1;
+    const double *wg1 = F ? r->wF1 : r->w1;
     for (int j = 0; j < M; j++) {
         const double *e = r->deta + (size_t) j * n;
         for (size_t i = 0; i < n; i++) r->V[i] = wg1[i] * e[i];
@@ -323,7 +323,7 @@ int gg_outer_derivs_compute(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o
     /* h_i = x_i' Ml x_i */
     if (be->ops->set_rows(be, r->one, r->zero, st) || be->ops->leverage(be, o->Ml, r->h, st))
         goto done;
-    deriv_ctx c = {r, o, lF ? r->wF1 : r->w1, lF ? r->wF2 : r->w2,
+    deriv_ctx c = {r, o, F ? r->wF1 : r->w1, F ? r->wF2 : r->w2,
                    M, ne, k, part, nsum};
     run_blocks(n, deriv_block, &c);
     if (be->ops->xtmul(be, r->V, k, XV, st)) goto done;

@@ -57,15 +57,15 @@ int gg_outer_newton_gram(gg_backend *be, const gg_data *d, const gg_family *fam,
 
 /* The criterion's derivative products at the computed rows.  In: M
  * smoothing parameters, db (p x M, d beta / d rho), Ml (p x p, symmetric)
- * for the leverages h_i = x_i' Ml x_i; gram_fisher and lev_fisher pick
- * Fisher's weights (else Newton's) for dH and for the leverage sums; pe:
+ * for the leverages h_i = x_i' Ml x_i; fisher picks Fisher's weights
+ * (else Newton's) for dH and for the leverage sums; pe:
  * also X' dev1 and deta' diag(w) deta; pearson: X' pe1 and deta' diag(pe2)
  * deta.  The pairs (j, k), j <= k, run column by column of the upper
  * triangle: (1,1), (1,2), (2,2), (1,3), ... */
 typedef struct gg_outer_derivs {
     int M;
     const double *db, *Ml;
-    int gram_fisher, lev_fisher, pe, pearson;
+    int fisher, pe, pearson;
     /* out (caller's memory) */
     double *dH;     /* p x p x M: X' diag(w1 eta_k) X */
     double *RHS;    /* p x npairs: X' (Newton w1 eta_j eta_k); dH_j d beta_k

@@ -338,6 +338,20 @@ SEXP gg_session_fetch_r(SEXP ptr, SEXP which)
     return out;
 }
 
+/* list(XtWX = p x p, XtWz = p[, zWz]) for an operation to fill: *A and *b
+ * point into it (zWz, with zwz, is the caller's to set). */
+static SEXP gram_result(int p, int zwz, double **A, double **b)
+{
+    const char *names[] = {"XtWX", "XtWz", "zWz"};
+    SEXP out = PROTECT(gg_named_list(zwz ? 3 : 2, names));
+    SET_VECTOR_ELT(out, 0, Rf_allocMatrix(REALSXP, p, p));
+    SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, p));
+    *A = REAL(VECTOR_ELT(out, 0));
+    *b = REAL(VECTOR_ELT(out, 1));
+    UNPROTECT(1);
+    return out;
+}
+
 typedef struct gram_ctx {
     const double *w, *z, *M;
     double *A, *b, zwz, *h;
@@ -361,17 +375,10 @@ SEXP gg_session_gram_r(SEXP ptr, SEXP w, SEXP z)
     const R_xlen_t n = (R_xlen_t) s->d.n;
     const int p = s->d.p;
     gram_ctx c = {double_arg(w, n, "w"), double_arg(z, n, "z"), NULL, NULL, NULL, 0, NULL};
-    const char *names[] = {"XtWX", "XtWz", "zWz"};
-    SEXP out = PROTECT(gg_named_list(3, names));
-    SEXP A = PROTECT(Rf_allocMatrix(REALSXP, p, p));
-    SEXP b = PROTECT(Rf_allocVector(REALSXP, p));
-    c.A = REAL(A);
-    c.b = REAL(b);
+    SEXP out = PROTECT(gram_result(p, 1, &c.A, &c.b));
     session_run(s, op_gram, &c, "the weighted Gram product");
-    SET_VECTOR_ELT(out, 0, A);
-    SET_VECTOR_ELT(out, 1, b);
     SET_VECTOR_ELT(out, 2, Rf_ScalarReal(c.zwz));
-    UNPROTECT(3);
+    UNPROTECT(1);
     return out;
 }
 
@@ -500,16 +507,9 @@ SEXP gg_session_newton_gram_r(SEXP ptr, SEXP family, SEXP link)
     gg_session *s = session_get(ptr);
     const int p = s->d.p;
     newton_ctx c = {gg_family_or_abort(family, link, R_NilValue), NULL, NULL, 0};
-    const char *names[] = {"XtWX", "XtWz"};
-    SEXP out = PROTECT(gg_named_list(2, names));
-    SEXP A = PROTECT(Rf_allocMatrix(REALSXP, p, p));
-    SEXP b = PROTECT(Rf_allocVector(REALSXP, p));
-    c.A = REAL(A);
-    c.b = REAL(b);
+    SEXP out = PROTECT(gram_result(p, 0, &c.A, &c.b));
     session_run(s, op_newton, &c, "Newton's penalized IRLS step");
-    SET_VECTOR_ELT(out, 0, A);
-    SET_VECTOR_ELT(out, 1, b);
-    UNPROTECT(3);
+    UNPROTECT(1);
     return c.ok ? out : R_NilValue;
 }
 
@@ -519,8 +519,8 @@ static int op_derivs(gg_session *s, void *ctx_, gg_status *st)
 }
 
 /* The criterion's derivative products at the rows of gg_session_rows_r()
- * (outer_rows.h: gg_outer_derivs): db p x M, Ml p x p, flags c(gram_fisher,
- * lev_fisher, pe, pearson). */
+ * (outer_rows.h: gg_outer_derivs): db p x M, Ml p x p, flags c(fisher, pe,
+ * pearson). */
 SEXP gg_session_derivs_r(SEXP ptr, SEXP db, SEXP Ml, SEXP flags)
 {
     gg_session *s = session_get(ptr);
@@ -531,11 +531,11 @@ SEXP gg_session_derivs_r(SEXP ptr, SEXP db, SEXP Ml, SEXP flags)
         gg_abort(BAD_IN, "db must be a double matrix with one row per column of X");
     if (!Rf_isMatrix(Ml) || TYPEOF(Ml) != REALSXP || Rf_nrows(Ml) != p || Rf_ncols(Ml) != p)
         gg_abort(BAD_IN, "Ml must be a p x p double matrix (p, the columns of X)");
-    if (TYPEOF(flags) != INTSXP || XLENGTH(flags) != 4)
-        gg_abort(BAD_IN, "flags must be 4 integers");
+    if (TYPEOF(flags) != INTSXP || XLENGTH(flags) != 3)
+        gg_abort(BAD_IN, "flags must be 3 integers");
     const int M = Rf_ncols(db), np = M * (M + 1) / 2;
     const int *fl = INTEGER(flags);
-    gg_outer_derivs o = {M, REAL(db), REAL(Ml), fl[0], fl[1], fl[2], fl[3],
+    gg_outer_derivs o = {M, REAL(db), REAL(Ml), fl[0], fl[1], fl[2],
                          NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     const char *names[] = {"dH", "RHS", "Xd", "Xp", "u", "hww", "hd", "Dw", "Dp2"};
     SEXP out = PROTECT(gg_named_list(9, names));

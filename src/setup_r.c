@@ -100,7 +100,7 @@ SEXP gg_basis_stats_r(SEXP X, SEXP rms_scale, SEXP nthreads)
     SEXP mean = PROTECT(Rf_allocVector(REALSXP, k));
     double rowmax;
     size_t imax;
-    const int rc = gg_basis_stats(REAL(X), n, k, Rf_asLogical(rms_scale) == TRUE, nt,
+    const int rc = gg_basis_stats(REAL(X), n, k, Rf_asLogical(rms_scale) == TRUE,
                                   REAL(scale), REAL(mean), &rowmax, &imax);
     gg_threads_set_limit(prev);
     if (rc != 0) gg_abort("gamgpu_host_oom", "no memory for the basis statistics");

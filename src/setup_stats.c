@@ -351,10 +351,9 @@ static void *bstats_run(void *arg)
     return NULL;
 }
 
-int gg_basis_stats(const double *X, size_t n, int k, int rms_scale, int nthreads,
+int gg_basis_stats(const double *X, size_t n, int k, int rms_scale,
                    double *scale, double *mean, double *rowmax, size_t *imax)
 {
-    (void) nthreads;
     const size_t nb = (n + BS_BLOCK - 1) / BS_BLOCK;
     double *part = malloc((nb ? nb : 1) * (size_t) (k + 2) * sizeof(double));
     if (part == NULL) return -1;

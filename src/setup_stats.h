@@ -52,7 +52,8 @@ int gg_check_rows(const double *y, const double *w, const double *offset, size_t
  * colMeans of the scaled X (the centring constraint), *rowmax = the
  * largest sum_j |X_ij / scale_j| over rows (norm(X, "I"), summed over j in
  * LAPACK's order) and *imax its first row (0-based).  Sums in long double
- * in fixed blocks of rows: the same for any thread count.  Returns 0, or
+ * in fixed blocks of rows over the thread budget (gg_threads_set_limit):
+ * the same for any thread count.  Returns 0, or
  * -1 when there was no memory. */
 /* The distinct values of x[0 .. n-1] (no NaN) in increasing order, as
  * sort(unique(x)) gives them, into out (n doubles); *nu their count.
@@ -60,7 +61,7 @@ int gg_check_rows(const double *y, const double *w, const double *offset, size_t
  * there was no memory. */
 int gg_sorted_unique(const double *x, size_t n, double *out, size_t *nu);
 
-int gg_basis_stats(const double *X, size_t n, int k, int rms_scale, int nthreads,
+int gg_basis_stats(const double *X, size_t n, int k, int rms_scale,
                    double *scale, double *mean, double *rowmax, size_t *imax);
 
 #endif
