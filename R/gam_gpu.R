@@ -141,14 +141,15 @@ classify_setup_error <- function(e) {
 #' built by \code{bam(..., fit = FALSE)}; the fit runs in C, with every
 #' O(n) step (working weights, X'WX, X beta) in a backend: the GPU (CUDA)
 #' or the CPU.  When every smooth has a C evaluator ("cr", "cs", "cc",
-#' "ps", "bs", "tp", "ts", "re", "fs" and "sz" on one of these,
+#' "ps", "bs", "cp", "tp", "ts" and "gp" of up to four variables, "re",
+#' "fs" and "sz" on one of these,
 #' \code{te()}, \code{ti()} and \code{t2()} of up to four such margins,
 #' and any of them \code{by} a
 #' numeric or a factor), the model matrix is not formed in R: the backend
 #' builds it from the covariates and factor codes, on the device for a GPU
 #' fit.  Each smooth's C basis is checked against \code{mgcv::PredictMat}
-#' on a sample of rows first; \code{gp}, \code{cp}, \code{ds},
-#' \code{mrf}, \code{so} and others have their columns built in R, and
+#' on a sample of rows first; \code{ds}, \code{mrf}, \code{so}
+#' and others have their columns built in R, and
 #' \code{fit$device$model_matrix_reason} names the term.
 #'
 #' Every argument is honoured with \code{bam()}'s meaning or refused: an

@@ -92,14 +92,15 @@ has_c_evaluator <- function(s) {
     return(length(s$margin) <= 4L && all(vapply(s$margin, margin_supported, NA)))
   if (inherits(s, c("fs.interaction", "sz.interaction")))
     return(s$base$bs %in% c("cr.smooth", "cs.smooth", "cyclic.smooth", "pspline.smooth",
-                            "Bspline.smooth", "tprs.smooth", "ts.smooth"))
+                            "Bspline.smooth", "cpspline.smooth", "tprs.smooth", "ts.smooth",
+                            "gp.smooth"))
   inherits(s, "random.effect") || margin_supported(s)
 }
 
 # The bases a margin (or an ordinary smooth) can be evaluated with in C.
 margin_supported <- function(m)
   inherits(m, c("cr.smooth", "cs.smooth", "cyclic.smooth", "pspline.smooth",
-                "Bspline.smooth", "tprs.smooth", "ts.smooth"))
+                "Bspline.smooth", "cpspline.smooth", "tprs.smooth", "ts.smooth", "gp.smooth"))
 
 # What PredictMat does after the raw basis, as data for the C evaluators:
 # mgcv's sweep-and-drop constraint (drop, shift), the by-variable (by, or
@@ -436,12 +437,17 @@ margin_recipe <- function(m, mf, threads = 1L, codes = new.env(parent = emptyenv
     return(c(list(type = 4L, k = as.integer(nk - ord), x = x1, xk = knots, F = as.double(D),
                   nk = nk, ord = as.integer(ord), lo = lo, hi = hi), none))
   }
+  if (inherits(m, "cpspline.smooth"))
+    return(cp_recipe(m, x1, none))
+  d <- length(cols)
+  x <- if (d == 1L) x1 else matrix(as.double(unlist(cols, use.names = FALSE)), ncol = d)
+  if (inherits(m, "gp.smooth"))
+    return(gp_recipe(m, x, d, none, max_tp_d))
   # tp/ts
   if (is.null(m$UZ) || is.null(m$Xu))
     return(no_recipe(m$label, ": a thin plate basis without its UZ and Xu"))
   if (!is.null(m$drop.null) && m$drop.null > 0)
     return(no_recipe(m$label, ": a thin plate basis with its null space dropped"))
-  d <- length(cols)
   if (d > max_tp_d)
     return(no_recipe(m$label, ": a thin plate margin of more than ", max_tp_d, " variables"))
   ord <- m$p.order[1L]
@@ -453,10 +459,48 @@ margin_recipe <- function(m, mf, threads = 1L, codes = new.env(parent = emptyenv
   storage.mode(Xu) <- "double"
   UZ <- m$UZ
   storage.mode(UZ) <- "double"
-  x <- if (d == 1L) x1 else matrix(as.double(unlist(cols, use.names = FALSE)), ncol = d)
   c(list(type = 2L, k = ncol(UZ), x = x, d = as.integer(d), tshift = as.double(m$shift),
          m = as.integer(m$p.order[1L]), M = as.integer(choose(ord + d - 1, d)),
          Xu = Xu, UZ = UZ), none)
+}
+
+# A cyclic P-spline (cp) margin: mgcv's cSplineDes knots (k + 1 knots,
+# extended below the first by the last ord - 1 intervals), their ends
+# repeated ord - 1 more times as splineDesign(outer.ok = TRUE) repeats
+# them, so that the C evaluator (gg_bm_cp_row) takes one knot vector.
+cp_recipe <- function(m, x1, none) {
+  knots <- sort(as.double(m$knots))
+  nk <- length(knots)
+  ord <- as.integer(m$m[1L]) + 2L
+  if (ord < 2L || ord > 12L || nk < ord + 1L)
+    return(no_recipe(m$label, ": a cyclic P-spline basis of order above 12 or without its knots"))
+  K <- c(knots[1L] - (knots[nk] - knots[(nk - ord + 1L):(nk - 1L)]), knots)
+  if (!(K[length(K) - 1L] < K[length(K)]))
+    return(no_recipe(m$label, ": a cyclic P-spline basis with repeated end knots"))
+  K <- c(rep(K[1L], ord - 1L), K, rep(K[length(K)], ord - 1L))
+  c(list(type = 7L, k = nk - 1L, x = x1, xk = K, nk = length(K), ord = ord), none)
+}
+
+# A Gaussian process (gp) margin: the thin plate kernels' form with its
+# knots for Xu, its covariance function (gp.defn: type, range rho, power)
+# for eta, and the null space gpT() appends ([1, x] or [1]) as identity rows
+# of UZ: X = [B UZ, T] = [B, T] %*% blockdiag(UZ, I).
+gp_recipe <- function(m, x, d, none, max_tp_d) {
+  defn <- as.double(m$gp.defn)
+  if (d > max_tp_d)
+    return(no_recipe(m$label, ": a Gaussian process margin of more than ", max_tp_d, " variables"))
+  if (is.null(m$UZ) || is.null(m$knt) || length(defn) != 3L || anyNA(defn) ||
+      !(abs(round(defn[1L])) %in% 1:5) || !(defn[2L] > 0) || !(defn[3L] > 0 && defn[3L] <= 2))
+    return(no_recipe(m$label, ": a Gaussian process basis without its knots, UZ and gp.defn"))
+  M <- if (defn[1L] < 0) 1L else d + 1L
+  UZ <- double_matrix(m$UZ)
+  kk <- ncol(UZ)
+  UZa <- matrix(0, nrow(UZ) + M, kk + M)
+  UZa[seq_len(nrow(UZ)), seq_len(kk)] <- UZ
+  UZa[nrow(UZ) + seq_len(M), kk + seq_len(M)] <- diag(M)
+  c(list(type = 8L, k = kk + M, x = x, d = as.integer(d), tshift = as.double(m$shift),
+         m = 0L, M = M, Xu = double_matrix(m$knt), UZ = UZa,
+         gp_type = as.integer(abs(round(defn[1L]))), gp_rho = defn[2L], gp_kp = defn[3L]), none)
 }
 
 # Columns a recipe block maps its raw basis to, before gam.side's deletions

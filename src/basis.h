@@ -55,4 +55,8 @@ int    gg_tprs_order(int m, int d);
 double gg_tprs_eta_constant(int m, int d);
 void   gg_tprs_null_space_powers(int *power, int M, int m, int d);
 
+/* A Gaussian process smooth's null space (mgcv's gpT) in the same form:
+ * [1] (M = 1) or [1, x_1, .., x_d] (M = d + 1). */
+void   gg_gp_null_space_powers(int *power, int M, int d);
+
 #endif

@@ -123,7 +123,7 @@ static void margins_from_r(SEXP ms, size_t n, int kraw, gg_xblock *x)
     for (int j = 0; j < x->nmarg; j++) {
         SEXP m = VECTOR_ELT(ms, j);
         gg_xmargin *g = &x->marg[j];
-        g->kind = (gg_xmargin_kind) int_elt(m, "type", GG_XM_CR, GG_XM_LINEAR);
+        g->kind = (gg_xmargin_kind) int_elt(m, "type", GG_XM_CR, GG_XM_GP);
         g->k = int_elt(m, "k", 1, GG_MAX_K);
         g->d = 1;
         g->map = map_from_r(g->k, n, gg_list_elt(m, "drop"), gg_list_elt(m, "shift"),
@@ -136,7 +136,7 @@ static void margins_from_r(SEXP ms, size_t n, int kraw, gg_xblock *x)
             g->code = INTEGER(code);
             continue;
         }
-        if (g->kind == GG_XM_TPRS)
+        if (g->kind == GG_XM_TPRS || g->kind == GG_XM_GP)
             g->d = int_elt(m, "d", 1, GG_XMAX_TPRS_D);
         g->x = real_or_abort(gg_list_elt(m, "x"), (R_xlen_t) (n * (size_t) g->d), "x");
         switch (g->kind) {
@@ -170,6 +170,32 @@ static void margins_from_r(SEXP ms, size_t n, int kraw, gg_xblock *x)
             break;
         case GG_XM_TPRS:
             tprs_from_r(m, g->d, g->k, &g->m, &g->M, &g->nXu, &g->Xu, &g->UZ, &g->shift);
+            break;
+        case GG_XM_CP:
+            g->ord = int_elt(m, "ord", 2, GG_XMAX_ORD);
+            g->nk = int_elt(m, "nk", 3 * g->ord - 1, GG_MAX_K);
+            if (g->nk != g->k + 3 * g->ord - 2)
+                plan_abort("model matrix plan: a cp margin has nk = k + 3 ord - 2 knots");
+            g->xk = real_or_abort(gg_list_elt(m, "xk"), g->nk, "xk");
+            g->lo = g->xk[2 * g->ord - 2];
+            g->hi = g->xk[g->nk - 1];
+            for (int i = 1; i < g->nk; i++)
+                if (!(g->xk[i - 1] <= g->xk[i]))
+                    plan_abort("model matrix plan: a cp margin's knots must be sorted");
+            if (!(g->lo < g->hi && g->xk[g->nk - g->ord - 1] < g->hi))
+                plan_abort("model matrix plan: a cp margin's last two knots must differ");
+            break;
+        case GG_XM_GP:
+            tprs_from_r(m, g->d, g->k, &g->m, &g->M, &g->nXu, &g->Xu, &g->UZ, &g->shift);
+            if (g->M != 1 && g->M != g->d + 1)
+                plan_abort("model matrix plan: a gp margin's null space has 1 or d + 1 columns");
+            g->gp_type = int_elt(m, "gp_type", 1, 5);
+            g->gp_rho = gg_as_real(gg_list_elt(m, "gp_rho"), "model matrix plan: gp_rho",
+                                   0, HUGE_VAL, BAD_IN);
+            g->gp_kp = gg_as_real(gg_list_elt(m, "gp_kp"), "model matrix plan: gp_kp", 0, 2,
+                                  BAD_IN);
+            if (!(g->gp_rho > 0 && g->gp_kp > 0))
+                plan_abort("model matrix plan: a gp margin has rho > 0 and 0 < power <= 2");
             break;
         default:
             break;

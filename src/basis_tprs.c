@@ -79,6 +79,13 @@ void gg_tprs_null_space_powers(int *power, int M, int m, int d)
     }
 }
 
+/* gpT's columns [1, x_1, .., x_d] are tp's null space of order 2 in d
+ * variables, and [1] that of order 1. */
+void gg_gp_null_space_powers(int *power, int M, int d)
+{
+    gg_tprs_null_space_powers(power, M, M == 1 ? 1 : 2, d);
+}
+
 typedef struct tprs_job {
     const double *x, *shift, *Xu, *UZ;
     size_t n, r0, row0, row1;

@@ -51,8 +51,10 @@
  * scratch columns of its raw and mapped columns (layout_margins()). */
 typedef struct dev_margin {
     CUdeviceptr x, code, xk, F, tshift, Xu, UZ, power, shift, Z;
-    int         m;                  /* thin plate: effective penalty order */
-    double      eta0;               /* thin plate: eta's constant */
+    int         m;                  /* thin plate: effective penalty order;
+                                       gp: minus its covariance type */
+    double      eta0, eta1;         /* thin plate: eta's constant, 0; gp: rho,
+                                       power (basis_math.h's gg_bm_radial) */
     int         map_id;             /* its map is the identity (no drop, no Z) */
     size_t      raw_at, map_at;
 } dev_margin;
@@ -63,7 +65,7 @@ typedef struct dev_block {
     CUdeviceptr      D, x, by, by_code, shift, Z, col_of, xk, F, tshift, Xu, UZ,
                      power;
     int              m;             /* thin plate: effective penalty order */
-    double           eta0;          /* thin plate: eta's constant */
+    double           eta0, eta1;    /* thin plate: eta's constant, 0 */
     /* margins block: its margins, whether its own map is the identity,
      * the scratch columns of the tensor product and of the row-major tmp */
     dev_margin       mg[GG_XMAX_MARGINS];
@@ -89,7 +91,7 @@ typedef struct cuda_state {
                                      widest block's columns (load_recipe) */
     size_t        raw_rows;
     CUfunction    f_tprs_w[3], f_tprs_n[8];    /* basis.cu's wide (JC 2..4), narrow (KC 2..16) */
-    CUfunction    f_cr, f_cc, f_bspl, f_code, f_tensor, f_map, f_dense;
+    CUfunction    f_cr, f_cc, f_bspl, f_cp, f_code, f_tensor, f_map, f_dense;
     /* streaming: X in chunks (from the host, or built on the device) */
     int          streamed;
     gg_xstream   xs;
@@ -298,25 +300,35 @@ typedef struct block_offsets {
     margin_offsets mg[GG_XMAX_MARGINS];
 } block_offsets;
 
-/* A thin plate basis's arrays (a tp block's or margin's), with what the
- * kernel takes precomputed: the effective order, eta's constant and the
- * null-space exponents (basis_tprs.c's, as the host uses them). */
+/* A thin plate basis's arrays (a tp block's or margin's, or a gp margin's
+ * when gp is not NULL), with what the kernel takes precomputed: the
+ * effective order and eta's constant (gp: minus its type, rho and the
+ * power) and the null-space exponents (basis_tprs.c's, as the host uses
+ * them). */
 static int pack_tprs(packer *pk, int m, int d, int M, int nXu, int k, const double *shift,
-                     const double *Xu, const double *UZ, int *m_eff, double *eta0,
-                     size_t *o_power, size_t *o_shift, size_t *o_Xu, size_t *o_UZ,
-                     gg_status *st)
+                     const double *Xu, const double *UZ, const gg_xmargin *gp, int *m_eff,
+                     double *eta0, double *eta1, size_t *o_power, size_t *o_shift,
+                     size_t *o_Xu, size_t *o_UZ, gg_status *st)
 {
     if (d > TPRS_MAX_D)
         return gg_fail(st, "gamgpu_device_unsupported",
                        "engine: thin plate smooths of more than %d variables are "
                        "built on the host", TPRS_MAX_D);
-    *m_eff = gg_tprs_order(m, d);
-    *eta0 = gg_tprs_eta_constant(*m_eff, d);
     const size_t np = (size_t) M * d;
     int *power = malloc(np > 0 ? np * sizeof(int) : 1);
     if (power == NULL)
         return gg_fail(st, "gamgpu_host_oom", "engine: out of host memory");
-    gg_tprs_null_space_powers(power, M, *m_eff, d);
+    if (gp != NULL) {
+        *m_eff = -gp->gp_type;
+        *eta0 = gp->gp_rho;
+        *eta1 = gp->gp_kp;
+        gg_gp_null_space_powers(power, M, d);
+    } else {
+        *m_eff = gg_tprs_order(m, d);
+        *eta0 = gg_tprs_eta_constant(*m_eff, d);
+        *eta1 = 0.0;
+        gg_tprs_null_space_powers(power, M, *m_eff, d);
+    }
     *o_power = pack(pk, power, np * sizeof(int));
     free(power);
     *o_shift = pack(pk, shift, (size_t) d * sizeof(double));
@@ -365,10 +377,18 @@ static int pack_margins(packer *pk, const gg_xblock *hb, dev_block *db, block_of
             mo->xk = pack(pk, g->xk, (size_t) g->nk * sizeof(double));
             mo->F = pack(pk, g->F, 4 * k * sizeof(double));
             break;
+        case GG_XM_CP:
+            if (g->ord < 2 || g->ord > GG_XMAX_ORD || g->nk != g->k + 3 * g->ord - 2)
+                return gg_fail(st, "gamgpu_internal_error",
+                               "engine: a cp margin needs order 2..%d and k + 3 ord - 2 knots",
+                               GG_XMAX_ORD);
+            mo->xk = pack(pk, g->xk, (size_t) g->nk * sizeof(double));
+            break;
         case GG_XM_TPRS:
+        case GG_XM_GP:
             if (pack_tprs(pk, g->m, g->d, g->M, g->nXu, g->k, g->shift, g->Xu, g->UZ,
-                          &db->mg[j].m, &db->mg[j].eta0, &mo->power, &mo->tshift, &mo->Xu,
-                          &mo->UZ, st))
+                          g->kind == GG_XM_GP ? g : NULL, &db->mg[j].m, &db->mg[j].eta0,
+                          &db->mg[j].eta1, &mo->power, &mo->tshift, &mo->Xu, &mo->UZ, st))
                 return -1;
             break;
         case GG_XM_LINEAR:
@@ -407,7 +427,8 @@ static int pack_block(packer *pk, const gg_xblock *hb, dev_block *db, block_offs
         return 0;
     case GG_XB_TPRS:
         return pack_tprs(pk, hb->m, hb->d, hb->M, hb->nXu, mp->k, hb->shift, hb->Xu, hb->UZ,
-                         &db->m, &db->eta0, &o->power, &o->tshift, &o->Xu, &o->UZ, st);
+                         NULL, &db->m, &db->eta0, &db->eta1, &o->power, &o->tshift, &o->Xu,
+                         &o->UZ, st);
     case GG_XB_MARG:
         return pack_margins(pk, hb, db, o, st);
     default:
@@ -425,7 +446,7 @@ static CUdeviceptr at(CUdeviceptr base, size_t off)
  * the sub-chunk (each as many doubles as its rows): per margin its raw
  * columns, then its mapped columns unless its map is the identity; the
  * tensor product when there are several margins; and tmp, the row-major
- * rows of the widest cc or B-spline margin (basis_cc_raw).  When the
+ * rows of the widest cc, cp or B-spline margin (basis_cc_raw).  When the
  * block's own map is the identity (no constraint, by or deletions: a
  * "re" smooth), its last step writes X instead, with no scratch.  Returns
  * the columns the block needs. */
@@ -450,7 +471,8 @@ static size_t layout_margins(const gg_xblock *hb, dev_block *db)
             dm->map_at = cols;
             cols += (size_t) g->map.kc;
         }
-        if ((g->kind == GG_XM_CC || g->kind == GG_XM_BSPL) && (size_t) g->k > tmpk)
+        if ((g->kind == GG_XM_CC || g->kind == GG_XM_BSPL || g->kind == GG_XM_CP) &&
+            (size_t) g->k > tmpk)
             tmpk = (size_t) g->k;
     }
     db->tensor_at = db->tmp_at = NONE;
@@ -594,6 +616,7 @@ static int load_recipe(cuda_state *s, const gg_data *d, gg_status *st)
     if (gg_cuda_function(s->ordinal, "basis", "basis_cr_raw", &s->f_cr, st) ||
         gg_cuda_function(s->ordinal, "basis", "basis_cc_raw", &s->f_cc, st) ||
         gg_cuda_function(s->ordinal, "basis", "basis_bspl_raw", &s->f_bspl, st) ||
+        gg_cuda_function(s->ordinal, "basis", "basis_cp_raw", &s->f_cp, st) ||
         gg_cuda_function(s->ordinal, "basis", "basis_code_raw", &s->f_code, st) ||
         gg_cuda_function(s->ordinal, "basis", "basis_tensor", &s->f_tensor, st) ||
         gg_cuda_function(s->ordinal, "basis", "basis_map", &s->f_map, st) ||
@@ -724,11 +747,12 @@ static int margin_raw(cuda_state *s, const gg_xmargin *g, dev_margin *dm, long l
         void *args[] = {&dm->x, &a, &nr, &dm->xk, &k, &dm->F, &out, &ldo};
         return launch_rows(s, s->f_cr, args, stream, "engine: launching basis_cr_raw", st);
     }
-    case GG_XM_TPRS: {
+    case GG_XM_TPRS:
+    case GG_XM_GP: {
         int d = g->d, M = g->M, nXu = g->nXu;
         int c0 = 0, kc = 0;
-        void *args[] = {&dm->x, &n, &d, &a, &nr, &dm->tshift, &dm->m, &dm->eta0, &dm->Xu,
-                        &nXu, &dm->power, &M, &dm->UZ, &c0, &kc, &out, &ldo};
+        void *args[] = {&dm->x, &n, &d, &a, &nr, &dm->tshift, &dm->m, &dm->eta0, &dm->eta1,
+                        &dm->Xu, &nXu, &dm->power, &M, &dm->UZ, &c0, &kc, &out, &ldo};
         return launch_tprs(s, args, &c0, &kc, k, nr, stream, st);
     }
     case GG_XM_CC: {
@@ -741,6 +765,12 @@ static int margin_raw(cuda_state *s, const gg_xmargin *g, dev_margin *dm, long l
         void *args[] = {&dm->x, &a, &nr, &dm->xk, &nk, &ord, &lo, &hi, &dm->F, &tmp, &out,
                         &ldo};
         return launch_rows(s, s->f_bspl, args, stream, "engine: launching basis_bspl_raw", st);
+    }
+    case GG_XM_CP: {
+        int nk = g->nk, ord = g->ord;
+        double lo = g->lo, hi = g->hi;
+        void *args[] = {&dm->x, &a, &nr, &dm->xk, &nk, &ord, &lo, &hi, &tmp, &out, &ldo};
+        return launch_rows(s, s->f_cp, args, stream, "engine: launching basis_cp_raw", st);
     }
     case GG_XM_CODE: {
         void *args[] = {&dm->code, &a, &nr, &k, &out, &ldo};
@@ -856,8 +886,8 @@ static int build_x(cuda_state *s, size_t r0, size_t rows, CUdeviceptr Xc, size_t
                 int dd = hb->d, M = hb->M, nXu = hb->nXu;
                 int c0 = 0, kc = 0;
                 void *args[] = {&db->x, &n, &dd, &a, &nr, &db->tshift, &db->m, &db->eta0,
-                                &db->Xu, &nXu, &db->power, &M, &db->UZ, &c0, &kc, &s->raw,
-                                &ldr};
+                                &db->eta1, &db->Xu, &nXu, &db->power, &M, &db->UZ, &c0, &kc,
+                                &s->raw, &ldr};
                 if (launch_tprs(s, args, &c0, &kc, k_raw, nr, stream, st))
                     return -1;
             }

@@ -21,7 +21,7 @@ typedef struct fill_job {
 
 /* Margin j's raw row for observation i into u (marg.k values). */
 static void margin_raw(const gg_xmargin *g, size_t n, size_t i, double *u, const int *power,
-                       int m, double eta0)
+                       int m, double eta0, double eta1)
 {
     switch (g->kind) {
     case GG_XM_CR: {
@@ -36,15 +36,20 @@ static void margin_raw(const gg_xmargin *g, size_t n, size_t i, double *u, const
     case GG_XM_BSPL:
         gg_bm_bspl_row(g->x[i], g->xk, g->nk, g->ord, g->lo, g->hi, g->F, u);
         return;
+    case GG_XM_CP:
+        gg_bm_cp_row(g->x[i], g->xk, g->nk, g->ord, g->lo, g->hi, u);
+        return;
     case GG_XM_CODE:
         gg_bm_code_row(g->code[i], g->k, u);
         return;
     case GG_XM_LINEAR:
         u[0] = g->x[i];
         return;
-    case GG_XM_TPRS: {
+    case GG_XM_TPRS:
+    case GG_XM_GP: {
         /* b' UZ with the sum over b in order, as the TPRS block (and BLAS's
-         * reference dgemv) takes it */
+         * reference dgemv) takes it; gp's covariances for tp's eta, and its
+         * null space through UZ's identity rows */
         double xx[GG_XMAX_TPRS_D];
         for (int j = 0; j < g->d; j++)
             xx[j] = g->x[(size_t) j * n + i] - g->shift[j];
@@ -54,12 +59,18 @@ static void margin_raw(const gg_xmargin *g, size_t n, size_t i, double *u, const
         for (int l = 0; l < nb; l++) {
             double b;
             if (l < g->nXu) {
+                /* gp's distances as gpE's rowSums() adds them: in long
+                 * double (the device, without it, rounds each sum) */
                 double r2 = 0.0;
+                long double r2l = 0.0L;
                 for (int j = 0; j < g->d; j++) {
-                    const double z = g->Xu[l + (size_t) g->nXu * j] - xx[j];
-                    r2 += z * z;
+                    const double z = g->Xu[l + (size_t) g->nXu * j] - xx[j], zz = z * z;
+                    r2 += zz;
+                    r2l += zz;
                 }
-                b = gg_bm_tprs_eta(m, g->d, r2, eta0);
+                if (g->kind == GG_XM_GP)
+                    r2 = (double) r2l;
+                b = gg_bm_radial(m, g->d, r2, eta0, eta1);
             } else {
                 b = 1.0;
                 for (int j = 0; j < g->d; j++)
@@ -83,22 +94,30 @@ static int fill_marg(const gg_xblock *b, size_t n, size_t r0, size_t rows, doubl
     size_t need = 2 * (size_t) b->map.k;
     int *power[GG_XMAX_MARGINS] = {NULL};
     int order[GG_XMAX_MARGINS] = {0};
-    double eta0[GG_XMAX_MARGINS] = {0};
+    double eta0[GG_XMAX_MARGINS] = {0}, eta1[GG_XMAX_MARGINS] = {0};
     for (int j = 0; j < nm; j++)
         need += 2 * (size_t) b->marg[j].k + (size_t) b->marg[j].map.kc;
     double *work = malloc(need * sizeof(double));
     int failed = work == NULL;
     for (int j = 0; j < nm && !failed; j++) {
         const gg_xmargin *g = &b->marg[j];
-        if (g->kind != GG_XM_TPRS)
+        if (g->kind != GG_XM_TPRS && g->kind != GG_XM_GP)
             continue;
-        order[j] = gg_tprs_order(g->m, g->d);
-        eta0[j] = gg_tprs_eta_constant(order[j], g->d);
         power[j] = malloc((size_t) g->M * (size_t) g->d * sizeof(int));
-        if (power[j] == NULL)
+        if (power[j] == NULL) {
             failed = 1;
-        else
+            continue;
+        }
+        if (g->kind == GG_XM_GP) {
+            order[j] = -g->gp_type;
+            eta0[j] = g->gp_rho;
+            eta1[j] = g->gp_kp;
+            gg_gp_null_space_powers(power[j], g->M, g->d);
+        } else {
+            order[j] = gg_tprs_order(g->m, g->d);
+            eta0[j] = gg_tprs_eta_constant(order[j], g->d);
             gg_tprs_null_space_powers(power[j], g->M, order[j], g->d);
+        }
     }
     if (!failed) {
         double *raw = work, *mid = raw + b->map.k, *p = mid + b->map.k;
@@ -115,7 +134,7 @@ static int fill_marg(const gg_xblock *b, size_t n, size_t r0, size_t rows, doubl
             const size_t i = r0 + r;
             for (int j = 0; j < nm; j++) {
                 const gg_xmargin *g = &b->marg[j];
-                margin_raw(g, n, i, u[j], power[j], order[j], eta0[j]);
+                margin_raw(g, n, i, u[j], power[j], order[j], eta0[j], eta1[j]);
                 gg_basis_map_row(&g->map, u[j], i, v[j], 1, 0, gmid[j]);
             }
             if (nm == 1)

@@ -38,7 +38,15 @@ typedef enum {
                                F = D (4 x k: values and slopes at lo, hi) */
     GG_XM_CODE   = 5,       /* a factor: code[n] (1-based; other values give
                                a row of zeros), k levels, indicator columns */
-    GG_XM_LINEAR = 6        /* a numeric covariate as its one column (k = 1) */
+    GG_XM_LINEAR = 6,       /* a numeric covariate as its one column (k = 1) */
+    GG_XM_CP     = 7,       /* cp: xk[nk] knots (cSplineDes's, their ends
+                               repeated ord - 1 more times: nk = k + 3 ord
+                               - 2), order ord, x wrapped onto [lo, hi] */
+    GG_XM_GP     = 8        /* gp: as TPRS with Xu the knots, gp_type's
+                               covariance of range gp_rho (power gp_kp) in
+                               place of eta, UZ's last M rows the identity
+                               for the null space [1, x] (M = d + 1) or [1]
+                               (M = 1) */
 } gg_xmargin_kind;
 
 #define GG_XMAX_MARGINS 4   /* margins of a block */
@@ -54,8 +62,10 @@ typedef struct gg_xmargin {
     const double *xk, *F;   /* CR, CC, BSPL: knots and their matrix (above) */
     int           nk, ord;  /* BSPL: knots, order */
     double        lo, hi;   /* BSPL: the interval of the B-spline basis */
-    const double *shift, *Xu, *UZ;  /* TPRS, as in gg_xblock */
+    const double *shift, *Xu, *UZ;  /* TPRS, GP, as in gg_xblock */
     int           m, M, nXu;
+    int           gp_type;  /* GP: mgcv's covariance function 1 .. 5 */
+    double        gp_rho, gp_kp;  /* GP: range, power (type 2) */
     gg_basis_map  map;      /* raw k -> map.kc columns (by, col_of unused);
                                map.drop < 0 and map.Z NULL: the identity */
 } gg_xmargin;

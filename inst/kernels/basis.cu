@@ -44,20 +44,23 @@ extern "C" __global__ void basis_cr_raw(const double *__restrict__ x, long long 
 #define TP_WIDE_L 16        /* basis functions per shared tile, wide kernels */
 #define TP_NARROW_L 32      /* rows of UZ per shared tile, narrow kernels */
 
-// eta for one squared distance; in one dimension sqrt(r2) is |z| (in
-// binary floating point sqrt(fl(z * z)) == |z| whenever z * z is normal),
-// the same bits without the square root.
-__device__ __forceinline__ double tprs_radial(int m, int d, double r2, double z, double eta0)
+// eta for one squared distance (or a gp margin's covariance: m = -type,
+// eta0 = rho, eta1 = power); in one dimension sqrt(r2) is |z| (in binary
+// floating point sqrt(fl(z * z)) == |z| whenever z * z is normal), the
+// same bits without the square root.
+__device__ __forceinline__ double tprs_radial(int m, int d, double r2, double z, double eta0,
+                                              double eta1)
 {
     if (d == 1 && m == 2 && r2 >= 2.2250738585072014e-308)
         return eta0 * r2 * fabs(z);
-    return gg_bm_tprs_eta(m, d, r2, eta0);
+    return gg_bm_radial(m, d, r2, eta0, eta1);
 }
 
 // Basis function l (of nXu + M) at a row whose shifted covariates are xr[j *
 // xs]: the radial function against knot l, or a null-space monomial.
 __device__ __forceinline__ double tprs_b(int l, const double *xr, int xs, int d, int m,
-                                         double eta0, const double *__restrict__ Xu, int nXu,
+                                         double eta0, double eta1,
+                                         const double *__restrict__ Xu, int nXu,
                                          const int *__restrict__ power, int M)
 {
     if (l < nXu) {
@@ -66,7 +69,7 @@ __device__ __forceinline__ double tprs_b(int l, const double *xr, int xs, int d,
             z = Xu[l + (long long) nXu * j] - xr[j * xs];
             r2 += z * z;
         }
-        return tprs_radial(m, d, r2, z, eta0);
+        return tprs_radial(m, d, r2, z, eta0, eta1);
     }
     double b = 1.0;
     for (int j = 0; j < d; j++)
@@ -78,7 +81,8 @@ __device__ __forceinline__ double tprs_b(int l, const double *xr, int xs, int d,
 // The same for a row held in registers (the loops over the covariates
 // unrolled, so xr stays out of local memory).
 __device__ __forceinline__ double tprs_b_reg(int l, const double *xr, int d, int m, double eta0,
-                                             const double *__restrict__ Xu, int nXu,
+                                             double eta1, const double *__restrict__ Xu,
+                                             int nXu,
                                              const int *__restrict__ power, int M)
 {
     if (l < nXu) {
@@ -89,7 +93,7 @@ __device__ __forceinline__ double tprs_b_reg(int l, const double *xr, int d, int
                 z = Xu[l + (long long) nXu * j] - xr[j];
                 r2 += z * z;
             }
-        return tprs_radial(m, d, r2, z, eta0);
+        return tprs_radial(m, d, r2, z, eta0, eta1);
     }
     double b = 1.0;
 #pragma unroll
@@ -102,7 +106,9 @@ __device__ __forceinline__ double tprs_b_reg(int l, const double *xr, int d, int
 
 // tp: x is n x d (column-major, the data's n rows), shift d, Xu nXu x d,
 // UZ (nXu + M) x k, power M x d null-space exponents, m the effective
-// penalty order and eta0 its constant (basis_tprs.c computes both).  Raw
+// penalty order and eta0 its constant (basis_tprs.c computes both), eta1
+// unused; a gp margin is the same with its knots for Xu, m = -type, eta0 =
+// rho, eta1 = power, and UZ's last M rows the identity (its null space).  Raw
 // columns c0 .. c0+kc-1 of the chunk's rows are B UZ, B the rows x (nXu +
 // M) radial and polynomial values: each output is the sum over l = 0 ..
 // nXu + M - 1 in order of UZ * b, multiplied then added (the module is
@@ -116,7 +122,7 @@ __device__ __forceinline__ double tprs_b_reg(int l, const double *xr, int d, int
 template <int JC>
 __device__ void tprs_wide(const double *__restrict__ x, long long n, int d, long long r0,
                           long long rows, const double *__restrict__ shift, int m, double eta0,
-                          const double *__restrict__ Xu, int nXu,
+                          double eta1, const double *__restrict__ Xu, int nXu,
                           const int *__restrict__ power, int M,
                           const double *__restrict__ UZ, int c0, int kc,
                           double *__restrict__ raw, long long ldr)
@@ -145,7 +151,8 @@ __device__ void tprs_wide(const double *__restrict__ x, long long n, int d, long
             for (int i = t; i < TP_WIDE_L * TP_WIDE_ROWS; i += TP_THREADS) {
                 const int rr = i % TP_WIDE_ROWS, ll = i / TP_WIDE_ROWS;
                 sB[ll][rr] = ll < nl && rr < nr
-                    ? tprs_b(l0 + ll, &sx[0][rr], TP_WIDE_ROWS, d, m, eta0, Xu, nXu, power, M)
+                    ? tprs_b(l0 + ll, &sx[0][rr], TP_WIDE_ROWS, d, m, eta0, eta1, Xu, nXu, power,
+                             M)
                     : 0.0;
             }
             for (int i = t; i < TP_WIDE_L * 16 * JC; i += TP_THREADS) {
@@ -187,7 +194,7 @@ __device__ void tprs_wide(const double *__restrict__ x, long long n, int d, long
 template <int KC>
 __device__ void tprs_narrow(const double *__restrict__ x, long long n, int d, long long r0,
                             long long rows, const double *__restrict__ shift, int m,
-                            double eta0, const double *__restrict__ Xu, int nXu,
+                            double eta0, double eta1, const double *__restrict__ Xu, int nXu,
                             const int *__restrict__ power, int M,
                             const double *__restrict__ UZ, int c0, int kc,
                             double *__restrict__ raw, long long ldr)
@@ -219,7 +226,7 @@ __device__ void tprs_narrow(const double *__restrict__ x, long long n, int d, lo
                 double bv[IR];
 #pragma unroll
                 for (int i = 0; i < IR; i++)
-                    bv[i] = tprs_b_reg(l0 + ll, xr[i], d, m, eta0, Xu, nXu, power, M);
+                    bv[i] = tprs_b_reg(l0 + ll, xr[i], d, m, eta0, eta1, Xu, nXu, power, M);
 #pragma unroll
                 for (int c = 0; c < KC; c++) {
                     const double u = sU[ll][c];
@@ -243,11 +250,12 @@ __device__ void tprs_narrow(const double *__restrict__ x, long long n, int d, lo
 
 #define TPRS_ARGS                                                                      \
     const double *__restrict__ x, long long n, int d, long long r0, long long rows,    \
-        const double *__restrict__ shift, int m, double eta0,                          \
+        const double *__restrict__ shift, int m, double eta0, double eta1,             \
         const double *__restrict__ Xu, int nXu, const int *__restrict__ power, int M,  \
         const double *__restrict__ UZ, int c0, int kc, double *__restrict__ raw,       \
         long long ldr
-#define TPRS_PASS x, n, d, r0, rows, shift, m, eta0, Xu, nXu, power, M, UZ, c0, kc, raw, ldr
+#define TPRS_PASS                                                                      \
+    x, n, d, r0, rows, shift, m, eta0, eta1, Xu, nXu, power, M, UZ, c0, kc, raw, ldr
 #define TPRS_KERNEL(name, shape, K)                                                    \
     extern "C" __global__ void __launch_bounds__(TP_THREADS) name(TPRS_ARGS)          \
     {                                                                                  \
@@ -296,6 +304,24 @@ extern "C" __global__ void basis_bspl_raw(const double *__restrict__ x, long lon
     GRID_ROWS(r, rows) {
         double *row = tmp + r * k;
         gg_bm_bspl_row(x[r0 + r], xk, nk, ord, lo, hi, D, row);
+        for (int c = 0; c < k; c++)
+            raw[(long long) c * ldr + r] = row[c];
+    }
+}
+
+// cp: k = nk - 3 ord + 2 columns from cSplineDes's knots with their ends
+// repeated (basis_math.h's gg_bm_cp_row); the row goes through tmp as
+// basis_cc_raw's.
+extern "C" __global__ void basis_cp_raw(const double *__restrict__ x, long long r0,
+                                        long long rows, const double *__restrict__ xk, int nk,
+                                        int ord, double lo, double hi,
+                                        double *__restrict__ tmp,
+                                        double *__restrict__ raw, long long ldr)
+{
+    const int k = nk - 3 * ord + 2;
+    GRID_ROWS(r, rows) {
+        double *row = tmp + r * k;
+        gg_bm_cp_row(x[r0 + r], xk, nk, ord, lo, hi, row);
         for (int c = 0; c < k; c++)
             raw[(long long) c * ldr + r] = row[c];
     }

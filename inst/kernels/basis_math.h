@@ -163,22 +163,13 @@ GG_BM void gg_bm_cc_row(double x, const double *xk, int k, const double *BD, dou
     }
 }
 
-/* ---- ps/bs: B-splines ---------------------------------------------------
- * R's splines::splineDesign (its C: set_cursor, basis_funcs) for x in
- * [lo, hi], and mgcv's linear continuation outside: D (4 x k) holds the
- * basis and its slope at lo (rows 0, 1) and at hi (rows 2, 3), as
- * Predict.matrix.pspline.smooth.  nk knots, order ord, k = nk - ord. */
-GG_BM void gg_bm_bspl_row(double x, const double *knots, int nk, int ord, double lo,
-                          double hi, const double *D, double *row)
+/* ---- B-splines ----------------------------------------------------------
+ * The ord non-zero B-splines at x (R's set_cursor and basis_funcs) into
+ * b[0 .. ord-1]: they are columns curs - ord .. curs - 1 of the basis on
+ * the nk knots.  Returns curs, or -1 where splineDesign gives NaN (x outside
+ * the knots' inner range). */
+GG_BM int gg_bm_bspl_vals(double x, const double *knots, int nk, int ord, double *b)
 {
-    const int k = nk - ord;
-    if (x < lo || x > hi) {
-        const int r0 = x < lo ? 0 : 2;
-        const double dx = x - (x < lo ? lo : hi);
-        for (int c = 0; c < k; c++)
-            row[c] = D[r0 + 4LL * c] + dx * D[r0 + 1 + 4LL * c];
-        return;
-    }
     int curs = -1;
     for (int i = 0; i < nk; i++) {        /* set_cursor */
         if (knots[i] >= x) curs = i;
@@ -186,14 +177,9 @@ GG_BM void gg_bm_bspl_row(double x, const double *knots, int nk, int ord, double
     }
     if (curs > nk - ord && x == knots[nk - ord])
         curs = nk - ord;
-    for (int c = 0; c < k; c++)
-        row[c] = 0.0;
-    if (curs < ord || curs > nk - ord) {  /* splineDesign's NaN: not reached in [lo, hi] */
-        for (int c = 0; c < k; c++)
-            row[c] = 0.0 / 0.0;
-        return;
-    }
-    double rdel[GG_XMAX_ORD], ldel[GG_XMAX_ORD], b[GG_XMAX_ORD];
+    if (curs < ord || curs > nk - ord)    /* splineDesign's NaN */
+        return -1;
+    double rdel[GG_XMAX_ORD], ldel[GG_XMAX_ORD];
     const int ordm1 = ord - 1;
     for (int i = 0; i < ordm1; i++) {     /* diff_table */
         rdel[i] = knots[curs + i] - x;
@@ -216,9 +202,103 @@ GG_BM void gg_bm_bspl_row(double x, const double *knots, int nk, int ord, double
         }
         b[j] = saved;
     }
+    return curs;
+}
+
+/* ---- ps/bs: B-splines ---------------------------------------------------
+ * R's splines::splineDesign (its C: set_cursor, basis_funcs) for x in
+ * [lo, hi], and mgcv's linear continuation outside: D (4 x k) holds the
+ * basis and its slope at lo (rows 0, 1) and at hi (rows 2, 3), as
+ * Predict.matrix.pspline.smooth.  nk knots, order ord, k = nk - ord. */
+GG_BM void gg_bm_bspl_row(double x, const double *knots, int nk, int ord, double lo,
+                          double hi, const double *D, double *row)
+{
+    const int k = nk - ord;
+    if (x < lo || x > hi) {
+        const int r0 = x < lo ? 0 : 2;
+        const double dx = x - (x < lo ? lo : hi);
+        for (int c = 0; c < k; c++)
+            row[c] = D[r0 + 4LL * c] + dx * D[r0 + 1 + 4LL * c];
+        return;
+    }
+    double b[GG_XMAX_ORD];
+    const int curs = gg_bm_bspl_vals(x, knots, nk, ord, b);
+    for (int c = 0; c < k; c++)
+        row[c] = curs < 0 ? 0.0 / 0.0 : 0.0;
+    if (curs < 0)
+        return;
     for (int j = 0; j < ord; j++)
         row[curs - ord + j] = b[j];
 }
+
+/* ---- cp: cyclic P-spline -------------------------------------------------
+ * mgcv's Predict.matrix.cpspline.smooth: x wrapped onto [lo, hi] (the
+ * first and last of the k + 1 knots, cwrap), then cSplineDes: the
+ * B-splines of order ord on its knots extended below lo, plus, for x above
+ * xc (the knot ord - 1 intervals before hi), those at x - hi + lo.  Both
+ * calls run splineDesign with outer.ok = TRUE, which repeats the end knots
+ * ord - 1 more times and drops as many columns at each end: knots here is
+ * that vector (nk = k + 3 ord - 2 knots), so column c of the row is column
+ * c + ord - 1 of its basis.  The sum is R's X1 + X2. */
+GG_BM void gg_bm_cp_row(double x, const double *knots, int nk, int ord, double lo, double hi,
+                        double *row)
+{
+    const int k = nk - 3 * ord + 2, skip = ord - 1;
+    const double xc = knots[skip + k];
+    double b[GG_XMAX_ORD];
+    x = gg_bm_cwrap(lo, hi, x);
+    for (int c = 0; c < k; c++)
+        row[c] = 0.0;
+    for (int pass = 0; pass < 2; pass++) {
+        const double xp = pass == 0 ? x : x - hi + lo;
+        const int curs = gg_bm_bspl_vals(xp, knots, nk, ord, b);
+        if (curs < 0) {
+            for (int c = 0; c < k; c++)
+                row[c] = 0.0 / 0.0;
+            return;
+        }
+        for (int j = 0; j < ord; j++) {
+            const int c = curs - ord + j - skip;
+            if (c >= 0 && c < k)
+                row[c] += b[j];
+        }
+        if (!(x > xc))
+            break;
+    }
+}
+
+/* ---- gp: Gaussian process smooth ------------------------------------------
+ * mgcv's gpE() for one squared distance r2 between a row and a knot (the
+ * sum over the covariates in order): E = sqrt(r2) / rho, then covariance
+ * function `type` (1 spherical, 2 power exponential with power kp, 3..5
+ * Matern with kappa 1.5, 2.5, 3.5), each written as R evaluates it. */
+GG_BM double gg_bm_gp_cov(int type, double r2, double rho, double kp)
+{
+    const double E = sqrt(r2) / rho;
+    switch (type) {
+    case 1:
+        return (1 - 1.5 * E + 0.5 * pow(E, 3.0)) * (E <= 1 ? 1.0 : 0.0);
+    case 2:
+        return exp(-(kp == 2.0 ? E * E : pow(E, kp)));
+    default: {
+        const double eE = exp(-E);
+        if (type == 3)
+            return (1 + E) * eE;
+        if (type == 4)
+            return eE + (E * eE) * (1 + E / 3);
+        return eE + (E * eE) * (1 + 0.4 * E + E * E / 15);
+    }
+    }
+}
+
+/* A thin plate margin's eta (m > 0, eta0 its constant), or a Gaussian
+ * process margin's covariance (m = -type, eta0 = rho, eta1 = its power):
+ * the radial part of the tp kernels, which build both bases. */
+GG_BM double gg_bm_radial(int m, int d, double r2, double eta0, double eta1)
+{
+    return m > 0 ? gg_bm_tprs_eta(m, d, r2, eta0) : gg_bm_gp_cov(-m, r2, eta0, eta1);
+}
+
 
 /* ---- a factor's indicator columns --------------------------------------- */
 GG_BM void gg_bm_code_row(int code, int k, double *row)

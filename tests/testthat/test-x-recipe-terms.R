@@ -1,5 +1,6 @@
 # Every common term on the recipe route (src/xplan.h's margins blocks):
-# cyclic, P- and B-splines, random effects, factor smooths fs and sz,
+# cyclic, P- and B-splines, cyclic P-splines, Gaussian processes, random
+# effects, factor smooths fs and sz,
 # te()/ti()/t2() of any supported margins, by-factors as codes.  Their host build must equal
 # mgcv's PredictMat (bit for bit, or to rounding where mgcv applies a QR
 # constraint by Householder reflections and we by its explicit Z), fits
@@ -39,7 +40,14 @@ terms_forms <- list(
   t2      = y ~ t2(x, z) + f,
   t2_full = y ~ t2(x, z, k = c(6, 5), full = TRUE) + w,
   t2_3    = y ~ t2(x, z, w, k = c(4, 4, 3), full = TRUE),
-  t2_by   = y ~ f + t2(x, z, by = f, bs = c("tp", "cr"), k = c(5, 5))
+  t2_by   = y ~ f + t2(x, z, by = f, bs = c("tp", "cr"), k = c(5, 5)),
+  cp      = y ~ s(x, bs = "cp", k = 12) + s(z, bs = "cp", m = c(3, 1), k = 9),
+  gp      = y ~ s(x, bs = "gp", k = 15) + s(z, w, bs = "gp", k = 20, m = c(-2, 1.5, 1.3)),
+  gp_type = y ~ s(x, bs = "gp", m = c(1, 0.4), k = 10) + s(z, bs = "gp", m = c(4, 0.3), k = 10) +
+    s(w, bs = "gp", m = c(-5, 2), k = 10),
+  gp_3d   = y ~ s(x, z, w, bs = "gp", k = 30, m = c(2, 1, 2)),
+  te_cp   = y ~ te(x, z, bs = c("cp", "cr"), k = c(6, 5), np = FALSE),
+  fs_cp   = y ~ s(x, f, bs = "fs", xt = "cp", k = 6) + s(z, by = w, bs = "gp", k = 8)
 )
 # t2: its columns (a reordering of the margins' row tensor product) and its
 # QR constraint go in as one explicit map; three margins also multiply in
@@ -75,9 +83,14 @@ test_that("x outside a cyclic or P-spline basis's knots is wrapped or continued 
   G <- mgcv::bam(y ~ s(z, bs = "cc", k = 8) + s(x, bs = "ps", k = 8) + s(w, bs = "bs", k = 7),
                  data = d, fit = FALSE,
                  knots = list(z = c(0.2, 0.8), x = seq(-0.6, 1.6, length.out = 12)))
+  # cyclic P-splines wrap (their knots as mgcv places them, and given),
+  # Gaussian processes extrapolate
+  G2 <- mgcv::bam(y ~ s(z, bs = "cp", k = 8) + s(x, bs = "cp", k = 7, m = c(1, 1)) +
+                    s(w, bs = "gp", k = 9, m = c(3, 2)),
+                  data = d, fit = FALSE, knots = list(x = c(-0.1, 1.1)))
   nd <- data.frame(z = seq(-1.3, 2.2, length.out = 500), x = seq(-0.9, 1.9, length.out = 500),
                    w = seq(-6, 6, length.out = 500))
-  for (s in G$smooth) {
+  for (s in c(G$smooth, G2$smooth)) {
     r <- gamgpu:::smooth_recipe(s, nd)
     expect_false(inherits(r, "gg_no_recipe"))
     r$col0 <- 1L
@@ -184,14 +197,17 @@ test_that("parametric factors go as codes and contrasts, numerics as themselves"
 
 test_that("terms without a C evaluator stay in R and say which", {
   d <- terms_data(3000)
-  for (f in list(y ~ s(x, bs = "cr") + s(x, z, bs = "ds"),
-                 y ~ s(x, bs = "gp"),
-                 y ~ s(x, bs = "cp"))) {
-    G <- mgcv::bam(f, data = d, fit = FALSE, chunk.size = 1000)
+  d$u <- runif(nrow(d))
+  d$v <- runif(nrow(d))
+  forms <- list(y ~ s(x, bs = "cr") + s(x, z, bs = "ds"),
+                y ~ s(x, bs = "cr") + s(x, z, w, u, v, bs = "gp", k = 30))
+  why <- c("its basis (", "a Gaussian process margin of more than 4 variables")
+  for (i in seq_along(forms)) {
+    G <- mgcv::bam(forms[[i]], data = d, fit = FALSE, chunk.size = 1000)
     r <- gamgpu:::model_matrix_plan(G, G$mf)
     expect_s3_class(r, "gg_no_recipe")
     lab <- G$smooth[[length(G$smooth)]]$label
-    expect_match(attr(r, "reason"), paste0(lab, ": its basis"), fixed = TRUE)
+    expect_match(attr(r, "reason"), paste0(lab, ": ", why[i]), fixed = TRUE)
   }
 })
 
