@@ -21,8 +21,9 @@
 #' Options: `gamgpu.device` (the policy; environment variable
 #' `GAMGPU_DEVICE` when the option is unset); `gamgpu.device_memory` (a cap
 #' on the device memory the arena may hold, bytes or a size such as
-#' `"2GB"`: a model matrix larger than what fits is streamed from the host
-#' in row chunks); `gamgpu.auto_min_rows` (under `"auto"`, models with fewer
+#' `"2GB"`: a model matrix larger than what fits is streamed from the host,
+#' or built on the device, in row chunks; a cap below what the arena holds
+#' frees its cached buffers at the next device call); `gamgpu.auto_min_rows` (under `"auto"`, models with fewer
 #' rows fit on the CPU, a counted fallback; default 2000, the crossover
 #' measured on an H200).
 #'

@@ -7,6 +7,9 @@
 arena_host <- function(device_bytes = 0, budget_bytes = 0)
   .Call(gg_host_arena_new, as.double(device_bytes), as.double(budget_bytes))
 
+arena_host_budget <- function(arena, budget_bytes)
+  invisible(.Call(gg_host_arena_budget, arena, as.double(budget_bytes)))
+
 arena_host_alloc <- function(arena, n, label = "test")
   .Call(gg_host_arena_alloc, arena, as.double(n), as.character(label))
 

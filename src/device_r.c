@@ -362,6 +362,16 @@ SEXP gg_host_arena_new(SEXP device_bytes, SEXP budget_bytes)
     return ptr;
 }
 
+/* A new budget for a host arena (bytes; <= 0, NA or Inf: none). */
+SEXP gg_host_arena_budget(SEXP ptr, SEXP budget_bytes)
+{
+    host_arena *h = host_arena_get(ptr);
+    const double budget = Rf_asReal(budget_bytes);
+    gg_arena_set_budget(&h->arena, R_FINITE(budget) && budget > 0
+                                       ? (size_t) (budget < 0x1p53 ? budget : 0x1p53) : 0);
+    return R_NilValue;
+}
+
 SEXP gg_host_arena_alloc(SEXP ptr, SEXP n, SEXP label)
 {
     host_arena *h = host_arena_get(ptr);

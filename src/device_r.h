@@ -31,6 +31,7 @@ SEXP gg_arena_bucket_of_r(SEXP n);
 SEXP gg_set_memory_budget_r(SEXP bytes);
 SEXP gg_gpu_fault_r(SEXP kind, SEXP at);
 SEXP gg_host_arena_new(SEXP device_bytes, SEXP budget_bytes);
+SEXP gg_host_arena_budget(SEXP ptr, SEXP budget_bytes);
 SEXP gg_host_arena_alloc(SEXP ptr, SEXP n, SEXP label);
 SEXP gg_host_arena_release(SEXP ptr, SEXP id);
 SEXP gg_host_arena_trim(SEXP ptr);

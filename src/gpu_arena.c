@@ -73,10 +73,15 @@ void gg_arena_destroy(gg_arena *a)
     a->initialised = 0;
 }
 
+/* A budget below what the arena holds frees its cached buffers at once: a
+ * cached block is handed out without a look at the budget, so otherwise a
+ * cap set after a large fit would not bind on the next one. */
 void gg_arena_set_budget(gg_arena *a, size_t bytes)
 {
     pthread_mutex_lock(&a->lock);
     a->budget_bytes = bytes;
+    if (bytes > 0 && bytes_held_locked(a) > (double) bytes)
+        trim_locked(a);
     pthread_mutex_unlock(&a->lock);
 }
 

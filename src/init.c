@@ -31,6 +31,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_set_memory_budget_r,   1),
     CALLDEF(gg_gpu_fault_r,           2),
     CALLDEF(gg_host_arena_new,        2),
+    CALLDEF(gg_host_arena_budget,     2),
     CALLDEF(gg_host_arena_alloc,      3),
     CALLDEF(gg_host_arena_release,    2),
     CALLDEF(gg_host_arena_trim,       1),

@@ -83,6 +83,25 @@ test_that("the budget caps what the arena holds", {
   expect_equal(attr(gamgpu:::arena_host_stats(a), "bytes_cached"), 16 * 1024)
 })
 
+test_that("a budget set below what the arena holds frees its cached buffers", {
+  a <- gamgpu:::arena_host()
+  defer(gamgpu:::arena_host_free(a))
+  ids <- c(gamgpu:::arena_host_alloc(a, 1024), gamgpu:::arena_host_alloc(a, 2048))
+  gamgpu:::arena_host_release(a, ids[2])                # 16 KiB cached, 8 KiB in use
+  gamgpu:::arena_host_budget(a, 32 * 1024)              # above what it holds: kept
+  expect_equal(attr(gamgpu:::arena_host_stats(a), "bytes_cached"), 16 * 1024)
+  gamgpu:::arena_host_budget(a, 16 * 1024)              # below: the cache goes
+  s <- gamgpu:::arena_host_stats(a)
+  expect_equal(attr(s, "bytes_cached"), 0)
+  expect_equal(attr(s, "bytes_in_use"), 8 * 1024)
+  # and the budget binds: a cached block could otherwise have been reused
+  expect_error(gamgpu:::arena_host_alloc(a, 2048), class = "gamgpu_device_oom")
+  gamgpu:::arena_host_budget(a, 0)
+  gamgpu:::arena_host_release(a, gamgpu:::arena_host_alloc(a, 2048))
+  gamgpu:::arena_host_release(a, ids[1])
+  expect_equal(attr(gamgpu:::arena_host_stats(a), "bytes_in_use"), 0)
+})
+
 test_that("external pointers are checked: freed or reloaded handles error cleanly", {
   a <- gamgpu:::arena_host()
   gamgpu:::arena_host_free(a)

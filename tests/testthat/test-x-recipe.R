@@ -50,16 +50,16 @@ test_that("a smooth without a C evaluator, or the option, keeps X in R and says 
   expect_s3_class(r, "gg_no_recipe")
   expect_match(attr(r, "reason"), "s(x1,x2)", fixed = TRUE)
   d$f <- factor(sample(letters[1:5], nrow(d), replace = TRUE))
-  G <- mgcv::bam(y ~ s(x0, bs = "cr") + s(x1, bs = "gp"), data = d, fit = FALSE,
+  G <- mgcv::bam(y ~ s(x0, bs = "cr") + s(x1, x2, bs = "ds"), data = d, fit = FALSE,
                  chunk.size = 1000)
   r <- gamgpu:::model_matrix_plan(G, G$mf)
-  expect_match(attr(r, "reason"), "s(x1): its basis (gp.smooth) has no C evaluator",
+  expect_match(attr(r, "reason"), "s(x1,x2): its basis (duchon.spline) has no C evaluator",
                fixed = TRUE)
-  f <- gam_gpu(y ~ s(x0, bs = "cr") + s(x1, bs = "gp"), data = d, device = "off",
+  f <- gam_gpu(y ~ s(x0, bs = "cr") + s(x1, x2, bs = "ds"), data = d, device = "off",
                control = gam_gpu_control(chunk.size = 1000))
   expect_identical(f$device$model_matrix, "matrix")
   expect_identical(f$device$model_matrix_reason, attr(r, "reason"))
-  expect_output(print(f), "Model matrix: built in R (s(x1): its basis", fixed = TRUE)
+  expect_output(print(f), "Model matrix: built in R (s(x1,x2): its basis", fixed = TRUE)
   G <- mgcv::bam(y ~ s(x0, bs = "cr"), data = d, fit = FALSE, chunk.size = 1000)
   local_gg_options(gamgpu.x_recipe = FALSE)
   expect_identical(attr(gamgpu:::model_matrix_plan(G, G$mf), "reason"),
