@@ -13,9 +13,9 @@
  * it stays on the host and every pass over it streams row chunks through
  * two pinned host buffers and two device buffers, copies on one stream
  * overlapping kernels on another (cuda_stream.c, which predict shares), or
- * builds each chunk on the device from the recipe.  Chunks are whole slabs
- * of the resident Gram plan, so a streamed fit equals the resident one bit
- * for bit.
+ * builds each chunk on the device from the recipe.  Each chunk's Gram
+ * product fills the device with slabs of its own (gram_chunk), so a
+ * streamed fit equals the resident one to rounding.
  *
  * Every buffer comes from the device's arena and goes back in release(), on
  * every path.  With bam's AR1 residuals (rho) the Gram and leverage
@@ -38,8 +38,8 @@
 #define ROW_THREADS 256
 /* the most sums a row kernel returns per block: rows_ef_sums' */
 #define MAX_SUMS GG_FM_EF_MAXSUM
-/* Streamed chunks aim at this many doubles of X each (~128 MiB). */
-#define CHUNK_TARGET_DOUBLES ((size_t) 1 << 24)
+/* Streamed chunks aim at this many doubles of X each (256 MiB). */
+#define CHUNK_TARGET_DOUBLES ((size_t) 1 << 25)
 /* The raw-basis scratch of the device build holds at most this many
  * doubles (16 MiB; more only when one row's scratch needs more): small
  * beside X, so a tight memory cap still streams. */
@@ -237,17 +237,24 @@ static int for_each_x_chunk(cuda_state *s, x_pass_fn fn, void *ctx, gg_status *s
         return fn(s, s->X, s->n, 0, s->n, NULL, ctx, st);
     gg_xstream *xs = &s->xs;
     if (s->xplan != NULL) {
-        /* build each chunk on the device, in order on one stream */
+        /* build each chunk on the device, in order on one stream, its two
+         * buffers in turn; after queuing chunk k a polled wait for chunk
+         * k - 1, so the device always has the next chunk queued and an
+         * interrupt is heard within two */
         const size_t n = s->n, C = xs->chunk_rows;
         for (size_t k = 0, r0 = 0; r0 < n; k++, r0 += C) {
             const size_t rows = n - r0 < C ? n - r0 : C;
-            /* a polled wait per chunk: an interrupt is heard within one */
             if (build_x(s, r0, rows, xs->xbuf[k % 2], rows, xs->s_comp, st) ||
                 fn(s, xs->xbuf[k % 2], rows, r0, rows, xs->s_comp, ctx, st) ||
-                gg_cuda_wait(xs->s_comp, "a streamed pass over X", st))
+                gg_cu_check(gg_cu.cuEventRecord(xs->comp_done[k % 2], xs->s_comp),
+                            "engine: recording a chunk's end", st) ||
+                (k > 0 && gg_cuda_wait_event(xs->comp_done[(k + 1) % 2],
+                                             "a streamed pass over X", st))) {
+                gg_cu.cuStreamSynchronize(xs->s_comp);   /* what was queued ends first */
                 return -1;
+            }
         }
-        return 0;
+        return gg_cuda_wait(xs->s_comp, "a streamed pass over X", st);
     }
     x_pass xp = {s, fn, ctx};
     return gg_xstream_pass(xs, x_pass_chunk, &xp, st);
@@ -901,34 +908,35 @@ static int build_x(cuda_state *s, size_t r0, size_t rows, CUdeviceptr Xc, size_t
 
 /* ---- load ------------------------------------------------------------ */
 
-/* Set up streaming: chunks of whole slabs, two device and two pinned
- * buffers, two streams.  Halves the chunk until the buffers fit. */
+/* Set up streaming: chunks of about CHUNK_TARGET_DOUBLES (a multiple of
+ * 1024 rows), two device and two pinned buffers, two streams.  Halves the
+ * chunk until the buffers fit. */
 static int setup_streaming(cuda_state *s, const gg_data *d, gg_status *st)
 {
-    const long long R = s->plan.rows_per_slab;
-    size_t slabs = CHUNK_TARGET_DOUBLES / ((size_t) d->p * (size_t) R);
-    if (slabs < 1)
-        slabs = 1;
-    size_t max_slabs = (d->n + (size_t) R - 1) / (size_t) R;
-    if (slabs > max_slabs)
-        slabs = max_slabs;
+    const size_t unit = 1024;
+    size_t units = CHUNK_TARGET_DOUBLES / ((size_t) d->p * unit);
+    if (units < 1)
+        units = 1;
+    const size_t max_units = (d->n + unit - 1) / unit;
+    if (units > max_units)
+        units = max_units;
     size_t C = 0;
     CUdeviceptr a = 0, b = 0;
     for (;;) {
         gg_status try;
         gg_status_clear(&try);
-        C = slabs * (size_t) R;
+        C = units * unit;
         int mark = s->bufs.n;
         a = gg_buflist_alloc(&s->bufs, C * (size_t) d->p, LABEL, &try);
         b = a ? gg_buflist_alloc(&s->bufs, C * (size_t) d->p, LABEL, &try) : 0;
         if (b)
             break;
         gg_buflist_truncate(&s->bufs, mark);   /* give back what this attempt took */
-        if (slabs == 1 || !gg_device_failure(&try)) {
+        if (units == 1 || !gg_device_failure(&try)) {
             *st = try;
             return -1;
         }
-        slabs /= 2;
+        units /= 2;
     }
     /* a recipe (d->X NULL): chunks are built on the device */
     s->streamed = 1;
@@ -1157,12 +1165,31 @@ static int cuda_row_state(gg_backend *be, const gg_family *fam, double *dev, gg_
     return rc;
 }
 
+/* The slabs of a pass's products over rows of X: the resident plan for
+ * all of X, else a chunk's own, as many as the device takes (a chunk holds
+ * few of the resident plan's slabs, which ran on as few multiprocessors),
+ * never more than the resident plan's partial buffers hold.  The chunks'
+ * sums are added in order: deterministic, and a streamed fit equals the
+ * resident one to rounding, not bit for bit. */
+static void chunk_plan(const cuda_state *s, size_t rows, gg_gram_plan *plan)
+{
+    if (rows == s->n) {
+        *plan = s->plan;
+        return;
+    }
+    gg_cuda_gram_plan(s->ordinal, rows, s->p + 1, plan);
+    if (plan->n_slabs > s->plan.n_slabs) {     /* slab heights rounded to 16 */
+        long long h = ((long long) rows + s->plan.n_slabs - 1) / s->plan.n_slabs;
+        gg_cuda_gram_plan_rows(rows, s->p + 1, (h + 15) / 16 * 16, plan);
+    }
+}
+
 static int gram_chunk(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, size_t rows,
                       CUstream stream, void *ctx, gg_status *st)
 {
     (void) ctx;
     gg_gram_plan plan;
-    gg_cuda_gram_plan_rows(rows, s->p + 1, s->plan.rows_per_slab, &plan);
+    chunk_plan(s, rows, &plan);
     return gg_cuda_gram_run(s->ordinal, LABEL, Xc, ldx, rows_at(s->z, r0), rows_at(s->w, r0),
                             rows, s->p, &plan, s->gP, s->G, r0 > 0,
                             s->ar_on ? &s->ar : NULL, stream, st);
@@ -1368,7 +1395,7 @@ static int xtv_chunk(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, size_
 {
     xtv_ctx *c = ctx_;
     gg_gram_plan plan;
-    gg_cuda_gram_plan_rows(rows, s->p + 1, s->plan.rows_per_slab, &plan);
+    chunk_plan(s, rows, &plan);
     long long ld = (long long) ldx, ldv = (long long) s->n, nr = (long long) rows,
               rps = plan.rows_per_slab, m = (long long) s->p * c->k;
     int p = s->p, k = c->k, n_slabs = plan.n_slabs, acc = r0 > 0;

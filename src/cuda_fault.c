@@ -112,6 +112,13 @@ static CUresult CUDAAPI w_cuStreamQuery(CUstream s)
     return real_cu.cuStreamQuery(s);
 }
 
+static CUresult CUDAAPI w_cuEventQuery(CUevent e)
+{
+    if (hit(GG_FAULT_NODEVICE))
+        return GONE;
+    return real_cu.cuEventQuery(e);
+}
+
 static CUresult CUDAAPI w_cuCtxSynchronize(void)
 {
     if (hit(GG_FAULT_NODEVICE))
@@ -170,6 +177,7 @@ int gg_gpu_fault_arm(int k, long k_at, long *injected_before, gg_status *st)
         gg_cu.cuCtxPushCurrent = w_cuCtxPushCurrent;
         gg_cu.cuStreamSynchronize = w_cuStreamSynchronize;
         gg_cu.cuStreamQuery = w_cuStreamQuery;
+        gg_cu.cuEventQuery = w_cuEventQuery;
         gg_cu.cuCtxSynchronize = w_cuCtxSynchronize;
         gg_nv.nvrtcCompileProgram = w_nvrtcCompileProgram;
     }

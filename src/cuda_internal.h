@@ -96,6 +96,8 @@ void gg_xstream_close(gg_xstream *xs);
  * for the queued work (its buffers must outlive it: kernels cannot be
  * stopped), then fails with gamgpu_interrupted during `what`. */
 int  gg_cuda_wait(CUstream stream, const char *what, gg_status *st);
+/* The same for the work queued before event (recorded). */
+int  gg_cuda_wait_event(CUevent event, const char *what, gg_status *st);
 
 /* Synchronous host -> device copy of n doubles, counted in telemetry. */
 int  gg_cuda_upload(const char *label, CUdeviceptr dst, const double *src, size_t n,

@@ -80,6 +80,7 @@ static int load_cuda_locked(void)
         RESOLVE(ls, w, gg_cu, cuStreamQuery) ||
         RESOLVE(ls, w, gg_cu, cuStreamWaitEvent) || RESOLVE(ls, w, gg_cu, cuEventCreate) ||
         RESOLVE(ls, w, gg_cu, cuEventRecord) || RESOLVE(ls, w, gg_cu, cuEventSynchronize) ||
+        RESOLVE(ls, w, gg_cu, cuEventQuery) ||
         RESOLVE(ls, w, gg_cu, cuEventDestroy)) {
         dlclose(ls->handle);
         ls->handle = NULL;

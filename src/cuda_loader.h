@@ -53,6 +53,7 @@ typedef struct gg_cuda_api {
     GG_CU_FN(cuEventCreate);
     GG_CU_FN(cuEventRecord);
     GG_CU_FN(cuEventSynchronize);
+    GG_CU_FN(cuEventQuery);
     GG_CU_FN(cuEventDestroy);
 } gg_cuda_api;
 

@@ -48,7 +48,9 @@ int gg_cu_check(CUresult r, const char *what, gg_status *st)
                    "%s: %s", what, buf);
 }
 
-int gg_cuda_wait(CUstream stream, const char *what, gg_status *st)
+/* Until the work on stream (or, with stream NULL and event set, the work
+ * before event) is done, polling for an interrupt between queries. */
+static int wait_polled(CUstream stream, CUevent event, const char *what, gg_status *st)
 {
     /* a sleep of 50 us between queries: latency well under the poll
      * interval, and a core not spun for the length of a pass */
@@ -58,16 +60,29 @@ int gg_cuda_wait(CUstream stream, const char *what, gg_status *st)
          * that ended early included (the tests' injected interrupts count
          * polls) */
         if (gg_interrupt_check()) {
-            gg_cu.cuStreamSynchronize(stream);
+            if (event != NULL)
+                gg_cu.cuEventSynchronize(event);
+            else
+                gg_cu.cuStreamSynchronize(stream);
             return gg_interrupt_fail(st, what);
         }
-        const CUresult r = gg_cu.cuStreamQuery(stream);
+        const CUresult r = event != NULL ? gg_cu.cuEventQuery(event) : gg_cu.cuStreamQuery(stream);
         if (r == CUDA_SUCCESS)
             return 0;
         if (r != CUDA_ERROR_NOT_READY)
             return gg_cu_check(r, what, st);
         nanosleep(&nap, NULL);
     }
+}
+
+int gg_cuda_wait(CUstream stream, const char *what, gg_status *st)
+{
+    return wait_polled(stream, NULL, what, st);
+}
+
+int gg_cuda_wait_event(CUevent event, const char *what, gg_status *st)
+{
+    return wait_polled(NULL, event, what, st);
 }
 
 static int forked(void) { return owner_pid != 0 && owner_pid != getpid(); }

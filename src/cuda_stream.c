@@ -34,6 +34,10 @@ int gg_xstream_open(gg_xstream *xs, const char *label, const double *X, size_t n
     xs->xbuf[1] = xbuf1;
     if (check(xs, gg_cu.cuStreamCreate(&xs->s_comp, CU_STREAM_DEFAULT), "stream", st))
         return -1;
+    for (int b = 0; b < 2; b++)
+        if (check(xs, gg_cu.cuEventCreate(&xs->comp_done[b], CU_EVENT_DISABLE_TIMING),
+                  "event", st))
+            return -1;
     if (X == NULL)                  /* chunks made on the device: compute stream only */
         return 0;
     const size_t bytes = chunk_rows * (size_t) p * sizeof(double);
@@ -43,8 +47,6 @@ int gg_xstream_open(gg_xstream *xs, const char *label, const double *X, size_t n
             return -1;
         xs->pinned[b] = host;
         if (check(xs, gg_cu.cuEventCreate(&xs->h2d_done[b], CU_EVENT_DISABLE_TIMING),
-                        "event", st) ||
-            check(xs, gg_cu.cuEventCreate(&xs->comp_done[b], CU_EVENT_DISABLE_TIMING),
                         "event", st))
             return -1;
     }
