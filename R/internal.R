@@ -7,12 +7,6 @@
 arena_host <- function(device_bytes = 0, budget_bytes = 0)
   .Call(gg_host_arena_new, as.double(device_bytes), as.double(budget_bytes))
 
-# Host -> device copies of at least min_bytes staged through pinned
-# buffers of chunk_bytes (defaults 64 MiB and 32 MiB), for tests; returns
-# (invisibly) how many copies were staged so far.
-upload_staging <- function(min_bytes = 64 * 2^20, chunk_bytes = 32 * 2^20)
-  invisible(.Call(gg_set_upload_staging_r, as.double(min_bytes), as.double(chunk_bytes)))
-
 arena_host_budget <- function(arena, budget_bytes)
   invisible(.Call(gg_host_arena_budget, arena, as.double(budget_bytes)))
 

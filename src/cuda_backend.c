@@ -274,7 +274,10 @@ static int upload_bytes(CUdeviceptr *dst, gg_buflist *b, const void *src, size_t
 {
     if (!(*dst = gg_buflist_alloc(b, (bytes + sizeof(double) - 1) / sizeof(double), LABEL, st)))
         return -1;
-    return gg_cuda_copy_htod(LABEL, *dst, src, bytes, "engine: copying the X recipe", st);
+    if (gg_cu_check(gg_cu.cuMemcpyHtoD(*dst, src, bytes), "engine: copying the X recipe", st))
+        return -1;
+    gg_tel_h2d(LABEL, (double) bytes);
+    return 0;
 }
 
 /* The small arrays of every block (knots, maps, constraints) travel in one

@@ -113,78 +113,16 @@ int gg_cuda_gram_fetch(const char *label, CUdeviceptr dG, int p, int with_z, dou
     return 0;
 }
 
-/* Copies of at least stage_min bytes go through two pinned host buffers
- * of stage_chunk bytes in turn: the host fills one while the device copies
- * the other (a copy from pageable memory, R's vectors, ran at ~3 GB/s on
- * the H200's host: 4.3 s of a 3e8-row fit).  Tests make both small. */
-static size_t stage_min = (size_t) 64 << 20, stage_chunk = (size_t) 32 << 20;
-static double n_staged;                 /* copies staged since the load */
-
-double gg_cuda_set_upload_staging(size_t min_bytes, size_t chunk_bytes)
-{
-    stage_min = min_bytes;
-    stage_chunk = chunk_bytes >= 8 ? chunk_bytes : 8;
-    return n_staged;
-}
-
-/* 1 when staged, 0 when it could not start (no pinned memory: the caller
- * copies directly), -1 with st on a failed copy. */
-static int staged_htod(CUdeviceptr dst, const char *src, size_t bytes, const char *what,
-                       gg_status *st)
-{
-    void *pin[2] = {NULL, NULL};
-    CUevent ev[2] = {NULL, NULL};
-    int rc = 0;
-    for (int b = 0; b < 2; b++)
-        if (gg_cu.cuMemHostAlloc(&pin[b], stage_chunk, 0) != CUDA_SUCCESS ||
-            gg_cu.cuEventCreate(&ev[b], CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
-            goto done;                                  /* rc 0: copy directly */
-    rc = 1;
-    for (size_t k = 0, off = 0; off < bytes && rc == 1; k++, off += stage_chunk) {
-        const int b = (int) (k % 2);
-        const size_t len = bytes - off < stage_chunk ? bytes - off : stage_chunk;
-        /* pin[b] is free once its copy of chunk k - 2 is done */
-        if (k >= 2 && gg_cu_check(gg_cu.cuEventSynchronize(ev[b]), what, st)) {
-            rc = -1;
-            break;
-        }
-        memcpy(pin[b], src + off, len);
-        if (gg_cu_check(gg_cu.cuMemcpyHtoDAsync(dst + off, pin[b], len, NULL), what, st) ||
-            gg_cu_check(gg_cu.cuEventRecord(ev[b], NULL), what, st))
-            rc = -1;
-    }
-    /* every copy queued ends before the buffers go (errors included) */
-    const CUresult r = gg_cu.cuStreamSynchronize(NULL);
-    if (rc == 1 && gg_cu_check(r, what, st))
-        rc = -1;
-    if (rc == 1)
-        n_staged++;
-done:
-    for (int b = 0; b < 2; b++) {
-        if (ev[b] != NULL)
-            gg_cu.cuEventDestroy(ev[b]);
-        if (pin[b] != NULL)
-            gg_cu.cuMemFreeHost(pin[b]);
-    }
-    return rc;
-}
-
-int gg_cuda_copy_htod(const char *label, CUdeviceptr dst, const void *src, size_t bytes,
-                      const char *what, gg_status *st)
-{
-    if (bytes == 0)
-        return 0;
-    const int staged = bytes >= stage_min ? staged_htod(dst, src, bytes, what, st) : 0;
-    if (staged < 0 || (staged == 0 && gg_cu_check(gg_cu.cuMemcpyHtoD(dst, src, bytes), what, st)))
-        return -1;
-    gg_tel_h2d(label, (double) bytes);
-    return 0;
-}
-
 int gg_cuda_upload(const char *label, CUdeviceptr dst, const double *src, size_t n,
                    gg_status *st)
 {
-    return gg_cuda_copy_htod(label, dst, src, n * sizeof(double), "copying to the device", st);
+    if (n == 0)
+        return 0;
+    if (gg_cu_check(gg_cu.cuMemcpyHtoD(dst, src, n * sizeof(double)),
+                    "copying to the device", st))
+        return -1;
+    gg_tel_h2d(label, (double) (n * sizeof(double)));
+    return 0;
 }
 
 int gg_gpu_gram(int ordinal, const double *X, size_t n, int p, const double *w,

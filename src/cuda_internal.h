@@ -99,13 +99,6 @@ int  gg_cuda_wait(CUstream stream, const char *what, gg_status *st);
 /* The same for the work queued before event (recorded). */
 int  gg_cuda_wait_event(CUevent event, const char *what, gg_status *st);
 
-/* bytes from host src to the device (synchronous; large copies staged
- * through pinned buffers), counted in telemetry under label. */
-int  gg_cuda_copy_htod(const char *label, CUdeviceptr dst, const void *src, size_t bytes,
-                       const char *what, gg_status *st);
-/* Copies of at least min_bytes staged, chunk_bytes at a time (tests);
- * returns how many copies were staged so far. */
-double gg_cuda_set_upload_staging(size_t min_bytes, size_t chunk_bytes);
 /* Synchronous host -> device copy of n doubles, counted in telemetry. */
 int  gg_cuda_upload(const char *label, CUdeviceptr dst, const double *src, size_t n,
                     gg_status *st);

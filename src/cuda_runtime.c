@@ -312,11 +312,6 @@ void gg_gpu_set_memory_budget(double bytes)
         gg_arena_set_budget(&slots[i].arena, (size_t) memory_budget);
 }
 
-double gg_gpu_set_upload_staging(double min_bytes, double chunk_bytes)
-{
-    return gg_cuda_set_upload_staging((size_t) min_bytes, (size_t) chunk_bytes);
-}
-
 void gg_gpu_shutdown(void)
 {
     pthread_mutex_lock(&rt_lock);

@@ -272,16 +272,6 @@ SEXP gg_set_memory_budget_r(SEXP bytes)
     return R_NilValue;
 }
 
-/* Tests: staged host -> device copies from min bytes, chunk bytes at a time;
- * returns how many copies were staged so far. */
-SEXP gg_set_upload_staging_r(SEXP min_bytes, SEXP chunk_bytes)
-{
-    const double m = Rf_asReal(min_bytes), c = Rf_asReal(chunk_bytes);
-    if (!(R_FINITE(m) && m >= 0 && R_FINITE(c) && c >= 8 && m < 0x1p53 && c < 0x1p40))
-        gg_abort("gamgpu_bad_input", "upload staging: sizes must be finite, min >= 0, chunk >= 8");
-    return Rf_ScalarReal(gg_gpu_set_upload_staging(m, c));
-}
-
 /* ---- host arena: the arena over malloc, for bookkeeping tests -------- */
 
 #define HOST_SLOTS 256

@@ -51,10 +51,6 @@ const char *gg_gpu_nvrtc_path(void);
 gg_arena *gg_gpu_arena(int ordinal, gg_status *st);
 /* Applies to every device's arena, present and future (0 = no cap). */
 void gg_gpu_set_memory_budget(double bytes);
-/* Host -> device copies of at least min_bytes go through pinned buffers of
- * chunk_bytes (defaults 64 MiB, 32 MiB; tests make them small); returns
- * how many copies were staged so far (0 without CUDA). */
-double gg_gpu_set_upload_staging(double min_bytes, double chunk_bytes);
 
 /* Injected device faults, for tests (cuda_fault.c): from the arm on, the
  * at-th allocation (device or pinned), kernel launch, NVRTC compile or

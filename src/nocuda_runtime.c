@@ -29,12 +29,6 @@ const char *gg_gpu_nvrtc_path(void)      { return ""; }
 const char *gg_gpu_kernel_dir(void)      { return ""; }
 void        gg_gpu_set_kernel_dir(const char *dir) { (void) dir; }
 void        gg_gpu_set_memory_budget(double bytes) { (void) bytes; }
-double      gg_gpu_set_upload_staging(double min_bytes, double chunk_bytes)
-{
-    (void) min_bytes;
-    (void) chunk_bytes;
-    return 0;
-}
 int         gg_gpu_module_list(gg_module_info *out, int max) { (void) out; (void) max; return 0; }
 void        gg_gpu_shutdown(void) {}
 
