@@ -47,7 +47,8 @@ terms_forms <- list(
     s(w, bs = "gp", m = c(-5, 2), k = 10),
   gp_3d   = y ~ s(x, z, w, bs = "gp", k = 30, m = c(2, 1, 2)),
   te_cp   = y ~ te(x, z, bs = c("cp", "cr"), k = c(6, 5), np = FALSE),
-  fs_cp   = y ~ s(x, f, bs = "fs", xt = "cp", k = 6) + s(z, by = w, bs = "gp", k = 8)
+  fs_cp   = y ~ s(x, f, bs = "fs", xt = "cp", k = 6) + s(z, by = w, bs = "gp", k = 8),
+  fs_gp   = y ~ s(x, z, g, bs = "fs", xt = list(bs = "gp"), k = 10)
 )
 # t2: its columns (a reordering of the margins' row tensor product) and its
 # QR constraint go in as one explicit map; three margins also multiply in
