@@ -141,7 +141,8 @@ classify_setup_error <- function(e) {
 #' built by \code{bam(..., fit = FALSE)}; the fit runs in C, with every
 #' O(n) step (working weights, X'WX, X beta) in a backend: the GPU (CUDA)
 #' or the CPU.  When every smooth has a C evaluator ("cr", "cs", "cc",
-#' "ps", "bs", "cp", "tp", "ts" and "gp" of up to four variables, "re",
+#' "ps", "bs", "cp", "tp" (any \code{m}), "ts" and "gp" of up to four
+#' variables, "re",
 #' "fs" and "sz" on one of these,
 #' \code{te()}, \code{ti()} and \code{t2()} of up to four such margins,
 #' and any of them \code{by} a

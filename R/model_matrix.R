@@ -197,6 +197,8 @@ smooth_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyenv
     return(no_recipe(s$label, ": its basis (", class(s)[1L], ") has no C evaluator"))
   if (!inherits(s, c("cr.smooth", "cs.smooth", "tprs.smooth", "ts.smooth")))
     return(margins_recipe(s, mf, threads, codes))
+  if (isTRUE(s$drop.null > 0))
+    return(tprs_drop_null_recipe(s, mf, threads, codes))
   # a cr or tp smooth is its one margin's basis (margin_recipe()) as a
   # block of its own kind: 1 cr/cs, 2 tp/ts (any number of variables here;
   # model_matrix_plan() keeps those of more than 4 off the device)
@@ -206,6 +208,37 @@ smooth_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyenv
   if (inherits(map, "gg_no_recipe")) return(map)
   r <- margin_block(r)
   c(r[setdiff(names(r), names(map))], map)
+}
+
+# A thin plate smooth with its null space dropped (tp with m = c(m, 0)):
+# PredictMat evaluates the basis with the M null-space columns, keeps the
+# first bs.dim and subtracts their means cmX.  Here that is one tp margin
+# whose own map Z keeps them and takes cmX off through the constant column
+# (the first null-space function, 1 on every row: UZ's column is a unit
+# vector), then the smooth's constraint: raw_j - cmX_j, R's sum.
+tprs_drop_null_recipe <- function(s, mf, threads, codes) {
+  M <- as.integer(s$drop.null)
+  k <- as.integer(s$bs.dim)
+  UZ <- s$UZ
+  if (!inherits(s, "tprs.smooth") || inherits(s, "ts.smooth") || is.null(UZ) ||
+      ncol(UZ) != k + M || length(s$cmX) != k)
+    return(no_recipe(s$label, ": a thin plate basis with its null space dropped"))
+  one <- k + 1L                               # the constant null-space column
+  unit <- numeric(nrow(UZ))
+  unit[nrow(s$Xu) + 1L] <- 1
+  if (!identical(as.double(UZ[, one]), unit))
+    return(no_recipe(s$label, ": a thin plate basis with its null space dropped"))
+  s0 <- s
+  s0$drop.null <- 0
+  r <- margin_recipe(s0, mf, threads, codes)
+  if (inherits(r, "gg_no_recipe")) return(r)
+  Z <- matrix(0, k + M, k)
+  Z[cbind(seq_len(k), seq_len(k))] <- 1
+  Z[one, ] <- -as.double(s$cmX)
+  r$Z <- Z
+  map <- constraint_map(s, mf, threads, codes)
+  if (inherits(map, "gg_no_recipe")) return(map)
+  c(list(kind = 4L, k = k, margins = list(r)), map)
 }
 
 # A cr or tp margin's recipe (margin_recipe()) as a block of its own kind

@@ -48,7 +48,8 @@ terms_forms <- list(
   gp_3d   = y ~ s(x, z, w, bs = "gp", k = 30, m = c(2, 1, 2)),
   te_cp   = y ~ te(x, z, bs = c("cp", "cr"), k = c(6, 5), np = FALSE),
   fs_cp   = y ~ s(x, f, bs = "fs", xt = "cp", k = 6) + s(z, by = w, bs = "gp", k = 8),
-  fs_gp   = y ~ s(x, z, g, bs = "fs", xt = list(bs = "gp"), k = 10)
+  fs_gp   = y ~ s(x, z, g, bs = "fs", xt = list(bs = "gp"), k = 10),
+  tp_m0   = y ~ s(x, m = c(2, 0), k = 10) + s(z, w, m = c(2, 0), k = 15) + s(z, by = x, m = c(3, 0))
 )
 # t2: its columns (a reordering of the margins' row tensor product) and its
 # QR constraint go in as one explicit map; three margins also multiply in
