@@ -47,11 +47,12 @@ static inline double value_of(uint64_t key)
 typedef struct select_job {
     const double *x;
     size_t i0, i1;
-    int pass;                  /* 0 .. RADIX_PASSES - 1 */
+    int pass;                  /* 0 .. RADIX_PASSES - 1; -1: gather */
     uint64_t prefix;           /* the key bits above this pass's, chosen so far */
     size_t *hist;              /* RADIX_BINS counts */
     size_t nvalid;             /* pass 0: non-NaN values, first min and max */
     double min, max;
+    uint64_t *keys;            /* gather: where this range's keys in bin prefix go */
 } select_job;
 
 static void *select_run(void *arg)
@@ -59,6 +60,16 @@ static void *select_run(void *arg)
     select_job *j = arg;
     const double *x = j->x;
     size_t *hist = j->hist;
+    if (j->pass < 0) {         /* the keys of pass 0's chosen bin, in row order */
+        uint64_t *out = j->keys;
+        for (size_t i = j->i0; i < j->i1; i++) {
+            const double v = x[i];
+            if (isnan(v)) continue;
+            const uint64_t k = key_of(v);
+            if ((k >> (64 - RADIX_BITS)) == j->prefix) *out++ = k;
+        }
+        return NULL;
+    }
     memset(hist, 0, RADIX_BINS * sizeof *hist);
     if (j->pass == 0) {
         size_t nv = 0;
@@ -100,6 +111,33 @@ static uint64_t choose_bin(const select_job *jobs, int nj, size_t *rank)
     return RADIX_BINS - 1;     /* not reached: the ranks add up */
 }
 
+/* The key of 0-based rank `rank` among the m keys of pass 0's bin b (all
+ * with b as their top bits), by the remaining radix passes over them
+ * alone; uses keys' memory, m > 0. */
+static uint64_t select_keys(uint64_t *keys, size_t m, uint64_t b, size_t rank, size_t *hist)
+{
+    uint64_t prefix = b;
+    for (int pass = 1; pass < RADIX_PASSES; pass++) {
+        const int shift = 64 - RADIX_BITS * (pass + 1);
+        memset(hist, 0, RADIX_BINS * sizeof *hist);
+        for (size_t i = 0; i < m; i++)
+            hist[(keys[i] >> shift) & (RADIX_BINS - 1)]++;
+        size_t c = 0, bin = 0;
+        for (; bin < RADIX_BINS; bin++) {
+            if (rank < c + hist[bin]) break;
+            c += hist[bin];
+        }
+        rank -= c;
+        prefix = (prefix << RADIX_BITS) | bin;
+        size_t kept = 0;                 /* the chosen bin's keys move to the front */
+        for (size_t i = 0; i < m; i++)
+            if (((keys[i] >> shift) & (RADIX_BINS - 1)) == bin)
+                keys[kept++] = keys[i];
+        m = kept;
+    }
+    return prefix;
+}
+
 /* The k of quantile(x, 0.5, type = 3) for m values: nppm = m / 2 - 1/2,
  * j = floor(nppm); the (j + 1)-th value when nppm is not whole or j is odd,
  * else the max(j, 1)-th. */
@@ -125,7 +163,7 @@ int gg_column_summary(const double *x, size_t n, int nthreads, size_t *nvalid,
     for (int t = 0; t < nj; t++)
         jobs[t] = (select_job) {x, n * (size_t) t / (size_t) nj,
                                 n * (size_t) (t + 1) / (size_t) nj, 0, 0,
-                                hist + (size_t) t * RADIX_BINS, 0, 0, 0};
+                                hist + (size_t) t * RADIX_BINS, 0, 0, 0, NULL};
     gg_run_jobs(nj, select_run, jobs, sizeof *jobs);
 
     size_t m = 0;
@@ -140,13 +178,33 @@ int gg_column_summary(const double *x, size_t n, int nthreads, size_t *nvalid,
     if (m > 0) {
         size_t rank = median_rank(m) - 1;
         uint64_t prefix = choose_bin(jobs, nj, &rank);
-        for (int pass = 1; pass < RADIX_PASSES; pass++) {
+        /* the chosen bin's keys, when they are few (for data spread over
+         * more than a few bins), gathered in one more pass and selected
+         * among alone; else every remaining pass reads all rows */
+        size_t in_bin = 0;
+        for (int t = 0; t < nj; t++) in_bin += jobs[t].hist[prefix];
+        uint64_t *keys = in_bin <= n / 8 ? malloc((in_bin > 0 ? in_bin : 1) * sizeof *keys)
+                                         : NULL;
+        if (keys != NULL) {
+            size_t at = 0;
             for (int t = 0; t < nj; t++) {
-                jobs[t].pass = pass;
+                jobs[t].pass = -1;
                 jobs[t].prefix = prefix;
+                jobs[t].keys = keys + at;
+                at += jobs[t].hist[prefix];
             }
             gg_run_jobs(nj, select_run, jobs, sizeof *jobs);
-            prefix = (prefix << RADIX_BITS) | choose_bin(jobs, nj, &rank);
+            prefix = select_keys(keys, in_bin, prefix, rank, hist);
+            free(keys);
+        } else {
+            for (int pass = 1; pass < RADIX_PASSES; pass++) {
+                for (int t = 0; t < nj; t++) {
+                    jobs[t].pass = pass;
+                    jobs[t].prefix = prefix;
+                }
+                gg_run_jobs(nj, select_run, jobs, sizeof *jobs);
+                prefix = (prefix << RADIX_BITS) | choose_bin(jobs, nj, &rank);
+            }
         }
         *min = lo;
         *median = value_of(prefix);
