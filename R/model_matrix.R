@@ -91,16 +91,15 @@ has_c_evaluator <- function(s) {
   if (inherits(s, c("tensor.smooth", "t2.smooth")))
     return(length(s$margin) <= 4L && all(vapply(s$margin, margin_supported, NA)))
   if (inherits(s, c("fs.interaction", "sz.interaction")))
-    return(s$base$bs %in% c("cr.smooth", "cs.smooth", "cyclic.smooth", "pspline.smooth",
-                            "Bspline.smooth", "cpspline.smooth", "tprs.smooth", "ts.smooth",
-                            "gp.smooth"))
+    return(s$base$bs %in% c_bases)
   inherits(s, "random.effect") || margin_supported(s)
 }
 
-# The bases a margin (or an ordinary smooth) can be evaluated with in C.
-margin_supported <- function(m)
-  inherits(m, c("cr.smooth", "cs.smooth", "cyclic.smooth", "pspline.smooth",
-                "Bspline.smooth", "cpspline.smooth", "tprs.smooth", "ts.smooth", "gp.smooth"))
+# The bases (smooth classes) a margin, an ordinary smooth or a factor
+# smooth's base can be evaluated with in C.
+c_bases <- c("cr.smooth", "cs.smooth", "cyclic.smooth", "pspline.smooth", "Bspline.smooth",
+             "cpspline.smooth", "tprs.smooth", "ts.smooth", "gp.smooth")
+margin_supported <- function(m) inherits(m, c_bases)
 
 # What PredictMat does after the raw basis, as data for the C evaluators:
 # mgcv's sweep-and-drop constraint (drop, shift), the by-variable (by, or
@@ -219,14 +218,15 @@ smooth_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyenv
 tprs_drop_null_recipe <- function(s, mf, threads, codes) {
   M <- as.integer(s$drop.null)
   k <- as.integer(s$bs.dim)
-  UZ <- s$UZ
-  if (!inherits(s, "tprs.smooth") || inherits(s, "ts.smooth") || is.null(UZ) ||
-      ncol(UZ) != k + M || length(s$cmX) != k)
-    return(no_recipe(s$label, ": a thin plate basis with its null space dropped"))
   one <- k + 1L                               # the constant null-space column
-  unit <- numeric(nrow(UZ))
-  unit[nrow(s$Xu) + 1L] <- 1
-  if (!identical(as.double(UZ[, one]), unit))
+  # (UZ's column for it the unit vector of the first null-space row)
+  const_column <- function(UZ) {
+    unit <- numeric(nrow(UZ))
+    unit[nrow(s$Xu) + 1L] <- 1
+    identical(as.double(UZ[, one]), unit)
+  }
+  if (!inherits(s, "tprs.smooth") || inherits(s, "ts.smooth") || is.null(s$UZ) ||
+      is.null(s$Xu) || ncol(s$UZ) != k + M || length(s$cmX) != k || !const_column(s$UZ))
     return(no_recipe(s$label, ": a thin plate basis with its null space dropped"))
   s0 <- s
   s0$drop.null <- 0

@@ -19,6 +19,27 @@ typedef struct fill_job {
     int             failed, interrupted;
 } fill_job;
 
+/* The squared distance from knot l of margin g to the shifted row xx: a
+ * tp margin's in double, as mgcv's C; a gp margin's as gpE's rowSums()
+ * adds it, in long double (the device, without it, rounds each sum). */
+static double knot_r2(const gg_xmargin *g, int l, const double *xx)
+{
+    if (g->kind == GG_XM_GP) {
+        long double r2 = 0.0L;
+        for (int j = 0; j < g->d; j++) {
+            const double z = g->Xu[l + (size_t) g->nXu * j] - xx[j];
+            r2 += z * z;
+        }
+        return (double) r2;
+    }
+    double r2 = 0.0;
+    for (int j = 0; j < g->d; j++) {
+        const double z = g->Xu[l + (size_t) g->nXu * j] - xx[j];
+        r2 += z * z;
+    }
+    return r2;
+}
+
 /* Margin j's raw row for observation i into u (marg.k values). */
 static void margin_raw(const gg_xmargin *g, size_t n, size_t i, double *u, const int *power,
                        int m, double eta0, double eta1)
@@ -59,18 +80,7 @@ static void margin_raw(const gg_xmargin *g, size_t n, size_t i, double *u, const
         for (int l = 0; l < nb; l++) {
             double b;
             if (l < g->nXu) {
-                /* gp's distances as gpE's rowSums() adds them: in long
-                 * double (the device, without it, rounds each sum) */
-                double r2 = 0.0;
-                long double r2l = 0.0L;
-                for (int j = 0; j < g->d; j++) {
-                    const double z = g->Xu[l + (size_t) g->nXu * j] - xx[j], zz = z * z;
-                    r2 += zz;
-                    r2l += zz;
-                }
-                if (g->kind == GG_XM_GP)
-                    r2 = (double) r2l;
-                b = gg_bm_radial(m, g->d, r2, eta0, eta1);
+                b = gg_bm_radial(m, g->d, knot_r2(g, l, xx), eta0, eta1);
             } else {
                 b = 1.0;
                 for (int j = 0; j < g->d; j++)
