@@ -67,7 +67,8 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
           is.double(x) && is.null(dim(x)) && is.null(attr(x, "matrix"))
         }, NA)))
       return(NULL)
-    f <- if (identical(cl, "tp.smooth.spec")) tprs_facts(s, mf, knots) else cr_facts(s, mf, knots)
+    f <- if (identical(cl, "tp.smooth.spec")) tprs_facts(s, mf, knots, threads) else
+      cr_facts(s, mf, knots)
     if (is.null(f)) return(NULL)
     # the basis on every row (the device's for a GPU fit), reduced in C
     X <- raw_basis_matrix(f$sm, mf, n, threads, dev)
@@ -91,10 +92,10 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
 # A thin plate spline's basis built by mgcv from its knots alone (on
 # tprs_knot_data()'s stand-in rows, R/tprs_setup.R); its columns are then
 # scaled by the rows' root mean squares (rms).
-tprs_facts <- function(s, mf, knots) {
+tprs_facts <- function(s, mf, knots, threads = 1L) {
   # (X's build from its recipe on the device takes up to 4 variables)
   if (length(s$term) > 4L) return(NULL)
-  sm <- tprs_stand_in(s, mf, knots)
+  sm <- tprs_stand_in(s, mf, knots, threads)
   if (is.null(sm)) return(NULL)
   list(sm = sm, rms = TRUE)
 }

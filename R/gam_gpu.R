@@ -641,7 +641,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                ar_rho = if (is.null(ar)) 0 else ar$rho, ar_start = ar$start,
                theta_start = theta_start, theta = eng_fam$theta,
                theta_estimated = as.integer(eng_fam$estimated),
-               ml = as.integer(method == "ML" && !outer))
+               ml = as.integer(method == "ML" && !outer),
+               unit_weights = as.integer(chk[["w_not_one"]] == 0))
   t1 <- proc.time()[["elapsed"]]
 
   ## ---- the fit --------------------------------------------------------------

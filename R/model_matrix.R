@@ -619,10 +619,11 @@ parametric_blocks <- function(G, mf, codes = new.env(parent = emptyenv())) {
   tt <- stats::delete.response(G$pterms)
   labels <- attr(tt, "term.labels")
   dense_all <- function() {
-    D <- if (G$nsdf == 1L && identical(attr(tt, "intercept"), 1L) && !length(labels))
-      matrix(1, n, 1L)              # the intercept alone: model.matrix()'s column of ones
-    else
-      stats::model.matrix(tt, mf, contrasts.arg = G$contrasts)
+    # the intercept alone: model.matrix()'s column of ones, written by the
+    # backend where it builds X (no n-vector in R or on the bus)
+    if (G$nsdf == 1L && identical(attr(tt, "intercept"), 1L) && !length(labels))
+      return(list(list(kind = 5L, col0 = 1L, ncol = 1L)))
+    D <- stats::model.matrix(tt, mf, contrasts.arg = G$contrasts)
     if (ncol(D) != G$nsdf)
       return(no_recipe("the parametric terms' model matrix has ", ncol(D),
                        " columns where the setup has ", G$nsdf))
@@ -684,15 +685,14 @@ parametric_blocks <- function(G, mf, codes = new.env(parent = emptyenv())) {
   }
   out <- make(mf, codes, Ms, rows)
   dc <- out$dense_cols
-  if (length(dc)) {
+  if (identical(dc, 1L) && identical(attr(tt, "intercept"), 1L)) {
+    # the intercept alone: a column of ones the backend writes
+    out$blocks[[length(out$blocks) + 1L]] <- list(kind = 5L, col0 = 1L, ncol = 1L)
+  } else if (length(dc)) {
     # the dense columns in runs of adjacent ones, from one model.matrix()
-    # of the terms they belong to (the intercept alone: ones)
-    D <- if (identical(dc, 1L) && identical(attr(tt, "intercept"), 1L))
-      matrix(1, n, 1L)
-    else {
-      M <- stats::model.matrix(tt, mf, contrasts.arg = G$contrasts)
-      M[, dc, drop = FALSE]
-    }
+    # of the terms they belong to
+    M <- stats::model.matrix(tt, mf, contrasts.arg = G$contrasts)
+    D <- M[, dc, drop = FALSE]
     storage.mode(D) <- "double"
     dimnames(D) <- NULL
     attr(D, "assign") <- attr(D, "contrasts") <- NULL

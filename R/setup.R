@@ -220,10 +220,11 @@ lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mo
   G$terms <- terms
   G$pred.formula <- gp$pred.formula
   n <- nrow(mf)
-  if (is.null(mf$"(weights)")) G$w <- rep(1, n) else G$w <- mf$"(weights)"
+  # (bam()'s rep(1, n) and rep(0, n), filled over threads in C)
+  if (is.null(mf$"(weights)")) G$w <- lean_rep(1, n, nthreads) else G$w <- mf$"(weights)"
   G$y <- mf[[gp$response]]
   G$offset <- stats::model.offset(mf)
-  if (is.null(G$offset)) G$offset <- rep(0, n)
+  if (is.null(G$offset)) G$offset <- lean_rep(0, n, nthreads)
   if (ncol(G$X) > nrow(mf)) return(NULL)           # bam() stops: more coefficients than data
   if (ncol(G$X) > chunk.size) {
     chunk.size <- 4 * ncol(G$X)
@@ -286,6 +287,12 @@ lean_complete <- function(mf, nthreads = 1L) {
   for (x in mf) if (!is.atomic(x) || any_missing(x, nthreads)) return(FALSE)
   TRUE
 }
+
+# rep(value, n) for a double value, its n values written over threads in C
+# (setup_stats.c: the first touch of a large vector's pages is most of
+# rep()'s time at 1e8 rows and more).
+lean_rep <- function(value, n, nthreads = 1L)
+  .Call(gg_fill_r, as.double(n), as.double(value), as.integer(nthreads))
 
 # anyNA(x); for a double vector or matrix a count over threads in C
 # (setup_stats.c).

@@ -47,7 +47,7 @@ smooth.construct.gg_tprs.smooth.spec <- function(object, data, knots) {
   if (is.null(dev)) dev <- c(0L, 0L)
   attr(object, "gg_threads") <- attr(object, "gg_device") <- NULL
   class(object) <- setdiff(class(object), "gg_tprs.smooth.spec")
-  sm <- tprs_stand_in(object, data, knots)
+  sm <- tprs_stand_in(object, data, knots, if (is.null(threads)) 1L else threads)
   n <- length(data[[object$term[1L]]])
   # (on the device for a GPU fit; a device failure under "auto" is
   # counted, and the host builds X)
@@ -63,8 +63,8 @@ smooth.construct.gg_tprs.smooth.spec <- function(object, data, knots) {
 # tprs_knot_data()'s stand-in rows (columns scaled by the stand-ins' root
 # mean squares, which the caller redoes for the rows); NULL where mgcv's own
 # construction is to run.
-tprs_stand_in <- function(object, data, knots) {
-  kd <- tprs_knot_data(object, data, knots)
+tprs_stand_in <- function(object, data, knots, threads = 1L) {
+  kd <- tprs_knot_data(object, data, knots, threads)
   if (is.null(kd)) return(NULL)
   sm <- mgcv::smooth.construct(object, kd$data, kd$knots)
   if (!identical(as.vector(sm$shift), kd$shift) || nrow(sm$Xu) != kd$nk ||
@@ -90,7 +90,7 @@ tprs_scaled <- function(sm, X, sc) {
 # power of two above and half below the covariates' means, which keep the
 # means (the basis's shift) to the bit.  NULL where mgcv's own
 # construction is to run.
-tprs_knot_data <- function(object, data, knots) {
+tprs_knot_data <- function(object, data, knots, threads = 1L) {
   xt <- if (is.list(object$xt)) object$xt else list()
   max.knots <- if (is.null(xt$max.knots)) 2000 else xt$max.knots
   seed <- if (is.null(xt$seed)) 1 else xt$seed
@@ -123,8 +123,10 @@ tprs_knot_data <- function(object, data, knots) {
   rngs <- temp_seed(seed)
   ind <- sample(1:nu, max.knots, replace = FALSE)
   temp_seed(rngs)
-  # a data row at each drawn knot
-  rows <- if (d == 1L) match(xu[ind, 1L], xsh) else match(ind, attr(xu, "index"))
+  # a data row at each drawn knot: match() in C over threads (a binary
+  # search among the knots per row, not a hash of every row)
+  rows <- .Call(gg_first_rows_r, if (d == 1L) xsh else attr(xu, "index"),
+                if (d == 1L) xu[ind, 1L] else ind, as.integer(threads))
   kn <- stats::setNames(lapply(xs, function(v) v[rows]), object$term)
   sgn <- rep_len(c(1, -1), max.knots)
   if (max.knots %% 2L) sgn[max.knots] <- 0

@@ -46,6 +46,8 @@ typedef struct gg_data {
     double        ar_rho;   /* AR1 residual correlation (bam's rho); 0: none */
     const double *ar_start; /* n, nonzero where a new AR1 series starts
                                (bam's AR.start); NULL: one series */
+    int           pw_ones;  /* every prior weight is 1 (the caller checked): a
+                               GPU backend writes them on the device */
 } gg_data;
 
 typedef enum {

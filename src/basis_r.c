@@ -227,6 +227,8 @@ void gg_xplan_from_r(SEXP plan, size_t n, int p, gg_xplan *out)
             x->D = real_or_abort(gg_list_elt(b, "D"), (R_xlen_t) (n * (size_t) x->ncol), "D");
             continue;
         }
+        if (x->kind == GG_XB_ONES)
+            continue;
         if (x->kind != GG_XB_CR && x->kind != GG_XB_TPRS &&
             x->kind != GG_XB_MARG)
             plan_abort("model matrix plan: unknown block kind");

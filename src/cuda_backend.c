@@ -91,7 +91,7 @@ typedef struct cuda_state {
                                      widest block's columns (load_recipe) */
     size_t        raw_rows;
     CUfunction    f_tprs_w[3], f_tprs_n[8];    /* basis.cu's wide (JC 2..4), narrow (KC 2..16) */
-    CUfunction    f_cr, f_cc, f_bspl, f_cp, f_code, f_tensor, f_map, f_dense;
+    CUfunction    f_cr, f_cc, f_bspl, f_cp, f_code, f_tensor, f_map, f_dense, f_ones;
     /* streaming: X in chunks (from the host, or built on the device) */
     int          streamed;
     gg_xstream   xs;
@@ -415,12 +415,27 @@ static int pack_margins(packer *pk, const gg_xblock *hb, dev_block *db, block_of
     return 0;
 }
 
+/* The n prior weights as ones, written on the device (gg_data.pw_ones):
+ * no copy over the bus. */
+static int fill_ones(cuda_state *s, CUdeviceptr dst, gg_status *st)
+{
+    if (s->f_ones == NULL &&
+        gg_cuda_function(s->ordinal, "basis", "basis_ones", &s->f_ones, st))
+        return -1;
+    long long rows = (long long) s->n, ld = rows;
+    int one = 1;
+    void *args[] = {&rows, &one, &dst, &ld};
+    if (launch_rows(s, s->f_ones, args, NULL, "engine: launching basis_ones", st))
+        return -1;
+    return gg_cuda_wait(NULL, "the prior weights' fill on the device", st);
+}
+
 /* Pack (or measure, with pk->host NULL) the small arrays of block hb. */
 static int pack_block(packer *pk, const gg_xblock *hb, dev_block *db, block_offsets *o,
                       gg_status *st)
 {
     memset(o, 0xff, sizeof *o);               /* every offset NONE */
-    if (hb->kind == GG_XB_DENSE)
+    if (hb->kind == GG_XB_DENSE || hb->kind == GG_XB_ONES)
         return 0;
     const gg_basis_map *mp = &hb->map;
     const int m = mp->drop >= 0 ? mp->k - 1 : mp->k;
@@ -516,6 +531,8 @@ static int block_arrays(const gg_xblock *hb, dev_block *db, size_t n, nrow_array
         a[k++] = (nrow_array) {hb->D, n * (size_t) hb->ncol * sizeof(double), &db->D};
         return k;
     }
+    if (hb->kind == GG_XB_ONES)
+        return 0;
     if (hb->map.by != NULL)
         a[k++] = (nrow_array) {hb->map.by, n * sizeof(double), &db->by};
     if (hb->map.by_code != NULL)
@@ -627,7 +644,8 @@ static int load_recipe(cuda_state *s, const gg_data *d, gg_status *st)
         gg_cuda_function(s->ordinal, "basis", "basis_code_raw", &s->f_code, st) ||
         gg_cuda_function(s->ordinal, "basis", "basis_tensor", &s->f_tensor, st) ||
         gg_cuda_function(s->ordinal, "basis", "basis_map", &s->f_map, st) ||
-        gg_cuda_function(s->ordinal, "basis", "basis_dense", &s->f_dense, st))
+        gg_cuda_function(s->ordinal, "basis", "basis_dense", &s->f_dense, st) ||
+        gg_cuda_function(s->ordinal, "basis", "basis_ones", &s->f_ones, st))
         return -1;
     for (int j = 0; j < 3; j++) {
         char name[32];
@@ -675,7 +693,7 @@ static int load_recipe(cuda_state *s, const gg_data *d, gg_status *st)
         dev_block *db = &s->dblocks[k];
         const block_offsets *o = &off[k];
         db->hb = hb;
-        if (hb->kind == GG_XB_DENSE)
+        if (hb->kind == GG_XB_DENSE || hb->kind == GG_XB_ONES)
             continue;
         db->shift = at(small, o->shift);
         db->Z = at(small, o->Z);
@@ -878,6 +896,13 @@ static int build_x(cuda_state *s, size_t r0, size_t rows, CUdeviceptr Xc, size_t
                     return -1;
                 continue;
             }
+            if (hb->kind == GG_XB_ONES) {
+                int nc = hb->ncol;
+                void *args[] = {&nr, &nc, &dst, &ld};
+                if (launch_rows(s, s->f_ones, args, stream, "engine: launching basis_ones", st))
+                    return -1;
+                continue;
+            }
             if (hb->kind == GG_XB_MARG) {
                 if (build_margins(s, db, a, nr, dst, ld, stream, st))
                     return -1;
@@ -1041,7 +1066,7 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
                  (unsigned long) s->xs.chunk_rows);
     }
     if (gg_cuda_upload(LABEL, s->y, d->y, n, st) ||
-        gg_cuda_upload(LABEL, s->pw, d->pw, n, st) ||
+        (d->pw_ones ? fill_ones(s, s->pw, st) : gg_cuda_upload(LABEL, s->pw, d->pw, n, st)) ||
         (d->offset && gg_cuda_upload(LABEL, s->off, d->offset, n, st)) ||
         (s->ar.start && gg_cuda_upload(LABEL, s->ar.start, d->ar_start, n, st)))
         goto done;

@@ -1,9 +1,11 @@
 /* setup_r.c -- R glue of the setup's passes over every row (setup_stats.c):
  * the variable summary's min, median and max of a numeric column
  * (lean_variable_summary() in R/setup.R) and gam_gpu()'s checks of the
- * response and weights. */
+ * response and weights, and rep(v, n) for the n-row vectors it makes. */
 #include <R.h>
 #include <Rinternals.h>
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 #include "errors_r.h"
@@ -17,6 +19,21 @@
 static int threads_arg(SEXP nthreads)
 {
     return gg_as_int(nthreads, "nthreads", 1, GG_MAX_THREADS, "gamgpu_bad_input");
+}
+
+/* rep(value, n) as a double vector, filled over nthreads threads. */
+SEXP gg_fill_r(SEXP n_, SEXP value, SEXP nthreads)
+{
+    const double n = gg_as_real(n_, "n", 0, (double) R_XLEN_T_MAX, "gamgpu_bad_input");
+    const double v = gg_as_real(value, "value", -DBL_MAX, DBL_MAX, "gamgpu_bad_input");
+    if (n != floor(n)) gg_abort("gamgpu_bad_input", "n must be a whole number");
+    const int nt = threads_arg(nthreads);
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) n));
+    const int prev = gg_threads_set_limit(nt);
+    gg_fill(REAL(out), (size_t) n, v, nt);
+    gg_threads_set_limit(prev);
+    UNPROTECT(1);
+    return out;
 }
 
 /* c(count of non-missing values, min, median, max); NA for the last three
@@ -62,7 +79,7 @@ SEXP gg_column_extremes_r(SEXP x, SEXP count_only, SEXP nthreads)
     return out;
 }
 
-/* c(w_bad, w_positive, y_bad, o_nonzero, o_bad, y_min, y_max), named: the
+/* c(w_bad, w_positive, w_not_one, y_bad, o_nonzero, o_bad, y_min, y_max), named: the
  * flags as 0/1 (see gg_row_checks), the range of the finite responses (NA
  * when none).  offset is NULL or a double vector as long as y. */
 SEXP gg_check_rows_r(SEXP y, SEXP w, SEXP offset, SEXP nthreads)
@@ -78,12 +95,12 @@ SEXP gg_check_rows_r(SEXP y, SEXP w, SEXP offset, SEXP nthreads)
     gg_threads_set_limit(prev);
     if (rc != 0)
         gg_abort("gamgpu_host_oom", "no memory for the checks of the response");
-    const char *names[] = {"w_bad", "w_positive", "y_bad", "o_nonzero", "o_bad", "y_min",
-                           "y_max"};
-    const double v[] = {r.w_bad, r.w_positive, r.y_bad, r.o_nonzero, r.o_bad,
+    const char *names[] = {"w_bad", "w_positive", "w_not_one", "y_bad", "o_nonzero", "o_bad",
+                           "y_min", "y_max"};
+    const double v[] = {r.w_bad, r.w_positive, r.w_not_one, r.y_bad, r.o_nonzero, r.o_bad,
                         ISNAN(r.y_min) ? NA_REAL : r.y_min,
                         ISNAN(r.y_max) ? NA_REAL : r.y_max};
-    return gg_named_doubles(7, names, v);
+    return gg_named_doubles(8, names, v);
 }
 
 /* list(scale, mean, rowmax, imax) of gg_basis_stats() for X (n x k double
@@ -111,6 +128,39 @@ SEXP gg_basis_stats_r(SEXP X, SEXP rms_scale, SEXP nthreads)
     SET_VECTOR_ELT(out, 2, Rf_ScalarReal(rowmax));
     SET_VECTOR_ELT(out, 3, Rf_ScalarReal((double) imax + 1));
     UNPROTECT(3);
+    return out;
+}
+
+/* match(v, x) for distinct values v without NA or NaN (doubles, or ints
+ * for an integer x): the first row of x holding each value, 1-based, as
+ * doubles (rows beyond INT_MAX), NA where none. */
+SEXP gg_first_rows_r(SEXP x, SEXP v, SEXP nthreads)
+{
+    if (!(Rf_isReal(x) || (TYPEOF(x) == INTSXP && !Rf_isFactor(x))) ||
+        !(Rf_isReal(v) || TYPEOF(v) == INTSXP))
+        gg_abort("gamgpu_bad_input", "x and v must be double or integer vectors");
+    const size_t n = (size_t) XLENGTH(x), m = (size_t) XLENGTH(v);
+    double *vs = (double *) R_alloc(m ? m : 1, sizeof(double));
+    int *ord = (int *) R_alloc(m ? m : 1, sizeof(int));
+    for (size_t c = 0; c < m; c++) {
+        vs[c] = Rf_isReal(v) ? REAL(v)[c]
+                : (INTEGER(v)[c] == NA_INTEGER ? NA_REAL : (double) INTEGER(v)[c]);
+        if (ISNAN(vs[c])) gg_abort("gamgpu_bad_input", "v must not have NA or NaN values");
+        ord[c] = (int) c;
+    }
+    rsort_with_index(vs, ord, (int) m);
+    for (size_t c = 1; c < m; c++)
+        if (vs[c] == vs[c - 1]) gg_abort("gamgpu_bad_input", "v must have distinct values");
+    size_t *first = (size_t *) R_alloc(m ? m : 1, sizeof(size_t));
+    const int nt = threads_arg(nthreads), prev = gg_threads_set_limit(nt);
+    const int rc = gg_first_rows(Rf_isReal(x) ? REAL(x) : NULL,
+                                 Rf_isReal(x) ? NULL : INTEGER(x), n, vs, m, nt, first);
+    gg_threads_set_limit(prev);
+    if (rc != 0) gg_abort("gamgpu_host_oom", "no memory for the rows' search");
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) m));
+    for (size_t c = 0; c < m; c++)
+        REAL(out)[ord[c]] = first[c] < n ? (double) first[c] + 1 : NA_REAL;
+    UNPROTECT(1);
     return out;
 }
 

@@ -297,6 +297,91 @@ int gg_count_nan(const double *x, size_t n, int nthreads, size_t *nnan)
 
 /* ---- the response and weights -------------------------------------------- */
 
+/* ---- rep(v, n): gg_fill --------------------------------------------------- */
+
+typedef struct fill_job {
+    double *x, v;
+    size_t i0, i1;
+} fill_job;
+
+static void *fill_run(void *arg)
+{
+    fill_job *j = arg;
+    for (size_t i = j->i0; i < j->i1; i++)
+        j->x[i] = j->v;
+    return NULL;
+}
+
+void gg_fill(double *x, size_t n, double v, int nthreads)
+{
+    enum { MAX_FILL_JOBS = 64 };
+    fill_job jobs[MAX_FILL_JOBS];
+    int nj = jobs_for(n, nthreads);
+    if (nj > MAX_FILL_JOBS) nj = MAX_FILL_JOBS;
+    for (int t = 0; t < nj; t++)
+        jobs[t] = (fill_job) {x, v, n * (size_t) t / (size_t) nj,
+                              n * (size_t) (t + 1) / (size_t) nj};
+    gg_run_jobs(nj, fill_run, jobs, sizeof *jobs);
+}
+
+/* ---- match(v, x) for a few values in many rows: gg_first_rows ------------- */
+
+typedef struct first_job {
+    const double *xd;
+    const int *xi;
+    const double *v;
+    size_t m, i0, i1;
+    size_t *first;            /* m, this job's rows only; n where none */
+    size_t none;
+} first_job;
+
+static void *first_run(void *arg)
+{
+    first_job *j = arg;
+    for (size_t c = 0; c < j->m; c++) j->first[c] = j->none;
+    size_t left = j->m;        /* values without a row in this job yet */
+    for (size_t i = j->i0; i < j->i1 && left > 0; i++) {
+        const double xv = j->xd ? j->xd[i] : (double) j->xi[i];
+        size_t lo = 0, hi = j->m;             /* the first value >= xv */
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (j->v[mid] < xv) lo = mid + 1; else hi = mid;
+        }
+        if (lo < j->m && j->v[lo] == xv && j->first[lo] == j->none) {
+            j->first[lo] = i;
+            left--;
+        }
+    }
+    return NULL;
+}
+
+int gg_first_rows(const double *xd, const int *xi, size_t n, const double *v, size_t m,
+                  int nthreads, size_t *first)
+{
+    const int nj = jobs_for(n, nthreads);
+    first_job *jobs = malloc((size_t) nj * sizeof *jobs);
+    size_t *part = malloc((size_t) nj * (m ? m : 1) * sizeof *part);
+    if (!jobs || !part) {
+        free(jobs);
+        free(part);
+        return -1;
+    }
+    for (int t = 0; t < nj; t++)
+        jobs[t] = (first_job) {xd, xi, v, m, n * (size_t) t / (size_t) nj,
+                               n * (size_t) (t + 1) / (size_t) nj, part + (size_t) t * m, n};
+    gg_run_jobs(nj, first_run, jobs, sizeof *jobs);
+    for (size_t c = 0; c < m; c++) {           /* the earliest job's row */
+        first[c] = n;
+        for (int t = 0; t < nj && first[c] == n; t++)
+            first[c] = jobs[t].first[c];
+    }
+    free(jobs);
+    free(part);
+    return 0;
+}
+
+/* ---- the response, weights and offset: gg_check_rows --------------------- */
+
 typedef struct check_job {
     const double *y, *w, *offset;
     size_t i0, i1;
@@ -307,7 +392,7 @@ typedef struct check_job {
 static void *check_run(void *arg)
 {
     check_job *j = arg;
-    gg_row_checks r = {0, 0, 0, 0, 0, 0, 0};
+    gg_row_checks r = {0, 0, 0, 0, 0, 0, 0, 0};
     int seen = 0;
     if (j->offset)
         for (size_t i = j->i0; i < j->i1; i++) {
@@ -319,6 +404,7 @@ static void *check_run(void *arg)
         const double wi = j->w[i], yi = j->y[i];
         if (!isfinite(wi) || wi < 0) r.w_bad = 1;
         else if (wi > 0) r.w_positive = 1;
+        if (wi != 1) r.w_not_one = 1;
         if (!isfinite(yi)) {
             r.y_bad = 1;
             continue;
@@ -340,13 +426,14 @@ int gg_check_rows(const double *y, const double *w, const double *offset, size_t
     if (!jobs) return -1;
     for (int t = 0; t < nj; t++)
         jobs[t] = (check_job) {y, w, offset, n * (size_t) t / (size_t) nj,
-                               n * (size_t) (t + 1) / (size_t) nj, {0, 0, 0, 0, 0, 0, 0}, 0};
+                               n * (size_t) (t + 1) / (size_t) nj, {0, 0, 0, 0, 0, 0, 0, 0}, 0};
     gg_run_jobs(nj, check_run, jobs, sizeof *jobs);
-    gg_row_checks r = {0, 0, 0, 0, 0, NAN, NAN};
+    gg_row_checks r = {0, 0, 0, 0, 0, 0, NAN, NAN};
     int seen = 0;
     for (int t = 0; t < nj; t++) {
         r.w_bad |= jobs[t].r.w_bad;
         r.w_positive |= jobs[t].r.w_positive;
+        r.w_not_one |= jobs[t].r.w_not_one;
         r.y_bad |= jobs[t].r.y_bad;
         r.o_nonzero |= jobs[t].r.o_nonzero;
         r.o_bad |= jobs[t].r.o_bad;

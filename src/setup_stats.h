@@ -30,6 +30,19 @@ int gg_column_extremes(const double *x, size_t n, int nthreads, size_t *nnan,
 /* The count of NaNs alone (anyNA() over threads). */
 int gg_count_nan(const double *x, size_t n, int nthreads, size_t *nnan);
 
+/* For each of m distinct values (v, ascending, no NaN) the first row i
+ * (0-based) with x[i] == v[j] -- R's match(v, x) -- into first[j], n (no
+ * such row) where none; x as doubles (xd) or ints (xi, the other NULL),
+ * over nthreads threads, each row one binary search among the values.
+ * Returns 0, or -1 when out of memory (nothing written). */
+int gg_first_rows(const double *xd, const int *xi, size_t n, const double *v, size_t m,
+                  int nthreads, size_t *first);
+
+/* x[0 .. n-1] = v over nthreads threads (rep(v, n) for n-row vectors made
+ * in the setup, the prior weights and the offset: the first touch of a
+ * fresh allocation's pages, spread over threads). */
+void gg_fill(double *x, size_t n, double v, int nthreads);
+
 /* What gam_gpu() checks of a response y, prior weights w and an offset
  * (n each; offset may be NULL), in one pass: flags as below, and the range
  * of y over its finite values (NaN when there is none).  Returns 0, or -1
@@ -37,6 +50,7 @@ int gg_count_nan(const double *x, size_t n, int nthreads, size_t *nnan);
 typedef struct gg_row_checks {
     int w_bad;       /* some weight is not finite, or is negative */
     int w_positive;  /* some weight is > 0 */
+    int w_not_one;   /* some weight is not 1 (all ones: a backend need not copy them) */
     int y_bad;       /* some response value is not finite */
     int o_nonzero;   /* some offset is not 0 (NaN included) */
     int o_bad;       /* some offset is not finite */

@@ -169,6 +169,11 @@ static int fill_block(const gg_xblock *b, size_t n, size_t r0, size_t rows, doub
         for (int c = 0; c < b->ncol; c++)
             memcpy(dst + (size_t) c * ldo, b->D + (size_t) c * n + r0, rows * sizeof(double));
         return 0;
+    case GG_XB_ONES:
+        for (int c = 0; c < b->ncol; c++)
+            for (size_t i = 0; i < rows; i++)
+                dst[(size_t) c * ldo + i] = 1.0;
+        return 0;
     case GG_XB_CR: {
         double *work = malloc(2 * (size_t) b->map.k * sizeof(double));
         if (work == NULL)

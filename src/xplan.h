@@ -20,7 +20,9 @@ typedef enum {
     GG_XB_CR    = 1,        /* mgcv "cr"/"cs" smooth */
     GG_XB_TPRS  = 2,        /* mgcv "tp"/"ts" smooth */
                             /* 3: was te() of two cr margins, now margins */
-    GG_XB_MARG  = 4         /* any smooth as a row tensor product of margins */
+    GG_XB_MARG  = 4,        /* any smooth as a row tensor product of margins */
+    GG_XB_ONES  = 5         /* columns of ones (the intercept): no arrays, the
+                               backend writes them where it builds X */
 } gg_xblock_kind;
 
 /* One margin of a GG_XB_MARG block: a raw basis evaluated on the row, then

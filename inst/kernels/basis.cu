@@ -424,6 +424,17 @@ extern "C" __global__ void basis_map(const double *__restrict__ raw, long long l
     }
 }
 
+// ncol columns of ones (the intercept; also unit prior weights): rows
+// rows, leading dimension ldx.
+extern "C" __global__ void basis_ones(long long rows, int ncol, double *__restrict__ X,
+                                      long long ldx)
+{
+    GRID_ROWS(r, rows) {
+        for (int c = 0; c < ncol; c++)
+            X[(long long) c * ldx + r] = 1.0;
+    }
+}
+
 // Dense columns: D is n x ncol (the data's n rows).  Also a linear
 // margin's one column (ncol 1) into scratch.
 extern "C" __global__ void basis_dense(const double *__restrict__ D, long long n, int ncol,

@@ -53,8 +53,15 @@ test_that("the row checks find a bad value in any thread's range of rows", {
   y <- rnorm(n); w <- runif(n); o <- numeric(n)
   for (th in c(1L, 4L)) {
     ok <- .Call(gamgpu:::gg_check_rows_r, y, w, o, th)
-    expect_identical(ok, c(w_bad = 0, w_positive = 1, y_bad = 0, o_nonzero = 0, o_bad = 0,
-                           y_min = min(y), y_max = max(y)))
+    expect_identical(ok, c(w_bad = 0, w_positive = 1, w_not_one = 1, y_bad = 0, o_nonzero = 0,
+                           o_bad = 0, y_min = min(y), y_max = max(y)))
+    # unit weights are seen as such, and one weight off 1 in any thread's rows is seen
+    ones <- rep(1, n)
+    expect_identical(.Call(gamgpu:::gg_check_rows_r, y, ones, NULL, th)[["w_not_one"]], 0)
+    for (i in c(1, 150001, n)) {
+      w1 <- ones; w1[i] <- 1 + 2^-52
+      expect_identical(.Call(gamgpu:::gg_check_rows_r, y, w1, NULL, th)[["w_not_one"]], 1)
+    }
     for (i in c(1, 150001, n)) {
       yb <- y; yb[i] <- NaN
       wb <- w; wb[i] <- -0.5
@@ -67,8 +74,8 @@ test_that("the row checks find a bad value in any thread's range of rows", {
     }
   }
   expect_identical(.Call(gamgpu:::gg_check_rows_r, c(NA_real_, Inf), c(0, 0), NULL, 2L),
-                   c(w_bad = 0, w_positive = 0, y_bad = 1, o_nonzero = 0, o_bad = 0,
-                     y_min = NA_real_, y_max = NA_real_))
+                   c(w_bad = 0, w_positive = 0, w_not_one = 1, y_bad = 1, o_nonzero = 0,
+                     o_bad = 0, y_min = NA_real_, y_max = NA_real_))
   expect_error(.Call(gamgpu:::gg_check_rows_r, 1:3, c(1, 1, 1), NULL, 1L),
                class = "gamgpu_bad_input")
 })

@@ -248,6 +248,29 @@ test_that("the C first extremes are which.min()'s and which.max()'s, for any thr
     for (th in c(1L, 3L)) expect_identical(gamgpu:::any_missing(v, th), anyNA(v))
 })
 
+test_that("the C match() of a few values in many rows and the C rep() are R's", {
+  set.seed(11)
+  n <- 300001
+  x <- round(runif(n) * 5000) / 7 - 300         # repeated values, in every thread's rows
+  x[c(1, 150000, n)] <- c(-0, 1e300, -1e300)
+  v <- unique(c(sample(unique(x), 500), 0, 1e300, -1e300, 0.5, 1e301))   # 0.5, 1e301 in no row
+  xi <- sample(1:40000, n, TRUE)
+  vi <- c(sample(unique(xi), 300), 40001L)
+  for (th in c(1L, 3L, 16L)) {
+    expect_identical(.Call(gamgpu:::gg_first_rows_r, x, v, th), as.double(match(v, x)))
+    expect_identical(.Call(gamgpu:::gg_first_rows_r, xi, vi, th), as.double(match(vi, xi)))
+    for (val in c(0, 1, -2.5))
+      expect_identical(gamgpu:::lean_rep(val, n, th), rep(val, n))
+  }
+  expect_identical(.Call(gamgpu:::gg_first_rows_r, x, numeric(0), 2L), numeric(0))
+  expect_identical(gamgpu:::lean_rep(1, 0, 2L), numeric(0))
+  expect_error(.Call(gamgpu:::gg_first_rows_r, x, c(1, 1), 2L), class = "gamgpu_bad_input")
+  expect_error(.Call(gamgpu:::gg_first_rows_r, x, c(1, NA), 2L), class = "gamgpu_bad_input")
+  expect_error(.Call(gamgpu:::gg_first_rows_r, "a", 1, 2L), class = "gamgpu_bad_input")
+  expect_error(gamgpu:::lean_rep(1, -1, 2L), class = "gamgpu_bad_input")
+  expect_error(gamgpu:::lean_rep(NA, 3, 2L), class = "gamgpu_bad_input")
+})
+
 test_that("the automatic row names are reset as the expanded 1:n would be", {
   for (n in c(1L, 2L, 3L, 50L)) for (rn in list(c(NA_integer_, -n), c(NA_integer_, n))) {
     a <- data.frame(v = seq_len(n))

@@ -168,7 +168,8 @@ test_that("parametric factors go as codes and contrasts, numerics as themselves"
                 y ~ log(x + 1) + f + poly(w, 2) + b + s(z),
                 y ~ f - 1 + s(x),
                 y ~ f:w + s(x))
-  kinds <- list(c(4L, 0L), c(4L, 4L, 4L, 0L), c(4L, 4L, 0L, 0L), NULL, 4L, 0L)
+  # (5: the intercept alone, as a block of ones)
+  kinds <- list(c(4L, 5L), c(4L, 4L, 4L, 5L), c(4L, 4L, 0L, 0L), NULL, 4L, 0L)
   for (i in seq_along(forms)) {
     G <- mgcv::bam(forms[[i]], data = d, fit = FALSE, chunk.size = 1000)
     pb <- gamgpu:::parametric_blocks(G, G$mf)

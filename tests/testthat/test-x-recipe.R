@@ -37,6 +37,17 @@ test_that("the host build of the recipe equals the model matrix built in R, bit 
     plan$threads <- 1L
     expect_identical(.Call(gamgpu:::gg_xplan_build_r, plan), ref[, ])
   }
+  # the intercept is a block of ones the backend writes (no n-row column in
+  # R), with factors and numerics beside it or alone
+  for (f in recipe_forms[c(1, 2, 5)]) {
+    G <- mgcv::bam(f, data = d, fit = FALSE, chunk.size = 2000)
+    plan <- gamgpu:::model_matrix_plan(G, G$mf, threads = 2L)
+    kinds <- vapply(plan$blocks, function(b) b$kind, 1L)
+    expect_identical(sum(kinds == 5L), 1L)
+    expect_identical(sum(kinds == 0L), 0L)
+    ones <- plan$blocks[[which(kinds == 5L)]]
+    expect_identical(c(ones$col0, ones$ncol), c(1L, 1L))
+  }
   # deletions really happened in the last model, and the recipe honoured them
   G <- mgcv::bam(recipe_forms[[5]], data = d, fit = FALSE, chunk.size = 2000)
   expect_true(any(vapply(G$smooth, function(s) !is.null(attr(s, "del.index")), NA)))
@@ -123,6 +134,45 @@ test_that("malformed recipes are classed errors, not crashes", {
   bad <- plan
   bad$blocks[[fac]]$margins <- rep(bad$blocks[[fac]]$margins, 5)
   expect_error(.Call(gamgpu:::gg_xplan_build_r, bad), class = "gamgpu_bad_input")
+})
+
+test_that("on the GPU, neither the intercept nor unit prior weights cross the bus", {
+  skip_if_no_device()
+  d <- recipe_data(20000, seed = 4)
+  n <- nrow(d)
+  f <- y ~ s(x0, bs = "cr") + s(x1, bs = "cr")
+  engine_h2d <- function() {
+    t <- gpu_telemetry()
+    t$h2d_bytes[t$backend == "engine"]
+  }
+  gpu_telemetry(reset = TRUE)
+  fu <- gam_gpu(f, data = d, device = "required")
+  t <- gpu_telemetry()
+  expect_identical(fu$device$model_matrix, "recipe")
+  expect_gt(t$launches[t$backend == "engine"], 0)
+  # the two covariates and y, and under half a column of knots, maps and row state
+  expect_lt(t$h2d_bytes[t$backend == "engine"], 3.5 * 8 * n)
+  expect_gt(t$h2d_bytes[t$backend == "engine"], 3 * 8 * n)
+  expect_device_arena_empty()
+  # weights of one are copied no more than no weights; other weights are
+  d$w <- 1
+  gpu_telemetry(reset = TRUE)
+  f1 <- gam_gpu(f, data = d, weights = w, device = "required")
+  expect_lt(engine_h2d(), 3.5 * 8 * n)
+  expect_identical(coef(f1), coef(fu))
+  d$w <- runif(n) + 0.5
+  gpu_telemetry(reset = TRUE)
+  fw <- gam_gpu(f, data = d, weights = w, device = "required")
+  expect_gt(engine_h2d(), 4 * 8 * n)
+  # the device's ones give the host's fit, weighted or not
+  fcu <- gam_gpu(f, data = d, device = "off")
+  fcw <- gam_gpu(f, data = d, weights = w, device = "off")
+  for (pair in list(list(fu, fcu), list(fw, fcw))) {
+    expect_true(pair[[1]]$converged)
+    expect_lt(rel_err(coef(pair[[1]]), coef(pair[[2]])), 1e-9)
+    expect_lt(rel_err(fitted(pair[[1]]), fitted(pair[[2]])), 1e-9)
+  }
+  expect_device_arena_empty()
 })
 
 test_that("on the GPU, X built on the device gives the fit of the copied X", {
