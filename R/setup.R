@@ -342,10 +342,11 @@ lean_variable_summary <- function(pf, dl, n, nthreads = 1L) {
 }
 
 # c(min(x, na.rm = TRUE), lean_median(x), max(x, na.rm = TRUE)) for a double
-# vector x, in one C pass and three more for the median over nthreads
-# threads (setup_stats.c: radix selection, exact).  A zero median, whose
-# sign the selection orders differently from R's sort, and a vector with no
-# value left after dropping NAs (min() warns) take R's own route.
+# vector x, in C over nthreads threads (setup_stats.c: from 2^20 rows one
+# pass and a selection among the values a sample's bracket gathered, else
+# radix selection; exact).  A zero median, whose sign the selection does not
+# keep as R's sort does, and a vector with no value left after dropping NAs
+# (min() warns) take R's own route.
 lean_range_median <- function(x, nthreads = 1L) {
   s <- .Call(gg_column_summary_r, x, as.integer(nthreads))
   if (s[[1L]] == 0 || s[[3L]] == 0)

@@ -149,9 +149,171 @@ static size_t median_rank(size_t m)
     return up ? (size_t) j + 1 : (j < 1 ? 1 : (size_t) j);
 }
 
+/* ---- the median in one pass, from a bracket drawn on a sample ------------- */
+
+/* A sample of SAMPLE_N evenly spaced rows brackets the median: the values
+ * between the sample's order statistics SAMPLE_MARGIN either side of its
+ * middle hold the median unless the sample misleads (then the radix
+ * selection runs).  One pass over the rows counts the values below the
+ * bracket, gathers those in it (about 1.6% of the rows) and takes the
+ * first min and max; the median is selected among the gathered ones. */
+#define SAMPLE_N 65536
+#define SAMPLE_MARGIN 528          /* ~4 binomial sd of the sample's middle rank, + 16 */
+#define BRACKET_MIN_ROWS ((size_t) 1 << 20)
+
+typedef struct bracket_job {
+    const double *x;
+    size_t i0, i1;
+    double lo, hi;             /* the bracket, inclusive */
+    size_t nvalid, below, in, cap;
+    double min, max;
+    double *buf;               /* cap values: this range's in the bracket */
+} bracket_job;
+
+static void *bracket_run(void *arg)
+{
+    bracket_job *j = arg;
+    const double *x = j->x;
+    const double lo = j->lo, hi = j->hi;
+    double *buf = j->buf;
+    const size_t cap = j->cap;             /* > 0 */
+    size_t nv = 0, below = 0, in = 0;
+    size_t i = j->i0;
+    while (i < j->i1 && isnan(x[i])) i++;
+    double mn = i < j->i1 ? x[i] : 0, mx = mn;
+    /* (branch-free but for NaN: half the values fall below the bracket,
+     * in no order a branch predictor could follow) */
+    for (; i < j->i1; i++) {
+        const double v = x[i];
+        if (isnan(v)) continue;
+        mn = v < mn ? v : mn;
+        mx = v > mx ? v : mx;
+        nv++;
+        below += v < lo;
+        /* every value is stored at the next free place, which moves on
+         * when it is in the bracket (past cap: counted, the bracket fails) */
+        buf[in < cap ? in : cap - 1] = v;
+        in += (size_t) ((v >= lo) & (v <= hi));
+    }
+    j->nvalid = nv;
+    j->below = below;
+    j->in = in;
+    j->min = mn;
+    j->max = mx;
+    return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : x > y;
+}
+
+/* The value of 0-based rank r among v[0 .. m-1] (reordered): quickselect
+ * with a middle pivot, sorting what is left after too many rounds. */
+static double select_rank(double *v, size_t m, size_t r)
+{
+    size_t a = 0, b = m;                 /* the rank lies in v[a .. b-1] */
+    for (int round = 0; b - a > 16 && round < 64; round++) {
+        const double piv = v[a + (b - a) / 2];
+        size_t lt = a, gt = b, i = a;    /* [a, lt) < piv, [lt, i) == piv, [gt, b) > piv */
+        while (i < gt) {
+            const double t = v[i];
+            if (t < piv) { v[i] = v[lt]; v[lt++] = t; i++; }
+            else if (t > piv) { v[i] = v[--gt]; v[gt] = t; }
+            else i++;
+        }
+        if (r < lt) b = lt;
+        else if (r >= gt) a = gt;
+        else return piv;
+    }
+    qsort(v + a, b - a, sizeof *v, cmp_double);
+    return v[r];
+}
+
+/* 1 with the summary set, 0 where the bracket missed the median (or the
+ * data are too few for it), -1 out of memory. */
+static int summary_by_bracket(const double *x, size_t n, int nthreads, size_t *nvalid,
+                              double *min, double *median, double *max)
+{
+    if (n < BRACKET_MIN_ROWS)
+        return 0;
+    double *smp = malloc(SAMPLE_N * sizeof *smp);
+    if (!smp) return -1;
+    size_t ns = 0;
+    for (size_t i = 0; i < SAMPLE_N; i++) {
+        const double v = x[(size_t) ((double) i * (double) n / SAMPLE_N)];
+        if (!isnan(v)) smp[ns++] = v;
+    }
+    if (ns < 4 * SAMPLE_MARGIN) {
+        free(smp);
+        return 0;
+    }
+    const size_t mid = median_rank(ns) - 1;
+    const size_t rlo = mid > SAMPLE_MARGIN ? mid - SAMPLE_MARGIN : 0;
+    const size_t rhi = mid + SAMPLE_MARGIN < ns ? mid + SAMPLE_MARGIN : ns - 1;
+    const double lo = select_rank(smp, ns, rlo);
+    const double hi = select_rank(smp, ns, rhi);
+    free(smp);
+
+    const int nj = jobs_for(n, nthreads);
+    bracket_job *jobs = calloc((size_t) nj, sizeof *jobs);
+    const double share = (double) (rhi - rlo + 1) / (double) ns;   /* expected in bracket */
+    size_t total = 0;
+    for (int t = 0; t < nj; t++) {
+        const size_t i0 = n * (size_t) t / (size_t) nj, i1 = n * (size_t) (t + 1) / (size_t) nj;
+        const size_t cap = (size_t) (2.0 * share * (double) (i1 - i0)) + 4096;
+        if (jobs) jobs[t] = (bracket_job) {x, i0, i1, lo, hi, 0, 0, 0, cap, 0, 0, NULL};
+        total += cap;
+    }
+    double *buf = jobs ? malloc(total * sizeof *buf) : NULL;
+    if (!buf) {
+        free(jobs);
+        return -1;
+    }
+    for (size_t t = 0, at = 0; t < (size_t) nj; t++) {
+        jobs[t].buf = buf + at;
+        at += jobs[t].cap;
+    }
+    gg_run_jobs(nj, bracket_run, jobs, sizeof *jobs);
+
+    size_t m = 0, below = 0, in = 0;
+    int overflow = 0;
+    double mn = 0, mx = 0;
+    for (int t = 0; t < nj; t++) {     /* in row order: the first min and max */
+        below += jobs[t].below;
+        in += jobs[t].in;
+        overflow |= jobs[t].in > jobs[t].cap;
+        if (!jobs[t].nvalid) continue;
+        if (m == 0 || jobs[t].min < mn) mn = jobs[t].min;
+        if (m == 0 || jobs[t].max > mx) mx = jobs[t].max;
+        m += jobs[t].nvalid;
+    }
+    int done = 0;
+    const size_t rank = m > 0 ? median_rank(m) - 1 : 0;
+    if (m > 0 && !overflow && rank >= below && rank < below + in) {
+        size_t at = 0;                 /* the gathered values, packed */
+        for (int t = 0; t < nj; t++) {
+            memmove(buf + at, jobs[t].buf, jobs[t].in * sizeof *buf);
+            at += jobs[t].in;
+        }
+        *nvalid = m;
+        *min = mn;
+        *max = mx;
+        *median = select_rank(buf, in, rank - below);
+        done = 1;
+    }
+    free(buf);
+    free(jobs);
+    return done;
+}
+
 int gg_column_summary(const double *x, size_t n, int nthreads, size_t *nvalid,
                       double *min, double *median, double *max)
 {
+    const int b = summary_by_bracket(x, n, nthreads, nvalid, min, median, max);
+    if (b != 0)
+        return b > 0 ? 0 : -1;
     const int nj = jobs_for(n, nthreads);
     select_job *jobs = calloc((size_t) nj, sizeof *jobs);
     size_t *hist = malloc((size_t) nj * RADIX_BINS * sizeof *hist);

@@ -13,9 +13,13 @@
  * (*nvalid), the first minimum and maximum as R's min() and max() find
  * them, and the k-th smallest value for the k that quantile(type = 3,
  * probs = 0.5) takes: the median of mgcv's variable.summary().  The order
- * statistic is found by radix selection on the values' order-preserving
- * bit keys (four passes of 16 bits), so it is exact; -0 sorts below +0
- * there, which a caller who needs R's sign of a zero median must redo.
+ * statistic is exact: from 2^20 rows, selected among the values that a
+ * bracket drawn on an evenly spaced sample of 65536 rows gathers in one
+ * pass (which also takes the count, min and max); with fewer rows, or
+ * where the sample misleads, by radix selection on the values'
+ * order-preserving bit keys (passes of 16 bits).  The sign of a zero
+ * median is not R's for certain (-0 and +0 compare equal, or -0 sorts
+ * first): a caller who needs it must redo it.
  * With no valid value, *nvalid = 0 and nothing else is set.  Returns 0, or
  * -1 when there was no memory (nothing set). */
 int gg_column_summary(const double *x, size_t n, int nthreads, size_t *nvalid,

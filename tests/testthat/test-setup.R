@@ -213,6 +213,21 @@ test_that("the C min, median and max of a column are R's, for any thread count",
     s <- .Call(gamgpu:::gg_column_summary_r, x, th)
     expect_identical(s[[1L]], as.numeric(sum(!is.na(x))))
   }
+  # from 2^20 rows the median is selected among the values a sample's
+  # bracket gathers in one pass; a sample that misleads (every 32nd row
+  # small, the strided sample sees only them) falls back to the radix
+  # selection: both exact
+  n <- 2^21 + 3
+  stride_trap <- 1e6 + seq_len(2^21)                 # the sample's rows are 32 apart
+  stride_trap[(0:65535) * 32 + 1] <- -1
+  big <- list(runif(n), round(rnorm(n) * 3), as.numeric(seq_len(n)), rev(rnorm(n)),
+              stride_trap, c(rep(NA, 3 * n %/% 5), rnorm(n - 3 * n %/% 5)),
+              rep(2.5, n), sample(c(1, 2), n, TRUE), c(rnorm(n - 1), Inf))
+  for (x in big) {
+    ref <- r_route(x)
+    for (th in c(1L, 3L, 16L))
+      expect_identical(gamgpu:::lean_range_median(x, th), ref)
+  }
   # a zero median and a column of NAs take R's route, with R's result
   z <- sample(c(0, -0, 1, -1), 1001, TRUE, prob = c(0.4, 0.4, 0.1, 0.1))
   expect_identical(gamgpu:::lean_range_median(z, 2L), r_route(z))
