@@ -636,7 +636,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   }
   spec <- list(nobs = n, scale = if (is.null(ef)) scale else ef$scale, gamma = gamma,
                additive = additive, ef = ef$ef,
-               yvar = stats::var(y), hat = control$hat,
+               yvar = lean_var(y, control$nthreads), hat = control$hat,
                device_mode = plan$mode, device_ordinal = plan$ordinal,
                ar_rho = if (is.null(ar)) 0 else ar$rho, ar_start = ar$start,
                theta_start = theta_start, theta = eng_fam$theta,

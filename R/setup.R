@@ -294,6 +294,16 @@ lean_complete <- function(mf, nthreads = 1L) {
 lean_rep <- function(value, n, nthreads = 1L)
   .Call(gg_fill_r, as.double(n), as.double(value), as.integer(nthreads))
 
+# stats::var(x) for the finite response of a fit (the start of REML's log
+# scale, as bam() takes it): from 2^20 values over threads in C
+# (setup_stats.c: R's algorithm, its long double sums added block by block,
+# so equal to R's to rounding) in place of R's three passes on one thread
+# (0.2 s at 3e7 rows on the 2-core machine).
+lean_var <- function(x, nthreads = 1L) {
+  if (length(x) < 2^20 || !is.double(x)) return(stats::var(x))
+  .Call(gg_variance_r, x, as.integer(nthreads))
+}
+
 # anyNA(x); for a double vector or matrix a count over threads in C
 # (setup_stats.c).
 any_missing <- function(x, nthreads = 1L) {

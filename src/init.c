@@ -55,6 +55,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_column_extremes_r,     3),
     CALLDEF(gg_check_rows_r,          4),
     CALLDEF(gg_fill_r,                3),
+    CALLDEF(gg_variance_r,            2),
     CALLDEF(gg_first_rows_r,          3),
     CALLDEF(gg_basis_stats_r,         3),
     CALLDEF(gg_sorted_unique_r,       1),

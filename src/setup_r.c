@@ -21,6 +21,18 @@ static int threads_arg(SEXP nthreads)
     return gg_as_int(nthreads, "nthreads", 1, GG_MAX_THREADS, "gamgpu_bad_input");
 }
 
+/* var(x) of a double vector of at least 2 finite values, over threads
+ * (gg_column_variance: R's to rounding). */
+SEXP gg_variance_r(SEXP x, SEXP nthreads)
+{
+    if (!Rf_isReal(x) || XLENGTH(x) < 2)
+        gg_abort("gamgpu_bad_input", "x must be a double vector of 2 or more values");
+    const int nt = threads_arg(nthreads), prev = gg_threads_set_limit(nt);
+    const double v = gg_column_variance(REAL(x), (size_t) XLENGTH(x), nt);
+    gg_threads_set_limit(prev);
+    return Rf_ScalarReal(v);
+}
+
 /* rep(value, n) as a double vector, filled over nthreads threads. */
 SEXP gg_fill_r(SEXP n_, SEXP value, SEXP nthreads)
 {

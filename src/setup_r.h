@@ -8,6 +8,7 @@ SEXP gg_column_summary_r(SEXP x, SEXP nthreads);
 SEXP gg_column_extremes_r(SEXP x, SEXP count_only, SEXP nthreads);
 SEXP gg_check_rows_r(SEXP y, SEXP w, SEXP offset, SEXP nthreads);
 SEXP gg_fill_r(SEXP n, SEXP value, SEXP nthreads);
+SEXP gg_variance_r(SEXP x, SEXP nthreads);
 SEXP gg_first_rows_r(SEXP x, SEXP v, SEXP nthreads);
 SEXP gg_basis_stats_r(SEXP X, SEXP rms_scale, SEXP nthreads);
 SEXP gg_sorted_unique_r(SEXP x);

@@ -459,6 +459,78 @@ int gg_count_nan(const double *x, size_t n, int nthreads, size_t *nnan)
 
 /* ---- the response and weights -------------------------------------------- */
 
+/* ---- var(x): gg_column_variance ------------------------------------------ */
+
+#define VAR_BLOCK 65536
+
+typedef struct var_job {
+    const double *x;
+    size_t n, b0, b1;          /* blocks b0 .. b1-1 of VAR_BLOCK rows */
+    int pass;                  /* 0: x; 1: x - m (long double); 2: (x - m)^2 (double) */
+    long double m;
+    long double *part;         /* one sum per block */
+} var_job;
+
+static void *var_run(void *arg)
+{
+    var_job *j = arg;
+    const double md = (double) j->m;
+    for (size_t b = j->b0; b < j->b1; b++) {
+        const size_t i0 = b * VAR_BLOCK, i1 = i0 + VAR_BLOCK < j->n ? i0 + VAR_BLOCK : j->n;
+        long double sum = 0;
+        if (j->pass == 0)
+            for (size_t i = i0; i < i1; i++) sum += j->x[i];
+        else if (j->pass == 1)
+            for (size_t i = i0; i < i1; i++) sum += j->x[i] - j->m;
+        else
+            for (size_t i = i0; i < i1; i++) {
+                const double d = j->x[i] - md;
+                sum += d * d;
+            }
+        j->part[b] = sum;
+    }
+    return NULL;
+}
+
+static long double var_pass(var_job *jobs, int nj, int pass, long double m, size_t nb)
+{
+    for (int t = 0; t < nj; t++) {
+        jobs[t].pass = pass;
+        jobs[t].m = m;
+    }
+    gg_run_jobs(nj, var_run, jobs, sizeof *jobs);
+    long double sum = 0;
+    for (size_t b = 0; b < nb; b++) sum += jobs[0].part[b];
+    return sum;
+}
+
+double gg_column_variance(const double *x, size_t n, int nthreads)
+{
+    const size_t nb = (n + VAR_BLOCK - 1) / VAR_BLOCK;
+    enum { MAX_VAR_JOBS = 64 };
+    var_job jobs[MAX_VAR_JOBS];
+    long double *part = malloc((nb ? nb : 1) * sizeof *part);
+    if (!part || n < 2) {
+        free(part);
+        return NAN;
+    }
+    int nj = jobs_for(n, nthreads);
+    if (nj > MAX_VAR_JOBS) nj = MAX_VAR_JOBS;
+    if ((size_t) nj > nb) nj = (int) nb;
+    for (int t = 0; t < nj; t++)
+        jobs[t] = (var_job) {x, n, nb * (size_t) t / (size_t) nj,
+                             nb * (size_t) (t + 1) / (size_t) nj, 0, 0, part};
+    /* R's MEAN: the sum over n, then the mean of the residuals added */
+    long double m = var_pass(jobs, nj, 0, 0, nb) / (long double) n;
+    if (isfinite((double) m))
+        m += var_pass(jobs, nj, 1, m, nb) / (long double) n;
+    /* cov.c's: the deviations from the mean as a double, their squares in
+     * double, summed in long double */
+    const long double ss = var_pass(jobs, nj, 2, (long double) (double) m, nb);
+    free(part);
+    return (double) (ss / (long double) (n - 1));
+}
+
 /* ---- rep(v, n): gg_fill --------------------------------------------------- */
 
 typedef struct fill_job {

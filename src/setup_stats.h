@@ -42,6 +42,13 @@ int gg_count_nan(const double *x, size_t n, int nthreads, size_t *nnan);
 int gg_first_rows(const double *xd, const int *xi, size_t n, const double *v, size_t m,
                   int nthreads, size_t *first);
 
+/* var(x) for n >= 2 finite values as R's cov.c takes it -- the mean in
+ * long double with its correction pass, then the squared deviations in
+ * long double, over n - 1 -- in blocks of rows over nthreads threads, the
+ * blocks' sums added in row order (so the result does not depend on the
+ * thread count; it is R's to rounding, the sums' order being another). */
+double gg_column_variance(const double *x, size_t n, int nthreads);
+
 /* x[0 .. n-1] = v over nthreads threads (rep(v, n) for n-row vectors made
  * in the setup, the prior weights and the offset: the first touch of a
  * fresh allocation's pages, spread over threads). */

@@ -286,6 +286,19 @@ test_that("the C match() of a few values in many rows and the C rep() are R's", 
   expect_error(gamgpu:::lean_rep(NA, 3, 2L), class = "gamgpu_bad_input")
 })
 
+test_that("the response's variance over threads is var()'s to rounding, for any thread count", {
+  set.seed(12)
+  n <- 2^21 + 17
+  for (y in list(rnorm(n, 1e4), rbinom(n, 1, 0.3) + 0, rexp(n) * 1e-200, rep(2, n))) {
+    v <- vapply(c(1L, 3L, 16L), function(th) gamgpu:::lean_var(y, th), 0)
+    expect_identical(v[2:3], v[c(1, 1)])
+    # (2e6 long double additions in another order: R's to ~1e-15 relative)
+    expect_lte(abs(v[1] - var(y)), 1e-13 * var(y))
+  }
+  expect_identical(gamgpu:::lean_var(c(1, 2, 4), 2L), var(c(1, 2, 4)))
+  expect_error(.Call(gamgpu:::gg_variance_r, 1, 2L), class = "gamgpu_bad_input")
+})
+
 test_that("the automatic row names are reset as the expanded 1:n would be", {
   for (n in c(1L, 2L, 3L, 50L)) for (rn in list(c(NA_integer_, -n), c(NA_integer_, n))) {
     a <- data.frame(v = seq_len(n))
