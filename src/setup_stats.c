@@ -16,6 +16,7 @@
 #define RADIX_BINS ((size_t) 1 << RADIX_BITS)
 #define RADIX_PASSES (64 / RADIX_BITS)
 #define ROWS_PER_JOB 65536      /* fewer rows than this per thread do not pay */
+#define MAX_STACK_JOBS 64       /* jobs of the passes that keep them on the stack */
 
 static int jobs_for(size_t n, int nthreads)
 {
@@ -457,8 +458,6 @@ int gg_count_nan(const double *x, size_t n, int nthreads, size_t *nnan)
     return extremes(x, n, nthreads, 1, nnan, NULL, NULL);
 }
 
-/* ---- the response and weights -------------------------------------------- */
-
 /* ---- var(x): gg_column_variance ------------------------------------------ */
 
 #define VAR_BLOCK 65536
@@ -507,15 +506,14 @@ static long double var_pass(var_job *jobs, int nj, int pass, long double m, size
 double gg_column_variance(const double *x, size_t n, int nthreads)
 {
     const size_t nb = (n + VAR_BLOCK - 1) / VAR_BLOCK;
-    enum { MAX_VAR_JOBS = 64 };
-    var_job jobs[MAX_VAR_JOBS];
+    var_job jobs[MAX_STACK_JOBS];
     long double *part = malloc((nb ? nb : 1) * sizeof *part);
     if (!part || n < 2) {
         free(part);
         return NAN;
     }
     int nj = jobs_for(n, nthreads);
-    if (nj > MAX_VAR_JOBS) nj = MAX_VAR_JOBS;
+    if (nj > MAX_STACK_JOBS) nj = MAX_STACK_JOBS;
     if ((size_t) nj > nb) nj = (int) nb;
     for (int t = 0; t < nj; t++)
         jobs[t] = (var_job) {x, n, nb * (size_t) t / (size_t) nj,
@@ -548,10 +546,9 @@ static void *fill_run(void *arg)
 
 void gg_fill(double *x, size_t n, double v, int nthreads)
 {
-    enum { MAX_FILL_JOBS = 64 };
-    fill_job jobs[MAX_FILL_JOBS];
+    fill_job jobs[MAX_STACK_JOBS];
     int nj = jobs_for(n, nthreads);
-    if (nj > MAX_FILL_JOBS) nj = MAX_FILL_JOBS;
+    if (nj > MAX_STACK_JOBS) nj = MAX_STACK_JOBS;
     for (int t = 0; t < nj; t++)
         jobs[t] = (fill_job) {x, v, n * (size_t) t / (size_t) nj,
                               n * (size_t) (t + 1) / (size_t) nj};
