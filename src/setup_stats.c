@@ -4,6 +4,7 @@
  * fit's setup; here rows are shared out to threads in ranges, and each
  * result is combined in range order, so it does not depend on the thread
  * count.  No R API: this runs off R's thread. */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -572,6 +573,7 @@ static void *first_run(void *arg)
     for (size_t c = 0; c < j->m; c++) j->first[c] = j->none;
     size_t left = j->m;        /* values without a row in this job yet */
     for (size_t i = j->i0; i < j->i1 && left > 0; i++) {
+        if (!j->xd && j->xi[i] == INT_MIN) continue;    /* R's NA_integer_: no match */
         const double xv = j->xd ? j->xd[i] : (double) j->xi[i];
         size_t lo = 0, hi = j->m;             /* the first value >= xv */
         while (lo < hi) {

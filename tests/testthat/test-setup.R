@@ -277,6 +277,10 @@ test_that("the C match() of a few values in many rows and the C rep() are R's", 
     for (val in c(0, 1, -2.5))
       expect_identical(gamgpu:::lean_rep(val, n, th), rep(val, n))
   }
+  # an integer NA in x matches no value, as in match() (INT_MIN is NA's bits)
+  xna <- c(NA, 5L, -2147483647L, NA)
+  vna <- c(-2147483648, 5, -2147483647)
+  expect_identical(.Call(gamgpu:::gg_first_rows_r, xna, vna, 1L), as.double(match(vna, xna)))
   expect_identical(.Call(gamgpu:::gg_first_rows_r, x, numeric(0), 2L), numeric(0))
   expect_identical(gamgpu:::lean_rep(1, 0, 2L), numeric(0))
   expect_error(.Call(gamgpu:::gg_first_rows_r, x, c(1, 1), 2L), class = "gamgpu_bad_input")
