@@ -255,6 +255,12 @@ classify_setup_error <- function(e) {
 #'   2000)} rows, else the CPU, as a counted fallback with its reason),
 #'   \code{"off"} (CPU) or \code{"required"} (the GPU or an error of class
 #'   \code{gamgpu_device_unavailable}); see \code{\link{gpu_policy}}.
+#'   On a GPU of compute capability 8.0 or later, thin plate (and
+#'   Gaussian process) bases built on the device sum their terms on the
+#'   fp64 tensor cores, four at a time: equal to the CPU's to rounding
+#'   (about 1e-15 of the basis's scale), not bit for bit; option
+#'   \code{gamgpu.tensor_cores = FALSE} keeps the CPU's sums, bit for bit,
+#'   at about a third of the speed.
 #' @param control a list from \code{\link{gam_gpu_control}}, or a plain list
 #'   of its settings (checked the same way); settings of
 #'   \code{mgcv::gam.control()} are mapped as \code{\link{gam_gpu_control}}

@@ -260,7 +260,8 @@ raw_basis_matrix <- function(m, data, n, threads, dev = NULL) {
   r <- margin_block(r)
   r$col0 <- 1L
   r$ncol <- r$k
-  plan <- list(n = n, p = r$k, threads = as.integer(threads), blocks = list(r))
+  plan <- list(n = n, p = r$k, threads = as.integer(threads),
+               tensor_cores = tensor_cores_option(), blocks = list(r))
   if (is.null(dev)) return(.Call(gg_xplan_build_r, plan))
   X <- .Call(gg_xplan_build_device_r, plan, dev[1L], dev[2L])
   attr(X, "device") <- attr(X, "fallback") <- NULL
@@ -602,7 +603,19 @@ model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
                1L))
   if (n_arrays > 40L)
     return(no_recipe(n_arrays, " covariate and by-variable arrays (the device takes at most 40)"))
-  list(n = n, p = p, threads = as.integer(threads), blocks = blocks)
+  list(n = n, p = p, threads = as.integer(threads), tensor_cores = tensor_cores_option(),
+       blocks = blocks)
+}
+
+# Option gamgpu.tensor_cores (TRUE by default): whether a device may sum a
+# thin plate basis's terms on its fp64 tensor cores (to rounding) rather
+# than one by one as the host does (bit for bit); see ?gam_gpu, device.
+tensor_cores_option <- function() {
+  o <- getOption("gamgpu.tensor_cores", TRUE)
+  if (!is.logical(o) || length(o) != 1L || is.na(o))
+    gamgpu_abort("gamgpu_bad_input", "option gamgpu.tensor_cores must be TRUE or FALSE",
+                 call = NULL)
+  o
 }
 
 # The parametric columns as recipe blocks: a factor's main effect as its

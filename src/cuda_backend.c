@@ -91,6 +91,8 @@ typedef struct cuda_state {
                                      widest block's columns (load_recipe) */
     size_t        raw_rows;
     CUfunction    f_tprs_w[3], f_tprs_n[8];    /* basis.cu's wide (JC 2..4), narrow (KC 2..16) */
+    CUfunction    f_tprs_m[8];                 /* and tensor-core (NT 1..8) thin-plate kernels */
+    int           tp_mma;                      /* whether launch_tprs takes the tensor-core ones */
     CUfunction    f_cr, f_cc, f_bspl, f_cp, f_code, f_tensor, f_map, f_dense, f_ones;
     /* streaming: X in chunks (from the host, or built on the device) */
     int          streamed;
@@ -154,12 +156,14 @@ static int launch_rows(cuda_state *s, CUfunction f, void **args, CUstream stream
 }
 
 /* The thin-plate raw basis (basis.cu): columns in passes, each pass one
- * launch -- up to 64 columns at a time by the wide kernels (JC = the
+ * launch -- with tensor cores (s->tp_mma) up to 64 columns at a time (NT
+ * = the columns in 8ths); else up to 64 by the wide kernels (JC = the
  * columns per thread in 16ths), the last 16 or fewer by a narrow kernel
  * (KC = that count, rounded up to even).  args is the kernel's argument
  * list with c0 and kc pointing at *c0 and *kc; rows the chunk's rows. */
 #define TPRS_THREADS 256      /* basis.cu's TP_THREADS */
 #define TPRS_WIDE_ROWS 128    /* TP_WIDE_ROWS */
+#define TPRS_MMA_ROWS 128     /* TP_MMA_ROWS */
 static int launch_tprs(cuda_state *s, void **args, int *c0, int *kc, int k, long long rows,
                        CUstream stream, gg_status *st)
 {
@@ -167,7 +171,11 @@ static int launch_tprs(cuda_state *s, void **args, int *c0, int *kc, int k, long
         const int left = k - *c0;
         CUfunction f;
         long long tile;
-        if (left > 16) {
+        if (s->tp_mma) {
+            *kc = left < 64 ? left : 64;
+            f = s->f_tprs_m[(*kc + 7) / 8 - 1];
+            tile = TPRS_MMA_ROWS;
+        } else if (left > 16) {
             *kc = left < 64 ? left : 64;
             f = s->f_tprs_w[(*kc + 15) / 16 - 2];
             tile = TPRS_WIDE_ROWS;
@@ -658,7 +666,15 @@ static int load_recipe(cuda_state *s, const gg_data *d, gg_status *st)
         snprintf(name, sizeof name, "basis_tprs_n%d", 2 * (j + 1));
         if (gg_cuda_function(s->ordinal, "basis", name, &s->f_tprs_n[j], st))
             return -1;
+        snprintf(name, sizeof name, "basis_tprs_m%d", j + 1);
+        if (gg_cuda_function(s->ordinal, "basis", name, &s->f_tprs_m[j], st))
+            return -1;
     }
+    /* fp64 tensor cores: compute capability 8.0 on (compiled for compute_80
+     * or later), unless the plan asks for the host's sums bit for bit */
+    const char *arch = gg_cuda_arch(s->ordinal);
+    s->tp_mma = xp->tensor_cores && arch != NULL && strncmp(arch, "compute_", 8) == 0 &&
+                atoi(arch + 8) >= 80;
     s->xplan = xp;
     const int nb = xp->nblocks > 0 ? xp->nblocks : 1;
     s->dblocks = calloc((size_t) nb, sizeof(dev_block));

@@ -96,6 +96,9 @@ typedef struct gg_xplan {
     int              nblocks;
     const gg_xblock *blocks;
     int              threads;   /* host threads for gg_xplan_fill */
+    int              tensor_cores;  /* a device may sum thin-plate bases on its
+                                       tensor cores (to rounding, not the host's
+                                       bits); 0: the host's sums bit for bit */
 } gg_xplan;
 
 /* Rows r0 .. r0+rows-1 of X into out (rows x p, leading dimension ldo).

@@ -7,7 +7,8 @@
 // copied in.  The host twin is src/xplan.c with src/basis_*.c; the per-row
 // arithmetic of both is basis_math.h, so with --fmad=false the device X
 // equals the host X (and mgcv's PredictMat) bit for bit wherever the math
-// library (sqrt, log, pow) agrees.
+// library (sqrt, log, pow) agrees -- but for thin plate sums on the tensor
+// cores (tprs_mma, below), which agree to rounding.
 //
 // Steps per smooth: a raw basis kernel writes the k raw columns of a row
 // chunk into scratch (leading dimension ldr), then basis_map writes the
@@ -248,6 +249,129 @@ __device__ void tprs_narrow(const double *__restrict__ x, long long n, int d, lo
     }
 }
 
+// tensor cores (compute capability 8.0 on; chosen by launch_tprs() unless
+// the plan says otherwise): B UZ as fp64 MMAs, m8n8k4 -- a warp's A
+// fragment is 8 rows x 4 basis functions of B, one value per lane (row
+// lane / 4, function lane % 4, computed by that lane), its B fragment 4
+// functions x 8 columns of UZ (function lane % 4, column lane / 4), its
+// accumulator 8 rows x 8 columns (row lane / 4, columns 2 (lane % 4) +
+// {0, 1}).  A warp takes TP_MMA_RG groups of 8 rows and NT tiles of 8
+// columns (up to 64 a pass); UZ's rows and the knots come through shared
+// memory in stages of TP_MMA_L functions, UZ already in fragment order.
+// Each output is the same sum over l = 0 .. nXu + M - 1 of UZ * b, taken
+// four terms at a time by the tensor core: it equals the host's
+// one-by-one sum to rounding (measured: tests/testthat/test-x-recipe.R),
+// not bit for bit.
+#define TP_MMA_RG 2
+#define TP_MMA_ROWS (TP_THREADS / 32 * 8 * TP_MMA_RG)   /* 128 rows per block tile */
+#define TP_MMA_L 32
+
+__device__ __forceinline__ void tprs_dmma(double &d0, double &d1, double a, double b)
+{
+#if __CUDA_ARCH__ >= 800
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};"
+        : "+d"(d0), "+d"(d1)
+        : "d"(a), "d"(b));
+#endif
+}
+
+// Basis function l (ll = l - l0 within the stage, whose knots are in sK)
+// at a row held in registers: radial, monomial, or 0 past the last one.
+__device__ __forceinline__ double tprs_b_stage(int l, int ll, const double *xr, int d, int m,
+                                               double eta0, double eta1,
+                                               const double (*sK)[TP_MMA_L], int nXu,
+                                               const int *__restrict__ power, int M)
+{
+    if (l < nXu) {
+        double r2 = 0.0, z = 0.0;
+#pragma unroll
+        for (int j = 0; j < TPRS_MAX_D; j++)
+            if (j < d) {
+                z = sK[j][ll] - xr[j];
+                r2 += z * z;
+            }
+        return tprs_radial(m, d, r2, z, eta0, eta1);
+    }
+    if (l >= nXu + M)
+        return 0.0;
+    double b = 1.0;
+#pragma unroll
+    for (int j = 0; j < TPRS_MAX_D; j++)
+        if (j < d)
+            for (int e = 0; e < power[(l - nXu) + M * j]; e++)
+                b *= xr[j];
+    return b;
+}
+
+template <int NT>
+__device__ void tprs_mma(const double *__restrict__ x, long long n, int d, long long r0,
+                         long long rows, const double *__restrict__ shift, int m, double eta0,
+                         double eta1, const double *__restrict__ Xu, int nXu,
+                         const int *__restrict__ power, int M, const double *__restrict__ UZ,
+                         int c0, int kc, double *__restrict__ raw, long long ldr)
+{
+    __shared__ double sU[TP_MMA_L / 4][NT][32];
+    __shared__ double sK[TPRS_MAX_D][TP_MMA_L];
+    const int nb = nXu + M, t = threadIdx.x, lane = t & 31, kq = lane & 3, rq = lane >> 2;
+    const int w0 = (t >> 5) * 8 * TP_MMA_RG;          /* the warp's first row in the tile */
+    for (long long a = (long long) blockIdx.x * TP_MMA_ROWS; a < rows;
+         a += (long long) gridDim.x * TP_MMA_ROWS) {
+        double xr[TP_MMA_RG][TPRS_MAX_D], acc[TP_MMA_RG][NT][2];
+#pragma unroll
+        for (int g = 0; g < TP_MMA_RG; g++) {
+            const long long r = a + w0 + 8 * g + rq;
+#pragma unroll
+            for (int j = 0; j < TPRS_MAX_D; j++)
+                xr[g][j] = j < d && r < rows ? x[(long long) j * n + r0 + r] - shift[j] : 0.0;
+#pragma unroll
+            for (int c = 0; c < NT; c++)
+                acc[g][c][0] = acc[g][c][1] = 0.0;
+        }
+        for (int l0 = 0; l0 < nb; l0 += TP_MMA_L) {
+            const int nl = nb - l0 < TP_MMA_L ? nb - l0 : TP_MMA_L;
+            __syncthreads();                    /* the last stage is read */
+            for (int i = t; i < TP_MMA_L / 4 * NT * 32; i += TP_THREADS) {
+                const int ln = i % 32, c = (i / 32) % NT, ks = i / (32 * NT);
+                const int ll = 4 * ks + (ln & 3), cc = 8 * c + (ln >> 2);
+                sU[ks][c][ln] = ll < nl && cc < kc ? UZ[(long long) (c0 + cc) * nb + l0 + ll] : 0.0;
+            }
+            for (int i = t; i < TP_MMA_L * d; i += TP_THREADS) {
+                const int ll = i % TP_MMA_L, j = i / TP_MMA_L;
+                sK[j][ll] = l0 + ll < nXu ? Xu[l0 + ll + (long long) nXu * j] : 0.0;
+            }
+            __syncthreads();
+            const int steps = (nl + 3) / 4;
+            for (int ks = 0; ks < steps; ks++) {
+                const int ll = 4 * ks + kq;
+                double av[TP_MMA_RG];
+#pragma unroll
+                for (int g = 0; g < TP_MMA_RG; g++)
+                    av[g] = tprs_b_stage(l0 + ll, ll, xr[g], d, m, eta0, eta1, sK, nXu, power, M);
+#pragma unroll
+                for (int c = 0; c < NT; c++) {
+                    const double u = sU[ks][c][lane];
+#pragma unroll
+                    for (int g = 0; g < TP_MMA_RG; g++)
+                        tprs_dmma(acc[g][c][0], acc[g][c][1], av[g], u);
+                }
+            }
+        }
+#pragma unroll
+        for (int g = 0; g < TP_MMA_RG; g++) {
+            const long long r = a + w0 + 8 * g + rq;
+            if (r < rows)
+#pragma unroll
+                for (int c = 0; c < NT; c++)
+#pragma unroll
+                    for (int e = 0; e < 2; e++) {
+                        const int cc = 8 * c + 2 * kq + e;
+                        if (cc < kc)
+                            raw[(long long) (c0 + cc) * ldr + r] = acc[g][c][e];
+                    }
+        }
+    }
+}
+
 #define TPRS_ARGS                                                                      \
     const double *__restrict__ x, long long n, int d, long long r0, long long rows,    \
         const double *__restrict__ shift, int m, double eta0, double eta1,             \
@@ -272,6 +396,14 @@ TPRS_KERNEL(basis_tprs_n10, tprs_narrow, 10)
 TPRS_KERNEL(basis_tprs_n12, tprs_narrow, 12)
 TPRS_KERNEL(basis_tprs_n14, tprs_narrow, 14)
 TPRS_KERNEL(basis_tprs_n16, tprs_narrow, 16)
+TPRS_KERNEL(basis_tprs_m1, tprs_mma, 1)
+TPRS_KERNEL(basis_tprs_m2, tprs_mma, 2)
+TPRS_KERNEL(basis_tprs_m3, tprs_mma, 3)
+TPRS_KERNEL(basis_tprs_m4, tprs_mma, 4)
+TPRS_KERNEL(basis_tprs_m5, tprs_mma, 5)
+TPRS_KERNEL(basis_tprs_m6, tprs_mma, 6)
+TPRS_KERNEL(basis_tprs_m7, tprs_mma, 7)
+TPRS_KERNEL(basis_tprs_m8, tprs_mma, 8)
 
 // cc: xk has k + 1 knots, BD is k x k.  gg_bm_cc_row fills a contiguous
 // row of any k (too long for registers), so each thread fills its own row

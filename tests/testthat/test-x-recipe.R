@@ -77,6 +77,22 @@ test_that("a smooth without a C evaluator, or the option, keeps X in R and says 
                    "option gamgpu.x_recipe is FALSE")
 })
 
+test_that("option gamgpu.tensor_cores is TRUE or FALSE, and reaches the plan", {
+  d <- recipe_data(3000)
+  G <- mgcv::bam(y ~ s(x0), data = d, fit = FALSE, chunk.size = 1000)
+  expect_true(gamgpu:::model_matrix_plan(G, G$mf)$tensor_cores)
+  local({
+    local_gg_options(gamgpu.tensor_cores = FALSE)
+    expect_false(gamgpu:::model_matrix_plan(G, G$mf)$tensor_cores)
+  })
+  for (bad in list(NA, "yes", c(TRUE, FALSE), 1)) {
+    local({
+      local_gg_options(gamgpu.tensor_cores = bad)
+      expect_error(gam_gpu(y ~ s(x0), data = d, device = "off"), class = "gamgpu_bad_input")
+    })
+  }
+})
+
 test_that("CPU fits from the recipe are identical to fits from the R-built matrix", {
   d <- recipe_data(5000, seed = 2)
   ctl <- gam_gpu_control(chunk.size = 1500)
@@ -201,8 +217,11 @@ test_that("on the GPU, X built on the device gives the fit of the copied X", {
     expect_identical(fm$device$model_matrix, "matrix")
     # cr, te(cr, cr) and 1-d thin plate bases use only IEEE-exact operations (sqrt):
     # the device X is the host X bit for bit, and so is the fit; 2-d thin
-    # plate uses log, where CUDA and glibc may differ by an ulp
-    if (!any(grepl("s(x0, x1", deparse(f), fixed = TRUE))) {
+    # plate uses log, where CUDA and glibc may differ by an ulp; thin plate
+    # sums on the tensor cores agree to rounding (the test after next)
+    thin_plate <- any(vapply(fr$smooth, inherits, NA,
+                              what = c("tprs.smooth", "ts.smooth", "gp.smooth")))
+    if (!any(grepl("s(x0, x1", deparse(f), fixed = TRUE)) && !thin_plate) {
       expect_identical(coef(fr), coef(fm))
       expect_identical(fitted(fr), fitted(fm))
     } else {
@@ -249,15 +268,56 @@ test_that("the device's thin-plate kernels give the host's basis for every shape
       fm <<- gam_gpu(f, data = d, device = "required", control = ctl)
     })
     expect_identical(fm$device$model_matrix, "matrix")
-    # one covariate, three: square roots only, IEEE-exact -- the device X is
-    # the host's (and R's) bit for bit, so is the fit; two covariates use
-    # log, where CUDA and glibc may differ in the last bit
+    # on the tensor cores (compute capability 8.0 on) the sums agree with
+    # the host's to rounding, so do the fits
+    expect_lt(rel_err(coef(fr), coef(fm)), 1e-9)
+    expect_lt(rel_err(fitted(fr), fitted(fm)), 1e-9)
+    # without them (and on older GPUs): one covariate, three: square roots
+    # only, IEEE-exact -- the device X is the host's (and R's) bit for bit,
+    # so is the fit; two covariates use log, where CUDA and glibc may
+    # differ in the last bit
+    local({
+      local_gg_options(gamgpu.tensor_cores = FALSE)
+      fo <<- gam_gpu(f, data = d, device = "required", control = ctl)
+    })
     if (!any(grepl("s(x0, x1, k = 30)", deparse(f), fixed = TRUE))) {
-      expect_identical(coef(fr), coef(fm))
-      expect_identical(fitted(fr), fitted(fm))
+      expect_identical(coef(fo), coef(fm))
+      expect_identical(fitted(fo), fitted(fm))
     } else {
-      expect_lt(rel_err(coef(fr), coef(fm)), 1e-9)
+      expect_lt(rel_err(coef(fo), coef(fm)), 1e-9)
     }
     expect_device_arena_empty()
   }
+})
+
+test_that("the thin-plate basis on the tensor cores is the host's to rounding", {
+  skip_if_no_device()
+  d <- recipe_data(9000, seed = 6)
+  n <- nrow(d)
+  G <- mgcv::gam(y ~ s(x0, k = 10) + s(x1, k = 75) + s(x0, x1, k = 30) +
+                   s(x0, x1, x2, k = 20) + s(x2, bs = "gp", k = 12), data = d, fit = FALSE)
+  cc <- gpu_info()$compute_capability[1]
+  tensor <- as.numeric(sub("\\..*", "", cc)) >= 8
+  for (sm in G$smooth) {
+    Xh <- gamgpu:::raw_basis_matrix(sm, d, n, 2L)
+    Xd <- gamgpu:::raw_basis_matrix(sm, d, n, 2L, dev = c(2L, 0L))
+    expect_identical(dim(Xd), dim(Xh))
+    # the largest difference against the largest entry, column by column
+    err <- max(apply(abs(Xd - Xh), 2, max) / apply(abs(Xh), 2, max))
+    if (tensor) {
+      expect_lt(err, 1e-13, label = sm$label)
+      expect_false(identical(Xd, Xh), label = sm$label)   # the tensor cores ran
+    }
+    local({
+      local_gg_options(gamgpu.tensor_cores = FALSE)
+      Xo <- gamgpu:::raw_basis_matrix(sm, d, n, 2L, dev = c(2L, 0L))
+      if (sm$dim == 2L) expect_lt(max(abs(Xo - Xh)) / max(abs(Xh)), 1e-13)
+      else expect_identical(Xo, Xh, label = sm$label)
+    })
+  }
+  expect_error(local({
+    local_gg_options(gamgpu.tensor_cores = NA)
+    gamgpu:::raw_basis_matrix(G$smooth[[1]], d, n, 2L, dev = c(2L, 0L))
+  }), class = "gamgpu_bad_input")
+  expect_device_arena_empty()
 })
