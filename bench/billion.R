@@ -8,7 +8,8 @@
 #
 #   Rscript bench/billion.R [n] [family]      # defaults 1e9 gaussian
 #
-# Environment: GAMGPU_BENCH_OUT, a file for one CSV line per fit;
+# Environment: GAMGPU_BENCH_OUT, a CSV file to add the fit's line to (with
+# a header when new; bench/scaling_plot.R reads it);
 # GAMGPU_BENCH_DEVICE ("required"; "off" to try the script on the CPU).
 suppressMessages(library(gamgpu))
 args <- commandArgs(trailingOnly = TRUE)
@@ -52,7 +53,13 @@ cat(sprintf(paste0("n = %.0e %s: data made in %.1f s (host %.1f GiB)\n",
             fit$device$timings[["iterations"]], fit$device$timings[["postproc"]],
             sp[["transfer"]], sp[["build"]], sp[["kernels"]], sp[["host"]],
             fit$device$placement, hwm_gb(), dev_gb, fit$converged, fit$iter))
-if (nzchar(out))
-  cat(sprintf("%g,%s,%.3f,%.3f,%.3f,%.1f,%.1f,\"%s\"\n", n, fam, t[["elapsed"]],
-              fit$device$timings[["setup"]], sp[["kernels"]], hwm_gb(), dev_gb,
-              fit$device$placement), file = out, append = TRUE)
+# (the columns bench/scaling_plot.R reads from bench/gpu_engine.R's CSV:
+# model, family, n, p, device -- the fit's seconds -- and more)
+if (nzchar(out)) {
+  row <- data.frame(model = "cr", family = fam, n = n, p = length(coef(fit)),
+                    device = t[["elapsed"]], dev_setup = fit$device$timings[["setup"]],
+                    dev_kernels = sp[["kernels"]], host_peak_gib = hwm_gb(),
+                    device_arena_gib = dev_gb, placement = fit$device$placement)
+  utils::write.table(row, out, sep = ",", row.names = FALSE, append = file.exists(out),
+                     col.names = !file.exists(out))
+}
