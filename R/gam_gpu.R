@@ -370,6 +370,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   dot_names <- names(match.call(expand.dots = FALSE)$...)
   if (is.null(dot_names)) dot_names <- rep("", ...length())
   check_dots(dot_names)
+  tensor_cores_option()             # (a bad value refused whichever route X takes)
   dots <- read_dots(dot_names, ...)
   G_supplied <- dots$G
   fit_wanted <- dots$fit
