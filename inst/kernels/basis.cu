@@ -80,18 +80,18 @@ __device__ __forceinline__ double tprs_b(int l, const double *xr, int xs, int d,
 }
 
 // The same for a row held in registers (the loops over the covariates
-// unrolled, so xr stays out of local memory).
+// unrolled, so xr stays out of local memory), knot l's coordinate j at
+// kn[j * ks] (Xu + l with stride nXu, or a copy in shared memory).
 __device__ __forceinline__ double tprs_b_reg(int l, const double *xr, int d, int m, double eta0,
-                                             double eta1, const double *__restrict__ Xu,
-                                             int nXu,
-                                             const int *__restrict__ power, int M)
+                                             double eta1, const double *kn, int ks,
+                                             int nXu, const int *__restrict__ power, int M)
 {
     if (l < nXu) {
         double r2 = 0.0, z = 0.0;
 #pragma unroll
         for (int j = 0; j < TPRS_MAX_D; j++)
             if (j < d) {
-                z = Xu[l + (long long) nXu * j] - xr[j];
+                z = kn[j * ks] - xr[j];
                 r2 += z * z;
             }
         return tprs_radial(m, d, r2, z, eta0, eta1);
@@ -227,7 +227,8 @@ __device__ void tprs_narrow(const double *__restrict__ x, long long n, int d, lo
                 double bv[IR];
 #pragma unroll
                 for (int i = 0; i < IR; i++)
-                    bv[i] = tprs_b_reg(l0 + ll, xr[i], d, m, eta0, eta1, Xu, nXu, power, M);
+                    bv[i] = tprs_b_reg(l0 + ll, xr[i], d, m, eta0, eta1,
+                                       Xu + (l0 + ll < nXu ? l0 + ll : 0), nXu, nXu, power, M);
 #pragma unroll
                 for (int c = 0; c < KC; c++) {
                     const double u = sU[ll][c];
@@ -275,34 +276,6 @@ __device__ __forceinline__ void tprs_dmma(double &d0, double &d1, double a, doub
 #endif
 }
 
-// Basis function l (ll = l - l0 within the stage, whose knots are in sK)
-// at a row held in registers: radial, monomial, or 0 past the last one.
-__device__ __forceinline__ double tprs_b_stage(int l, int ll, const double *xr, int d, int m,
-                                               double eta0, double eta1,
-                                               const double (*sK)[TP_MMA_L], int nXu,
-                                               const int *__restrict__ power, int M)
-{
-    if (l < nXu) {
-        double r2 = 0.0, z = 0.0;
-#pragma unroll
-        for (int j = 0; j < TPRS_MAX_D; j++)
-            if (j < d) {
-                z = sK[j][ll] - xr[j];
-                r2 += z * z;
-            }
-        return tprs_radial(m, d, r2, z, eta0, eta1);
-    }
-    if (l >= nXu + M)
-        return 0.0;
-    double b = 1.0;
-#pragma unroll
-    for (int j = 0; j < TPRS_MAX_D; j++)
-        if (j < d)
-            for (int e = 0; e < power[(l - nXu) + M * j]; e++)
-                b *= xr[j];
-    return b;
-}
-
 template <int NT>
 __device__ void tprs_mma(const double *__restrict__ x, long long n, int d, long long r0,
                          long long rows, const double *__restrict__ shift, int m, double eta0,
@@ -346,7 +319,9 @@ __device__ void tprs_mma(const double *__restrict__ x, long long n, int d, long 
                 double av[TP_MMA_RG];
 #pragma unroll
                 for (int g = 0; g < TP_MMA_RG; g++)
-                    av[g] = tprs_b_stage(l0 + ll, ll, xr[g], d, m, eta0, eta1, sK, nXu, power, M);
+                    av[g] = l0 + ll < nb ? tprs_b_reg(l0 + ll, xr[g], d, m, eta0, eta1, &sK[0][ll],
+                                                      TP_MMA_L, nXu, power, M)
+                                         : 0.0;
 #pragma unroll
                 for (int c = 0; c < NT; c++) {
                     const double u = sU[ks][c][lane];
