@@ -675,7 +675,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   fit <- gg_assemble(G, res, family, y, w, offset, n, method, gamma, cl, control,
                      sp.names, scale)
   if (pe_method) fit <- gcv_finish(fit, gcv, scale, method)
-  if (outer) fit <- outer_finish(fit, lap, G, lap$L, lap$lsp0, method, lap$sp.names, control)
+  if (outer) fit <- outer_finish(fit, lap, G, lap$L, lap$lsp0, method, lap$sp.names, control,
+                                 res$scalars[["aic"]])
   # and its score as bam() reports it
   if (rd) {
     v <- reml_bam_convention(G, res, n, gamma)

@@ -119,7 +119,7 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
          env$grams <- env$grams + ncol(db)
          .Call(gg_session_derivs_r, ses, db, Ml, as.integer(c(fisher, pe, pearson)))
        },
-       ls_n = ls_n,
+       ls_n = ls_n, unit_trials = is.null(trials),
        # family$ls() at phi, remembered for the last phi (an O(n) sum that,
        # for a known scale, every evaluation would repeat)
        ls = function(phi) {
@@ -513,7 +513,7 @@ outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, gamm
 # gam()'s fields of a REML, ML, GCV or UBRE fit (gam.outer() and
 # gam.fit3.post.proc()) on the engine's object fitted at the chosen
 # smoothing parameters.
-outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control) {
+outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control, aic0 = NA_real_) {
   P <- lap$P
   known <- P$scale > 0
   nr <- ncol(L)
@@ -580,6 +580,12 @@ outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control) {
   # gam.fit3's dev1 for the aic
   dev <- if (known) P$scale * sum(P$w) else if (fam$family == "gaussian") lap$dev else
     if (pe) scale.est * sum(P$w) else lap$phi * sum(P$w)
-  fit$aic <- fam$aic(P$y, P$ls_n, fit$fitted.values, P$w, dev) + 2 * sum(fit$edf)
+  # (binomial's and poisson's aic do not read dev: without cbind() trials
+  # theirs is the fit's own, aic0, family$aic(y, 1, mu, w) summed in C
+  # over threads beside the residuals -- an O(n) pass of R spared)
+  reuse <- fam$family %in% c("binomial", "poisson") && isTRUE(P$unit_trials) &&
+    is.finite(aic0)
+  aic <- if (reuse) aic0 else fam$aic(P$y, P$ls_n, fit$fitted.values, P$w, dev)
+  fit$aic <- aic + 2 * sum(fit$edf)
   fit
 }
