@@ -493,10 +493,20 @@ margin_recipe <- function(m, mf, threads = 1L, codes = new.env(parent = emptyenv
   storage.mode(Xu) <- "double"
   UZ <- m$UZ
   storage.mode(UZ) <- "double"
+  M <- as.integer(choose(ord + d - 1, d))
   c(list(type = 2L, k = ncol(UZ), x = x, d = as.integer(d), tshift = as.double(m$shift),
-         m = as.integer(m$p.order[1L]), M = as.integer(choose(ord + d - 1, d)),
-         Xu = Xu, UZ = UZ), none)
+         m = as.integer(m$p.order[1L]), M = M, Xu = Xu, UZ = UZ),
+    if (d == 1L) tp1_table(Xu, UZ, m$p.order[1L], M, threads), none)
 }
+
+# A thin plate basis in one variable is a polynomial of degree 2m - 1 on
+# each interval between its sorted knots: their coefficients, computed
+# once here (src/basis_tprs.c: gg_tp1_table, over threads), let the host
+# and the device build each row from one interval's polynomials -- k Horner
+# sums of 2m terms instead of k sums over the nXu + M basis functions --
+# and both from the same numbers, so that they agree bit for bit.
+tp1_table <- function(Xu, UZ, m, M, threads = 1L)
+  .Call(gg_tprs_pp_r, Xu, UZ, as.integer(m), as.integer(M), as.integer(threads))
 
 # A cyclic P-spline (cp) margin: mgcv's cSplineDes knots (k + 1 knots,
 # extended below the first by the last ord - 1 intervals), their ends

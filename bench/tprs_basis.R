@@ -39,7 +39,10 @@ cases <- list(
   list(model = "4 tp k=40 gaussian", n = n_big, family = gaussian(),
        f = y ~ s(x0, k = 40) + s(x1, k = 40) + s(x2, k = 40) + s(x3, k = 40)),
   list(model = "te(cr 10x10) gaussian", n = n_big, family = gaussian(),
-       f = y ~ te(x0, x1, k = c(10, 10))))
+       f = y ~ te(x0, x1, k = c(10, 10))),
+  # thin plate in two variables: the radial functions on the tensor cores
+  list(model = "2 tp 2-d k=30 gaussian", n = n_big, family = gaussian(),
+       f = y ~ s(x0, x1, k = 30) + s(x2, x3, k = 30)))
 rows <- list()
 for (cs in cases) {
   if (!is.finite(cs$n) || cs$n <= 0) next
@@ -61,11 +64,13 @@ cat("\n"); print(res, digits = 3, row.names = FALSE)
 
 # The device basis against its host twin (src/basis_tprs.c) on 1e5 rows:
 # the largest difference in a column over that column's largest entry --
-# with the tensor cores (sums four terms at a time: rounding) and without
-# (the host's sums: 0 where the math library agrees)
+# in one variable both build rows from the same piecewise polynomials (0);
+# in more, with the tensor cores (sums four terms at a time: rounding) and
+# without (the host's sums: 0 where the math library agrees)
 d <- sim(1e5, seed = 2)
-agree <- do.call(rbind, lapply(list(c(1, 10), c(1, 40), c(1, 75), c(2, 30)), function(v) {
-  f <- if (v[1] == 1) sprintf("y ~ s(x0, k = %d)", v[2]) else sprintf("y ~ s(x0, x1, k = %d)", v[2])
+agree <- do.call(rbind, lapply(list(c(1, 10), c(1, 40), c(1, 75), c(2, 30), c(3, 20), c(3, 75)),
+                               function(v) {
+  f <- sprintf("y ~ s(%s, k = %d)", paste0("x", seq_len(v[1]) - 1, collapse = ", "), v[2])
   sm <- mgcv::gam(as.formula(f), data = d, fit = FALSE)$smooth[[1]]
   host <- gamgpu:::raw_basis_matrix(sm, d, nrow(d), 4L)
   rel <- function(X) max(apply(abs(X - host), 2, max) / apply(abs(host), 2, max))

@@ -47,6 +47,25 @@ int gg_tprs_basis(const double *x, size_t n, int d, const double *shift, int m, 
                   const double *Xu, int nXu, const double *UZ, const gg_basis_map *map,
                   size_t r0, size_t rows, double *out, size_t ldo, int threads);
 
+/* A thin plate basis in one variable as piecewise polynomials
+ * (basis_math.h's gg_bm_tp1_*): D = gg_tp1_degree(m) for penalty order m
+ * as stored; knots gets the K = nXu knots of Xu sorted, coef ((K + 1) x k
+ * x (D + 1) doubles) interval j's polynomial of column c at coef + (j k +
+ * c)(D + 1), computed from Xu and UZ ((K + M) x k) over `threads` POSIX
+ * threads.  The same coefficients serve the host and the device, which
+ * then agree bit for bit.  0, -1 when memory ran out, -2 when stopped by
+ * a user interrupt. */
+int gg_tp1_degree(int m);
+int gg_tp1_table(const double *Xu, int K, const double *UZ, int k, int m, int M,
+                 double *knots, double *coef, int threads);
+
+/* Rows r0 .. r0+rows-1 of a one-variable tp basis from its table (x the
+ * data's covariate, shift subtracted first), through map into rows 0 ..
+ * rows-1 of out; work holds 2 map->k doubles. */
+void gg_tp1_basis(const double *x, double shift, const double *knots, int K,
+                  const double *coef, int D, const gg_basis_map *map, size_t r0, size_t rows,
+                  double *out, size_t ldo, double *work);
+
 /* What the thin plate evaluators (host and device) share, fixed per smooth:
  * the effective penalty order (mgcv's default when m is too small), eta's
  * constant, and the exponents of the M null-space polynomials

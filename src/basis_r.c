@@ -112,6 +112,30 @@ static void tprs_from_r(SEXP b, int d, int k, int *m, int *M, int *nXu, const do
     *shift = real_or_abort(gg_list_elt(b, "tshift"), d, "tshift");
 }
 
+/* A 1-d thin plate basis's piecewise polynomials, when the plan has them
+ * (R/model_matrix.R's tp1_table(): pp_knots, pp_coef, pp_deg from
+ * gg_tprs_pp_r below); checked against its d, k, m and nXu.  Without them
+ * *deg is 0 and the rows are b' UZ. */
+static void tp1_from_r(SEXP b, int d, int k, int m, int nXu, const double **knots,
+                       const double **coef, int *deg)
+{
+    *knots = *coef = NULL;
+    *deg = 0;
+    SEXP dv = gg_list_elt(b, "pp_deg");
+    if (dv == R_NilValue)
+        return;
+    *deg = gg_as_int(dv, "model matrix plan: 'pp_deg'", 1, 31, BAD_IN);
+    if (d != 1 || *deg != gg_tp1_degree(m))
+        plan_abort("model matrix plan: piecewise polynomials of degree %d for a thin plate "
+                   "basis of %d variables and order %d", *deg, d, m);
+    *knots = real_or_abort(gg_list_elt(b, "pp_knots"), nXu, "pp_knots");
+    for (int i = 1; i < nXu; i++)
+        if (!((*knots)[i - 1] <= (*knots)[i]))
+            plan_abort("model matrix plan: 'pp_knots' must be sorted");
+    *coef = real_or_abort(gg_list_elt(b, "pp_coef"), ((R_xlen_t) nXu + 1) * k * (*deg + 1),
+                          "pp_coef");
+}
+
 /* The margins of a GG_XB_MARG block (xplan.h): a list of lists, each with
  * type (gg_xmargin_kind), k, its arrays, and its own drop/shift/Z map. */
 static void margins_from_r(SEXP ms, size_t n, int kraw, gg_xblock *x)
@@ -170,6 +194,7 @@ static void margins_from_r(SEXP ms, size_t n, int kraw, gg_xblock *x)
             break;
         case GG_XM_TPRS:
             tprs_from_r(m, g->d, g->k, &g->m, &g->M, &g->nXu, &g->Xu, &g->UZ, &g->shift);
+            tp1_from_r(m, g->d, g->k, g->m, g->nXu, &g->pp_knots, &g->pp_coef, &g->pp_deg);
             break;
         case GG_XM_CP:
             g->ord = int_elt(m, "ord", 2, GG_XMAX_ORD);
@@ -276,6 +301,7 @@ void gg_xplan_from_r(SEXP plan, size_t n, int p, gg_xplan *out)
             x->F = real_or_abort(gg_list_elt(b, "F"), (R_xlen_t) kraw * kraw, "F");
         } else {
             tprs_from_r(b, x->d, kraw, &x->m, &x->M, &x->nXu, &x->Xu, &x->UZ, &x->shift);
+            tp1_from_r(b, x->d, kraw, x->m, x->nXu, &x->pp_knots, &x->pp_coef, &x->pp_deg);
         }
     }
     if (covered != p)
@@ -377,4 +403,49 @@ SEXP gg_xplan_build_device_r(SEXP plan, SEXP mode_, SEXP ordinal_)
     Rf_setAttrib(X, Rf_install("fallback"), gg_scalar_string(fallback));
     UNPROTECT(1);
     return X;
+}
+
+/* A 1-d thin plate basis (knots Xu, nXu x 1; UZ, (nXu + M) x k; penalty
+ * order m as stored) as piecewise polynomials for the plan
+ * (basis.h's gg_tp1_table), computed over `threads` threads: a list of
+ * pp_knots, pp_coef and pp_deg. */
+SEXP gg_tprs_pp_r(SEXP Xu, SEXP UZ, SEXP m_, SEXP M_, SEXP threads_)
+{
+    const int m = gg_as_int(m_, "tp1 table: m", 0, GG_MAX_K, BAD_IN);
+    const int M = gg_as_int(M_, "tp1 table: M", 1, GG_MAX_K, BAD_IN);
+    const int threads = gg_as_int(threads_, "tp1 table: threads", 1, GG_MAX_THREADS, BAD_IN);
+    if (TYPEOF(Xu) != REALSXP || !Rf_isMatrix(Xu) || Rf_ncols(Xu) != 1 || Rf_nrows(Xu) < 1)
+        gg_abort(BAD_IN, "tp1 table: Xu must be a one-column double matrix");
+    const int K = Rf_nrows(Xu);
+    for (int l = 0; l < K; l++)
+        if (!R_FINITE(REAL(Xu)[l]))
+            gg_abort(BAD_IN, "tp1 table: the knots must be finite");
+    if (TYPEOF(UZ) != REALSXP || !Rf_isMatrix(UZ) || Rf_nrows(UZ) != K + M || Rf_ncols(UZ) < 1)
+        gg_abort(BAD_IN, "tp1 table: UZ must be a (nXu + M) x k double matrix");
+    const int k = Rf_ncols(UZ), D = gg_tp1_degree(m);
+    if (M != gg_tprs_order(m, 1) || D > 31)
+        plan_abort("tp1 table: a 1-d thin plate basis of order %d has M = %d, not %d",
+                   gg_tprs_order(m, 1), gg_tprs_order(m, 1), M);
+    SEXP knots = PROTECT(Rf_allocVector(REALSXP, K));
+    SEXP coef = PROTECT(Rf_allocVector(REALSXP, ((R_xlen_t) K + 1) * k * (D + 1)));
+    gg_status st;
+    gg_status_clear(&st);
+    const int prev = gg_threads_set_limit(threads);
+    gg_r_interrupt_arm();
+    int rc = gg_tp1_table(REAL(Xu), K, REAL(UZ), k, m, M, REAL(knots), REAL(coef), threads);
+    if (rc == -2)
+        rc = gg_interrupt_fail(&st, "a thin plate basis's polynomials");
+    else if (rc != 0)
+        rc = gg_fail(&st, "gamgpu_host_oom", "tp1 table: out of host memory");
+    rc = gg_r_interrupt_disarm(rc, &st, "a thin plate basis's polynomials");
+    gg_threads_set_limit(prev);
+    if (rc)
+        gg_raise(&st);
+    const char *names[] = {"pp_knots", "pp_coef", "pp_deg", ""};
+    SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+    SET_VECTOR_ELT(out, 0, knots);
+    SET_VECTOR_ELT(out, 1, coef);
+    SET_VECTOR_ELT(out, 2, Rf_ScalarInteger(D));
+    UNPROTECT(3);
+    return out;
 }

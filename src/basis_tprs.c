@@ -240,3 +240,155 @@ int gg_tprs_basis(const double *x, size_t n, int d, const double *shift, int m, 
     free(jobs);
     return failed ? -1 : interrupted ? -2 : 0;
 }
+
+/* ---- one variable: the basis as piecewise polynomials -------------------
+ * With x = a + t for an interval's anchor a (basis_math.h), knot u on the
+ * left of the interval gives eta0 (x - u)^D and one on the right
+ * -eta0 (x - u)^D (D odd), and (x - u)^D = sum_p C(D, p) t^p (a - u)^(D-p):
+ * so column c's coefficient of t^p is eta0 C(D, p) sum_l s_l UZ[l, c]
+ * (a - u_l)^(D-p), plus the null space's sum_q UZ[K + q, c] C(q, p) a^(q-p).
+ * Every coefficient is a direct sum over the knots (no recurrence from
+ * interval to interval to accumulate rounding): (K + 1) K k (D + 1)
+ * multiply-adds per smooth, split over intervals. */
+int gg_tp1_degree(int m)
+{
+    return 2 * gg_tprs_order(m, 1) - 1;
+}
+
+typedef struct tp1_job {
+    const double *Xu, *UZ, *knots;
+    const int *rank;
+    int K, k, D, M, j0, j1;
+    double eta0;
+    double *coef;
+    int failed, interrupted;
+} tp1_job;
+
+#define TP1_MAX_D 31    /* m up to 16: far beyond any penalty order used */
+
+static void *tp1_rows(void *arg)
+{
+    tp1_job *J = arg;
+    const int K = J->K, k = J->k, D = J->D, M = J->M, nb = K + J->M, np = D + 1;
+    double binom[TP1_MAX_D + 1][TP1_MAX_D + 1];
+    for (int a = 0; a <= D; a++) {
+        binom[a][0] = binom[a][a] = 1.0;
+        for (int b = 1; b < a; b++) binom[a][b] = binom[a - 1][b - 1] + binom[a - 1][b];
+    }
+    double *S = malloc((size_t) k * np * sizeof(double));
+    if (S == NULL) {
+        J->failed = 1;
+        return NULL;
+    }
+    for (int j = J->j0; j < J->j1; j++) {
+        if (gg_interrupt_check()) {
+            J->interrupted = 1;
+            break;
+        }
+        const double a = J->knots[j > 0 ? j - 1 : 0];
+        for (size_t i = 0; i < (size_t) k * np; i++) S[i] = 0.0;
+        for (int l = 0; l < K; l++) {
+            double pw[TP1_MAX_D + 1];           /* pw[q] = (a - u_l)^q */
+            const double delta = a - J->Xu[l];
+            pw[0] = 1.0;
+            for (int q = 1; q <= D; q++) pw[q] = pw[q - 1] * delta;
+            const int left = J->rank[l] < j;
+            for (int c = 0; c < k; c++) {
+                const double u = left ? J->UZ[(size_t) c * nb + l] : -J->UZ[(size_t) c * nb + l];
+                double *s = S + (size_t) c * np;
+                for (int p = 0; p <= D; p++) s[p] += u * pw[D - p];
+            }
+        }
+        double *out = J->coef + (size_t) j * k * np;
+        for (int c = 0; c < k; c++) {
+            for (int p = 0; p <= D; p++) {
+                double v = J->eta0 * binom[D][p] * S[(size_t) c * np + p];
+                for (int q = p; q < M; q++) {   /* the null space: x^q = (a + t)^q */
+                    double ap = 1.0;
+                    for (int e = 0; e < q - p; e++) ap *= a;
+                    v += J->UZ[(size_t) c * nb + K + q] * binom[q][p] * ap;
+                }
+                out[(size_t) c * np + p] = v;
+            }
+        }
+    }
+    free(S);
+    return NULL;
+}
+
+typedef struct tp1_knot {
+    double u;
+    int l;
+} tp1_knot;
+
+static int tp1_by_knot(const void *a, const void *b)
+{
+    const tp1_knot *x = a, *y = b;
+    return x->u < y->u ? -1 : x->u > y->u ? 1 : (x->l > y->l) - (x->l < y->l);
+}
+
+int gg_tp1_table(const double *Xu, int K, const double *UZ, int k, int m, int M,
+                 double *knots, double *coef, int threads)
+{
+    const int order = gg_tprs_order(m, 1), D = 2 * order - 1;
+    if (D > TP1_MAX_D || M > D + 1 || K < 1)
+        return -1;
+    tp1_knot *sorted = malloc((size_t) K * sizeof *sorted);
+    int *rank = malloc((size_t) K * sizeof(int));
+    if (sorted == NULL || rank == NULL) {
+        free(sorted);
+        free(rank);
+        return -1;
+    }
+    for (int l = 0; l < K; l++) {
+        sorted[l].u = Xu[l];
+        sorted[l].l = l;
+    }
+    qsort(sorted, (size_t) K, sizeof *sorted, tp1_by_knot);
+    for (int r = 0; r < K; r++) {
+        rank[sorted[r].l] = r;
+        knots[r] = sorted[r].u;
+    }
+    free(sorted);
+    if (threads < 1) threads = 1;
+    if (threads > K + 1) threads = K + 1;
+    tp1_job *jobs = calloc((size_t) threads, sizeof *jobs);
+    if (jobs == NULL) {
+        free(rank);
+        return -1;
+    }
+    const double eta0 = gg_tprs_eta_constant(order, 1);
+    for (int t = 0; t < threads; t++) {
+        tp1_job *J = &jobs[t];
+        J->Xu = Xu; J->UZ = UZ; J->knots = knots; J->rank = rank;
+        J->K = K; J->k = k; J->D = D; J->M = M; J->eta0 = eta0; J->coef = coef;
+        J->j0 = (int) ((long long) (K + 1) * t / threads);
+        J->j1 = (int) ((long long) (K + 1) * (t + 1) / threads);
+    }
+    gg_run_jobs(threads, tp1_rows, jobs, sizeof *jobs);
+    int failed = 0, interrupted = 0;
+    for (int t = 0; t < threads; t++) {
+        failed |= jobs[t].failed;
+        interrupted |= jobs[t].interrupted;
+    }
+    free(jobs);
+    free(rank);
+    return failed ? -1 : interrupted ? -2 : 0;
+}
+
+void gg_tp1_basis(const double *x, double shift, const double *knots, int K,
+                  const double *coef, int D, const gg_basis_map *map, size_t r0, size_t rows,
+                  double *out, size_t ldo, double *work)
+{
+    const int k = map->k, np = D + 1;
+    double *raw = work, *mid = work + k;
+    for (size_t r = 0; r < rows; r++) {
+        const double xs = x[r0 + r] - shift;
+        const int j = gg_bm_tp1_locate(xs, knots, K);
+        const double t = xs - knots[j > 0 ? j - 1 : 0];
+        const double *cj = coef + (size_t) j * k * np;
+        for (int c = 0; c < k; c++)
+            raw[c] = gg_bm_tp1_value(t, cj + (size_t) c * np, D);
+        gg_basis_map_row(map, raw, r0 + r, out, ldo, r, mid);
+    }
+}

@@ -51,6 +51,7 @@
  * scratch columns of its raw and mapped columns (layout_margins()). */
 typedef struct dev_margin {
     CUdeviceptr x, code, xk, F, tshift, Xu, UZ, power, shift, Z;
+    CUdeviceptr ppk, ppc;           /* 1-d thin plate: knots, polynomials */
     int         m;                  /* thin plate: effective penalty order;
                                        gp: minus its covariance type */
     double      eta0, eta1;         /* thin plate: eta's constant, 0; gp: rho,
@@ -63,7 +64,7 @@ typedef struct dev_margin {
 typedef struct dev_block {
     const gg_xblock *hb;
     CUdeviceptr      D, x, by, by_code, shift, Z, col_of, xk, F, tshift, Xu, UZ,
-                     power;
+                     power, ppk, ppc;
     int              m;             /* thin plate: effective penalty order */
     double           eta0, eta1;    /* thin plate: eta's constant, 0 */
     /* margins block: its margins, whether its own map is the identity,
@@ -93,7 +94,7 @@ typedef struct cuda_state {
     CUfunction    f_tprs_w[3], f_tprs_n[8];    /* basis.cu's wide (JC 2..4), narrow (KC 2..16) */
     CUfunction    f_tprs_m[8];                 /* and tensor-core (NT 1..8) thin-plate kernels */
     int           tp_mma;                      /* whether launch_tprs takes the tensor-core ones */
-    CUfunction    f_cr, f_cc, f_bspl, f_cp, f_code, f_tensor, f_map, f_dense, f_ones;
+    CUfunction    f_cr, f_tp1, f_cc, f_bspl, f_cp, f_code, f_tensor, f_map, f_dense, f_ones;
     /* streaming: X in chunks (from the host, or built on the device) */
     int          streamed;
     gg_xstream   xs;
@@ -193,6 +194,16 @@ static int launch_tprs(cuda_state *s, void **args, int *c0, int *kc, int k, long
         gg_tel_launch(LABEL, 1);
     }
     return 0;
+}
+
+/* A 1-d thin plate basis's k raw columns of rows a .. a+nr-1 from its
+ * piecewise polynomials (basis.cu's basis_tp1_raw). */
+static int launch_tp1(cuda_state *s, CUdeviceptr x, long long a, long long nr, double shift,
+                      CUdeviceptr knots, int K, CUdeviceptr coef, int k, int D, CUdeviceptr out,
+                      long long ldo, CUstream stream, gg_status *st)
+{
+    void *args[] = {&x, &a, &nr, &shift, &knots, &K, &coef, &k, &D, &out, &ldo};
+    return launch_rows(s, s->f_tp1, args, stream, "engine: launching basis_tp1_raw", st);
 }
 
 /* Sum the per-block partials (in block order) into *out.  The synchronous
@@ -307,11 +318,11 @@ static size_t pack(packer *pk, const void *src, size_t bytes)
 }
 
 typedef struct margin_offsets {
-    size_t shift, Z, xk, F, tshift, Xu, UZ, power;
+    size_t shift, Z, xk, F, tshift, Xu, UZ, power, ppk, ppc;
 } margin_offsets;
 
 typedef struct block_offsets {
-    size_t         shift, Z, col_of, xk, F, tshift, Xu, UZ, power;
+    size_t         shift, Z, col_of, xk, F, tshift, Xu, UZ, power, ppk, ppc;
     margin_offsets mg[GG_XMAX_MARGINS];
 } block_offsets;
 
@@ -350,6 +361,15 @@ static int pack_tprs(packer *pk, int m, int d, int M, int nXu, int k, const doub
     *o_Xu = pack(pk, Xu, (size_t) nXu * d * sizeof(double));
     *o_UZ = pack(pk, UZ, (size_t) (nXu + M) * k * sizeof(double));
     return 0;
+}
+
+/* A 1-d thin plate basis's sorted knots and piecewise polynomials (basis.h's
+ * gg_tp1_table), from which basis_tp1_raw builds its rows. */
+static void pack_tp1(packer *pk, int K, int k, int D, const double *knots, const double *coef,
+                     size_t *o_knots, size_t *o_coef)
+{
+    *o_knots = pack(pk, knots, (size_t) K * sizeof(double));
+    *o_coef = pack(pk, coef, ((size_t) K + 1) * k * (D + 1) * sizeof(double));
 }
 
 /* The margins of a GG_XB_MARG block: each one's basis arrays and its own
@@ -405,6 +425,9 @@ static int pack_margins(packer *pk, const gg_xblock *hb, dev_block *db, block_of
                           g->kind == GG_XM_GP ? g : NULL, &db->mg[j].m, &db->mg[j].eta0,
                           &db->mg[j].eta1, &mo->power, &mo->tshift, &mo->Xu, &mo->UZ, st))
                 return -1;
+            if (g->kind == GG_XM_TPRS && g->pp_deg > 0)
+                pack_tp1(pk, g->nXu, g->k, g->pp_deg, g->pp_knots, g->pp_coef, &mo->ppk,
+                         &mo->ppc);
             break;
         case GG_XM_LINEAR:
             if (g->k != 1)
@@ -456,6 +479,9 @@ static int pack_block(packer *pk, const gg_xblock *hb, dev_block *db, block_offs
         o->F = pack(pk, hb->F, (size_t) mp->k * mp->k * sizeof(double));
         return 0;
     case GG_XB_TPRS:
+        if (hb->pp_deg > 0)
+            pack_tp1(pk, hb->nXu, mp->k, hb->pp_deg, hb->pp_knots, hb->pp_coef, &o->ppk,
+                     &o->ppc);
         return pack_tprs(pk, hb->m, hb->d, hb->M, hb->nXu, mp->k, hb->shift, hb->Xu, hb->UZ,
                          NULL, &db->m, &db->eta0, &db->eta1, &o->power, &o->tshift, &o->Xu,
                          &o->UZ, st);
@@ -646,6 +672,7 @@ static int load_recipe(cuda_state *s, const gg_data *d, gg_status *st)
     if (xp == NULL || xp->n != d->n || xp->p != d->p)
         return gg_fail(st, "gamgpu_internal_error", "engine: no model matrix");
     if (gg_cuda_function(s->ordinal, "basis", "basis_cr_raw", &s->f_cr, st) ||
+        gg_cuda_function(s->ordinal, "basis", "basis_tp1_raw", &s->f_tp1, st) ||
         gg_cuda_function(s->ordinal, "basis", "basis_cc_raw", &s->f_cc, st) ||
         gg_cuda_function(s->ordinal, "basis", "basis_bspl_raw", &s->f_bspl, st) ||
         gg_cuda_function(s->ordinal, "basis", "basis_cp_raw", &s->f_cp, st) ||
@@ -720,6 +747,8 @@ static int load_recipe(cuda_state *s, const gg_data *d, gg_status *st)
         db->Xu = at(small, o->Xu);
         db->UZ = at(small, o->UZ);
         db->power = at(small, o->power);
+        db->ppk = at(small, o->ppk);
+        db->ppc = at(small, o->ppc);
         size_t cols = (size_t) hb->map.k;
         if (hb->kind == GG_XB_MARG) {
             for (int j = 0; j < hb->nmarg; j++) {
@@ -733,6 +762,8 @@ static int load_recipe(cuda_state *s, const gg_data *d, gg_status *st)
                 dm->Xu = at(small, mo->Xu);
                 dm->UZ = at(small, mo->UZ);
                 dm->power = at(small, mo->power);
+                dm->ppk = at(small, mo->ppk);
+                dm->ppc = at(small, mo->ppc);
             }
             cols = layout_margins(hb, db);
         }
@@ -789,6 +820,10 @@ static int margin_raw(cuda_state *s, const gg_xmargin *g, dev_margin *dm, long l
         return launch_rows(s, s->f_cr, args, stream, "engine: launching basis_cr_raw", st);
     }
     case GG_XM_TPRS:
+        if (g->pp_deg > 0)
+            return launch_tp1(s, dm->x, a, nr, g->shift[0], dm->ppk, g->nXu, dm->ppc, k,
+                              g->pp_deg, out, ldo, stream, st);
+        /* fall through */
     case GG_XM_GP: {
         int d = g->d, M = g->M, nXu = g->nXu;
         int c0 = 0, kc = 0;
@@ -929,6 +964,10 @@ static int build_x(cuda_state *s, size_t r0, size_t rows, CUdeviceptr Xc, size_t
             if (hb->kind == GG_XB_CR) {
                 void *args[] = {&db->x, &a, &nr, &db->xk, &k_raw, &db->F, &s->raw, &ldr};
                 if (launch_rows(s, s->f_cr, args, stream, "engine: launching basis_cr_raw", st))
+                    return -1;
+            } else if (hb->pp_deg > 0) {
+                if (launch_tp1(s, db->x, a, nr, hb->shift[0], db->ppk, hb->nXu, db->ppc, k_raw,
+                               hb->pp_deg, s->raw, ldr, stream, st))
                     return -1;
             } else {
                 int dd = hb->d, M = hb->M, nXu = hb->nXu;

@@ -67,6 +67,17 @@ static void margin_raw(const gg_xmargin *g, size_t n, size_t i, double *u, const
         u[0] = g->x[i];
         return;
     case GG_XM_TPRS:
+        if (g->pp_deg > 0) {
+            const int np = g->pp_deg + 1;
+            const double xs = g->x[i] - g->shift[0];
+            const int j = gg_bm_tp1_locate(xs, g->pp_knots, g->nXu);
+            const double t = xs - g->pp_knots[j > 0 ? j - 1 : 0];
+            const double *cj = g->pp_coef + (size_t) j * g->k * np;
+            for (int c = 0; c < g->k; c++)
+                u[c] = gg_bm_tp1_value(t, cj + (size_t) c * np, g->pp_deg);
+            return;
+        }
+        /* fall through */
     case GG_XM_GP: {
         /* b' UZ with the sum over b in order, as the TPRS block (and BLAS's
          * reference dgemv) takes it; gp's covariances for tp's eta, and its
@@ -185,6 +196,15 @@ static int fill_block(const gg_xblock *b, size_t n, size_t r0, size_t rows, doub
     case GG_XB_MARG:
         return fill_marg(b, n, r0, rows, dst, ldo);
     case GG_XB_TPRS:
+        if (b->pp_deg > 0) {
+            double *work = malloc(2 * (size_t) b->map.k * sizeof(double));
+            if (work == NULL)
+                return -1;
+            gg_tp1_basis(b->x, b->shift[0], b->pp_knots, b->nXu, b->pp_coef, b->pp_deg,
+                         &b->map, r0, rows, dst, ldo, work);
+            free(work);
+            return 0;
+        }
         return gg_tprs_basis(b->x, n, b->d, b->shift, b->m, b->M, b->Xu, b->nXu, b->UZ,
                              &b->map, r0, rows, dst, ldo, 1);
     }

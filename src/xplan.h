@@ -66,6 +66,8 @@ typedef struct gg_xmargin {
     double        lo, hi;   /* BSPL: the interval of the B-spline basis */
     const double *shift, *Xu, *UZ;  /* TPRS, GP, as in gg_xblock */
     int           m, M, nXu;
+    const double *pp_knots, *pp_coef;  /* TPRS, as in gg_xblock */
+    int           pp_deg;
     int           gp_type;  /* GP: mgcv's covariance function 1 .. 5 */
     double        gp_rho, gp_kp;  /* GP: range, power (type 2) */
     gg_basis_map  map;      /* raw k -> map.kc columns (by, col_of unused);
@@ -85,6 +87,9 @@ typedef struct gg_xblock {
     const double *Xu;       /* tprs: nXu x d unique knots */
     const double *UZ;       /* tprs: (nXu + M) x k */
     int           m, M, nXu;/* tprs: penalty order as stored, null space dim */
+    const double *pp_knots; /* tprs, d = 1: the sorted knots (nXu) and the */
+    const double *pp_coef;  /* piecewise polynomials (basis.h's gg_tp1_table) */
+    int           pp_deg;   /* that every row is built from; 0: none, b' UZ */
     int           nmarg;    /* MARG: margins; map.k = the product of their
                                map.kc, the last margin's index fastest */
     gg_xmargin    marg[GG_XMAX_MARGINS];

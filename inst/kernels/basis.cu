@@ -39,6 +39,24 @@ extern "C" __global__ void basis_cr_raw(const double *__restrict__ x, long long 
     }
 }
 
+// tp in one variable from its piecewise polynomials (basis_math.h's
+// gg_bm_tp1_*): the host's coefficients and Horner sums, so the host's bits.
+extern "C" __global__ void basis_tp1_raw(const double *__restrict__ x, long long r0,
+                                         long long rows, double shift,
+                                         const double *__restrict__ knots, int K,
+                                         const double *__restrict__ coef, int k, int D,
+                                         double *__restrict__ raw, long long ldr)
+{
+    GRID_ROWS(r, rows) {
+        const double xs = x[r0 + r] - shift;
+        const int j = gg_bm_tp1_locate(xs, knots, K);
+        const double t = xs - knots[j > 0 ? j - 1 : 0];
+        const double *cj = coef + (long long) j * k * (D + 1);
+        for (int c = 0; c < k; c++)
+            raw[(long long) c * ldr + r] = gg_bm_tp1_value(t, cj + c * (D + 1), D);
+    }
+}
+
 #define TPRS_MAX_D 4
 #define TP_THREADS 256      /* threads per block (src/cuda_backend.c's launch_tprs) */
 #define TP_WIDE_ROWS 128    /* rows per block tile of the wide kernels */

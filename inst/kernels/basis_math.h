@@ -300,6 +300,37 @@ GG_BM double gg_bm_radial(int m, int d, double r2, double eta0, double eta1)
 }
 
 
+/* ---- tp in one variable: a piecewise polynomial -------------------------
+ * In one variable the thin plate radial function eta0 |x - u|^D (D = 2m - 1,
+ * odd) is a polynomial on either side of its knot u, so a 1-d tp basis
+ * column is a polynomial of degree D on each interval between sorted
+ * knots (basis_tprs.c's gg_tp1_table computes their coefficients once per
+ * smooth).  A row is then a search for its interval and k Horner sums of
+ * D + 1 terms, not k sums over nXu + M terms.  gg_bm_tp1_locate() gives j,
+ * the number of knots <= x (0 .. K), whose interval's polynomials are in
+ * powers of t = x - knots[j > 0 ? j - 1 : 0]; gg_bm_tp1_value() sums one of
+ * them (coefficients c[0 .. D], lowest power first). */
+GG_BM int gg_bm_tp1_locate(double x, const double *knots, int K)
+{
+    int lo = 0, hi = K;
+    while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (knots[mid] <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+GG_BM double gg_bm_tp1_value(double t, const double *c, int D)
+{
+    double v = c[D];
+    for (int p = D - 1; p >= 0; p--)
+        v = v * t + c[p];
+    return v;
+}
+
 /* ---- a factor's indicator columns --------------------------------------- */
 GG_BM void gg_bm_code_row(int code, int k, double *row)
 {

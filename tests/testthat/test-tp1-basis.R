@@ -1,0 +1,95 @@
+# A thin plate basis in one variable as piecewise polynomials
+# (R/model_matrix.R's tp1_table, src/basis_tprs.c's gg_tp1_table): the
+# same basis as the sums over the knots (b' UZ) to their rounding, for
+# every penalty order, inside and beyond the knots, on them and between.
+
+# A 1-d tp smooth's block recipe on data x, with its polynomials and without.
+tp1_recipes <- function(x, k, m, fit_x = x, threads = 2L) {
+  sm <- mgcv::smoothCon(mgcv::s(x, k = k, m = m, bs = "tp"), data.frame(x = fit_x),
+                        absorb.cons = FALSE)[[1]]
+  r <- gamgpu:::margin_block(gamgpu:::margin_recipe(sm, data.frame(x = x), threads,
+                                                    max_tp_d = Inf))
+  r$col0 <- 1L
+  r$ncol <- r$k
+  direct <- r
+  direct$pp_knots <- direct$pp_coef <- direct$pp_deg <- NULL
+  list(sm = sm, pp = r, direct = direct)
+}
+
+build <- function(r, n, threads = 2L)
+  .Call(gamgpu:::gg_xplan_build_r, list(n = n, p = r$ncol, threads = threads, blocks = list(r)))
+
+test_that("one variable's polynomials are the knots' sums to rounding, every order", {
+  set.seed(11)
+  fit_x <- runif(6000) * 7 - 2                       # 2000 of 6000 as knots (mgcv's max)
+  # data inside, on every knot, and up to a quarter of the range beyond each end
+  for (cfg in list(c(k = 10, m = 2), c(k = 40, m = 2), c(k = 75, m = 2), c(k = 8, m = 1),
+                   c(k = 10, m = 3), c(k = 20, m = 4))) {
+    r0 <- tp1_recipes(fit_x, cfg[["k"]], cfg[["m"]])
+    x <- c(runif(3000) * 10.5 - 3.75, as.double(r0$sm$Xu) + as.double(r0$sm$shift), range(fit_x))
+    r <- tp1_recipes(x, cfg[["k"]], cfg[["m"]], fit_x = fit_x)
+    expect_identical(r$pp$pp_deg, as.integer(2 * cfg[["m"]] - 1))
+    expect_identical(r$pp$pp_knots, sort(as.double(r$sm$Xu)))
+    Xp <- build(r$pp, length(x))
+    Xd <- build(r$direct, length(x))
+    expect_identical(Xd, mgcv::PredictMat(r$sm, data.frame(x = x)))
+    # each entry is a sum of nXu + M (here 2000 + m) terms either way.
+    # Against sums in long double (measured on 3000 points over the knots'
+    # range, and over twice it), the knots' sums are off by up to 1.8e-11
+    # (4.1e-11) of X's largest entry at k = 75, m = 2, and 1.8e-11 (7.3e-11)
+    # at k = 20, m = 4; the polynomials by 1.5e-11 (1.2e-11) and 1.8e-11
+    # (2.2e-11); at k = 10 both by 2e-13.  So the two differ by their
+    # rounding, at most 9.3e-11 measured: 5e-14 per term bounds it.
+    terms <- nrow(r$sm$UZ)
+    err <- max(abs(Xp - Xd)) / max(abs(Xd))
+    expect_lt(err, 5e-14 * terms, label = paste("k", cfg[["k"]], "m", cfg[["m"]]))
+    if (cfg[["k"]] == 10) expect_lt(err, 1e-12)
+    expect_false(identical(Xp, Xd))                  # the polynomials were used
+  }
+})
+
+test_that("few data: every unique x a knot; threads change nothing", {
+  set.seed(12)
+  x <- round(runif(400) * 3, 2)                      # ties: fewer unique knots than rows
+  r <- tp1_recipes(x, 12, 2)
+  expect_lt(nrow(r$sm$Xu), length(x))
+  Xp <- build(r$pp, length(x))
+  expect_lt(max(abs(Xp - build(r$direct, length(x)))) / max(abs(Xp)), 1e-14 * nrow(r$sm$UZ))
+  one <- tp1_recipes(x, 12, 2, threads = 1L)
+  expect_identical(one$pp$pp_coef, r$pp$pp_coef)
+  expect_identical(build(r$pp, length(x), threads = 1L), Xp)
+})
+
+test_that("the polynomials meet at every knot", {
+  set.seed(13)
+  r <- tp1_recipes(runif(3000), 10, 2)$pp
+  K <- length(r$pp_knots)
+  D <- r$pp_deg
+  C <- array(r$pp_coef, c(D + 1L, r$k, K + 1L))     # [power, column, interval]
+  h <- diff(r$pp_knots)
+  # interval j (1-based j + 1 in C) at its right end against interval j + 1 at t = 0
+  for (j in c(1L, K %/% 2L, K - 1L)) {
+    left <- vapply(seq_len(r$k), function(c) sum(C[, c, j + 1L] * h[j]^(0:D)), 0)
+    expect_lt(max(abs(left - C[1L, , j + 2L])), 1e-12 * max(abs(C[1L, , ])))
+  }
+})
+
+test_that("a thin plate table or plan that does not fit is refused, classed", {
+  Xu <- matrix(c(0.1, 0.5, 0.9, 0.3), ncol = 1)
+  UZ <- matrix(rnorm(6 * 3), 6, 3)
+  expect_error(gamgpu:::tp1_table(Xu, UZ, 2L, 3L), class = "gamgpu_bad_input")   # M is 2
+  expect_error(gamgpu:::tp1_table(cbind(Xu, Xu), UZ, 2L, 2L), class = "gamgpu_bad_input")
+  expect_error(gamgpu:::tp1_table(Xu, UZ[-1, ], 2L, 2L), class = "gamgpu_bad_input")
+  Xu[2] <- NA
+  expect_error(gamgpu:::tp1_table(Xu, UZ, 2L, 2L), class = "gamgpu_bad_input")
+  r <- tp1_recipes(runif(500), 10, 2)$pp
+  bad <- r
+  bad$pp_deg <- 5L                                    # order 2 has degree 3
+  expect_error(build(bad, 500), class = "gamgpu_bad_input")
+  bad <- r
+  bad$pp_knots <- rev(bad$pp_knots)
+  expect_error(build(bad, 500), class = "gamgpu_bad_input")
+  bad <- r
+  bad$pp_coef <- bad$pp_coef[-1]
+  expect_error(build(bad, 500), class = "gamgpu_bad_input")
+})
