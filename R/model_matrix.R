@@ -51,8 +51,13 @@ checked_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyen
   n <- nrow(mf)
   rows <- unique(round(seq(1, n, length.out = min(n, 256L))))
   sub <- mf[rows, , drop = FALSE]
-  rs <- recipe(s, sub, 1L, new.env(parent = emptyenv()))
+  # (the sample's recipe takes r's thin plate polynomials, not its own:
+  # they depend on the smooth alone, and are what the check must see)
+  sub_codes <- new.env(parent = emptyenv())
+  sub_codes$tp1_later <- TRUE
+  rs <- recipe(s, sub, 1L, sub_codes)
   if (inherits(rs, "gg_no_recipe")) return(rs)
+  rs <- share_tp1_tables(rs, r)
   rs$col0 <- 1L
   rs$ncol <- recipe_columns(rs)
   Xc <- drop_deleted(s, .Call(gg_xplan_build_r, list(n = length(rows), p = rs$ncol,
@@ -70,6 +75,16 @@ checked_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyen
                      if (identical(dim(Xc), dim(Xm))) format(max(abs(Xc - Xm)) / scale, digits = 2)
                      else "columns", ")"))
   r
+}
+
+# Recipe `to` (of the same smooth as `from`, on other rows) with from's
+# one-variable thin plate polynomials, in the block and in its margins.
+share_tp1_tables <- function(to, from) {
+  for (nm in c("pp_knots", "pp_coef", "pp_deg"))
+    if (!is.null(from[[nm]])) to[[nm]] <- from[[nm]]
+  for (i in seq_along(to[["margins"]]))
+    to$margins[[i]] <- share_tp1_tables(to$margins[[i]], from$margins[[i]])
+  to
 }
 
 # The longest sum one entry of smooth s's basis takes: a thin-plate
@@ -496,7 +511,8 @@ margin_recipe <- function(m, mf, threads = 1L, codes = new.env(parent = emptyenv
   M <- as.integer(choose(ord + d - 1, d))
   c(list(type = 2L, k = ncol(UZ), x = x, d = as.integer(d), tshift = as.double(m$shift),
          m = as.integer(m$p.order[1L]), M = M, Xu = Xu, UZ = UZ),
-    if (d == 1L) tp1_table(Xu, UZ, m$p.order[1L], M, threads), none)
+    if (d == 1L && !isTRUE(codes$tp1_later)) tp1_table(Xu, UZ, m$p.order[1L], M, threads),
+    none)
 }
 
 # A thin plate basis in one variable is a polynomial of degree 2m - 1 on

@@ -421,13 +421,13 @@ static int pack_margins(packer *pk, const gg_xblock *hb, dev_block *db, block_of
             break;
         case GG_XM_TPRS:
         case GG_XM_GP:
-            if (pack_tprs(pk, g->m, g->d, g->M, g->nXu, g->k, g->shift, g->Xu, g->UZ,
-                          g->kind == GG_XM_GP ? g : NULL, &db->mg[j].m, &db->mg[j].eta0,
-                          &db->mg[j].eta1, &mo->power, &mo->tshift, &mo->Xu, &mo->UZ, st))
-                return -1;
-            if (g->kind == GG_XM_TPRS && g->pp_deg > 0)
+            if (g->kind == GG_XM_TPRS && g->pp_deg > 0)       /* knots, UZ unused */
                 pack_tp1(pk, g->nXu, g->k, g->pp_deg, g->pp_knots, g->pp_coef, &mo->ppk,
                          &mo->ppc);
+            else if (pack_tprs(pk, g->m, g->d, g->M, g->nXu, g->k, g->shift, g->Xu, g->UZ,
+                               g->kind == GG_XM_GP ? g : NULL, &db->mg[j].m, &db->mg[j].eta0,
+                               &db->mg[j].eta1, &mo->power, &mo->tshift, &mo->Xu, &mo->UZ, st))
+                return -1;
             break;
         case GG_XM_LINEAR:
             if (g->k != 1)
@@ -479,9 +479,11 @@ static int pack_block(packer *pk, const gg_xblock *hb, dev_block *db, block_offs
         o->F = pack(pk, hb->F, (size_t) mp->k * mp->k * sizeof(double));
         return 0;
     case GG_XB_TPRS:
-        if (hb->pp_deg > 0)
+        if (hb->pp_deg > 0) {                                /* knots, UZ unused */
             pack_tp1(pk, hb->nXu, mp->k, hb->pp_deg, hb->pp_knots, hb->pp_coef, &o->ppk,
                      &o->ppc);
+            return 0;
+        }
         return pack_tprs(pk, hb->m, hb->d, hb->M, hb->nXu, mp->k, hb->shift, hb->Xu, hb->UZ,
                          NULL, &db->m, &db->eta0, &db->eta1, &o->power, &o->tshift, &o->Xu,
                          &o->UZ, st);
