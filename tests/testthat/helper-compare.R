@@ -110,3 +110,17 @@ tp1_terms <- function(smooths) {
   }, 0)
   max(1, terms)
 }
+
+# Bytes of the one-variable thin plate polynomials among smooths (R/model_matrix.R's
+# tp1_table: (nXu + 1) x k x 2m doubles each, at most), which a device
+# fit uploads beside the covariates: fixed in size, not O(n).
+tp1_bytes <- function(smooths) {
+  one <- function(m) !inherits(m, "gp.smooth") && is.matrix(m[["Xu"]]) &&
+    ncol(m[["Xu"]]) == 1L && is.matrix(m[["UZ"]])
+  sum(vapply(smooths, function(s) {
+    parts <- c(list(s), s[["margin"]])
+    sum(vapply(parts, function(m) if (one(m))
+      8 * (nrow(m[["Xu"]]) + 1) * ncol(m[["UZ"]]) * 2 * max(2, m$p.order[1], na.rm = TRUE)
+      else 0, 0))
+  }, 0))
+}
