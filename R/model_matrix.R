@@ -511,7 +511,8 @@ margin_recipe <- function(m, mf, threads = 1L, codes = new.env(parent = emptyenv
   M <- as.integer(choose(ord + d - 1, d))
   c(list(type = 2L, k = ncol(UZ), x = x, d = as.integer(d), tshift = as.double(m$shift),
          m = as.integer(m$p.order[1L]), M = M, Xu = Xu, UZ = UZ),
-    if (d == 1L && !isTRUE(codes$tp1_later)) tp1_table(Xu, UZ, m$p.order[1L], M, threads),
+    if (d == 1L && ord <= 16 && !isTRUE(codes$tp1_later))
+      tp1_table(Xu, UZ, m$p.order[1L], M, threads),
     none)
 }
 

@@ -423,7 +423,9 @@ SEXP gg_tprs_pp_r(SEXP Xu, SEXP UZ, SEXP m_, SEXP M_, SEXP threads_)
     if (TYPEOF(UZ) != REALSXP || !Rf_isMatrix(UZ) || Rf_nrows(UZ) != K + M || Rf_ncols(UZ) < 1)
         gg_abort(BAD_IN, "tp1 table: UZ must be a (nXu + M) x k double matrix");
     const int k = Rf_ncols(UZ), D = gg_tp1_degree(m);
-    if (M != gg_tprs_order(m, 1) || D > 31)
+    if (D > 31)
+        plan_abort("tp1 table: penalty order %d is beyond the 16 a polynomial table takes", m);
+    if (M != gg_tprs_order(m, 1))
         plan_abort("tp1 table: a 1-d thin plate basis of order %d has M = %d, not %d",
                    gg_tprs_order(m, 1), gg_tprs_order(m, 1), M);
     SEXP knots = PROTECT(Rf_allocVector(REALSXP, K));
