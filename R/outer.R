@@ -239,6 +239,10 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
                 GCV = n * f$dev / delta^2,
                 GACV = f$dev / n + 2 * gam * Pst * trA / (n * delta),
                 UBRE = f$dev / n - phi + 2 * gam * phi * trA / n)
+    # the fit's scale, for newton()'s convergence scale (gam.fit3's
+    # scale.est; its deviance form: Fletcher's Pearson form needs another
+    # pass over the rows, and a tolerance needs no more)
+    out$scale.est <- if (P$scale > 0) P$scale else f$dev / (n - trA)
   } else {
     ldetH <- 2 * sum(log(diag(R)))
     Pm <- Hi
@@ -413,10 +417,14 @@ outer_newton <- function(P, L, lsp0, theta0, control) {
   hist <- e$score
   iter <- 0L
   tol <- control$newton.tol
-  # newton()'s scale of the score, and its rule for parameters at a flat
-  # end of the criterion (gradient and curvature both negligible): they
-  # leave the step, which keeps the others' Newton step well conditioned
-  scale_of <- function(e) abs(e$score) + if (known) 1 else abs(log(e$phi))
+  # newton()'s scale of the score -- |score| + |log scale| for REML and ML,
+  # |score| + the fit's scale estimate for GCV, GACV and UBRE (a flat end
+  # of a GCV score with a small scale is followed as far as gam() follows
+  # it) -- and its rule for parameters at a flat end of the criterion
+  # (gradient and curvature both negligible): they leave the step, which
+  # keeps the others' Newton step well conditioned
+  scale_of <- function(e) abs(e$score) +
+    if (is.null(e$scale.est)) abs(log(e$phi)) else abs(e$scale.est)
   # (GCV and UBRE: no scale parameter)
   if (length(theta)) for (iter in seq_len(control$newton.maxit)) {
     ss <- scale_of(e)
