@@ -34,10 +34,16 @@
 #' @param epsilon convergence tolerance on the relative change of the
 #'   deviance, as in \code{mgcv::gam.control()}.
 #' @param newton.maxit maximum Newton iterations of each REML optimization
-#'   (and of the GCV/UBRE Newton of \code{method = "GCV.Cp"}).
+#'   (and of the Newton iteration of \code{method = "GACV.Cp"} and of gam()'s
+#'   methods beyond additive models).  For \code{method = "GCV.Cp"} on an
+#'   additive model gamgpu takes gam()'s optimizer, \code{mgcv::magic()} at
+#'   \code{gam.control()}'s defaults; given \code{newton.maxit} or
+#'   \code{newton.tol}, it takes its own Newton iteration on the GCV or
+#'   UBRE score with these settings instead.
 #' @param newton.tol convergence tolerance of the REML Newton iteration
 #'   (mgcv's \code{fast.REML.fit} uses \code{sqrt(.Machine$double.eps)}); for
-#'   \code{method = "GCV.Cp"}, the largest gradient relative to the score.
+#'   the GCV, GACV and UBRE Newton iterations, the largest gradient relative
+#'   to the score.
 #' @param chunk.size the size of the subsample of rows mgcv's \code{bam()}
 #'   setup builds the bases on (\code{bam()}'s \code{chunk.size}; with at
 #'   most this many rows the setup uses them all).

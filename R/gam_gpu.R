@@ -218,8 +218,10 @@ classify_setup_error <- function(e) {
 #'   outer iteration takes, gaussian identity included;
 #'   \code{"GCV.Cp"}, gam()'s default: the GCV score when the scale is
 #'   unknown, UBRE (Mallows' Cp) when \code{scale} is given -- for
-#'   gaussian identity models minimised by Newton's method from one Gram
-#'   product, for binomial, poisson, Gamma, inverse.gaussian, non-identity
+#'   gaussian identity models minimised by gam()'s optimizer,
+#'   \code{mgcv::magic()}, on the problem reduced from one Gram product
+#'   (by Newton's method when \code{newton.tol} or \code{newton.maxit} is
+#'   given in \code{control}), for binomial, poisson, Gamma, inverse.gaussian, non-identity
 #'   gaussian, quasibinomial and quasipoisson models gam.fit3's scores with
 #'   exact derivatives around a fully converged penalized IRLS, as for
 #'   \code{"REML"}; and \code{"GACV.Cp"}, the same with gam()'s generalized
@@ -695,13 +697,15 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     gamgpu_warn("gamgpu_not_converged",
                 sprintf("penalized IRLS did not converge in %d iterations (control maxit = %d)",
                         as.integer(sc[["iter"]]), control$maxit))
-  # (GCV.Cp: the engine fit has no smoothing parameter left to choose; its
-  # criterion's Newton is gcv_newton()'s)
+  # (GCV.Cp, GACV.Cp: the engine fit has no smoothing parameter left to
+  # choose; GACV's Newton is gcv_newton()'s, GCV's and UBRE's optimizer is
+  # magic(), which, as in gam(), reports in fit$mgcv.conv and does not warn)
   if (!is.null(lap) && !lap$converged)
     gamgpu_warn("gamgpu_not_converged",
                 sprintf("%s Newton iteration reached its limit of %d iterations",
                         method, control$newton.maxit))
-  if (is.null(lap) && (if (is.null(gcv)) sc[["newton.status"]] == 2 else !gcv$converged))
+  if (is.null(lap) && (if (is.null(gcv)) sc[["newton.status"]] == 2
+                       else is.null(gcv$magic) && !gcv$converged))
     gamgpu_warn("gamgpu_not_converged",
                 sprintf("%s Newton iteration reached its limit of %d iterations",
                         if (is.null(gcv)) method else fit$method, control$newton.maxit))
@@ -780,7 +784,9 @@ gg_assemble <- function(G, res, family, y, w, offset, n, method, gamma, cl, cont
   object$rank <- as.integer(sc[["rank"]])
   object$outer.info <- list(conv = conv.msg, iter = as.integer(sc[["newton.iter"]]),
                             grad = res$grad, hess = res$hess)
-  object$optimizer <- c("perf", "newton")
+  # gam()'s label for its REML and ML (an outer Newton iteration, which the
+  # engine's Newton on the exact criterion is); bam()'s for fREML
+  object$optimizer <- if (method %in% c("REML", "ML")) c("outer", "newton") else c("perf", "newton")
   object$scale.estimated <- est
   object$sig2 <- sc[["sig2"]]
   object$scale <- object$sig2

@@ -131,7 +131,8 @@ gcv_newton <- function(P, L, lsp0, rho0, maxit, tol) {
 }
 
 # Smoothing parameters by GCV/UBRE for the additive model with free
-# log sp = L rho + lsp0; returns the optimiser's result (gcv_newton()).
+# log sp = L rho + lsp0; returns the optimiser's result (gcv_magic(), or
+# gcv_newton() for GACV and where the Newton settings are given).
 gcv_smoothing <- function(G, X, y, w, offset, S, L, lsp0, gamma, scale, plan, control,
                           criterion = "GCV") {
   P <- gcv_problem(X, y, w, offset, S, G$off, gamma, scale, plan, control$nthreads)
@@ -142,6 +143,10 @@ gcv_smoothing <- function(G, X, y, w, offset, S, L, lsp0, gamma, scale, plan, co
              list(rho = numeric(0), lsp = lsp0, iter = 0L, calls = 1L, converged = TRUE,
                   grad = numeric(0), hess = matrix(0, 0, 0), device = P$device,
                   XtWX = P$XtWX)))
+  # GCV and UBRE by gam()'s own optimizer, unless the Newton iteration's
+  # settings are given (gam_gpu_control(newton.tol =, newton.maxit =))
+  if (criterion == "GCV" && !any(c("newton.tol", "newton.maxit") %in% attr(control, "given")))
+    return(gcv_magic(P, G, w, L, lsp0, gamma, scale))
   # mgcv's starting values (initial.sp() from X'WX), mapped onto rho
   sp0 <- mgcv_fun("initial.sp")(P$XtWX, G$S, G$off, XX = TRUE)
   rho0 <- if (length(sp0) == nrow(L)) {
@@ -154,6 +159,41 @@ gcv_smoothing <- function(G, X, y, w, offset, S, L, lsp0, gamma, scale, plan, co
   res
 }
 
+# GCV and UBRE (method "GCV.Cp") as gam() takes them for an additive
+# model: by mgcv's magic() (gam.fit()'s optimizer; GACV and the other
+# methods go by Newton's method, as gam.outer() does), on the problem
+# reduced to p rows as bam() reduces it -- R with R'R = X'WX, f with R'f
+# = X'Wz, and the residual sum of squares beyond them as magic()'s
+# extra.rss -- so that the O(n) work stays one Gram product, and the
+# optimizer, its start and its steps are gam()'s (a criterion with two
+# minima ends in gam()'s).  magic()'s control is gam.control()'s default
+# (mgcv.tol, mgcv.half); n.score the rows of nonzero weight, as gam.fit().
+gcv_magic <- function(P, G, w, L, lsp0, gamma, scale) {
+  p <- ncol(P$XtWX)
+  R <- suppressWarnings(chol(P$XtWX, pivot = TRUE))
+  piv <- attr(R, "pivot")
+  r <- attr(R, "rank")
+  f <- numeric(p)
+  if (r > 0)
+    f[seq_len(r)] <- backsolve(R[seq_len(r), seq_len(r), drop = FALSE], P$XtWz[piv][seq_len(r)],
+                               transpose = TRUE)
+  if (r < p) R[(r + 1L):p, ] <- 0
+  Rx <- R[, order(piv), drop = FALSE]              # Rx'Rx = X'WX
+  gc <- mgcv::gam.control()
+  mr <- mgcv::magic(f, Rx, rep(-1, ncol(L)), G$S, G$off, L = L, lsp0 = lsp0, rank = G$rank,
+                    H = G$H, C = matrix(0, 0, p), gamma = gamma,
+                    scale = if (scale > 0) scale else -1, gcv = !(scale > 0),
+                    control = list(tol = gc$mgcv.tol, step.half = gc$mgcv.half,
+                                   rank.tol = gc$rank.tol),
+                    extra.rss = max(0, P$zWz - sum(f^2)), n.score = sum(w != 0))
+  rho <- log(mr$sp)
+  lsp <- drop(L %*% rho) + lsp0
+  e <- gcv_score(P, lsp, deriv = FALSE)
+  c(e[c("rss", "tau", "Hi")],
+    list(rho = rho, lsp = lsp, score = mr$score, magic = mr$gcv.info, device = P$device,
+         XtWX = P$XtWX, converged = isTRUE(mr$gcv.info$fully.converged)))
+}
+
 # gam()'s fields of a GCV.Cp fit on the engine's object (fit at the chosen
 # smoothing parameters, all fixed): the criterion, its name, the optimiser's
 # record, the smoothing parameters it chose, magic()'s scale and gam()'s
@@ -164,11 +204,19 @@ gcv_finish <- function(fit, gcv, scale, method = "GCV.Cp") {
   fit$gcv.ubre <- stats::setNames(gcv$score, method)
   fit$sp <- exp(gcv$rho)
   names(fit$sp) <- gcv$sp.names
-  fit$optimizer <- c("outer", "newton")
-  conv <- if (gcv$converged) "full convergence" else "iteration limit reached"
-  fit$outer.info <- list(conv = conv, iter = gcv$iter, grad = gcv$grad, hess = gcv$hess,
-                         score.calls = gcv$calls)
-  fit$mgcv.conv <- NULL
+  if (!is.null(gcv$magic)) {                # GCV.Cp: gam.fit()'s magic()
+    fit$optimizer <- "magic"
+    fit$outer.info <- NULL
+    fit$mgcv.conv <- gcv$magic
+  } else {
+    # (gam() labels its GACV.Cp of an additive model "magic" too, with the
+    # record of its outer Newton iteration in outer.info)
+    fit$optimizer <- if (method == "GACV.Cp") "magic" else c("outer", "newton")
+    conv <- if (gcv$converged) "full convergence" else "iteration limit reached"
+    fit$outer.info <- list(conv = conv, iter = gcv$iter, grad = gcv$grad, hess = gcv$hess,
+                           score.calls = gcv$calls)
+    fit$mgcv.conv <- NULL
+  }
   # magic()'s scale, when estimated: the residual sum of squares over the
   # residual degrees of freedom n - tr(A); then gam()'s covariances,
   # Vp = scale H^-1 and Ve = scale H^-1 X'WX H^-1

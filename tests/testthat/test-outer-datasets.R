@@ -14,7 +14,14 @@ tight_mgcv <- function() mgcv::gam.control(epsilon = 1e-10, newton = list(conv.t
 # EDFs 2.2e-6.  The issue's bounds are 1e-6, 1e-5, 1e-3 and 0.01.
 expect_gam_method <- function(g, b, label) {
   expect_true(isTRUE(g$converged), label = label)
-  expect_identical(g$outer.info$conv, "full convergence", label = label)
+  # gam()'s optimizer and its record: magic() for GCV.Cp of an additive
+  # model (mgcv.conv), an outer Newton iteration otherwise (outer.info)
+  expect_identical(g$optimizer, b$optimizer, label = label)
+  expect_identical(is.null(g$outer.info), is.null(b$outer.info), label = label)
+  if (!is.null(b$outer.info))
+    expect_identical(g$outer.info$conv, "full convergence", label = label)
+  if (!is.null(b$mgcv.conv) && is.null(b$outer.info))
+    expect_identical(names(g$mgcv.conv), names(b$mgcv.conv), label = label)
   expect_identical(names(g$gcv.ubre), names(b$gcv.ubre), label = label)
   rel <- (g$gcv.ubre[[1]] - b$gcv.ubre[[1]]) / abs(b$gcv.ubre[[1]])
   expect_lt(rel, 1e-8, label = paste(label, "score no worse"))
@@ -58,6 +65,20 @@ test_that("gam()'s methods on R's data sets are gam()'s", {
                  control = tight_gg())
     expect_gam_method(g, b, label)
   }
+})
+
+test_that("an additive model's UBRE with two minima ends in gam()'s", {
+  # airquality, scale 400: UBRE has a minimum at log sp 0.83 for s(Solar.R)
+  # (-47.660) and a lower one along its flat end (-47.799, gam()'s magic()
+  # at log sp 26.6); Newton's method from initial.sp() stopped at the first
+  b <- mgcv::gam(Ozone ~ s(Solar.R) + s(Wind) + s(Temp), data = aq, method = "GCV.Cp",
+                 scale = 400)
+  g <- gam_gpu(Ozone ~ s(Solar.R) + s(Wind) + s(Temp), data = aq, method = "GCV.Cp",
+               scale = 400, device = "off")
+  expect_identical(g$method, "UBRE")
+  expect_lt(abs(g$gcv.ubre[[1]] / b$gcv.ubre[[1]] - 1), 1e-10)
+  expect_gt(log(g$sp[[1]]), 20)
+  expect_lt(max(abs(g$fitted.values - b$fitted.values)) / diff(range(b$fitted.values)), 1e-6)
 })
 
 test_that("a GCV score with a small scale is followed along its flat end as gam() follows it", {
