@@ -643,7 +643,13 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     lap$lsp0 <- lsp0 - drop(Lg %*% lap$theta[seq_len(ncol(Lg))])
     sp.names <- character(0)
   }
-  spec <- list(nobs = n, scale = if (is.null(ef)) scale else ef$scale, gamma = gamma,
+  # (gam()'s REML and ML count the rows of positive weight in the
+  # likelihood, family$ls's nobs, and every row in the scale estimate, as
+  # bam()'s fREML counts every row in both: prior weights of 0 tell them
+  # apart)
+  nobs <- if (method %in% c("REML", "ML") && !outer) sum(w > 0) else n
+  spec <- list(nobs = nobs, nobs_scale = n, scale = if (is.null(ef)) scale else ef$scale,
+               gamma = gamma,
                additive = additive, ef = ef$ef,
                yvar = lean_var(y, control$nthreads), hat = control$hat,
                device_mode = plan$mode, device_ordinal = plan$ordinal,
@@ -788,9 +794,12 @@ gg_assemble <- function(G, res, family, y, w, offset, n, method, gamma, cl, cont
   # engine's Newton on the exact criterion is); bam()'s for fREML
   object$optimizer <- if (method %in% c("REML", "ML")) c("outer", "newton") else c("perf", "newton")
   object$scale.estimated <- est
-  object$sig2 <- sc[["sig2"]]
+  # the scale at the REML optimum; gam()'s REML and ML report the scale
+  # estimate over every row (gam.fit3's scale.est, Vp's) as sig2, which
+  # differs from it by rounding, or with prior weights of 0 (nobs_scale)
+  object$reml.scale <- sc[["sig2"]]
+  object$sig2 <- if (method %in% c("REML", "ML") && est) sc[["scale.vp"]] else sc[["sig2"]]
   object$scale <- object$sig2
-  object$reml.scale <- object$sig2
   object$sp <- exp(res$rho[seq_len(nsp)])
   names(object$sp) <- sp.names
   full.sp <- exp(res$rho.full)

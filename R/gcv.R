@@ -198,7 +198,7 @@ gcv_magic <- function(P, G, w, L, lsp0, gamma, scale) {
   e <- gcv_score(P, lsp, deriv = FALSE)
   c(e[c("rss", "tau", "Hi")],
     list(rho = rho, lsp = lsp, score = mr$score, magic = mr$gcv.info, device = P$device,
-         XtWX = P$XtWX, converged = isTRUE(mr$gcv.info$fully.converged)))
+         XtWX = P$XtWX, converged = isTRUE(mr$gcv.info$fully.converged), n_score = n_score))
 }
 
 # gam()'s fields of a GCV.Cp fit on the engine's object (fit at the chosen
@@ -227,7 +227,9 @@ gcv_finish <- function(fit, gcv, scale, method = "GCV.Cp") {
   # magic()'s scale, when estimated: the residual sum of squares over the
   # residual degrees of freedom n - tr(A); then gam()'s covariances,
   # Vp = scale H^-1 and Ve = scale H^-1 X'WX H^-1
-  sig2 <- if (known) scale else gcv$rss / (nrow(fit$model) - gcv$tau)
+  # (magic()'s n: the rows of nonzero weight)
+  n_score <- if (is.null(gcv$n_score)) nrow(fit$model) else gcv$n_score
+  sig2 <- if (known) scale else gcv$rss / (n_score - gcv$tau)
   fit$sig2 <- fit$scale <- sig2
   fit$Vp <- sig2 * gcv$Hi
   fit$Ve <- sig2 * (gcv$Hi %*% gcv$XtWX %*% gcv$Hi)

@@ -50,6 +50,10 @@ typedef struct gg_fit_control {
 typedef struct gg_fit_spec {
     gg_family family;
     double    nobs;        /* number of observations (rows of the model frame) */
+    double    nobs_scale;  /* rows of the scale estimate rss / (nobs_scale -
+                              sum(edf)) when it is estimated; 0: nobs (gam()'s
+                              REML counts rows of positive weight in nobs,
+                              every row here) */
     double    scale;       /* > 0: known scale; <= 0: estimate it */
     double    gamma;       /* REML gamma (1) */
     int       additive;    /* gaussian identity: one weighted least squares pass */

@@ -92,6 +92,7 @@ typedef struct gg_reml {
     /* the working model */
     const double *A, *b;
     double zwz, nobs, gamma;
+    double nobs_scale;      /* the post-processing's scale estimate (gg_fit_spec) */
     int    phi_fixed;
     double phi_known;
     /* scratch */

@@ -402,6 +402,7 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
     out->ef = famv.ef;
     if (ctl->iterations_done && (rc = ctl->iterations_done(ctl->ctx, be, fam, best->phi, st)))
         goto done;
+    if (spec->nobs_scale > 0) r.nobs_scale = spec->nobs_scale;
     if ((rc = gg_postproc(&r, best, A, b, zwz, be, phi_fixed, scale_known, out, st))) goto done;
     out->t_postproc = gg_now() - t1;
 done:

@@ -49,7 +49,7 @@ static int postproc_host(gg_reml *r, const gg_reml_pt *best, const double *A_fin
         for (int j = 0; j < p; j++) s += F[i + (size_t) j * p] * F[j + (size_t) i * p];
         out->edf1[i] = 2 * out->edf[i] - s;
     }
-    if (!scale_known) scale = best->rss / (r->nobs - sedf);
+    if (!scale_known) scale = best->rss / (r->nobs_scale - sedf);
     out->scale_vp = scale;
     for (size_t i = 0; i < pp; i++) out->Vp[i] = best->P[i] * scale;
     F77_CALL(dgemm)("N", "N", &p, &p, &p, &done, F, &p, out->Vp, &p, &dzero, out->Ve, &p

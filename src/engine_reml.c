@@ -95,6 +95,7 @@ int gg_reml_alloc(gg_reml *r, const gg_penalties *pin, int p, int phi_fixed,
     r->phi_fixed = phi_fixed;
     r->phi_known = phi_known;
     r->nobs = nobs;
+    r->nobs_scale = nobs;
     r->gamma = gamma;
     if (pin->L == NULL && pin->nsp != pin->m)
         return gg_fail(st, "gamgpu_bad_input", "no L matrix but %d free smoothing "

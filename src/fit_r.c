@@ -78,6 +78,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     /* every prior weight 1 (gam_gpu()'s check of the rows): not copied to a device */
     d.pw_ones = gg_list_int(spec, "unit_weights", 0, 0, 1, BAD_IN);
     sp.nobs = gg_list_real(spec, "nobs", n, 0, DBL_MAX, BAD_IN);
+    sp.nobs_scale = gg_list_real(spec, "nobs_scale", 0, 0, DBL_MAX, BAD_IN);
     sp.scale = gg_list_real(spec, "scale", 0, -DBL_MAX, DBL_MAX, BAD_IN);
     sp.gamma = gg_list_real(spec, "gamma", 1, 0, DBL_MAX, BAD_IN);
     sp.additive = gg_list_int(spec, "additive", 0, 0, 1, BAD_IN);
