@@ -61,8 +61,15 @@ test_that("GACV.Cp with a known scale is UBRE; with gamma != 1 its score is belo
   g <- gam_gpu(f, data = d, method = "GACV.Cp", scale = 4, device = "off")
   u <- gam_gpu(f, data = d, method = "GCV.Cp", scale = 4, device = "off")
   expect_identical(g$method, "UBRE")
-  expect_identical(coef(g), coef(u))
-  expect_identical(unname(g$gcv.ubre), unname(u$gcv.ubre))
+  # the same UBRE score, minimised by gam()'s two optimizers for an additive
+  # model -- GACV.Cp's outer Newton iteration and GCV.Cp's magic() -- which
+  # stop 1e-10 apart in score (1.3e-5 in the coefficients): each is gam()'s
+  expect_lt(abs(g$gcv.ubre[[1]] / u$gcv.ubre[[1]] - 1), 1e-9)
+  expect_identical(u$optimizer, "magic")
+  expect_false(is.null(g$outer.info))
+  bu <- mgcv::gam(f, data = d, method = "GCV.Cp", scale = 4)
+  expect_lt(rel_err(coef(u), coef(bu)), 1e-9)
+  expect_lt(abs(u$gcv.ubre[[1]] / bu$gcv.ubre[[1]] - 1), 1e-11)
   b <- suppressWarnings(mgcv::gam(f, data = d, method = "GACV.Cp", gamma = 1.4))
   g <- gam_gpu(f, data = d, method = "GACV.Cp", gamma = 1.4, device = "off")
   expect_identical(b$outer.info$conv, "step failed")
