@@ -55,6 +55,11 @@ dataset_cases <- list(
        "mtcars gaussian log", c("REML", "ML", "GCV.Cp")),
   list(cbind(ncases, ncontrols) ~ agegp + s(as.numeric(tobgp), k = 4) +
          s(as.numeric(alcgp), k = 4), binomial(), datasets::esoph, "esoph binomial cbind",
+       c("REML", "ML", "GCV.Cp")),
+  list(cbind(ncases, ncontrols) ~ agegp + s(as.numeric(alcgp), k = 4), quasibinomial(),
+       datasets::esoph, "esoph quasibinomial", c("GCV.Cp", "GACV.Cp")),
+  list(DriversKilled ~ s(kms) + s(PetrolPrice) + law + offset(log(drivers)), poisson(),
+       as.data.frame(datasets::Seatbelts), "Seatbelts poisson offset",
        c("REML", "ML", "GCV.Cp")))
 
 test_that("gam()'s methods on R's data sets are gam()'s", {
