@@ -691,9 +691,18 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     if (!is.null(v)) fit$gcv.ubre[] <- v
   }
   # gam()'s REML and ML scores keep the gaussian log likelihood's weight
-  # term, sum(log(w)) / 2 (family$ls), which bam()'s leaves out
-  if (method %in% c("REML", "ML") && !outer)
+  # term, sum(log(w)) / 2 (family$ls), which bam()'s leaves out; and its Vc
+  # keeps the log scale among the parameters (R/outer.R)
+  if (method %in% c("REML", "ML") && !outer) {
     fit$gcv.ubre[] <- fit$gcv.ubre - sum(log(w[w > 0])) / (2 * gamma)
+    if (!rd && is.null(ar))
+      fit <- reml_vc_finish(fit, G, if (is.null(L)) diag(length(lsp0)) else L, lsp0, gamma,
+                            control)
+    # gam.fit3's aic with a known scale takes the scale, not the deviance
+    # (its dev1 = scale * sum(w)); bam()'s, the engine's, the deviance
+    if (!isTRUE(fit$scale.estimated))
+      fit$aic <- family$aic(y, n, fit$fitted.values, w, fit$sig2 * sum(w)) + 2 * sum(fit$edf)
+  }
   fit <- ar1_finish(fit, ar)
   sc <- res$scalars
   if (!is.null(ef))
