@@ -231,6 +231,12 @@ gcv_finish <- function(fit, gcv, scale, method = "GCV.Cp") {
   n_score <- if (is.null(gcv$n_score)) nrow(fit$model) else gcv$n_score
   sig2 <- if (known) scale else gcv$rss / (n_score - gcv$tau)
   fit$sig2 <- fit$scale <- sig2
+  # (no smoothing-parameter-corrected covariance: gam()'s GCV.Cp and
+  # GACV.Cp fits of an additive model have no Vc, V.sp or edf2, so that
+  # vcov(unconditional = TRUE) and logLik() treat them as gam()'s)
+  fit["Vc"] <- list(NULL)
+  fit["V.sp"] <- list(NULL)
+  fit["edf2"] <- list(NULL)
   fit$Vp <- sig2 * gcv$Hi
   fit$Ve <- sig2 * (gcv$Hi %*% gcv$XtWX %*% gcv$Hi)
   dimnames(fit$Vp) <- dimnames(fit$Ve) <- list(names(fit$coefficients),

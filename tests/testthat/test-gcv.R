@@ -27,6 +27,9 @@ expect_gcv_agrees <- function(g, b, label, sp_tol = 1e-3) {
     expect_identical(g$outer.info$conv, "full convergence", label = label)
   }
   expect_identical(g$method, b$method, label = label)
+  # no smoothing-parameter-corrected covariance, as gam()'s
+  for (nm in c("Vc", "V.sp", "edf2"))
+    expect_identical(is.null(g[[nm]]), is.null(b[[nm]]), label = paste(label, nm))
   expect_identical(names(g$gcv.ubre), "GCV.Cp", label = label)
   expect_identical(g$scale.estimated, b$scale.estimated, label = label)
   expect_identical(g$device$gcv_gram, "cpu", label = label)
