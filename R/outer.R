@@ -73,6 +73,7 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
   # family$ls()'s n: the binomial trials per row (1 without cbind())
   ls_n <- if (is.null(trials)) rep(1, n) else trials
   list(y = y, w = w, off = if (is.null(offset)) 0 else offset, n = n, p = p,
+       n_pos = sum(w > 0),   # (rows of positive weight: P-REML's and P-ML's scale)
        fam = fam, S = Sf, UrS = UrS, N = Ssp$Z, Mp = ncol(Ssp$Z),
        ml = method %in% c("ML", "P-ML"), gamma = gamma, scale = scale, env = env,
        # (P-REML and P-ML with a known scale are REML and ML, as in gam())
@@ -258,9 +259,10 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
     remlInd <- if (P$ml) 0 else 1
     Dp <- f$dev + f$pen
     if (pearson) {
-      # P-REML, P-ML: the scale is the Pearson statistic over n - Mp,
-      # moving with the fit (gam.fit3 leaves gamma out of these scores)
-      phi <- rw$pearson / (n - P$Mp)
+      # P-REML, P-ML: the scale is the Pearson statistic over n - Mp (n the
+      # rows of positive weight, as gam.fit3 counts them), moving with the
+      # fit (gam.fit3 leaves gamma out of these scores)
+      phi <- rw$pearson / (P$n_pos - P$Mp)
       ls <- P$ls(phi)
       V <- (Dp / (2 * phi) - ls[1]) + ldetH / 2 - rp$det / 2 -
         remlInd * P$Mp / 2 * log(2 * pi * phi)
@@ -369,7 +371,7 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
     if (pearson) {
       # gam.fit3's P-REML derivatives, with phi_k = p' eta_k / (n - Mp),
       # phi_jk = (eta_j' diag(p'') eta_k + p' eta_jk) / (n - Mp)
-      nm <- n - P$Mp
+      nm <- P$n_pos - P$Mp
       phi1 <- drop(crossprod(db, d$Xp)) / nm
       phi2 <- (d$Dp2 + sym(drop(crossprod(B2, d$Xp)))) / nm
       K1 <- dldet / 2 - rp$det1 / 2
