@@ -186,12 +186,12 @@ gcv_magic <- function(P, G, w, L, lsp0, gamma, scale) {
                                transpose = TRUE)
   if (r < p) R[(r + 1L):p, ] <- 0
   Rx <- R[, order(piv), drop = FALSE]              # Rx'Rx = X'WX
-  gc <- mgcv::gam.control()
+  mgcv_ctl <- mgcv::gam.control()
   mr <- mgcv::magic(f, Rx, rep(-1, ncol(L)), G$S, G$off, L = L, lsp0 = lsp0, rank = G$rank,
                     H = G$H, C = matrix(0, 0, p), gamma = gamma,
                     scale = if (scale > 0) scale else -1, gcv = !(scale > 0),
-                    control = list(tol = gc$mgcv.tol, step.half = gc$mgcv.half,
-                                   rank.tol = gc$rank.tol),
+                    control = list(tol = mgcv_ctl$mgcv.tol, step.half = mgcv_ctl$mgcv.half,
+                                   rank.tol = mgcv_ctl$rank.tol),
                     extra.rss = max(0, P$zWz - sum(f^2)), n.score = n_score)
   rho <- log(mr$sp)
   lsp <- drop(L %*% rho) + lsp0
