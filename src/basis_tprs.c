@@ -380,15 +380,9 @@ void gg_tp1_basis(const double *x, double shift, const double *knots, int K,
                   const double *coef, int D, const gg_basis_map *map, size_t r0, size_t rows,
                   double *out, size_t ldo, double *work)
 {
-    const int k = map->k, np = D + 1;
-    double *raw = work, *mid = work + k;
+    double *raw = work, *mid = work + map->k;
     for (size_t r = 0; r < rows; r++) {
-        const double xs = x[r0 + r] - shift;
-        const int j = gg_bm_tp1_locate(xs, knots, K);
-        const double t = xs - knots[j > 0 ? j - 1 : 0];
-        const double *cj = coef + (size_t) j * k * np;
-        for (int c = 0; c < k; c++)
-            raw[c] = gg_bm_tp1_value(t, cj + (size_t) c * np, D);
+        gg_bm_tp1_row(x[r0 + r] - shift, knots, K, coef, map->k, D, raw, 1);
         gg_basis_map_row(map, raw, r0 + r, out, ldo, r, mid);
     }
 }

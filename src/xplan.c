@@ -68,13 +68,8 @@ static void margin_raw(const gg_xmargin *g, size_t n, size_t i, double *u, const
         return;
     case GG_XM_TPRS:
         if (g->pp_deg > 0) {
-            const int np = g->pp_deg + 1;
-            const double xs = g->x[i] - g->shift[0];
-            const int j = gg_bm_tp1_locate(xs, g->pp_knots, g->nXu);
-            const double t = xs - g->pp_knots[j > 0 ? j - 1 : 0];
-            const double *cj = g->pp_coef + (size_t) j * g->k * np;
-            for (int c = 0; c < g->k; c++)
-                u[c] = gg_bm_tp1_value(t, cj + (size_t) c * np, g->pp_deg);
+            gg_bm_tp1_row(g->x[i] - g->shift[0], g->pp_knots, g->nXu, g->pp_coef, g->k,
+                          g->pp_deg, u, 1);
             return;
         }
         /* fall through */

@@ -47,14 +47,7 @@ extern "C" __global__ void basis_tp1_raw(const double *__restrict__ x, long long
                                          const double *__restrict__ coef, int k, int D,
                                          double *__restrict__ raw, long long ldr)
 {
-    GRID_ROWS(r, rows) {
-        const double xs = x[r0 + r] - shift;
-        const int j = gg_bm_tp1_locate(xs, knots, K);
-        const double t = xs - knots[j > 0 ? j - 1 : 0];
-        const double *cj = coef + (long long) j * k * (D + 1);
-        for (int c = 0; c < k; c++)
-            raw[(long long) c * ldr + r] = gg_bm_tp1_value(t, cj + c * (D + 1), D);
-    }
+    GRID_ROWS(r, rows) gg_bm_tp1_row(x[r0 + r] - shift, knots, K, coef, k, D, raw + r, ldr);
 }
 
 #define TPRS_MAX_D 4

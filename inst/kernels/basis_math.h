@@ -331,6 +331,19 @@ GG_BM double gg_bm_tp1_value(double t, const double *c, int D)
     return v;
 }
 
+/* A raw row of k values for x (shifted), out[c * stride]: the interval's
+ * polynomials of coef ((K + 1) x k x (D + 1), interval j's column c at
+ * coef + (j k + c)(D + 1)). */
+GG_BM void gg_bm_tp1_row(double x, const double *knots, int K, const double *coef, int k,
+                         int D, double *out, long long stride)
+{
+    const int j = gg_bm_tp1_locate(x, knots, K);
+    const double t = x - knots[j > 0 ? j - 1 : 0];
+    const double *cj = coef + (long long) j * k * (D + 1);
+    for (int c = 0; c < k; c++)
+        out[c * stride] = gg_bm_tp1_value(t, cj + (long long) c * (D + 1), D);
+}
+
 /* ---- a factor's indicator columns --------------------------------------- */
 GG_BM void gg_bm_code_row(int code, int k, double *row)
 {

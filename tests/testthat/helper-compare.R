@@ -101,25 +101,26 @@ expect_same_basis <- function(X, ref, exact = TRUE, terms = 1) {
 # against long double sums, both are as close to the exact basis).  The
 # longest such sum among smooths, 1 where none has one.
 tp1_terms <- function(smooths) {
-  # (an fs or sz smooth carries its base's Xu and UZ itself)
-  one <- function(m) !inherits(m, "gp.smooth") && is.matrix(m[["Xu"]]) &&
-    ncol(m[["Xu"]]) == 1L && is.matrix(m[["UZ"]])
   terms <- vapply(smooths, function(s) {
-    parts <- c(list(s), s[["margin"]])
-    max(1, vapply(parts, function(m) if (one(m)) nrow(m[["UZ"]]) else 1, 0))
+    max(1, vapply(c(list(s), s[["margin"]]), function(m)
+      if (is_tp1_part(m)) nrow(m[["UZ"]]) else 1, 0))
   }, 0)
   max(1, terms)
 }
+
+# Whether a smooth or margin has a one-variable thin plate basis (an fs or
+# sz smooth carries its base's Xu and UZ itself).
+is_tp1_part <- function(m)
+  !inherits(m, "gp.smooth") && is.matrix(m[["Xu"]]) && ncol(m[["Xu"]]) == 1L &&
+    is.matrix(m[["UZ"]])
 
 # Bytes of the one-variable thin plate polynomials among smooths (R/model_matrix.R's
 # tp1_table: (nXu + 1) x k x 2m doubles each, at most), which a device
 # fit uploads beside the covariates: fixed in size, not O(n).
 tp1_bytes <- function(smooths) {
-  one <- function(m) !inherits(m, "gp.smooth") && is.matrix(m[["Xu"]]) &&
-    ncol(m[["Xu"]]) == 1L && is.matrix(m[["UZ"]])
   sum(vapply(smooths, function(s) {
     parts <- c(list(s), s[["margin"]])
-    sum(vapply(parts, function(m) if (one(m))
+    sum(vapply(parts, function(m) if (is_tp1_part(m))
       8 * (nrow(m[["Xu"]]) + 1) * ncol(m[["UZ"]]) * 2 * max(2, m$p.order[1], na.rm = TRUE)
       else 0, 0))
   }, 0))
