@@ -55,11 +55,12 @@ static int wait_polled(CUstream stream, CUevent event, const char *what, gg_stat
     /* a sleep of 50 us between queries: latency well under the poll
      * interval, and a core not spun for the length of a pass */
     const struct timespec nap = {0, 50000};
-    for (;;) {
+    for (int first = 1;; first = 0) {
         /* a check before the first query too: every wait is a poll, work
          * that ended early included (the tests' injected interrupts count
-         * polls) */
-        if (gg_interrupt_check()) {
+         * these first polls; the rest, as many as the wait lasts, poll R
+         * alone) */
+        if (first ? gg_interrupt_check() : gg_interrupt_check_wait()) {
             if (event != NULL)
                 gg_cu.cuEventSynchronize(event);
             else

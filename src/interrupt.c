@@ -10,7 +10,7 @@
 static atomic_int seen;            /* an interrupt since the outermost arm */
 static int depth;                  /* arms not yet disarmed (armed thread only) */
 static pthread_t owner;            /* the armed thread */
-static int (*poll_fn)(void *);
+static int (*poll_fn)(void *, int);
 static void *poll_ctx;
 static double last_poll;           /* seconds, monotonic (armed thread only) */
 static double poll_every;          /* seconds */
@@ -22,7 +22,7 @@ static double now(void)
     return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
 }
 
-void gg_interrupt_arm(int (*poll)(void *ctx), void *ctx, int poll_ms)
+void gg_interrupt_arm(int (*poll)(void *ctx, int waiting), void *ctx, int poll_ms)
 {
     if (depth++ > 0)
         return;
@@ -44,7 +44,7 @@ int gg_interrupt_disarm(void)
     return was;
 }
 
-int gg_interrupt_check(void)
+static int check(int waiting)
 {
     if (atomic_load_explicit(&seen, memory_order_relaxed))
         return 1;
@@ -52,13 +52,23 @@ int gg_interrupt_check(void)
         const double t = now();
         if (t - last_poll >= poll_every) {
             last_poll = t;
-            if (poll_fn(poll_ctx)) {
+            if (poll_fn(poll_ctx, waiting)) {
                 atomic_store(&seen, 1);
                 return 1;
             }
         }
     }
     return 0;
+}
+
+int gg_interrupt_check(void)
+{
+    return check(0);
+}
+
+int gg_interrupt_check_wait(void)
+{
+    return check(1);
 }
 
 int gg_interrupt_seen(void)

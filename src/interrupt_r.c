@@ -5,7 +5,9 @@
  * poll since the option took that value report an interrupt (and polls at
  * every check): the count runs on over the armed calls of one gam_gpu()
  * -- the recipe's self-check, then the fit -- so that a test can reach
- * the fit's last polls. */
+ * the fit's last polls.  Only the polls at loops' block boundaries count:
+ * a wait's repeated polls (their number varies with the machine's load)
+ * ask R alone, so that a fit's count is the same from run to run. */
 #include "interrupt_r.h"
 #include "interrupt.h"
 
@@ -20,10 +22,10 @@ static void check_fn(void *unused)
     R_CheckUserInterrupt();
 }
 
-static int poll_r(void *ctx)
+static int poll_r(void *ctx, int waiting)
 {
     (void) ctx;
-    if (++polls >= inject_at && inject_at > 0)
+    if (!waiting && inject_at > 0 && ++polls >= inject_at)
         return 1;
     return R_ToplevelExec(check_fn, NULL) == FALSE;
 }

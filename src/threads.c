@@ -106,7 +106,7 @@ static void done_wait(done_count *d)
         pthread_cond_timedwait(&d->cv, &d->mu, &ts);
         if (d->left > 0) {
             pthread_mutex_unlock(&d->mu);
-            gg_interrupt_check();
+            gg_interrupt_check_wait();
             pthread_mutex_lock(&d->mu);
         }
     }
