@@ -411,11 +411,15 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   # fully converged penalized IRLS (R/outer.R), for the exponential families
   # (and P-REML, P-ML -- REML and ML with the Pearson scale -- for every
   # model)
-  outer <- method %in% c("P-REML", "P-ML") ||
+  # An extended family: gam.fit4()'s REML or ML (R/outer_efam.R), which
+  # gam() uses whatever method it is given but "ML" (estimate.gam())
+  efam_outer <- !is.null(efam_name(family)) && method != "fREML"
+  if (efam_outer) method <- efam_outer_method(method)
+  outer <- efam_outer || method %in% c("P-REML", "P-ML") ||
     (!additive && method %in% c("REML", "ML", "GCV.Cp", "GACV.Cp"))
   outer_families <- c("gaussian", "binomial", "poisson", "Gamma", "inverse.gaussian",
                       if (method %in% c("GCV.Cp", "GACV.Cp")) c("quasibinomial", "quasipoisson"))
-  if (outer && (!is.null(efam_name(family)) || !(family$family %in% outer_families)))
+  if (outer && !efam_outer && !(family$family %in% outer_families))
     gamgpu_abort("gamgpu_unsupported_method",
                  sprintf(paste("method = \"%s\" is available for the %s families so far (not %s);",
                                "use \"fREML\", or mgcv::gam() for this family"),
@@ -588,7 +592,9 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     pre <- efam_prepare(family, y, w)
     y <- pre$y
     family <- pre$family
-    ef <- efam_spec(family, scale, y)
+    # (gam()'s REML or ML: the engine fits at the theta and scale the
+    # outer iteration chooses, below)
+    if (!efam_outer) ef <- efam_spec(family, scale, y)
     eng_fam <- engine_family(family)
   }
 
@@ -634,14 +640,25 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   lap <- NULL
   if (outer) {
     Lg <- if (is.null(L)) diag(length(lsp0)) else L
-    lap <- outer_smoothing(G, X, y, w, offset, family, S, Lg, lsp0, method, gamma, scale,
-                             plan, control, trials)
+    lap <- if (efam_outer)
+      efam_outer_smoothing(G, X, y, w, offset, family, S, Lg, lsp0, method, gamma, scale,
+                           plan, control) else
+      outer_smoothing(G, X, y, w, offset, family, S, Lg, lsp0, method, gamma, scale,
+                      plan, control, trials)
     lsp0 <- lap$lsp
     L <- Lg[, integer(0), drop = FALSE]
     lap$sp.names <- sp.names
     lap$L <- Lg
-    lap$lsp0 <- lsp0 - drop(Lg %*% lap$theta[seq_len(ncol(Lg))])
+    nth <- if (efam_outer) lap$P$nth else 0L
+    lap$lsp0 <- lsp0 - drop(Lg %*% lap$theta[nth + seq_len(ncol(Lg))])
     sp.names <- character(0)
+    if (efam_outer) {
+      # the engine fits at the chosen theta and scale, both held fixed
+      if (nth > 0) family$putTheta(lap$th)
+      ef <- efam_spec(family, lap$phi, y)
+      eng_fam <- engine_family(family)
+      eng_fam$estimated <- FALSE
+    }
   }
   # (gam()'s REML and ML count the rows of positive weight in the
   # likelihood, family$ls's nobs, and every row in the scale estimate, as
@@ -683,8 +700,11 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   fit <- gg_assemble(G, res, family, y, w, offset, n, method, gamma, cl, control,
                      sp.names, scale)
   if (pe_method) fit <- gcv_finish(fit, gcv, scale, method)
-  if (outer) fit <- outer_finish(fit, lap, G, lap$L, lap$lsp0, method, lap$sp.names, control,
-                                 res$scalars[["aic"]])
+  if (outer && !efam_outer)
+    fit <- outer_finish(fit, lap, G, lap$L, lap$lsp0, method, lap$sp.names, control,
+                        res$scalars[["aic"]])
+  if (efam_outer)
+    fit <- efam_outer_finish(fit, lap, G, lap$L, lap$lsp0, method, lap$sp.names, control)
   # and its score as bam() reports it
   if (rd) {
     v <- reml_bam_convention(G, res, n, gamma)
@@ -708,6 +728,9 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   if (!is.null(ef))
     fit <- efam_finish(fit, family, res$ef.theta, sc[["theta.failed"]] != 0, G,
                        control$nthreads)
+  # (gam()'s scale of an extended family is estimated only where its log
+  # was a parameter of the outer iteration, tw()'s)
+  if (efam_outer) fit$scale.estimated <- lap$P$lphi
   if (!fit$converged)
     gamgpu_warn("gamgpu_not_converged",
                 sprintf("penalized IRLS did not converge in %d iterations (control maxit = %d)",

@@ -403,11 +403,19 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
 outer_newton <- function(P, L, lsp0, theta0, control) {
   nr <- ncol(L)
   known <- !P$lphi
+  # (an extended family's parameters come first: P$nth of them, its
+  # criterion P$score_fn, R/outer_efam.R)
+  nth <- if (is.null(P$nth)) 0L else P$nth
+  J <- matrix(0, nth + nrow(L), nth + nr)
+  J[seq_len(nth), seq_len(nth)] <- diag(nth)
+  J[nth + seq_len(nrow(L)), nth + seq_len(nr)] <- L
+  if (!known) J <- rbind(cbind(J, 0), c(numeric(nth + nr), 1))
   eval_at <- function(theta, from) {
-    lsp <- drop(L %*% theta[seq_len(nr)]) + lsp0
-    e <- outer_score(P, lsp, if (known) NULL else theta[nr + 1L], from$beta, control)
-    # map the gradient and Hessian in (lsp, lphi) to theta
-    J <- if (known) L else rbind(cbind(L, 0), c(numeric(nr), 1))
+    lsp <- drop(L %*% theta[nth + seq_len(nr)]) + lsp0
+    lphi <- if (known) NULL else theta[nth + nr + 1L]
+    e <- if (is.null(P$score_fn)) outer_score(P, lsp, lphi, from$beta, control) else
+      P$score_fn(P, lsp, lphi, from$beta, control, th = theta[seq_len(nth)])
+    # map the gradient and Hessian in ([theta], lsp, [lphi]) to theta
     e$g <- drop(crossprod(J, e$grad))
     e$Hs <- crossprod(J, e$hess %*% J)
     e
@@ -451,6 +459,15 @@ outer_newton <- function(P, L, lsp0, theta0, control) {
     }
     theta <- theta + step
     small <- max(abs(step)) < 1e-9 || abs(e$score - e1$score) <= 1e-14 * abs(e$score)
+    # (P$conv_tol: newton()'s own test as well -- every gradient within 5
+    # conv.tol of the score's scale and the score's change within one --
+    # where the criterion's flat ends would otherwise be followed for
+    # scores that change by a part in 1e10)
+    if (!is.null(P$conv_tol)) {
+      ss1 <- scale_of(e1)
+      small <- small || (max(abs(e1$g)) <= 5 * ss1 * P$conv_tol &&
+                           abs(e$score - e1$score) <= ss1 * P$conv_tol)
+    }
     e <- e1
     hist <- c(hist, e$score)
     if (small) {
@@ -459,7 +476,7 @@ outer_newton <- function(P, L, lsp0, theta0, control) {
     }
   } else converged <- TRUE
   e$theta <- theta
-  e$lsp <- drop(L %*% theta[seq_len(nr)]) + lsp0
+  e$lsp <- drop(L %*% theta[nth + seq_len(nr)]) + lsp0
   e$iter <- iter
   e$calls <- calls
   e$converged <- converged

@@ -1,0 +1,456 @@
+# gam()'s REML and ML for mgcv's extended families (issue 14): nb(), tw(),
+# betar(), scat(), ziP() and ocat() as gam.fit4() and newton() fit them --
+# Newton's method on the family's free parameters theta, the log smoothing
+# parameters rho and (tw() with its scale estimated) the log scale, around
+# a fully converged penalized Newton iteration, the Laplace approximate
+# criterion's gradient and Hessian by implicit differentiation.
+#
+# With D(beta, theta) = sum dev_i the deviance, the working weights w =
+# D_i'' / 2 (D_i's derivatives in eta: mgcv's dDeta()), H = X'WX + S_lambda,
+# Dp = D + beta' S_lambda beta, phi the scale and ls(theta, phi) the
+# family's saturated log likelihood:
+#   REML = (Dp / (2 phi) - ls) / gamma + (log|H| - log|S_lambda|+) / 2
+#          - remlInd Mp / 2 (log(2 pi phi) - log gamma)
+# (ML: remlInd = 0, log|H| on the penalized space as in R/outer.R).  For
+# each parameter k: d beta_k = -H^-1 g_k, g_k = lambda_k S_k beta (rho) or
+# X' D_eta,theta_k / 2 (theta); eta_k = X d beta_k; dw_k = (D''' eta_k +
+# D''_theta_k) / 2; dH_k = X' diag(dw_k) X (+ lambda_k S_k); and the second
+# derivatives by differentiating once more (the row terms D'''' eta_j eta_k,
+# D'''_theta, D''_theta theta, D'_theta theta of gam.fit4's gdi2).
+#
+# The O(n) work -- X beta, X' v, X' diag(v) X, leverages -- runs in a model
+# session that holds X (src/session_r.c; the device's memory for a GPU
+# fit); the rows' derivatives are mgcv's own (family$Dd through dDeta()) in
+# R, so that every family and link has mgcv's expressions; everything else
+# is p x p.  The engine then fits at the chosen theta, smoothing
+# parameters and scale, and gam()'s covariances, EDFs and Vc come from
+# gam.fit3.post.proc() with Fisher's weights, as gam() reports them.
+
+# gam()'s method for an extended family: REML or ML; every other method
+# (its default GCV.Cp, GACV.Cp, P-REML, P-ML) becomes REML, as
+# estimate.gam() makes it.
+efam_outer_method <- function(method) if (method %in% c("REML", "ML")) method else "REML"
+
+# The problem: the family (link derivatives to the fourth, theta's working
+# values), the penalties, mgcv's square roots for log|S|+, the null space
+# (Mp columns), the scale (known, or its log a parameter), and X in a model
+# session.
+efam_outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, plan,
+                               nthreads) {
+  p <- if (is.matrix(X)) ncol(X) else X$p
+  n <- if (is.matrix(X)) nrow(X) else X$n
+  Sf <- embed_penalties(S, G$off, p)
+  rS <- mgcv_fun("mini.roots")(G$S, G$off, p, G$rank)
+  Ssp <- mgcv_fun("totalPenaltySpace")(G$S, G$H, G$off, p)
+  UrS <- lapply(rS, function(r) crossprod(Ssp$Y, r))
+  fam <- mgcv_fun("fix.family.link")(family)
+  # (estimate.gam(): the scale given, else the family's, else 1; below 0
+  # it is estimated, its log a parameter)
+  if (!(scale > 0)) scale <- if (is.null(fam$scale)) 1 else fam$scale
+  nth <- if (isTRUE(fam$n.theta > 0)) as.integer(fam$n.theta) else 0L
+  if (is.matrix(X)) storage.mode(X) <- "double"
+  off <- if (is.null(offset)) 0 else offset
+  ses <- .Call(gg_session_open_r, X, as.double(y), as.double(w),
+               if (is.null(offset)) NULL else as.double(offset), plan$mode, plan$ordinal,
+               as.integer(nthreads))
+  env <- new.env()
+  env$grams <- 0L
+  zero <- numeric(n)
+  one <- rep(1, n)
+  dDeta <- mgcv_fun("dDeta")
+  list(y = y, w = w, off = off, n = n, p = p, fam = fam, nth = nth,
+       S = Sf, UrS = UrS, N = Ssp$Z, Mp = ncol(Ssp$Z), ml = method == "ML",
+       gamma = gamma, scale = scale, lphi = scale <= 0, crit = method, env = env,
+       score_fn = efam_outer_score,
+       # X B and X' V (B: p x k, V: n x k)
+       xb = function(B) .Call(gg_session_mul_r, ses, as.matrix(B) + 0, FALSE),
+       xt = function(V) .Call(gg_session_mul_r, ses, as.matrix(V) + 0, TRUE),
+       # X' diag(v) X (and X' diag(v) z)
+       gram = function(v, z = zero) {
+         env$grams <- env$grams + 1L
+         .Call(gg_session_gram_r, ses, as.double(v), as.double(z))
+       },
+       lev = function(M, v = one) .Call(gg_session_leverage_r, ses, as.double(v), M),
+       # the family at theta (its working values), as gam.fit4 sets it
+       set_theta = function(th) if (nth > 0) fam$putTheta(th),
+       # (a family with theta fixed, n.theta = 0, has it at getTheta())
+       theta = function() fam$getTheta(),
+       dev = function(mu, th) sum(fam$dev.resids(y, mu, w, th)),
+       dd = function(mu, th, deriv) dDeta(y, mu, w, th, fam, deriv),
+       ls = function(th, phi) fam$ls(y, w, th, phi),
+       # the family's starting mu (its initialize, as gam.fit4 evaluates it)
+       mustart = function() {
+         e <- list2env(list(y = y, weights = w, nobs = n, family = fam, mustart = NULL,
+                            etastart = NULL, start = NULL),
+                       parent = environment(fam$Dd))
+         eval(fam$initialize, e)
+         e$mustart
+       },
+       close = function() {
+         if (isTRUE(env$closed)) return(invisible())
+         env$closed <- TRUE
+         info <- .Call(gg_session_info_r, ses)
+         env$device <- info$device
+         env$seconds <- c(transfer = info$t_transfer, rows = info$t_rows, build = info$t_build)
+         if (nzchar(info$fallback)) env$fallback <- info$fallback
+         .Call(gg_session_close_r, ses)
+       })
+}
+
+# gam.fit4's inner iteration to full convergence at theta th and penalty
+# Sl, from beta (NULL: the family's starting mu): Newton's steps on the
+# penalized deviance (weights w = D'' / 2, with gam.fit4's rule of the
+# positive ones only where H is not positive definite), halved while the
+# deviance is not finite or the penalized deviance rises.
+efam_pirls <- function(P, Sl, th, beta, maxit, eps) {
+  fam <- P$fam
+  pen <- function(b) sum(b * drop(Sl %*% b))
+  state <- function(b) {
+    eta <- drop(P$xb(b)) + P$off
+    mu <- fam$linkinv(eta)
+    dev <- if (fam$valideta(eta) && fam$validmu(mu)) P$dev(mu, th) else NaN
+    list(beta = b, eta = eta, mu = mu, dev = dev, pdev = dev + pen(b))
+  }
+  if (is.null(beta)) {
+    mu <- P$mustart()
+    cur <- list(beta = NULL, eta = fam$linkfun(mu), mu = mu, pdev = Inf)
+  } else cur <- state(beta)
+  converged <- FALSE
+  for (iter in seq_len(maxit)) {
+    dd <- P$dd(cur$mu, th, 0)
+    w <- dd$Deta2 / 2
+    if (!all(is.finite(w)) || !all(is.finite(dd$Deta)))
+      gamgpu_abort("gamgpu_numerical",
+                   "the extended family's deviance derivatives are not finite at the fit; use method = \"fREML\"",
+                   call = NULL)
+    # Newton's step from the working response: H b1 = X'(w (eta - off) - D' / 2)
+    g <- P$gram(w, cur$eta - P$off)
+    rhs <- g$XtWz - drop(P$xt(dd$Deta / 2))
+    R <- tryCatch(chol(g$XtWX + Sl), error = function(e) NULL)
+    if (is.null(R)) {
+      w[!(dd$Deta2 > 0)] <- 0
+      g <- P$gram(w, cur$eta - P$off)
+      rhs <- g$XtWz - drop(P$xt(ifelse(dd$Deta2 > 0, dd$Deta / 2, 0)))
+      R <- tryCatch(chol(g$XtWX + Sl), error = function(e) NULL)
+    }
+    if (is.null(R))
+      gamgpu_abort("gamgpu_numerical",
+                   "the penalized Newton system is not positive definite (the model is not identifiable); use method = \"fREML\"",
+                   call = NULL)
+    b1 <- backsolve(R, forwardsolve(t(R), rhs))
+    nxt <- state(b1)
+    halves <- 0L
+    while (!is.finite(nxt$pdev) ||
+           (!is.null(cur$beta) && nxt$pdev > cur$pdev + 1e-12 * abs(cur$pdev))) {
+      if (halves >= 60L || is.null(cur$beta))
+        gamgpu_abort("gamgpu_numerical", "the penalized Newton step could not be corrected",
+                     call = NULL)
+      nxt <- state((nxt$beta + cur$beta) / 2)
+      halves <- halves + 1L
+    }
+    small <- !is.null(cur$beta) &&
+      (max(abs(nxt$beta - cur$beta)) <= eps * (1 + max(abs(nxt$beta))) ||
+         abs(nxt$pdev - cur$pdev) <= 1e-15 * (1 + abs(nxt$pdev)))
+    cur <- nxt
+    if (small) {
+      converged <- TRUE
+      break
+    }
+  }
+  pb <- pen(cur$beta)
+  c(cur, list(pen = pb, converged = converged, iter = iter))
+}
+
+# The criterion at theta th, log smoothing parameters lsp and (scale
+# estimated) log scale lphi: value, gradient and Hessian in (th, lsp,
+# lphi), with the fit.
+efam_outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE, th = numeric(0)) {
+  M <- length(lsp)
+  nth <- P$nth
+  lam <- exp(lsp)
+  p <- P$p
+  n <- P$n
+  gam <- P$gamma
+  Sl <- matrix(0, p, p)
+  for (k in seq_len(M)) Sl <- Sl + lam[k] * P$S[[k]]
+  if (nth == 0) th <- P$theta()
+  P$set_theta(th)
+  f <- efam_pirls(P, Sl, th, beta, control$maxit, 1e-11)
+  beta <- f$beta
+  dd <- P$dd(f$mu, th, if (deriv) 2 else 0)
+  good <- is.finite(dd$Deta) & is.finite(dd$Deta2)
+  if (deriv) good <- good & is.finite(dd$Deta3) & is.finite(dd$Deta4) &
+    is.finite(rowSums(as.matrix(dd$Dth))) & is.finite(rowSums(as.matrix(dd$Detath))) &
+    is.finite(rowSums(as.matrix(dd$Deta2th)))
+  if (!all(good))
+    gamgpu_abort("gamgpu_numerical",
+                 sprintf("the extended family's deviance derivatives are not finite at %d rows of the fit; use method = \"fREML\"",
+                         sum(!good)), call = NULL)
+  w <- dd$Deta2 / 2
+  XWX <- P$gram(w)$XtWX
+  R <- tryCatch(chol(XWX + Sl), error = function(e) NULL)
+  if (is.null(R))
+    gamgpu_abort("gamgpu_numerical",
+                 "X'WX + S is not positive definite at the fit (Newton weights); use method = \"fREML\"",
+                 call = NULL)
+  Hi <- chol2inv(R)
+  ldetH <- 2 * sum(log(diag(R)))
+  Pm <- Hi
+  if (P$ml && P$Mp > 0) {
+    PN <- Hi %*% P$N
+    cN <- chol(crossprod(P$N, PN))
+    ldetH <- ldetH + 2 * sum(log(diag(cN)))
+    Pm <- Hi - PN %*% chol2inv(cN) %*% t(PN)
+  }
+  rp <- if (M > 0) mgcv_fun("gam.reparam")(P$UrS, lsp, if (deriv) 2 else 0) else
+    list(det = 0, det1 = numeric(0), det2 = matrix(0, 0, 0))
+  known <- !P$lphi
+  phi <- if (known) P$scale else exp(lphi)
+  ls <- P$ls(th, phi)
+  remlInd <- if (P$ml) 0 else 1
+  Dp <- f$dev + f$pen
+  V <- (Dp / (2 * phi) - ls$ls) / gam + (ldetH - rp$det) / 2 -
+    remlInd * P$Mp / 2 * (log(2 * pi * phi) - log(gam))
+  out <- list(beta = beta, dev = f$dev, Sl = Sl, Hi = Hi, R = R, pirls_iter = f$iter,
+              pirls_converged = f$converged, score = V, phi = phi, Dp = Dp, th = th,
+              eta = f$eta, mu = f$mu)
+  if (!deriv) return(out)
+  nt <- nth + M
+  d <- if (nt > 0) efam_outer_derivs(P, dd, beta, lam, Pm, Hi, Sl) else
+    list(Dp1 = numeric(0), ldet1 = numeric(0), Dp2 = matrix(0, 0, 0),
+         ldet2 = matrix(0, 0, 0), b1 = matrix(0, p, 0))
+  lsth1 <- c(ls$lsth1[seq_len(nth)], numeric(M))
+  ls2 <- matrix(0, nt, nt)
+  if (nth > 0) ls2[seq_len(nth), seq_len(nth)] <- as.matrix(ls$lsth2)[seq_len(nth), seq_len(nth)]
+  det1 <- c(numeric(nth), rp$det1)
+  det2 <- matrix(0, nt, nt)
+  if (M > 0) det2[nth + seq_len(M), nth + seq_len(M)] <- rp$det2
+  Dp1 <- d$Dp1
+  grad <- (Dp1 / (2 * phi) - lsth1) / gam + (d$ldet1 - det1) / 2
+  hess <- (d$Dp2 / (2 * phi) - ls2) / gam + (d$ldet2 - det2) / 2
+  if (!known) {
+    # (ls's derivatives in log phi follow the family's theta, estimated or
+    # fixed)
+    js <- length(th) + 1L
+    l1 <- ls$lsth1[js]
+    l2 <- as.matrix(ls$lsth2)
+    dlphi <- (-Dp / (2 * phi) - l1) / gam - remlInd * P$Mp / 2
+    d2lphi <- (Dp / (2 * phi) - l2[js, js]) / gam
+    cross <- -Dp1 / (2 * phi * gam)
+    if (nth > 0) cross[seq_len(nth)] <- cross[seq_len(nth)] - l2[js, seq_len(nth)] / gam
+    grad <- c(grad, dlphi)
+    hess <- rbind(cbind(hess, cross), c(cross, d2lphi))
+  }
+  out$grad <- grad
+  out$hess <- hess
+  out$db <- d$b1
+  out
+}
+
+# The criterion's derivatives in (theta, rho) at a converged fit (see the
+# top of this file): the penalized deviance's (Dp1, Dp2), log|H|'s on the
+# penalized space of Pm (ldet1, ldet2), and d beta (b1, p x nt).  The O(n)
+# products through the session: X b1, one X' diag(dw_k) X per parameter,
+# the leverages of Pm, X' of the second derivatives' row terms.
+efam_outer_derivs <- function(P, dd, beta, lam, Pm, Hi, Sl) {
+  nth <- P$nth
+  M <- length(lam)
+  p <- P$p
+  n <- P$n
+  nt <- nth + M
+  ist <- seq_len(nt) <= nth                 # which parameters are theta's
+  col <- function(m, j) as.matrix(m)[, j]   # (a family with one theta has vectors)
+  # d beta / d (theta, rho)
+  G1 <- matrix(0, p, nt)
+  if (nth > 0) G1[, seq_len(nth)] <- P$xt(as.matrix(dd$Detath) / 2)
+  Sb <- matrix(0, p, M)
+  for (k in seq_len(M)) Sb[, k] <- lam[k] * drop(P$S[[k]] %*% beta)
+  G1[, nth + seq_len(M)] <- Sb
+  b1 <- -Hi %*% G1
+  e1 <- P$xb(b1)                                      # n x nt: d eta
+  dw <- e1 * (dd$Deta3 / 2)
+  if (nth > 0) dw[, seq_len(nth)] <- dw[, seq_len(nth)] + as.matrix(dd$Deta2th) / 2
+  dH <- lapply(seq_len(nt), function(k) {
+    A <- P$gram(dw[, k])$XtWX
+    if (!ist[k]) A <- A + lam[k - nth] * P$S[[k - nth]]
+    A
+  })
+  hP <- P$lev(Pm)                                     # diag(X Pm X')
+  trPS <- vapply(seq_len(M), function(k) lam[k] * sum(Pm * P$S[[k]]), 0)
+  ldet1 <- colSums(hP * dw) + c(numeric(nth), trPS)
+  # the pairs (j <= k), column by column of the upper triangle; mgcv packs
+  # theta's second derivatives row by row of the upper triangle
+  pairs <- which(upper.tri(diag(nt), diag = TRUE), arr.ind = TRUE)
+  pk <- function(i, j) {
+    a <- min(i, j)
+    b <- max(i, j)
+    (a - 1) * nth - (a - 1) * (a - 2) / 2 + (b - a + 1)
+  }
+  npr <- nrow(pairs)
+  RW <- matrix(0, n, npr + 1L)
+  d2w <- matrix(0, n, npr)                 # d^2 w less its d^2 eta term
+  Dp2 <- matrix(0, nt, nt)
+  for (q in seq_len(npr)) {
+    j <- pairs[q, 1]
+    k <- pairs[q, 2]
+    ej <- e1[, j]
+    ek <- e1[, k]
+    r <- dd$Deta3 / 2 * ej * ek
+    s <- dd$Deta4 * ej * ek
+    if (ist[k]) {
+      r <- r + col(dd$Deta2th, k) / 2 * ej
+      s <- s + col(dd$Deta3th, k) * ej
+    }
+    if (ist[j]) {
+      r <- r + col(dd$Deta2th, j) / 2 * ek
+      s <- s + col(dd$Deta3th, j) * ek
+    }
+    if (ist[j] && ist[k]) {
+      r <- r + col(dd$Detath2, pk(j, k)) / 2
+      s <- s + col(dd$Deta2th2, pk(j, k))
+    }
+    RW[, q] <- r
+    d2w[, q] <- s / 2
+    # the penalized deviance's second derivatives
+    Dp2[j, k] <- if (ist[j]) sum(col(dd$Detath, j) * ek) +
+      (if (ist[k]) sum(col(dd$Dth2, pk(j, k))) else 0) else
+      if (ist[k]) sum(col(dd$Detath, k) * ej) else
+      2 * sum(Sb[, j - nth] * b1[, k]) + if (j == k) sum(beta * Sb[, k - nth]) else 0
+    Dp2[k, j] <- Dp2[j, k]
+  }
+  RW[, npr + 1L] <- hP * dd$Deta3 / 2
+  XR <- P$xt(RW)
+  u <- XR[, npr + 1L]
+  RHS <- XR[, seq_len(npr), drop = FALSE]
+  for (q in seq_len(npr)) {
+    j <- pairs[q, 1]
+    k <- pairs[q, 2]
+    if (!ist[k]) RHS[, q] <- RHS[, q] + lam[k - nth] * drop(P$S[[k - nth]] %*% b1[, j])
+    if (!ist[j]) RHS[, q] <- RHS[, q] + lam[j - nth] * drop(P$S[[j - nth]] %*% b1[, k])
+    if (j == k && !ist[k]) RHS[, q] <- RHS[, q] + Sb[, k - nth]
+  }
+  b2 <- -Hi %*% RHS
+  Tm <- lapply(dH, function(A) Pm %*% A)
+  ldet2 <- matrix(0, nt, nt)
+  for (q in seq_len(npr)) {
+    j <- pairs[q, 1]
+    k <- pairs[q, 2]
+    v <- sum(hP * d2w[, q]) + sum(u * b2[, q]) - sum(Tm[[j]] * t(Tm[[k]]))
+    if (j == k && !ist[k]) v <- v + trPS[k - nth]
+    ldet2[j, k] <- ldet2[k, j] <- v
+  }
+  Dp1 <- c(if (nth > 0) colSums(as.matrix(dd$Dth)), colSums(beta * Sb))
+  list(Dp1 = Dp1, ldet1 = ldet1, Dp2 = Dp2, ldet2 = ldet2, b1 = b1)
+}
+
+# The parameters by REML or ML: outer_newton() over (theta, rho, [log
+# phi]) from the family's theta, initial.spg()'s smoothing parameters and
+# (scale estimated) a tenth of the null model's deviance per row; then the
+# rows at the optimum that gam.fit3.post.proc() needs: Fisher's weights
+# (pmax(E D'' / 2, 0), gam.fit4's), X'W_F X and the leverages.
+efam_outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, gamma,
+                                 scale, plan, control) {
+  P <- efam_outer_problem(G, X, y, w, offset, family, S, method, gamma, scale, plan,
+                          control$nthreads)
+  on.exit(P$close())
+  # newton()'s convergence test at gam.control()'s conv.tol, or at
+  # newton.tol where it is given
+  P$conv_tol <- if ("newton.tol" %in% attr(control, "given")) control$newton.tol else
+    mgcv::gam.control()$newton$conv.tol
+  fam <- P$fam
+  nr <- ncol(L)
+  th0 <- if (P$nth > 0) P$theta() else numeric(0)
+  rho0 <- numeric(nr)
+  if (nr > 0) {
+    # initial.spg(): the weights at the family's start
+    mu0 <- P$mustart()
+    Dd0 <- fam$Dd(y, mu0, fam$getTheta(), w)
+    me2 <- fam$mu.eta(fam$linkfun(mu0))^2
+    w0 <- 0.5 * as.numeric(Dd0$Dmu2 * me2)
+    if (any(w0 < 0)) w0 <- 0.5 * as.numeric(Dd0$EDmu2 * me2)
+    sp0 <- mgcv_fun("initial.sp")(P$gram(w0)$XtWX, G$S, G$off, XX = TRUE)
+    if (length(sp0) == nrow(L)) {
+      rho0 <- qr.coef(qr(L), log(pmax(sp0, .Machine$double.xmin)) - lsp0)
+      rho0[!is.finite(rho0)] <- 0
+    }
+  }
+  start <- c(th0, rho0)
+  if (P$lphi) {
+    # get.null.coef()'s null scale over 10
+    null_scale <- sum(fam$dev.resids(y, mean(y) + 0 * y, w)) / P$n
+    start <- c(start, log(null_scale / 10))
+  }
+  res <- outer_newton(P, L, lsp0, start, control)
+  # the fit at the optimum (the last evaluation may be a rejected step's)
+  e <- efam_outer_score(P, res$lsp, if (P$lphi) res$theta[P$nth + nr + 1L], res$beta,
+                        control, deriv = FALSE, th = res$theta[seq_len(P$nth)])
+  P$set_theta(e$th)
+  dd <- P$dd(e$mu, e$th, 0)
+  res$th <- e$th
+  res$eta <- e$eta
+  res$mu <- e$mu
+  res$w <- dd$Deta2 / 2
+  wf <- pmax(0, dd$EDeta2 / 2)
+  res$wf <- wf
+  res$XWX <- P$gram(wf)$XtWX
+  Rf <- chol(res$XWX + res$Sl)
+  res$rV <- backsolve(Rf, diag(P$p))                   # rV rV' = (X'W_F X + S)^-1
+  res$hat <- P$lev(tcrossprod(res$rV), wf)
+  res$P <- P
+  res
+}
+
+# gam()'s fields of an extended family's REML or ML fit, on the engine's
+# object fitted at the chosen theta, smoothing parameters and scale
+# (before efam_finish(), which then takes this fit's EDFs for the aic).
+efam_outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control) {
+  P <- lap$P
+  known <- !P$lphi
+  nr <- ncol(L)
+  nth <- P$nth
+  fit$method <- method
+  fit$gcv.ubre <- stats::setNames(lap$score, method)
+  fit$optimizer <- c("outer", "newton")
+  conv <- if (lap$converged) "full convergence" else "iteration limit reached"
+  fit$outer.info <- list(conv = conv, iter = lap$iter, grad = lap$g, hess = lap$Hs,
+                         score.hist = lap$score.hist)
+  fit$mgcv.conv <- NULL
+  phi <- lap$phi
+  fit$reml.scale <- phi
+  fit$scale <- fit$sig2 <- phi
+  rV <- lap$rV
+  ev <- eigen(lap$XWX, symmetric = TRUE)
+  Rx <- sqrt(pmax(ev$values, 0)) * t(ev$vectors)
+  # the map of every parameter (theta's, the free rho's, the log scale) to
+  # gam.fit4's (theta, lsp, log scale)
+  Lx <- matrix(0, nth + nrow(L), nth + nr)
+  Lx[seq_len(nth), seq_len(nth)] <- diag(nth)
+  Lx[nth + seq_len(nrow(L)), nth + seq_len(nr)] <- L
+  if (!known) Lx <- rbind(cbind(Lx, 0), c(numeric(nth + nr), 1))
+  obj <- list(scale.estimated = !known, scale.est = phi, scale = if (known) P$scale else 0,
+              rV = rV, K = Rx %*% rV, weights = rep(1, P$p),
+              control = list(nthreads = control$nthreads), reml.scale = phi,
+              db.drho = if (ncol(Lx) > 0) lap$db, outer.info = list(hess = lap$Hs),
+              sp = exp(lap$theta), family = P$fam, method = method,
+              coefficients = lap$beta)
+  mv <- mgcv_fun("gam.fit3.post.proc")(Rx, Lx, c(numeric(nth), lsp0, if (!known) 0), G$S,
+                                        G$off, obj, P$gamma)
+  pn <- names(fit$coefficients)
+  for (nm in c("Vp", "Ve", "Vc")) {
+    fit[nm] <- list(mv[[nm]])
+    if (!is.null(fit[[nm]])) dimnames(fit[[nm]]) <- list(pn, pn)
+  }
+  fit$V.sp <- mv$V.sp
+  fit$edf <- stats::setNames(mv$edf, pn)
+  fit$edf1 <- stats::setNames(mv$edf1, pn)
+  fit["edf2"] <- list(if (!is.null(mv$edf2)) stats::setNames(mv$edf2, pn))
+  fit$hat <- lap$hat
+  fit$R <- mv$R
+  fit$weights <- fit$wt <- lap$wf
+  fit$working.weights <- lap$w
+  fit$db.drho <- lap$db
+  fit$sp <- exp(lap$theta[nth + seq_len(nr)])
+  names(fit$sp) <- sp.names
+  fit$df.residual <- P$n - sum(fit$edf)
+  fit
+}
