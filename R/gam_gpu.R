@@ -237,9 +237,19 @@ classify_setup_error <- function(e) {
 #'   whatever runs the fit), and do every O(n) step of the outer iteration --
 #'   penalized IRLS rows, the working weights' derivatives, weighted Gram
 #'   products, X b and X'v products, leverages -- in C in one model
-#'   session that holds X on the device for a GPU fit.  Other families with these
+#'   session that holds X on the device for a GPU fit.  For mgcv's
+#'   extended families \code{nb()}, \code{tw()}, \code{betar()},
+#'   \code{scat()}, \code{ziP()} and \code{ocat()}, every method but
+#'   \code{"fREML"} is gam()'s: \code{"REML"} or \code{"ML"} by gam.fit4's
+#'   Laplace approximation, Newton's method on the family's theta (unless
+#'   fixed), the log smoothing parameters and, for \code{tw()} without a
+#'   \code{scale}, the log scale (the deviance's derivatives are mgcv's own,
+#'   its family's \code{Dd}; the products with X run in the model session),
+#'   and \code{"GCV.Cp"}, \code{"GACV.Cp"}, \code{"P-REML"} and
+#'   \code{"P-ML"} become \code{"REML"}, as gam() makes them (the score keeps
+#'   the name asked for).  Other families with these
 #'   methods (quasi families with "REML", "ML", "P-REML" or "P-ML",
-#'   extended families) are refused (class
+#'   \code{negbin(theta)}) are refused (class
 #'   \code{gamgpu_unsupported_method}: use \code{"fREML"} or
 #'   \code{mgcv::gam()}); any other value is an error of class
 #'   \code{gamgpu_bad_method}.  Pick \code{"fREML"} for big data (it is
@@ -414,6 +424,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   # An extended family: gam.fit4()'s REML or ML (R/outer_efam.R), which
   # gam() uses whatever method it is given but "ML" (estimate.gam())
   efam_outer <- !is.null(efam_name(family)) && method != "fREML"
+  method_given <- method          # (gam() names its score after it)
   if (efam_outer) method <- efam_outer_method(method)
   outer <- efam_outer || method %in% c("P-REML", "P-ML") ||
     (!additive && method %in% c("REML", "ML", "GCV.Cp", "GACV.Cp"))
@@ -704,7 +715,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     fit <- outer_finish(fit, lap, G, lap$L, lap$lsp0, method, lap$sp.names, control,
                         res$scalars[["aic"]])
   if (efam_outer)
-    fit <- efam_outer_finish(fit, lap, G, lap$L, lap$lsp0, method, lap$sp.names, control)
+    fit <- efam_outer_finish(fit, lap, G, lap$L, lap$lsp0, method, lap$sp.names, control,
+                             method_given)
   # and its score as bam() reports it
   if (rd) {
     v <- reml_bam_convention(G, res, n, gamma)

@@ -58,6 +58,7 @@ efam_outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, sca
   zero <- numeric(n)
   one <- rep(1, n)
   dDeta <- mgcv_fun("dDeta")
+  lsf <- mgcv_visible(fam$ls)        # (tw()'s finds mgcv's ldTweedie)
   list(y = y, w = w, off = off, n = n, p = p, fam = fam, nth = nth,
        S = Sf, UrS = UrS, N = Ssp$Z, Mp = ncol(Ssp$Z), ml = method == "ML",
        gamma = gamma, scale = scale, lphi = scale <= 0, crit = method, env = env,
@@ -77,7 +78,7 @@ efam_outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, sca
        theta = function() fam$getTheta(),
        dev = function(mu, th) sum(fam$dev.resids(y, mu, w, th)),
        dd = function(mu, th, deriv) dDeta(y, mu, w, th, fam, deriv),
-       ls = function(th, phi) fam$ls(y, w, th, phi),
+       ls = function(th, phi) lsf(y, w, th, phi),
        # the family's starting mu (its initialize, as gam.fit4 evaluates it)
        mustart = function() {
          e <- list2env(list(y = y, weights = w, nobs = n, family = fam, mustart = NULL,
@@ -403,13 +404,15 @@ efam_outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method,
 # gam()'s fields of an extended family's REML or ML fit, on the engine's
 # object fitted at the chosen theta, smoothing parameters and scale
 # (before efam_finish(), which then takes this fit's EDFs for the aic).
-efam_outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control) {
+# method_given: the method asked for, whose name gam() gives the score.
+efam_outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control,
+                              method_given = method) {
   P <- lap$P
   known <- !P$lphi
   nr <- ncol(L)
   nth <- P$nth
   fit$method <- method
-  fit$gcv.ubre <- stats::setNames(lap$score, method)
+  fit$gcv.ubre <- stats::setNames(lap$score, method_given)
   fit$optimizer <- c("outer", "newton")
   conv <- if (lap$converged) "full convergence" else "iteration limit reached"
   fit$outer.info <- list(conv = conv, iter = lap$iter, grad = lap$g, hess = lap$Hs,

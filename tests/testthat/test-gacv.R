@@ -83,6 +83,6 @@ test_that("GACV.Cp with a known scale is UBRE; with gamma != 1 its score is belo
 test_that("GACV.Cp for an extended family is refused by name", {
   d <- gacv_data(300)
   d$yc <- rpois(nrow(d), 3)
-  expect_error(gam_gpu(yc ~ s(x0), family = mgcv::nb(), data = d, method = "GACV.Cp"),
+  expect_error(gam_gpu(yc ~ s(x0), family = mgcv::negbin(3), data = d, method = "GACV.Cp"),
                class = "gamgpu_unsupported_method")
 })

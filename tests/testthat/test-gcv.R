@@ -128,7 +128,7 @@ test_that("GCV.Cp for extended families, and with in.out or rho, is refused by n
   # (beyond the additive model GCV.Cp is gam.fit3's: test-outer.R)
   d <- gcv_data(500)
   d$yp <- rpois(nrow(d), 2)
-  expect_error(gam_gpu(yp ~ s(x0), family = mgcv::nb(), data = d, method = "GCV.Cp"),
+  expect_error(gam_gpu(yp ~ s(x0), family = mgcv::negbin(3), data = d, method = "GCV.Cp"),
                class = "gamgpu_unsupported_method")
   expect_error(gam_gpu(yp ~ s(x0), family = poisson, data = d, method = "GCV.Cp", rho = 0.3),
                class = "gamgpu_unsupported_method")

@@ -295,7 +295,9 @@ test_that("methods gam() has not got here are refused with what to do", {
   d <- outer_data(n = 300)
   expect_error(gam_gpu(yp ~ s(x0), family = quasipoisson(), data = d, method = "REML"),
                class = "gamgpu_unsupported_method")
-  expect_error(gam_gpu(yp ~ s(x0), family = mgcv::nb(), data = d, method = "REML"),
+  # (mgcv's negbin(theta), a plain family, is not among them; nb() is:
+  # test-outer-efam.R)
+  expect_error(gam_gpu(yp ~ s(x0), family = mgcv::negbin(3), data = d, method = "REML"),
                class = "gamgpu_unsupported_method")
   expect_error(gam_gpu(yp ~ s(x0), family = quasipoisson(), data = d, method = "ML"),
                class = "gamgpu_unsupported_method")
