@@ -8,7 +8,8 @@
 #   Rscript bench/gam_methods.R [n ...]    (1e4 1e5 1e6)
 #
 # Environment:
-#   GAMGPU_BENCH_FAMILIES  families (default "gaussian,binomial")
+#   GAMGPU_BENCH_FAMILIES  families (default "gaussian,binomial"; also "nb"
+#                          and "tw", mgcv's extended families)
 #   GAMGPU_BENCH_METHODS   methods (default "GCV.Cp,REML")
 #   GAMGPU_BENCH_GAM_LIMIT seconds a gam() fit may take (default 600); one
 #                          still running then is stopped and reported as
@@ -63,18 +64,20 @@ gam_limited <- function(formula, family, data, method) {
 sim <- function(n, fam) {
   set.seed(1)
   d <- gamSim(1, n = n, dist = "normal", scale = 2, verbose = FALSE)
-  if (fam == "binomial") {
-    z <- (d$f - mean(d$f)) / stats::sd(d$f)
-    d$y <- stats::rbinom(n, 1, stats::plogis(z))
-  }
+  z <- (d$f - mean(d$f)) / stats::sd(d$f)
+  if (fam == "binomial") d$y <- stats::rbinom(n, 1, stats::plogis(z))
+  # the extended families (gam.fit4's REML, R/outer_efam.R)
+  if (fam == "nb") d$y <- stats::rnbinom(n, mu = exp(1 + z / 2), size = 3)
+  if (fam == "tw") d$y <- rTweedie(exp(1 + z / 2), p = 1.5, phi = 1)
   d
 }
 # (every kernel compiled and loaded before the first timing: the additive
 # fit's, the outer iteration's and the bases' on every row)
-warm <- sim(30000, "binomial")
-for (fam in list(gaussian(), binomial()))
-  invisible(gam_gpu(f, family = fam, data = warm, method = "REML",
+for (fam in unique(c("binomial", fams))) {
+  warm <- sim(30000, fam)
+  invisible(gam_gpu(f, family = get(fam, mode = "function")(), data = warm, method = "REML",
                     device = if (gpu) "required" else "off"))
+}
 rows <- list()
 for (n in ns) for (fam in fams) {
   d <- sim(n, fam)
