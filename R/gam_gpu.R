@@ -683,6 +683,9 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                device_mode = plan$mode, device_ordinal = plan$ordinal,
                ar_rho = if (is.null(ar)) 0 else ar$rho, ar_start = ar$start,
                theta_start = theta_start, theta = eng_fam$theta,
+               # (gam()'s methods: the engine's penalized IRLS starts at the
+               # outer iteration's optimum, where it then stops)
+               beta_start = if (!is.null(lap)) as.double(lap$beta),
                theta_estimated = as.integer(eng_fam$estimated),
                ml = as.integer(method == "ML" && !outer),
                unit_weights = as.integer(chk[["w_not_one"]] == 0))

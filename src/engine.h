@@ -69,6 +69,10 @@ typedef struct gg_fit_spec {
      * estimated, its log; later working models start from mgcv's initial
      * smoothing parameters as always */
     const double *theta_start;
+    /* NULL, or p coefficients the penalized IRLS starts from (eta = X
+     * beta_start + offset in place of the family's starting mu): gam()'s
+     * outer iteration's optimum, where the engine fits once more */
+    const double *beta_start;
     /* an extended family (family.efam) whose theta is free (n.theta > 0):
      * estimate it between iterations, as bgam.fit's estimate.theta(), from
      * family.ef.th; with family.ef.scale_est (tw()) its scale too, and

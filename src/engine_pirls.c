@@ -258,7 +258,11 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
     gg_reml_pt *best = NULL;
     const int maxit = spec->additive ? 1 : ctl->maxit;
 
-    if (!spec->additive) {
+    if (!spec->additive && spec->beta_start != NULL) {
+        memcpy(coef, spec->beta_start, (size_t) p * sizeof(double));
+        if ((rc = be->ops->xbeta(be, coef, st))) goto done;
+        have_coef = 1;
+    } else if (!spec->additive) {
         if ((rc = be->ops->init_eta(be, fam, st))) goto done;
     } else {
         double *zero = calloc((size_t) p, sizeof(double));

@@ -216,6 +216,17 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
                 gg_abort("gamgpu_bad_input", "theta_start must be finite");
         sp.theta_start = REAL(ths);
     }
+    /* the coefficients the penalized IRLS starts from, or NULL */
+    SEXP bs = gg_list_elt(spec, "beta_start");
+    sp.beta_start = NULL;
+    if (bs != R_NilValue) {
+        if (TYPEOF(bs) != REALSXP || XLENGTH(bs) != p)
+            gg_abort("gamgpu_bad_input", "beta_start must be a double vector, one per column of X");
+        for (int i = 0; i < p; i++)
+            if (!R_FINITE(REAL(bs)[i]))
+                gg_abort("gamgpu_bad_input", "beta_start must be finite");
+        sp.beta_start = REAL(bs);
+    }
 
     /* Device first when the policy allows (device_mode 1 = "auto", 2 =
      * "required"), then the CPU: under "auto" a failure of the device (not
