@@ -394,8 +394,9 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     family <- G_supplied$family
   }
   family <- resolve_family(family, env)
-  if (!is.null(efam_name(family)) && is.null(family$scale)) {
+  if (!is.null(efam_name(family)) && is.null(family$scale) && identical(method, "fREML")) {
     # bam() fits an extended family without a scale of its own at scale 1
+    # (gam()'s methods take a scale given: R/outer_efam.R)
     if (scale != 0)
       gamgpu_abort("gamgpu_unsupported_argument",
                    sprintf(paste("'scale' with %s(): bam() fits this family at scale 1",
@@ -429,8 +430,9 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   outer <- efam_outer || method %in% c("P-REML", "P-ML") ||
     (!additive && method %in% c("REML", "ML", "GCV.Cp", "GACV.Cp"))
   outer_families <- c("gaussian", "binomial", "poisson", "Gamma", "inverse.gaussian",
+                      "negbin", "tweedie",
                       if (method %in% c("GCV.Cp", "GACV.Cp")) c("quasibinomial", "quasipoisson"))
-  if (outer && !efam_outer && !(family$family %in% outer_families))
+  if (outer && !efam_outer && !(engine_family(family)$name %in% outer_families))
     gamgpu_abort("gamgpu_unsupported_method",
                  sprintf(paste("method = \"%s\" is available for the %s families so far (not %s);",
                                "use \"fREML\", or mgcv::gam() for this family"),
@@ -511,6 +513,9 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     G <- G_supplied
     if (scale <= 0) scale <- G$scale              # as bam(G = G)
   }
+  # gam() fits negbin(theta) at scale 1 with every method, whatever 'scale'
+  # says (estimate.gam()), GCV.Cp as UBRE then
+  if (outer && is_negbin(family)) scale <- 1
   if (gc_level > 0) gc()
   n <- nrow(G$mf)
   if (n < 1L) gamgpu_abort("gamgpu_no_data", "no rows left after NA handling and subsetting")

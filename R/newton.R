@@ -39,3 +39,17 @@ embed_penalties <- function(S, off, p) {
     M
   })
 }
+
+# The inverse and log |determinant| of a symmetric matrix: by Cholesky
+# where it is positive definite; otherwise (Newton's weights of a link that
+# is not canonical can be negative enough to make X'WX + S indefinite, and
+# mgcv's gdi1 and gdi2 then work with |det|) by its eigen-decomposition.
+# NULL where it is singular to rounding.
+sym_inverse_logdet <- function(H) {
+  R <- tryCatch(chol(H), error = function(e) NULL)
+  if (!is.null(R)) return(list(inv = chol2inv(R), ldet = 2 * sum(log(diag(R))), posdef = TRUE))
+  ev <- eigen(H, symmetric = TRUE)
+  d <- ev$values
+  if (!all(is.finite(d)) || min(abs(d)) <= 1e-13 * max(abs(d))) return(NULL)
+  list(inv = ev$vectors %*% (t(ev$vectors) / d), ldet = sum(log(abs(d))), posdef = FALSE)
+}

@@ -61,6 +61,8 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
   Ssp <- mgcv_fun("totalPenaltySpace")(G$S, G$H, G$off, p)
   UrS <- lapply(rS, function(r) crossprod(Ssp$Y, r))
   fam <- outer_family(family)
+  # the engine's name of the family, and negbin's theta or Tweedie's p
+  eng <- engine_family(family)
   if (is.matrix(X)) storage.mode(X) <- "double"
   ses <- .Call(gg_session_open_r, X, as.double(y), as.double(w),
                if (is.null(offset)) NULL else as.double(offset), plan$mode, plan$ordinal,
@@ -86,14 +88,18 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
        # Fisher's weights: the deviance, and X'WX, X'Wz
        eval = function(beta, gram = TRUE) {
          if (gram) count()
-         .Call(gg_session_eval_r, ses, if (!is.null(beta)) as.double(beta), fam$family,
-               fam$link, gram)
+         .Call(gg_session_eval_r, ses, if (!is.null(beta)) as.double(beta), eng$name,
+               fam$link, gram, eng$theta)
        },
        gram = function(v, z = zero) {
          count()
          .Call(gg_session_gram_r, ses, as.double(v), as.double(z))
        },
        lev = function(M, v = one) .Call(gg_session_leverage_r, ses, as.double(v), M),
+       null_coef = function() {
+         count()
+         outer_null_coef(.Call(gg_session_gram_r, ses, one, rep(fam$linkfun(mean(y)), n)))
+       },
        # gam.fit3's rows at the last eval, kept in the session (C:
        # src/outer_rows.c): Newton's weights and their derivatives in eta
        # (Fisher's too for a link that is not canonical), the deviance's
@@ -101,12 +107,12 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
        # statistic, X'WX with Newton's weights (gram), the vectors (vectors)
        rows = function(pearson = FALSE, gram = FALSE, vectors = FALSE) {
          if (gram) count()
-         .Call(gg_session_rows_r, ses, fam$family, fam$link, pearson, gram, vectors)
+         .Call(gg_session_rows_r, ses, eng$name, fam$link, pearson, gram, vectors, eng$theta)
        },
        # Newton's penalized IRLS step at the last eval (X'WX, X'Wz), NULL
        # where some Newton weight is not positive
        newton_gram = function() {
-         g <- .Call(gg_session_newton_gram_r, ses, fam$family, fam$link)
+         g <- .Call(gg_session_newton_gram_r, ses, eng$name, fam$link, eng$theta)
          if (!is.null(g)) count()
          g
        },
@@ -125,7 +131,7 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
        # for a known scale, every evaluation would repeat)
        ls = function(phi) {
          if (!identical(env$ls_phi, phi)) {
-           env$ls_value <- fam$ls(y, w, ls_n, phi)
+           env$ls_value <- mgcv_visible(fam$ls)(y, w, ls_n, phi)
            env$ls_phi <- phi
          }
          env$ls_value
@@ -139,6 +145,15 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
          if (nzchar(info$fallback)) env$fallback <- info$fallback
          .Call(gg_session_close_r, ses)
        })
+}
+
+# get.null.coef()'s coefficients from X'X and X' eta_m (g: a session's
+# Gram product with unit weights and z = the link of mean(y)): the least
+# squares fit of the constant eta_m, 0 for a column qr() leaves out.
+outer_null_coef <- function(g) {
+  b <- qr.coef(qr(g$XtWX), g$XtWz)
+  b[is.na(b)] <- 0
+  b
 }
 
 # Penalized IRLS to full convergence at the penalty Sl, from beta (NULL:
@@ -163,15 +178,19 @@ outer_pirls <- function(P, Sl, beta, maxit, eps) {
                    call = NULL)
     b1 <- backsolve(R, forwardsolve(t(R), drop(g$XtWz)))
     halves <- 0L
+    # (the first step halves towards gam.fit3's null coefficients, the
+    # least squares fit of the link of mean(y))
+    base <- beta
     repeat {
       # an invalid linear predictor gives a non-finite deviance: halved
       e1 <- tryCatch(P$eval(b1), gamgpu_nonfinite = function(err) NULL)
       pdev1 <- if (is.null(e1)) Inf else e1$dev + pen(b1)
       if (is.finite(pdev1) && (is.null(beta) || pdev1 <= pdev + 1e-12 * abs(pdev))) break
-      if (halves >= 60L || is.null(beta))
+      if (halves >= 60L)
         gamgpu_abort("gamgpu_numerical", "the penalized IRLS step could not be corrected",
                      call = NULL)
-      b1 <- (b1 + beta) / 2
+      if (is.null(base)) base <- P$null_coef()
+      b1 <- (b1 + base) / 2
       halves <- halves + 1L
     }
     # converged when the step is negligible, or the penalized deviance
@@ -217,14 +236,14 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
   # canonical one they are Fisher's, the last penalized IRLS step's)
   rw <- P$rows(pearson = pearson, gram = !fam$fisher)
   H <- (if (fam$fisher) f$XtWX else rw$XtWX) + Sl
-  R <- tryCatch(chol(H), error = function(e) NULL)
-  if (is.null(R))
+  Hd <- sym_inverse_logdet(H)
+  if (is.null(Hd))
     gamgpu_abort("gamgpu_numerical",
-                 "X'WX + S is not positive definite at the fit (Newton weights); use method = \"fREML\"",
+                 "X'WX + S is singular at the fit (Newton weights); use method = \"fREML\"",
                  call = NULL)
-  Hi <- chol2inv(R)
+  Hi <- Hd$inv
   n <- P$n
-  out <- list(beta = beta, dev = f$dev, Sl = Sl, Hi = Hi, R = R, pirls_iter = f$iter,
+  out <- list(beta = beta, dev = f$dev, Sl = Sl, Hi = Hi, pirls_iter = f$iter,
               pirls_converged = f$converged)
   if (pe) {
     # gam.fit3's tr A is Fisher's, tr((X'W_F X + S)^-1 X'W_F X), whatever
@@ -245,14 +264,13 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
     # pass over the rows, and a tolerance needs no more)
     out$scale.est <- if (P$scale > 0) P$scale else f$dev / (n - trA)
   } else {
-    ldetH <- 2 * sum(log(diag(R)))
+    ldetH <- Hd$ldet
     Pm <- Hi
     if (P$ml && P$Mp > 0) {
       PN <- Hi %*% P$N
-      NPN <- crossprod(P$N, PN)
-      cN <- chol(NPN)
-      ldetH <- ldetH + 2 * sum(log(diag(cN)))
-      Pm <- Hi - PN %*% chol2inv(cN) %*% t(PN)
+      Nd <- sym_inverse_logdet(crossprod(P$N, PN))
+      ldetH <- ldetH + Nd$ldet
+      Pm <- Hi - PN %*% Nd$inv %*% t(PN)
     }
     rp <- mgcv_fun("gam.reparam")(P$UrS, lsp, if (deriv) 2 else 0)
     known <- P$scale > 0
@@ -612,7 +630,7 @@ outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control, aic0 =
   # over threads beside the residuals -- an O(n) pass of R spared)
   reuse <- fam$family %in% c("binomial", "poisson") && isTRUE(P$unit_trials) &&
     is.finite(aic0)
-  aic <- if (reuse) aic0 else fam$aic(P$y, P$ls_n, fit$fitted.values, P$w, dev)
+  aic <- if (reuse) aic0 else mgcv_visible(fam$aic)(P$y, P$ls_n, fit$fitted.values, P$w, dev)
   fit$aic <- aic + 2 * sum(fit$edf)
   fit
 }

@@ -72,6 +72,10 @@ efam_outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, sca
          .Call(gg_session_gram_r, ses, as.double(v), as.double(z))
        },
        lev = function(M, v = one) .Call(gg_session_leverage_r, ses, as.double(v), M),
+       null_coef = function() {
+         env$grams <- env$grams + 1L
+         outer_null_coef(.Call(gg_session_gram_r, ses, one, rep(fam$linkfun(mean(y)), n)))
+       },
        # the family at theta (its working values), as gam.fit4 sets it
        set_theta = function(th) if (nth > 0) fam$putTheta(th),
        # (a family with theta fixed, n.theta = 0, has it at getTheta())
@@ -141,12 +145,15 @@ efam_pirls <- function(P, Sl, th, beta, maxit, eps) {
     b1 <- backsolve(R, forwardsolve(t(R), rhs))
     nxt <- state(b1)
     halves <- 0L
+    # (the first step halves towards gam.fit4's null coefficients)
+    base <- cur$beta
     while (!is.finite(nxt$pdev) ||
            (!is.null(cur$beta) && nxt$pdev > cur$pdev + 1e-12 * abs(cur$pdev))) {
-      if (halves >= 60L || is.null(cur$beta))
+      if (halves >= 60L)
         gamgpu_abort("gamgpu_numerical", "the penalized Newton step could not be corrected",
                      call = NULL)
-      nxt <- state((nxt$beta + cur$beta) / 2)
+      if (is.null(base)) base <- P$null_coef()
+      nxt <- state((nxt$beta + base) / 2)
       halves <- halves + 1L
     }
     small <- !is.null(cur$beta) &&
@@ -189,19 +196,19 @@ efam_outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE, th = num
                          sum(!good)), call = NULL)
   w <- dd$Deta2 / 2
   XWX <- P$gram(w)$XtWX
-  R <- tryCatch(chol(XWX + Sl), error = function(e) NULL)
-  if (is.null(R))
+  Hd <- sym_inverse_logdet(XWX + Sl)
+  if (is.null(Hd))
     gamgpu_abort("gamgpu_numerical",
-                 "X'WX + S is not positive definite at the fit (Newton weights); use method = \"fREML\"",
+                 "X'WX + S is singular at the fit (Newton weights); use method = \"fREML\"",
                  call = NULL)
-  Hi <- chol2inv(R)
-  ldetH <- 2 * sum(log(diag(R)))
+  Hi <- Hd$inv
+  ldetH <- Hd$ldet
   Pm <- Hi
   if (P$ml && P$Mp > 0) {
     PN <- Hi %*% P$N
-    cN <- chol(crossprod(P$N, PN))
-    ldetH <- ldetH + 2 * sum(log(diag(cN)))
-    Pm <- Hi - PN %*% chol2inv(cN) %*% t(PN)
+    Nd <- sym_inverse_logdet(crossprod(P$N, PN))
+    ldetH <- ldetH + Nd$ldet
+    Pm <- Hi - PN %*% Nd$inv %*% t(PN)
   }
   rp <- if (M > 0) mgcv_fun("gam.reparam")(P$UrS, lsp, if (deriv) 2 else 0) else
     list(det = 0, det1 = numeric(0), det2 = matrix(0, 0, 0))
@@ -212,7 +219,7 @@ efam_outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE, th = num
   Dp <- f$dev + f$pen
   V <- (Dp / (2 * phi) - ls$ls) / gam + (ldetH - rp$det) / 2 -
     remlInd * P$Mp / 2 * (log(2 * pi * phi) - log(gam))
-  out <- list(beta = beta, dev = f$dev, Sl = Sl, Hi = Hi, R = R, pirls_iter = f$iter,
+  out <- list(beta = beta, dev = f$dev, Sl = Sl, Hi = Hi, pirls_iter = f$iter,
               pirls_converged = f$converged, score = V, phi = phi, Dp = Dp, th = th,
               eta = f$eta, mu = f$mu)
   if (!deriv) return(out)

@@ -70,13 +70,13 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_session_open_r,        7),
     CALLDEF(gg_session_close_r,       1),
     CALLDEF(gg_session_info_r,        1),
-    CALLDEF(gg_session_eval_r,        5),
+    CALLDEF(gg_session_eval_r,        6),
     CALLDEF(gg_session_fetch_r,       2),
     CALLDEF(gg_session_gram_r,        3),
     CALLDEF(gg_session_leverage_r,    3),
     CALLDEF(gg_session_mul_r,         3),
-    CALLDEF(gg_session_rows_r,        6),
-    CALLDEF(gg_session_newton_gram_r, 3),
+    CALLDEF(gg_session_rows_r,        7),
+    CALLDEF(gg_session_newton_gram_r, 4),
     CALLDEF(gg_session_derivs_r,      4),
     {NULL, NULL, 0}
 };

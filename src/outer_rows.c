@@ -116,6 +116,7 @@ static int fetch_state(gg_backend *be, gg_outer_rows *r, gg_status *st)
 typedef struct rows_ctx {
     const gg_data *d;
     int f, l;
+    double th;          /* negbin's theta, Tweedie's p */
     gg_outer_rows *r;
     double *part;       /* nb: Pearson sums */
 } rows_ctx;
@@ -127,18 +128,18 @@ static void rows_block(void *c_, size_t i0, size_t i1, size_t b)
     double s = 0;
     for (size_t i = i0; i < i1; i++) {
         const double y = c->d->y[i], pw = c->d->pw[i], mu = r->mu[i];
-        const gg_fm_orow o = gg_fm_outer_row(c->f, c->l, r->fisher, y, pw, mu);
+        const gg_fm_orow o = gg_fm_outer_row(c->f, c->l, r->fisher, y, pw, mu, c->th);
         r->w[i] = o.w;
         r->w1[i] = o.w1;
         r->w2[i] = o.w2;
         r->dev1[i] = o.dev1;
         if (!r->fisher) {
-            const gg_fm_orow F = gg_fm_outer_row(c->f, c->l, 1, y, pw, mu);
+            const gg_fm_orow F = gg_fm_outer_row(c->f, c->l, 1, y, pw, mu, c->th);
             r->wF1[i] = F.w1;
             r->wF2[i] = F.w2;
         }
         if (r->pearson)
-            s += gg_fm_pearson_row(c->f, c->l, y, pw, mu, o.g1, r->pe1 + i, r->pe2 + i);
+            s += gg_fm_pearson_row(c->f, c->l, y, pw, mu, o.g1, c->th, r->pe1 + i, r->pe2 + i);
     }
     c->part[b] = s;
 }
@@ -154,7 +155,7 @@ int gg_outer_rows_compute(gg_backend *be, const gg_data *d, const gg_family *fam
     r->pearson = pearson;
     double *part = malloc((n_blocks(n) + 1) * sizeof(double));
     if (part == NULL) return oom(st);
-    rows_ctx c = {d, (int) fam->fam, (int) fam->link, r, part};
+    rows_ctx c = {d, (int) fam->fam, (int) fam->link, fam->theta, r, part};
     run_blocks(n, rows_block, &c);
     double ps = 0;
     sum_parts(part, n_blocks(n), 1, &ps);
@@ -179,6 +180,7 @@ int gg_outer_rows_gram(gg_backend *be, gg_outer_rows *r, double *A, gg_status *s
 typedef struct newton_ctx {
     const gg_data *d;
     int f, l;
+    double th;
     const gg_outer_rows *r;
     double *w, *z;
     int *bad;           /* nb: a block with a weight that is not positive */
@@ -191,7 +193,7 @@ static void newton_block(void *c_, size_t i0, size_t i1, size_t b)
     for (size_t i = i0; i < i1; i++) {
         const double off = c->d->offset != NULL ? c->d->offset[i] : 0.0;
         if (!gg_fm_newton_row(c->f, c->l, c->d->y[i], c->d->pw[i], off, c->r->eta[i],
-                              c->r->mu[i], c->w + i, c->z + i))
+                              c->r->mu[i], c->th, c->w + i, c->z + i))
             bad = 1;
     }
     c->bad[b] = bad;
@@ -207,7 +209,7 @@ int gg_outer_newton_gram(gg_backend *be, const gg_data *d, const gg_family *fam,
     const size_t nb = n_blocks(n);
     int *bad = calloc(nb + 1, sizeof(int));
     if (bad == NULL) return oom(st);
-    newton_ctx c = {d, (int) fam->fam, (int) fam->link, r, r->V, r->V + n, bad};
+    newton_ctx c = {d, (int) fam->fam, (int) fam->link, fam->theta, r, r->V, r->V + n, bad};
     run_blocks(n, newton_block, &c);
     *ok = 1;
     for (size_t k = 0; k < nb; k++)

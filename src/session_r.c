@@ -284,13 +284,13 @@ static int op_eval(gg_session *s, void *ctx_, gg_status *st)
  * values): eta = X beta + offset, then mu, Fisher's weights w and the
  * working response z; returns the deviance and, with gram TRUE, X'WX and
  * X'Wz at that state. */
-SEXP gg_session_eval_r(SEXP ptr, SEXP beta, SEXP family, SEXP link, SEXP gram)
+SEXP gg_session_eval_r(SEXP ptr, SEXP beta, SEXP family, SEXP link, SEXP gram, SEXP theta)
 {
     gg_session *s = session_get(ptr);
     const int p = s->d.p;
     const int start = beta == R_NilValue;
     const double *b0 = start ? NULL : double_arg(beta, p, "beta");
-    const gg_family fam = gg_family_or_abort(family, link, R_NilValue);
+    const gg_family fam = gg_family_or_abort(family, link, theta);
     const int want = Rf_asLogical(gram) == TRUE;
     const char *names[] = {"dev", "XtWX", "XtWz"};
     SEXP out = PROTECT(gg_named_list(3, names));
@@ -459,12 +459,12 @@ static SEXP host_vector(const double *v, size_t n)
  * their derivatives w1, w2, Fisher's wF1, wF2, dev1 and with pearson pe1,
  * pe2). */
 SEXP gg_session_rows_r(SEXP ptr, SEXP family, SEXP link, SEXP pearson, SEXP gram,
-                       SEXP vectors)
+                       SEXP vectors, SEXP theta)
 {
     gg_session *s = session_get(ptr);
     const int p = s->d.p, want = Rf_asLogical(gram) == TRUE;
     const int vec = Rf_asLogical(vectors) == TRUE;
-    rows_ctx c = {gg_family_or_abort(family, link, R_NilValue), Rf_asLogical(pearson) == TRUE,
+    rows_ctx c = {gg_family_or_abort(family, link, theta), Rf_asLogical(pearson) == TRUE,
                   want, NULL};
     const char *names[] = {"pearson", "XtWX", "eta", "mu", "w", "w1", "w2", "wF1", "wF2",
                            "dev1", "pe1", "pe2"};
@@ -502,11 +502,11 @@ static int op_newton(gg_session *s, void *ctx_, gg_status *st)
 
 /* Newton's penalized IRLS step at the last eval (gam.fit3's weights with
  * its alpha): X'WX and X'Wz, or NULL where some weight is not positive. */
-SEXP gg_session_newton_gram_r(SEXP ptr, SEXP family, SEXP link)
+SEXP gg_session_newton_gram_r(SEXP ptr, SEXP family, SEXP link, SEXP theta)
 {
     gg_session *s = session_get(ptr);
     const int p = s->d.p;
-    newton_ctx c = {gg_family_or_abort(family, link, R_NilValue), NULL, NULL, 0};
+    newton_ctx c = {gg_family_or_abort(family, link, theta), NULL, NULL, 0};
     SEXP out = PROTECT(gram_result(p, 0, &c.A, &c.b));
     session_run(s, op_newton, &c, "Newton's penalized IRLS step");
     UNPROTECT(1);

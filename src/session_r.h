@@ -8,14 +8,14 @@ SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP mode, SEXP ordi
                        SEXP nthreads);
 SEXP gg_session_close_r(SEXP ptr);
 SEXP gg_session_info_r(SEXP ptr);
-SEXP gg_session_eval_r(SEXP ptr, SEXP beta, SEXP family, SEXP link, SEXP gram);
+SEXP gg_session_eval_r(SEXP ptr, SEXP beta, SEXP family, SEXP link, SEXP gram, SEXP theta);
 SEXP gg_session_fetch_r(SEXP ptr, SEXP which);
 SEXP gg_session_gram_r(SEXP ptr, SEXP w, SEXP z);
 SEXP gg_session_leverage_r(SEXP ptr, SEXP w, SEXP M);
 SEXP gg_session_mul_r(SEXP ptr, SEXP B, SEXP t);
 SEXP gg_session_rows_r(SEXP ptr, SEXP family, SEXP link, SEXP pearson, SEXP gram,
-                       SEXP vectors);
-SEXP gg_session_newton_gram_r(SEXP ptr, SEXP family, SEXP link);
+                       SEXP vectors, SEXP theta);
+SEXP gg_session_newton_gram_r(SEXP ptr, SEXP family, SEXP link, SEXP theta);
 SEXP gg_session_derivs_r(SEXP ptr, SEXP db, SEXP Ml, SEXP flags);
 
 #endif

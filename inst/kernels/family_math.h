@@ -223,7 +223,8 @@ GG_FM double gg_fm_dev_resid(int f, double y, double mu, double wt, double th)
         const double kappa = th == 2.0 ? log(y1 / mu)
                              : (gg_fm_rpow(y, 2 - th) - gg_fm_rpow(mu, 2 - th)) / (2 - th);
         const double d = 2 * wt * (y * theta - kappa);
-        return d > 0 ? d : 0.0;
+        /* pmax(d, 0) as R's: NaN (mu < 0) stays NaN */
+        return d > 0 || d != d ? d : 0.0;
     }
     case GG_FM_GAUSSIAN: return wt * (y - mu) * (y - mu);
     case GG_FM_BINOMIAL:

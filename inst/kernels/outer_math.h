@@ -110,10 +110,13 @@ GG_FM double gg_fm_d4link(int l, double mu)
     return GG_FM_NAN;
 }
 
-/* dV / d mu, d^2 V / d mu^2, d^3 V / d mu^3 */
-GG_FM double gg_fm_dvar(int f, double mu)
+/* dV / d mu, d^2 V / d mu^2, d^3 V / d mu^3; th: negbin's theta,
+ * Tweedie's p (mgcv's expressions) */
+GG_FM double gg_fm_dvar(int f, double mu, double th)
 {
     switch (f) {
+    case GG_FM_NEGBIN: return 1.0 + 2.0 * mu / th;
+    case GG_FM_TWEEDIE: return th * pow(mu, th - 1.0);
     case GG_FM_GAUSSIAN: return 0.0;
     case GG_FM_POISSON:
     case GG_FM_QUASIPOISSON: return 1.0;
@@ -125,9 +128,11 @@ GG_FM double gg_fm_dvar(int f, double mu)
     return GG_FM_NAN;
 }
 
-GG_FM double gg_fm_d2var(int f, double mu)
+GG_FM double gg_fm_d2var(int f, double mu, double th)
 {
     switch (f) {
+    case GG_FM_NEGBIN: return 2.0 / th;
+    case GG_FM_TWEEDIE: return th * (th - 1.0) * pow(mu, th - 2.0);
     case GG_FM_GAUSSIAN:
     case GG_FM_POISSON:
     case GG_FM_QUASIPOISSON: return 0.0;
@@ -139,9 +144,11 @@ GG_FM double gg_fm_d2var(int f, double mu)
     return GG_FM_NAN;
 }
 
-GG_FM double gg_fm_d3var(int f, double mu)
+GG_FM double gg_fm_d3var(int f, double mu, double th)
 {
     switch (f) {
+    case GG_FM_NEGBIN: return 0.0;
+    case GG_FM_TWEEDIE: return th * (th - 1.0) * (th - 2.0) * pow(mu, th - 3.0);
     case GG_FM_GAUSSIAN:
     case GG_FM_POISSON:
     case GG_FM_QUASIPOISSON:
@@ -170,19 +177,21 @@ GG_FM int gg_fm_canonical(int f, int l)
 }
 
 /* One row of gam.fit3's weights at mu: with fisher 0 Newton's (its alpha
- * in the weight), with fisher 1 Fisher's.  g1 = d eta / d mu (as
+ * in the weight), with fisher 1 Fisher's; th the family's theta (negbin's,
+ * Tweedie's p; unused by the others).  g1 = d eta / d mu (as
  * 1 / mu.eta(linkfun(mu))); w the weight, w1 = dw / d eta, w2 = d^2 w /
  * d eta^2; dev1 = d deviance / d eta = -2 pw (y - mu) / (V g1). */
 typedef struct gg_fm_orow { double g1, w, w1, w2, dev1; } gg_fm_orow;
 
-GG_FM gg_fm_orow gg_fm_outer_row(int f, int l, int fisher, double y, double pw, double mu)
+GG_FM gg_fm_orow gg_fm_outer_row(int f, int l, int fisher, double y, double pw, double mu,
+                                 double th)
 {
     gg_fm_orow r;
     const double g1 = 1.0 / gg_fm_mu_eta(l, gg_fm_linkfun(l, mu));
-    const double V = gg_fm_variance(f, mu, 0.0);
+    const double V = gg_fm_variance(f, mu, th);
     const double d2l = gg_fm_d2link(l, mu), d3l = gg_fm_d3link(l, mu);
-    const double d2v = gg_fm_d2var(f, mu);
-    const double a = gg_fm_dvar(f, mu) / V;
+    const double d2v = gg_fm_d2var(f, mu, th);
+    const double a = gg_fm_dvar(f, mu, th) / V;
     const double b = d2l / g1;
     const double a1 = d2v / V - a * a;
     const double b1 = d3l / g1 - b * b;
@@ -191,7 +200,7 @@ GG_FM gg_fm_orow gg_fm_outer_row(int f, int l, int fisher, double y, double pw, 
     const double q2 = q * ((a + 2.0 * b) * (a + 2.0 * b) - (a1 + 2.0 * b1));
     double al = 1.0, al1 = 0.0, al2 = 0.0;
     if (!fisher) {
-        const double a2 = gg_fm_d3var(f, mu) / V - 3.0 * a * d2v / V + 2.0 * a * a * a;
+        const double a2 = gg_fm_d3var(f, mu, th) / V - 3.0 * a * d2v / V + 2.0 * a * a * a;
         const double b2 = gg_fm_d4link(l, mu) / g1 - 3.0 * b * d3l / g1 + 2.0 * b * b * b;
         const double cc = y - mu;
         al = 1.0 + cc * (a + b);
@@ -212,12 +221,12 @@ GG_FM gg_fm_orow gg_fm_outer_row(int f, int l, int fisher, double y, double pw, 
 /* The row's Pearson term p = pw (y - mu)^2 / V and its derivatives in eta
  * (pe1 = dp / d eta, pe2 = d^2 p / d eta^2), g1 = d eta / d mu. */
 GG_FM double gg_fm_pearson_row(int f, int l, double y, double pw, double mu, double g1,
-                               double *pe1, double *pe2)
+                               double th, double *pe1, double *pe2)
 {
-    const double res = y - mu, V = gg_fm_variance(f, mu, 0.0);
-    const double a1 = gg_fm_dvar(f, mu), V2 = V * V;
+    const double res = y - mu, V = gg_fm_variance(f, mu, th);
+    const double a1 = gg_fm_dvar(f, mu, th), V2 = V * V;
     const double pm = pw * (-2.0 * res / V - res * res * a1 / V2);
-    const double pmm = pw * (2.0 / V + 4.0 * res * a1 / V2 - res * res * gg_fm_d2var(f, mu) / V2 +
+    const double pmm = pw * (2.0 / V + 4.0 * res * a1 / V2 - res * res * gg_fm_d2var(f, mu, th) / V2 +
                              2.0 * res * res * a1 * a1 / (V2 * V));
     *pe1 = pm / g1;
     *pe2 = pmm / (g1 * g1) - pm * gg_fm_d2link(l, mu) / (g1 * g1 * g1);
@@ -230,10 +239,10 @@ GG_FM double gg_fm_pearson_row(int f, int l, double y, double pw, double mu, dou
  * <= 0 on a row with positive prior weight (Newton's weights are not all
  * positive: Fisher's are used then), 1 otherwise. */
 GG_FM int gg_fm_newton_row(int f, int l, double y, double pw, double off, double eta,
-                           double mu, double *w, double *z)
+                           double mu, double th, double *w, double *z)
 {
-    const double me = gg_fm_mu_eta(l, eta), V = gg_fm_variance(f, mu, 0.0);
-    const double al = 1.0 + (y - mu) * (gg_fm_dvar(f, mu) / V + gg_fm_d2link(l, mu) * me);
+    const double me = gg_fm_mu_eta(l, eta), V = gg_fm_variance(f, mu, th);
+    const double al = 1.0 + (y - mu) * (gg_fm_dvar(f, mu, th) / V + gg_fm_d2link(l, mu) * me);
     if (pw > 0 && !(al > 0)) return 0;
     double wf = pw * al * me * me / V;
     double zz = eta - off + (y - mu) / (me * al);

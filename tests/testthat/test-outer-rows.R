@@ -166,12 +166,12 @@ test_that("a session's rows need an eval, and its derivatives the rows", {
   d <- rows_data("binomial", 50)
   ses <- .Call(gamgpu:::gg_session_open_r, d$X, d$y, d$w, NULL, 0L, 0L, 1L)
   on.exit(.Call(gamgpu:::gg_session_close_r, ses))
-  expect_error(.Call(gamgpu:::gg_session_rows_r, ses, "binomial", "logit", FALSE, FALSE, FALSE),
+  expect_error(.Call(gamgpu:::gg_session_rows_r, ses, "binomial", "logit", FALSE, FALSE, FALSE, NULL),
                class = "gamgpu_bad_input")
   expect_error(.Call(gamgpu:::gg_session_derivs_r, ses, diag(3), diag(3), rep(0L, 3)),
                class = "gamgpu_bad_input")
-  .Call(gamgpu:::gg_session_eval_r, ses, NULL, "binomial", "logit", FALSE)
-  .Call(gamgpu:::gg_session_rows_r, ses, "binomial", "logit", FALSE, FALSE, FALSE)
+  .Call(gamgpu:::gg_session_eval_r, ses, NULL, "binomial", "logit", FALSE, NULL)
+  .Call(gamgpu:::gg_session_rows_r, ses, "binomial", "logit", FALSE, FALSE, FALSE, NULL)
   expect_error(.Call(gamgpu:::gg_session_derivs_r, ses, diag(2), diag(3), rep(0L, 3)),
                class = "gamgpu_bad_input")
   expect_error(.Call(gamgpu:::gg_session_derivs_r, ses, diag(3), diag(3), 1:4),

@@ -27,10 +27,10 @@ session_ops <- function(s, d) {
        xb = .Call(gamgpu:::gg_session_mul_r, s, B, FALSE),
        xtv = .Call(gamgpu:::gg_session_mul_r, s, V, TRUE),
        lev = .Call(gamgpu:::gg_session_leverage_r, s, abs(v), M),
-       eval = .Call(gamgpu:::gg_session_eval_r, s, d$beta, "binomial", "probit", TRUE),
+       eval = .Call(gamgpu:::gg_session_eval_r, s, d$beta, "binomial", "probit", TRUE, NULL),
        eta = .Call(gamgpu:::gg_session_fetch_r, s, "eta"),
        mu = .Call(gamgpu:::gg_session_fetch_r, s, "mu"),
-       start = .Call(gamgpu:::gg_session_eval_r, s, NULL, "binomial", "probit", FALSE),
+       start = .Call(gamgpu:::gg_session_eval_r, s, NULL, "binomial", "probit", FALSE, NULL),
        eta0 = .Call(gamgpu:::gg_session_fetch_r, s, "eta"),
        v = v, z = z, B = B, V = V, M = M)
 }
@@ -86,7 +86,7 @@ test_that("sessions refuse bad input and closed handles with classed errors", {
                class = "gamgpu_bad_input")
   expect_error(.Call(gamgpu:::gg_session_fetch_r, s, "mu"), class = "gamgpu_bad_input")
   expect_error(.Call(gamgpu:::gg_session_fetch_r, s, "w"), class = "gamgpu_bad_input")
-  expect_error(.Call(gamgpu:::gg_session_eval_r, s, NULL, "nosuch", "logit", TRUE),
+  expect_error(.Call(gamgpu:::gg_session_eval_r, s, NULL, "nosuch", "logit", TRUE, NULL),
                class = "gamgpu_error")
   expect_error(.Call(gamgpu:::gg_session_gram_r, gpu_policy(), 1, 1), class = "gamgpu_bad_input")
   .Call(gamgpu:::gg_session_close_r, s)
