@@ -7,7 +7,9 @@
  * -- the recipe's self-check, then the fit -- so that a test can reach
  * the fit's last polls.  Only the polls at loops' block boundaries count:
  * a wait's repeated polls (their number varies with the machine's load)
- * ask R alone, so that a fit's count is the same from run to run. */
+ * ask R alone.  (A count can still move by a block where a helper
+ * thread's slot is taken by work running beside and R's thread does that
+ * block itself.) */
 #include "interrupt_r.h"
 #include "interrupt.h"
 

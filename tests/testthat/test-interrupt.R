@@ -28,28 +28,44 @@ test_that("an interrupt stops every stage of a CPU fit, and the next fit is unch
   ref <- gam_gpu(f, data = d, device = "off", control = ctl)
   expect_identical(ref$device$model_matrix, "recipe")
   # a fit that polls at every check without being interrupted: how many
-  # polls it makes -- the same from run to run, as only the loops' block
-  # boundaries count, not the repeated polls of a wait for helper threads
-  g <- fit_with_interrupt(1e9, f, d, control = ctl)
-  expect_identical(coef(g), coef(ref))
-  P <- .Call(gamgpu:::gg_interrupt_polls_r)
+  # polls it makes (only loops' block boundaries count, not a wait's
+  # repeated polls; a few more where a helper thread's slot was taken by
+  # work running beside, so that R's thread did that block itself)
+  polls <- function() {
+    g <- fit_with_interrupt(1e9, f, d, control = ctl)
+    expect_identical(coef(g), coef(ref))
+    .Call(gamgpu:::gg_interrupt_polls_r)
+  }
+  P <- polls()
   expect_gt(P, 100)
-  g <- fit_with_interrupt(1e9 - 1, f, d, control = ctl)
-  expect_identical(.Call(gamgpu:::gg_interrupt_polls_r), P)
-  # interrupts at the first poll and at polls counted back from the last,
-  # to reach the late stages (the build polls the most)
   stages <- character()
-  for (k in unique(c(1, P - 2^(0:floor(log2(P - 1)))))) {
+  all_seen <- function()
+    any(grepl("model matrix", stages)) && any(grepl("Gram|iteration", stages)) &&
+      any(grepl("leverages", stages))
+  try_at <- function(k) {
     r <- fit_with_interrupt(k, f, d, control = ctl)
     # the helper threads are joined: none holds a slot of the budget (a
     # reset starts the count at the threads working now, this one only)
     .Call(gamgpu:::gg_threads_peak_r, TRUE)
     expect_identical(.Call(gamgpu:::gg_threads_peak_r, FALSE), 1L)
-    # every poll up to P is reached
-    expect_s3_class(r, "gamgpu_interrupted")
-    expect_s3_class(r, "gamgpu_error")
-    expect_match(conditionMessage(r), "interrupted by the user during")
-    stages <- c(stages, sub(".*interrupted by the user during ", "", conditionMessage(r)))
+    if (k == 1) expect_s3_class(r, "gamgpu_interrupted")
+    if (inherits(r, "gamgpu_interrupted")) {
+      expect_s3_class(r, "gamgpu_error")
+      expect_match(conditionMessage(r), "interrupted by the user during")
+      stages <<- c(stages, sub(".*interrupted by the user during ", "", conditionMessage(r)))
+    } else {
+      expect_identical(coef(r), coef(ref))     # the run polled less than k times
+    }
+  }
+  # interrupts at the first poll and at polls counted back from the last,
+  # to reach the late stages (the build polls the most); then, should a
+  # run's count have moved the last stage's ten polls (the leverages) past
+  # these, at each of the last polls of a count measured again
+  for (k in unique(c(1, P - 2^(0:floor(log2(P - 1)))))) try_at(k)
+  for (again in 1:5) {
+    if (all_seen()) break
+    P <- polls()
+    for (k in P - 1:12) if (!all_seen()) try_at(k)
   }
   expect_true(any(grepl("model matrix", stages)))
   expect_true(any(grepl("Gram|iteration", stages)))
