@@ -203,8 +203,8 @@ classify_setup_error <- function(e) {
 #'   working model at each step, bam()'s performance iteration);
 #'   \code{"REML"}, the criterion of \code{gam(method = "REML")}: for
 #'   gaussian identity models the restricted likelihood itself, for
-#'   binomial, poisson, Gamma, inverse.gaussian and non-identity gaussian
-#'   models gam()'s Laplace approximation to it, optimized by Newton's
+#'   binomial, poisson, Gamma, inverse.gaussian, negbin(theta), Tweedie(p)
+#'   and non-identity gaussian models gam()'s Laplace approximation to it, optimized by Newton's
 #'   method with exact derivatives around a fully converged penalized IRLS
 #'   (gam.fit3's "outer" iteration: slower than \code{"fREML"}, which is an
 #'   approximation to it, and the one gam() reports); \code{"ML"}, the
@@ -247,9 +247,12 @@ classify_setup_error <- function(e) {
 #'   its family's \code{Dd}; the products with X run in the model session),
 #'   and \code{"GCV.Cp"}, \code{"GACV.Cp"}, \code{"P-REML"} and
 #'   \code{"P-ML"} become \code{"REML"}, as gam() makes them (the score keeps
-#'   the name asked for).  Other families with these
-#'   methods (quasi families with "REML", "ML", "P-REML" or "P-ML",
-#'   \code{negbin(theta)}) are refused (class
+#'   the name asked for).  mgcv's \code{negbin(theta)} and
+#'   \code{Tweedie(p)} take them as the exponential families do (negbin at
+#'   scale 1 whatever \code{scale} says, \code{"GCV.Cp"} as UBRE, as
+#'   gam()).  Other families with these
+#'   methods (quasi families with "REML", "ML", "P-REML" or "P-ML") are
+#'   refused (class
 #'   \code{gamgpu_unsupported_method}: use \code{"fREML"} or
 #'   \code{mgcv::gam()}); any other value is an error of class
 #'   \code{gamgpu_bad_method}.  Pick \code{"fREML"} for big data (it is
