@@ -433,8 +433,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   outer <- efam_outer || method %in% c("P-REML", "P-ML") ||
     (!additive && method %in% c("REML", "ML", "GCV.Cp", "GACV.Cp"))
   outer_families <- c("gaussian", "binomial", "poisson", "Gamma", "inverse.gaussian",
-                      "negbin", "tweedie",
-                      if (method %in% c("GCV.Cp", "GACV.Cp")) c("quasibinomial", "quasipoisson"))
+                      "negbin", "tweedie", "quasibinomial", "quasipoisson")
   if (outer && !efam_outer && !(engine_family(family)$name %in% outer_families))
     gamgpu_abort("gamgpu_unsupported_method",
                  sprintf(paste("method = \"%s\" is available for the %s families so far (not %s);",

@@ -5,11 +5,12 @@
 # while the score rises.
 
 # The Newton step -H^-1 g with H's eigenvalues replaced by their absolute
-# values (floored at 1e-7 of the largest), scaled to at most 5 in any
-# coordinate.
+# values (floored at .Machine$double.eps^0.7 of the largest, as newton()
+# floors them: a flat end's curvature, far below the others', keeps its
+# full step), scaled to at most 5 in any coordinate.
 newton_step <- function(H, g) {
   ev <- eigen(H, symmetric = TRUE)
-  d <- pmax(abs(ev$values), 1e-7 * max(abs(ev$values), 1e-300))
+  d <- pmax(abs(ev$values), .Machine$double.eps^0.7 * max(abs(ev$values), 1e-300))
   step <- -drop(ev$vectors %*% (crossprod(ev$vectors, g) / d))
   if (max(abs(step)) > 5) step <- step * 5 / max(abs(step))
   step

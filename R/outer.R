@@ -481,13 +481,21 @@ outer_newton <- function(P, L, lsp0, theta0, control) {
     # conv.tol of the score's scale and the score's change within one --
     # where the criterion's flat ends would otherwise be followed for
     # scores that change by a part in 1e10)
-    if (!is.null(P$conv_tol)) {
-      ss1 <- scale_of(e1)
+    ss1 <- scale_of(e1)
+    if (!is.null(P$conv_tol))
       small <- small || (max(abs(e1$g)) <= 5 * ss1 * P$conv_tol &&
                            abs(e$score - e1$score) <= ss1 * P$conv_tol)
-    }
     e <- e1
     hist <- c(hist, e$score)
+    # (and, whatever the test, a flat end followed for five steps that
+    # together lowered the score by less than a hundredth of newton.tol of
+    # its scale, with every gradient within newton()'s 5 tol: stopped --
+    # the gradient along a flat end can fade too slowly for the test above
+    # to be met within newton.maxit)
+    nh <- length(hist)
+    if (nh > 5 && hist[nh - 5] - hist[nh] <= 0.01 * ss1 * tol &&
+        max(abs(e$g)) <= 5 * ss1 * tol)
+      small <- TRUE
     if (small) {
       converged <- TRUE
       break

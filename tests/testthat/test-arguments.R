@@ -122,11 +122,6 @@ test_that("method: fREML, REML, ML, P-REML, P-ML, GCV.Cp and GACV.Cp only, anyth
   for (m in list("NCV", "QNCV", "UBRE", "fre", "p-reml", 1, c("fREML", "REML"),
                  NA_character_))
     expect_error(fit_g(y ~ s(x0), data = d, method = m), class = "gamgpu_bad_method")
-  expect_error(fit_g(yp ~ s(x0), family = mgcv::negbin(3), data = d, method = "GACV.Cp"),
-               class = "gamgpu_unsupported_method")
-  for (m in c("REML", "ML", "P-REML", "P-ML"))
-    expect_error(fit_g(yp ~ s(x0), family = quasipoisson, data = d, method = m),
-                 class = "gamgpu_unsupported_method")
 })
 
 ## ---- honoured, against bam() ----------------------------------------------

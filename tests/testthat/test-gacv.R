@@ -80,9 +80,21 @@ test_that("GACV.Cp with a known scale is UBRE; with gamma != 1 its score is belo
   expect_equal(g$gcv.ubre[[1]], b2$gcv.ubre[[1]], tolerance = 1e-12)
 })
 
-test_that("GACV.Cp for an extended family is refused by name", {
+test_that("GACV.Cp for negbin(theta) is UBRE at scale 1, and for nb() REML, as gam()'s", {
   d <- gacv_data(300)
   d$yc <- rpois(nrow(d), 3)
-  expect_error(gam_gpu(yc ~ s(x0), family = mgcv::negbin(3), data = d, method = "GACV.Cp"),
-               class = "gamgpu_unsupported_method")
+  b <- mgcv::gam(yc ~ s(x0), family = mgcv::negbin(3), data = d, method = "GACV.Cp")
+  g <- gam_gpu(yc ~ s(x0), family = mgcv::negbin(3), data = d, method = "GACV.Cp",
+               device = "off")
+  expect_identical(g$method, "UBRE")
+  expect_identical(g$method, b$method)
+  # (y is noise: s(x0)'s smoothing parameter runs to a flat end, where
+  # gam() stops at 3e5 and gam_gpu further on, 7e-7 relative lower)
+  rel <- (g$gcv.ubre[[1]] - b$gcv.ubre[[1]]) / abs(b$gcv.ubre[[1]])
+  expect_lt(rel, 1e-12)
+  expect_gt(rel, -1e-5)
+  expect_gt(log(g$sp[[1]]), 12)
+  g <- gam_gpu(yc ~ s(x0), family = mgcv::nb(), data = d, method = "GACV.Cp", device = "off")
+  expect_identical(g$method, "REML")
+  expect_identical(names(g$gcv.ubre), "GACV.Cp")
 })

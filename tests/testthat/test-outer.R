@@ -291,17 +291,12 @@ test_that("the aic is family$aic's, from the fit's own C sums where dev is not r
   }
 })
 
-test_that("methods gam() has not got here are refused with what to do", {
+test_that("what gam_gpu has not got of gam()'s methods is refused with what to do", {
+  # (every family the engine has takes them: quasi families and
+  # negbin(theta) in test-outer-theta-families.R, nb() and the other
+  # extended families in test-outer-efam.R)
   d <- outer_data(n = 300)
-  expect_error(gam_gpu(yp ~ s(x0), family = quasipoisson(), data = d, method = "REML"),
-               class = "gamgpu_unsupported_method")
-  # (mgcv's negbin(theta), a plain family, is not among them; nb() is:
-  # test-outer-efam.R)
-  expect_error(gam_gpu(yp ~ s(x0), family = mgcv::negbin(3), data = d, method = "REML"),
-               class = "gamgpu_unsupported_method")
-  expect_error(gam_gpu(yp ~ s(x0), family = quasipoisson(), data = d, method = "ML"),
-               class = "gamgpu_unsupported_method")
-  expect_error(gam_gpu(yp ~ s(x0), family = quasipoisson(), data = d, method = "P-REML"),
+  expect_error(gam_gpu(yp ~ s(x0), family = poisson(), data = d, method = "REML", rho = 0.3),
                class = "gamgpu_unsupported_method")
   expect_error(gam_gpu(yp ~ s(x0), family = poisson(), data = d, method = "UBRE"),
                class = "gamgpu_bad_method")
