@@ -203,7 +203,9 @@ sigint_check <- function(device, bound) {
     # that R cannot interrupt (tp's eigen-decomposition of up to 2000 knots,
     # whatever n), hence the looser bound there
     if (r$how == "gamgpu_interrupted") expect_lt(r$latency, bound, label = label)
-    if (r$how == "R interrupt") expect_lt(r$latency, 2, label = label)
+    # (R's own interrupt waits for those calls to return: 3.4 s measured
+    # on the 2-core CI machine while another test run shared its cores)
+    if (r$how == "R interrupt") expect_lt(r$latency, 5, label = label)
     .Call(gamgpu:::gg_threads_peak_r, TRUE)
     expect_identical(.Call(gamgpu:::gg_threads_peak_r, FALSE), 1L, label = label)
     if (device != "off") expect_device_arena_empty()
