@@ -43,7 +43,9 @@
 #' @param newton.tol convergence tolerance of the REML Newton iteration
 #'   (mgcv's \code{fast.REML.fit} uses \code{sqrt(.Machine$double.eps)}); for
 #'   the GCV, GACV and UBRE Newton iterations, the largest gradient relative
-#'   to the score.
+#'   to the score.  gam()'s outer iteration for an extended family stops by
+#'   \code{newton()}'s test at this \code{conv.tol} when it is given, else
+#'   at \code{gam.control()}'s (1e-6), as \code{gam()} does.
 #' @param chunk.size the size of the subsample of rows mgcv's \code{bam()}
 #'   setup builds the bases on (\code{bam()}'s \code{chunk.size}; with at
 #'   most this many rows the setup uses them all).
