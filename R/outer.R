@@ -41,28 +41,26 @@ outer_family <- function(family) {
   fam
 }
 
-# The problem: the response, weights, offset, the family, the penalties at
-# full size, the null space of the total penalty (Mp columns), mgcv's
-# square roots of the penalties on its range (for log|S|+), and X loaded
-# once into a model session (src/session_r.c: the device's memory for a
-# GPU fit) that does every O(n p) step: the penalized IRLS rows and their
-# Gram products (eval; newton_gram for Newton's step), weighted Gram
-# products with weights of any sign (gram), leverages (lev), and gam.fit3's
-# rows with the criterion's derivative products (rows, derivs: in C, only
-# p-sized results returned).  close() releases the session and records
-# where it ran.
-outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, plan,
-                            nthreads, trials = NULL) {
+# The problem: the response, weights, offset, the family, the criterion,
+# and outer_session()'s penalties and model session, which does every
+# O(n p) step: the penalized IRLS rows and their Gram products (eval;
+# newton_gram for Newton's step), weighted Gram products (gram), leverages
+# (lev), and gam.fit3's rows with the criterion's derivative products
+# (rows, derivs: in C, only p-sized results returned).
+# What every outer problem has (R/outer.R, R/outer_efam.R): the penalties
+# at full size, mgcv's square roots of them on the total penalty's range
+# (for log|S|+), its null space (Mp columns), and X loaded once into a model
+# session (src/session_r.c: the device's memory for a GPU fit) with its
+# weighted Gram products (gram, with weights of any sign), leverages (lev),
+# X B and X' V products (xb, xt), get.null.coef()'s coefficients for the
+# link of mean(y) eta_m (null_coef), the count of Gram products (env$grams,
+# count()); close() releases the session and records where it ran.
+outer_session <- function(G, X, y, w, offset, S, plan, nthreads) {
   # (X: a matrix, or its recipe, built where the session runs)
   p <- if (is.matrix(X)) ncol(X) else X$p
   n <- if (is.matrix(X)) nrow(X) else X$n
-  Sf <- embed_penalties(S, G$off, p)
   rS <- mgcv_fun("mini.roots")(G$S, G$off, p, G$rank)
   Ssp <- mgcv_fun("totalPenaltySpace")(G$S, G$H, G$off, p)
-  UrS <- lapply(rS, function(r) crossprod(Ssp$Y, r))
-  fam <- outer_family(family)
-  # the engine's name of the family, and negbin's theta or Tweedie's p
-  eng <- engine_family(family)
   if (is.matrix(X)) storage.mode(X) <- "double"
   ses <- .Call(gg_session_open_r, X, as.double(y), as.double(w),
                if (is.null(offset)) NULL else as.double(offset), plan$mode, plan$ordinal,
@@ -71,13 +69,46 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
   env$grams <- 0L
   zero <- numeric(n)
   one <- rep(1, n)
-  count <- function() env$grams <- env$grams + 1L
+  count <- function(k = 1L) env$grams <- env$grams + k
+  gram <- function(v, z = zero) {
+    count()
+    .Call(gg_session_gram_r, ses, as.double(v), as.double(z))
+  }
+  list(ses = ses, env = env, count = count, n = n, p = p,
+       S = embed_penalties(S, G$off, p), UrS = lapply(rS, function(r) crossprod(Ssp$Y, r)),
+       N = Ssp$Z, Mp = ncol(Ssp$Z), gram = gram,
+       lev = function(M, v = one) .Call(gg_session_leverage_r, ses, as.double(v), M),
+       xb = function(B) .Call(gg_session_mul_r, ses, as.matrix(B) + 0, FALSE),
+       xt = function(V) .Call(gg_session_mul_r, ses, as.matrix(V) + 0, TRUE),
+       null_coef = function(eta_m) outer_null_coef(gram(one, rep(eta_m, n))),
+       close = function() {
+         if (isTRUE(env$closed)) return(invisible())
+         env$closed <- TRUE
+         info <- .Call(gg_session_info_r, ses)
+         env$device <- info$device
+         env$seconds <- c(transfer = info$t_transfer, rows = info$t_rows, build = info$t_build)
+         if (nzchar(info$fallback)) env$fallback <- info$fallback
+         .Call(gg_session_close_r, ses)
+       })
+}
+
+outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, plan,
+                            nthreads, trials = NULL) {
+  B <- outer_session(G, X, y, w, offset, S, plan, nthreads)
+  ses <- B$ses
+  env <- B$env
+  count <- B$count
+  n <- B$n
+  fam <- outer_family(family)
+  # the engine's name of the family, and negbin's theta or Tweedie's p
+  eng <- engine_family(family)
   # family$ls()'s n: the binomial trials per row (1 without cbind())
   ls_n <- if (is.null(trials)) rep(1, n) else trials
-  list(y = y, w = w, off = if (is.null(offset)) 0 else offset, n = n, p = p,
+  c(B[c("n", "p", "S", "UrS", "N", "Mp", "env", "gram", "lev", "close")], list(
+       y = y, w = w, off = if (is.null(offset)) 0 else offset,
        n_pos = sum(w > 0),   # (rows of positive weight: P-REML's and P-ML's scale)
-       fam = fam, S = Sf, UrS = UrS, N = Ssp$Z, Mp = ncol(Ssp$Z),
-       ml = method %in% c("ML", "P-ML"), gamma = gamma, scale = scale, env = env,
+       fam = fam,
+       ml = method %in% c("ML", "P-ML"), gamma = gamma, scale = scale,
        # (P-REML and P-ML with a known scale are REML and ML, as in gam())
        crit = if (method %in% c("REML", "ML")) method else
          if (method %in% c("P-REML", "P-ML")) (if (scale > 0) sub("P-", "", method) else method)
@@ -91,15 +122,7 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
          .Call(gg_session_eval_r, ses, if (!is.null(beta)) as.double(beta), eng$name,
                fam$link, gram, eng$theta)
        },
-       gram = function(v, z = zero) {
-         count()
-         .Call(gg_session_gram_r, ses, as.double(v), as.double(z))
-       },
-       lev = function(M, v = one) .Call(gg_session_leverage_r, ses, as.double(v), M),
-       null_coef = function() {
-         count()
-         outer_null_coef(.Call(gg_session_gram_r, ses, one, rep(fam$linkfun(mean(y)), n)))
-       },
+       null_coef = function() B$null_coef(fam$linkfun(mean(y))),
        # gam.fit3's rows at the last eval, kept in the session (C:
        # src/outer_rows.c): Newton's weights and their derivatives in eta
        # (Fisher's too for a link that is not canonical), the deviance's
@@ -123,7 +146,7 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
        # eta' diag(h w'') eta (hww), colSums(h w' eta) (hd); eta' diag(w)
        # eta (Dw), eta' diag(p'') eta (Dp2)
        derivs = function(db, Ml, fisher, pe, pearson) {
-         env$grams <- env$grams + ncol(db)
+         count(ncol(db))
          .Call(gg_session_derivs_r, ses, db, Ml, as.integer(c(fisher, pe, pearson)))
        },
        ls_n = ls_n, unit_trials = is.null(trials),
@@ -135,16 +158,7 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
            env$ls_phi <- phi
          }
          env$ls_value
-       },
-       close = function() {
-         if (isTRUE(env$closed)) return(invisible())
-         env$closed <- TRUE
-         info <- .Call(gg_session_info_r, ses)
-         env$device <- info$device
-         env$seconds <- c(transfer = info$t_transfer, rows = info$t_rows, build = info$t_build)
-         if (nzchar(info$fallback)) env$fallback <- info$fallback
-         .Call(gg_session_close_r, ses)
-       })
+       }))
 }
 
 # get.null.coef()'s coefficients from X'X and X' eta_m (g: a session's
@@ -413,6 +427,18 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
   out
 }
 
+# The map of the outer iteration's free parameters ([nth theta's], the free
+# rho's, [log scale]) to the criterion's ([theta], lsp, [log scale]): L
+# between identities.
+outer_param_map <- function(L, nth, lphi) {
+  nr <- ncol(L)
+  J <- matrix(0, nth + nrow(L), nth + nr)
+  J[seq_len(nth), seq_len(nth)] <- diag(nth)
+  J[nth + seq_len(nrow(L)), nth + seq_len(nr)] <- L
+  if (lphi) J <- rbind(cbind(J, 0), c(numeric(nth + nr), 1))
+  J
+}
+
 # Newton's method on the free parameters theta = (rho, [log phi]), log sp =
 # L rho + lsp0: the Hessian's eigenvalues made positive, steps of at most 5,
 # halved while the score rises (gam.outer()'s newton(), and gcv_newton()'s
@@ -424,10 +450,7 @@ outer_newton <- function(P, L, lsp0, theta0, control) {
   # (an extended family's parameters come first: P$nth of them, its
   # criterion P$score_fn, R/outer_efam.R)
   nth <- if (is.null(P$nth)) 0L else P$nth
-  J <- matrix(0, nth + nrow(L), nth + nr)
-  J[seq_len(nth), seq_len(nth)] <- diag(nth)
-  J[nth + seq_len(nrow(L)), nth + seq_len(nr)] <- L
-  if (!known) J <- rbind(cbind(J, 0), c(numeric(nth + nr), 1))
+  J <- outer_param_map(L, nth, !known)
   eval_at <- function(theta, from) {
     lsp <- drop(L %*% theta[nth + seq_len(nr)]) + lsp0
     lphi <- if (known) NULL else theta[nth + nr + 1L]
@@ -575,18 +598,11 @@ outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control, aic0 =
   # "GCV.Cp", "REML" and "ML" for "P-REML" and "P-ML" with a known scale)
   fit$method <- P$crit
   fit$gcv.ubre <- stats::setNames(lap$score, method)
-  fit$optimizer <- c("outer", "newton")
-  conv <- if (lap$converged) "full convergence" else "iteration limit reached"
-  fit$outer.info <- list(conv = conv, iter = lap$iter, grad = lap$g, hess = lap$Hs,
-                         score.hist = lap$score.hist)
-  fit$mgcv.conv <- NULL
   fit$scale.estimated <- !known
   fam <- P$fam
-  wf <- lap$wf
-  rV <- lap$rV
   # gam()'s scale when estimated is not the REML one (reml.scale) but
   # gam.fit3's scale.est: Fletcher's Pearson estimate with tr(A)
-  trA <- P$p - sum(tcrossprod(rV) * lap$Sl)
+  trA <- P$p - sum(tcrossprod(lap$rV) * lap$Sl)
   scale.est <- NA
   if (!known) {
     V <- fam$variance(lap$mu)
@@ -597,22 +613,49 @@ outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control, aic0 =
   }
   fit$reml.scale <- if (pe) NA else lap$phi
   fit$scale <- fit$sig2 <- if (known) P$scale else scale.est
-  # gam.fit3.post.proc() on the outer fit: Vp = phi H^-1, Ve, the EDFs, Vc
-  # with the smoothing parameters' uncertainty.  It reads X only through
-  # X'W_F X (its F, its R factor, Vb.corr) and the leverages, so it is
-  # given Rx, p x p with Rx'Rx = X'W_F X, in X's place with unit weights,
-  # and the leverages the session computed
+  fit <- outer_post_proc(fit, lap, G, outer_param_map(L, 0L, P$lphi), c(lsp0, if (P$lphi) 0),
+                         list(scale.estimated = !known, scale.est = scale.est, scale = P$scale,
+                              reml.scale = fit$reml.scale, family = fit$family,
+                              method = method),
+                         control, seq_len(nr), sp.names)
+  # gam.fit3's dev1 for the aic
+  dev <- if (known) P$scale * sum(P$w) else if (fam$family == "gaussian") lap$dev else
+    if (pe) scale.est * sum(P$w) else lap$phi * sum(P$w)
+  # (binomial's and poisson's aic do not read dev: without cbind() trials
+  # theirs is the fit's own, aic0, family$aic(y, 1, mu, w) summed in C
+  # over threads beside the residuals -- an O(n) pass of R spared)
+  reuse <- fam$family %in% c("binomial", "poisson") && isTRUE(P$unit_trials) &&
+    is.finite(aic0)
+  aic <- if (reuse) aic0 else mgcv_visible(fam$aic)(P$y, P$ls_n, fit$fitted.values, P$w, dev)
+  fit$aic <- aic + 2 * sum(fit$edf)
+  fit
+}
+
+# gam.fit3.post.proc() on an outer fit (lap: outer_smoothing()'s or
+# efam_outer_smoothing()'s result): Vp = phi H^-1, Ve, the EDFs, Vc with
+# the parameters' uncertainty, into fit with the leverages, the weights
+# (Fisher's; Newton's as working.weights), d beta / d rho and the free
+# smoothing parameters (lap$theta[sp_index]).  post.proc reads X only
+# through X'W_F X (its F, its R factor, Vb.corr) and the leverages, so it
+# is given Rx, p x p with Rx'Rx = X'W_F X, in X's place with unit weights,
+# and the leverages the session computed.  Lx, lsp0x: the map of every
+# outer parameter to gam.fit3's and its offset; obj: post.proc's object's
+# fields that differ between the callers (scales, family, method).  Also
+# gam()'s record of the Newton iteration (optimizer, outer.info).
+outer_post_proc <- function(fit, lap, G, Lx, lsp0x, obj, control, sp_index, sp.names) {
+  P <- lap$P
+  fit$optimizer <- c("outer", "newton")
+  conv <- if (lap$converged) "full convergence" else "iteration limit reached"
+  fit$outer.info <- list(conv = conv, iter = lap$iter, grad = lap$g, hess = lap$Hs,
+                         score.hist = lap$score.hist)
+  fit$mgcv.conv <- NULL
   ev <- eigen(lap$XWX, symmetric = TRUE)
   Rx <- sqrt(pmax(ev$values, 0)) * t(ev$vectors)
-  Lx <- if (!P$lphi) L else rbind(cbind(L, 0), c(numeric(nr), 1))
-  obj <- list(scale.estimated = !known, scale.est = scale.est, scale = P$scale, rV = rV,
-              K = Rx %*% rV, weights = rep(1, P$p),
-              control = list(nthreads = control$nthreads), reml.scale = fit$reml.scale,
-              db.drho = if (ncol(Lx) > 0) lap$db, outer.info = list(hess = lap$Hs),
-              sp = exp(lap$theta), family = fit$family, method = method,
-              coefficients = lap$beta)
-  mv <- mgcv_fun("gam.fit3.post.proc")(Rx, Lx, c(lsp0, if (P$lphi) 0), G$S, G$off, obj,
-                                        P$gamma)
+  obj <- c(obj, list(rV = lap$rV, K = Rx %*% lap$rV, weights = rep(1, P$p),
+                     control = list(nthreads = control$nthreads),
+                     db.drho = if (ncol(Lx) > 0) lap$db, outer.info = list(hess = lap$Hs),
+                     sp = exp(lap$theta), coefficients = lap$beta))
+  mv <- mgcv_fun("gam.fit3.post.proc")(Rx, Lx, lsp0x, G$S, G$off, obj, P$gamma)
   pn <- names(fit$coefficients)
   for (nm in c("Vp", "Ve", "Vc")) {
     fit[nm] <- list(mv[[nm]])
@@ -624,22 +667,12 @@ outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control, aic0 =
   fit["edf2"] <- list(if (!is.null(mv$edf2)) stats::setNames(mv$edf2, pn))
   fit$hat <- lap$hat
   fit$R <- mv$R
-  fit$weights <- fit$wt <- wf
+  fit$weights <- fit$wt <- lap$wf
   fit$working.weights <- lap$w
   fit$db.drho <- lap$db
-  fit$sp <- exp(lap$theta[seq_len(nr)])
+  fit$sp <- exp(lap$theta[sp_index])
   names(fit$sp) <- sp.names
   fit$df.residual <- P$n - sum(fit$edf)
-  # gam.fit3's dev1 for the aic
-  dev <- if (known) P$scale * sum(P$w) else if (fam$family == "gaussian") lap$dev else
-    if (pe) scale.est * sum(P$w) else lap$phi * sum(P$w)
-  # (binomial's and poisson's aic do not read dev: without cbind() trials
-  # theirs is the fit's own, aic0, family$aic(y, 1, mu, w) summed in C
-  # over threads beside the residuals -- an O(n) pass of R spared)
-  reuse <- fam$family %in% c("binomial", "poisson") && isTRUE(P$unit_trials) &&
-    is.finite(aic0)
-  aic <- if (reuse) aic0 else mgcv_visible(fam$aic)(P$y, P$ls_n, fit$fitted.values, P$w, dev)
-  fit$aic <- aic + 2 * sum(fit$edf)
   fit
 }
 

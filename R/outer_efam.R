@@ -32,50 +32,24 @@
 efam_outer_method <- function(method) if (method %in% c("REML", "ML")) method else "REML"
 
 # The problem: the family (link derivatives to the fourth, theta's working
-# values), the penalties, mgcv's square roots for log|S|+, the null space
-# (Mp columns), the scale (known, or its log a parameter), and X in a model
-# session.
+# values), the scale (known, or its log a parameter), and
+# outer_session()'s penalties and model session.
 efam_outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, plan,
                                nthreads) {
-  p <- if (is.matrix(X)) ncol(X) else X$p
-  n <- if (is.matrix(X)) nrow(X) else X$n
-  Sf <- embed_penalties(S, G$off, p)
-  rS <- mgcv_fun("mini.roots")(G$S, G$off, p, G$rank)
-  Ssp <- mgcv_fun("totalPenaltySpace")(G$S, G$H, G$off, p)
-  UrS <- lapply(rS, function(r) crossprod(Ssp$Y, r))
+  B <- outer_session(G, X, y, w, offset, S, plan, nthreads)
+  n <- B$n
   fam <- mgcv_fun("fix.family.link")(family)
   # (estimate.gam(): the scale given, else the family's, else 1; below 0
   # it is estimated, its log a parameter)
   if (!(scale > 0)) scale <- if (is.null(fam$scale)) 1 else fam$scale
   nth <- if (isTRUE(fam$n.theta > 0)) as.integer(fam$n.theta) else 0L
-  if (is.matrix(X)) storage.mode(X) <- "double"
-  off <- if (is.null(offset)) 0 else offset
-  ses <- .Call(gg_session_open_r, X, as.double(y), as.double(w),
-               if (is.null(offset)) NULL else as.double(offset), plan$mode, plan$ordinal,
-               as.integer(nthreads))
-  env <- new.env()
-  env$grams <- 0L
-  zero <- numeric(n)
-  one <- rep(1, n)
   dDeta <- mgcv_fun("dDeta")
   lsf <- mgcv_visible(fam$ls)        # (tw()'s finds mgcv's ldTweedie)
-  list(y = y, w = w, off = off, n = n, p = p, fam = fam, nth = nth,
-       S = Sf, UrS = UrS, N = Ssp$Z, Mp = ncol(Ssp$Z), ml = method == "ML",
-       gamma = gamma, scale = scale, lphi = scale <= 0, crit = method, env = env,
+  c(B[c("n", "p", "S", "UrS", "N", "Mp", "env", "gram", "lev", "xb", "xt", "close")], list(
+       y = y, w = w, off = if (is.null(offset)) 0 else offset, fam = fam, nth = nth,
+       ml = method == "ML", gamma = gamma, scale = scale, lphi = scale <= 0, crit = method,
        score_fn = efam_outer_score,
-       # X B and X' V (B: p x k, V: n x k)
-       xb = function(B) .Call(gg_session_mul_r, ses, as.matrix(B) + 0, FALSE),
-       xt = function(V) .Call(gg_session_mul_r, ses, as.matrix(V) + 0, TRUE),
-       # X' diag(v) X (and X' diag(v) z)
-       gram = function(v, z = zero) {
-         env$grams <- env$grams + 1L
-         .Call(gg_session_gram_r, ses, as.double(v), as.double(z))
-       },
-       lev = function(M, v = one) .Call(gg_session_leverage_r, ses, as.double(v), M),
-       null_coef = function() {
-         env$grams <- env$grams + 1L
-         outer_null_coef(.Call(gg_session_gram_r, ses, one, rep(fam$linkfun(mean(y)), n)))
-       },
+       null_coef = function() B$null_coef(fam$linkfun(mean(y))),
        # the family at theta (its working values), as gam.fit4 sets it
        set_theta = function(th) if (nth > 0) fam$putTheta(th),
        # (a family with theta fixed, n.theta = 0, has it at getTheta())
@@ -90,16 +64,7 @@ efam_outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, sca
                        parent = environment(fam$Dd))
          eval(fam$initialize, e)
          e$mustart
-       },
-       close = function() {
-         if (isTRUE(env$closed)) return(invisible())
-         env$closed <- TRUE
-         info <- .Call(gg_session_info_r, ses)
-         env$device <- info$device
-         env$seconds <- c(transfer = info$t_transfer, rows = info$t_rows, build = info$t_build)
-         if (nzchar(info$fallback)) env$fallback <- info$fallback
-         .Call(gg_session_close_r, ses)
-       })
+       }))
 }
 
 # gam.fit4's inner iteration to full convergence at theta th and penalty
@@ -420,47 +385,13 @@ efam_outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control,
   nth <- P$nth
   fit$method <- method
   fit$gcv.ubre <- stats::setNames(lap$score, method_given)
-  fit$optimizer <- c("outer", "newton")
-  conv <- if (lap$converged) "full convergence" else "iteration limit reached"
-  fit$outer.info <- list(conv = conv, iter = lap$iter, grad = lap$g, hess = lap$Hs,
-                         score.hist = lap$score.hist)
-  fit$mgcv.conv <- NULL
   phi <- lap$phi
   fit$reml.scale <- phi
   fit$scale <- fit$sig2 <- phi
-  rV <- lap$rV
-  ev <- eigen(lap$XWX, symmetric = TRUE)
-  Rx <- sqrt(pmax(ev$values, 0)) * t(ev$vectors)
-  # the map of every parameter (theta's, the free rho's, the log scale) to
-  # gam.fit4's (theta, lsp, log scale)
-  Lx <- matrix(0, nth + nrow(L), nth + nr)
-  Lx[seq_len(nth), seq_len(nth)] <- diag(nth)
-  Lx[nth + seq_len(nrow(L)), nth + seq_len(nr)] <- L
-  if (!known) Lx <- rbind(cbind(Lx, 0), c(numeric(nth + nr), 1))
-  obj <- list(scale.estimated = !known, scale.est = phi, scale = if (known) P$scale else 0,
-              rV = rV, K = Rx %*% rV, weights = rep(1, P$p),
-              control = list(nthreads = control$nthreads), reml.scale = phi,
-              db.drho = if (ncol(Lx) > 0) lap$db, outer.info = list(hess = lap$Hs),
-              sp = exp(lap$theta), family = P$fam, method = method,
-              coefficients = lap$beta)
-  mv <- mgcv_fun("gam.fit3.post.proc")(Rx, Lx, c(numeric(nth), lsp0, if (!known) 0), G$S,
-                                        G$off, obj, P$gamma)
-  pn <- names(fit$coefficients)
-  for (nm in c("Vp", "Ve", "Vc")) {
-    fit[nm] <- list(mv[[nm]])
-    if (!is.null(fit[[nm]])) dimnames(fit[[nm]]) <- list(pn, pn)
-  }
-  fit$V.sp <- mv$V.sp
-  fit$edf <- stats::setNames(mv$edf, pn)
-  fit$edf1 <- stats::setNames(mv$edf1, pn)
-  fit["edf2"] <- list(if (!is.null(mv$edf2)) stats::setNames(mv$edf2, pn))
-  fit$hat <- lap$hat
-  fit$R <- mv$R
-  fit$weights <- fit$wt <- lap$wf
-  fit$working.weights <- lap$w
-  fit$db.drho <- lap$db
-  fit$sp <- exp(lap$theta[nth + seq_len(nr)])
-  names(fit$sp) <- sp.names
-  fit$df.residual <- P$n - sum(fit$edf)
-  fit
+  outer_post_proc(fit, lap, G, outer_param_map(L, nth, !known),
+                  c(numeric(nth), lsp0, if (!known) 0),
+                  list(scale.estimated = !known, scale.est = phi,
+                       scale = if (known) P$scale else 0, reml.scale = phi,
+                       family = P$fam, method = method),
+                  control, nth + seq_len(nr), sp.names)
 }

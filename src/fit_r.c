@@ -51,6 +51,23 @@ static void trace_line(void *ctx, int iter, double reml, double dev, double edf,
 
 static SEXP new_mat(int r, int c) { return Rf_allocMatrix(REALSXP, r, c); }
 
+/* spec$name: NULL (absent), or a double vector of len finite values, whose
+ * data is returned; anything else is a classed error with the message
+ * bad_shape or not_finite. */
+static const double *optional_finite(SEXP spec, const char *name, R_xlen_t len,
+                                     const char *bad_shape, const char *not_finite)
+{
+    SEXP v = gg_list_elt(spec, name);
+    if (v == R_NilValue)
+        return NULL;
+    if (TYPEOF(v) != REALSXP || XLENGTH(v) != len)
+        gg_abort("gamgpu_bad_input", bad_shape);
+    for (R_xlen_t i = 0; i < len; i++)
+        if (!R_FINITE(REAL(v)[i]))
+            gg_abort("gamgpu_bad_input", not_finite);
+    return REAL(v);
+}
+
 SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
             SEXP off, SEXP L, SEXP lsp0, SEXP spec, SEXP control)
 {
@@ -205,28 +222,14 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
             d.ar_start = REAL(ars);
         }
     }
-    /* the first REML optimization's start (gam()'s in.out), or NULL */
-    SEXP ths = gg_list_elt(spec, "theta_start");
-    sp.theta_start = NULL;
-    if (ths != R_NilValue) {
-        if (TYPEOF(ths) != REALSXP || XLENGTH(ths) != nth)
-            gg_abort("gamgpu_bad_input", "theta_start must be a double vector, one per theta");
-        for (int i = 0; i < nth; i++)
-            if (!R_FINITE(REAL(ths)[i]))
-                gg_abort("gamgpu_bad_input", "theta_start must be finite");
-        sp.theta_start = REAL(ths);
-    }
-    /* the coefficients the penalized IRLS starts from, or NULL */
-    SEXP bs = gg_list_elt(spec, "beta_start");
-    sp.beta_start = NULL;
-    if (bs != R_NilValue) {
-        if (TYPEOF(bs) != REALSXP || XLENGTH(bs) != p)
-            gg_abort("gamgpu_bad_input", "beta_start must be a double vector, one per column of X");
-        for (int i = 0; i < p; i++)
-            if (!R_FINITE(REAL(bs)[i]))
-                gg_abort("gamgpu_bad_input", "beta_start must be finite");
-        sp.beta_start = REAL(bs);
-    }
+    /* the first REML optimization's start (gam()'s in.out) and the
+     * coefficients the penalized IRLS starts from, or NULL */
+    sp.theta_start = optional_finite(spec, "theta_start", nth,
+                                     "theta_start must be a double vector, one per theta",
+                                     "theta_start must be finite");
+    sp.beta_start = optional_finite(spec, "beta_start", p,
+                                    "beta_start must be a double vector, one per column of X",
+                                    "beta_start must be finite");
 
     /* Device first when the policy allows (device_mode 1 = "auto", 2 =
      * "required"), then the CPU: under "auto" a failure of the device (not
