@@ -161,6 +161,17 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
        }))
 }
 
+# log|H| as REML takes it and the matrix whose leverages and traces give
+# its derivatives: H^-1 (Hd: sym_inverse_logdet(H)); for ML (P$ml) on the
+# penalized space, log|H| + log|N'H^-1 N| and H^-1 - H^-1 N (N'H^-1 N)^-1
+# N'H^-1 for the total penalty's null space N.
+outer_ldet <- function(P, Hd) {
+  if (!P$ml || P$Mp == 0) return(list(ldet = Hd$ldet, Pm = Hd$inv))
+  PN <- Hd$inv %*% P$N
+  Nd <- sym_inverse_logdet(crossprod(P$N, PN))
+  list(ldet = Hd$ldet + Nd$ldet, Pm = Hd$inv - PN %*% Nd$inv %*% t(PN))
+}
+
 # get.null.coef()'s coefficients from X'X and X' eta_m (g: a session's
 # Gram product with unit weights and z = the link of mean(y)): the least
 # squares fit of the constant eta_m, 0 for a column qr() leaves out.
@@ -278,14 +289,9 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
     # pass over the rows, and a tolerance needs no more)
     out$scale.est <- if (P$scale > 0) P$scale else f$dev / (n - trA)
   } else {
-    ldetH <- Hd$ldet
-    Pm <- Hi
-    if (P$ml && P$Mp > 0) {
-      PN <- Hi %*% P$N
-      Nd <- sym_inverse_logdet(crossprod(P$N, PN))
-      ldetH <- ldetH + Nd$ldet
-      Pm <- Hi - PN %*% Nd$inv %*% t(PN)
-    }
+    lm <- outer_ldet(P, Hd)
+    ldetH <- lm$ldet
+    Pm <- lm$Pm
     rp <- mgcv_fun("gam.reparam")(P$UrS, lsp, if (deriv) 2 else 0)
     known <- P$scale > 0
     remlInd <- if (P$ml) 0 else 1
@@ -577,6 +583,13 @@ outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, gamm
   # as gam.fit3's 'weights'; Newton's are its 'working.weights')
   wf <- P$w * fam$mu.eta(res$eta)^2 / fam$variance(res$mu)
   wf[!is.finite(wf)] <- 0
+  outer_fisher_rows(res, P, wf)
+}
+
+# What gam.fit3.post.proc() needs of the rows at the optimum, with
+# Fisher's weights wf: X'W_F X, rV (rV rV' = (X'W_F X + S)^-1) and the
+# leverages, into the optimizer's result res with the problem P.
+outer_fisher_rows <- function(res, P, wf) {
   res$wf <- wf
   res$XWX <- P$gram(wf)$XtWX
   Rf <- chol(res$XWX + res$Sl)

@@ -167,14 +167,9 @@ efam_outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE, th = num
                  "X'WX + S is singular at the fit (Newton weights); use method = \"fREML\"",
                  call = NULL)
   Hi <- Hd$inv
-  ldetH <- Hd$ldet
-  Pm <- Hi
-  if (P$ml && P$Mp > 0) {
-    PN <- Hi %*% P$N
-    Nd <- sym_inverse_logdet(crossprod(P$N, PN))
-    ldetH <- ldetH + Nd$ldet
-    Pm <- Hi - PN %*% Nd$inv %*% t(PN)
-  }
+  lm <- outer_ldet(P, Hd)
+  ldetH <- lm$ldet
+  Pm <- lm$Pm
   rp <- if (M > 0) mgcv_fun("gam.reparam")(P$UrS, lsp, if (deriv) 2 else 0) else
     list(det = 0, det1 = numeric(0), det2 = matrix(0, 0, 0))
   known <- !P$lphi
@@ -363,14 +358,7 @@ efam_outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method,
   res$eta <- e$eta
   res$mu <- e$mu
   res$w <- dd$Deta2 / 2
-  wf <- pmax(0, dd$EDeta2 / 2)
-  res$wf <- wf
-  res$XWX <- P$gram(wf)$XtWX
-  Rf <- chol(res$XWX + res$Sl)
-  res$rV <- backsolve(Rf, diag(P$p))                   # rV rV' = (X'W_F X + S)^-1
-  res$hat <- P$lev(tcrossprod(res$rV), wf)
-  res$P <- P
-  res
+  outer_fisher_rows(res, P, pmax(0, dd$EDeta2 / 2))
 }
 
 # gam()'s fields of an extended family's REML or ML fit, on the engine's
