@@ -354,8 +354,10 @@ classify_setup_error <- function(e) {
 #'   the additive model) \code{outer_gram}, where its model session ran
 #'   (\code{"cuda:0"}, \code{"cpu"}), \code{outer_grams}, its weighted
 #'   Gram products, \code{outer_seconds}, its seconds in host-device
-#'   copies, row-wise work and building X, and \code{outer_fallback}, why
-#'   it left the device, when it did.
+#'   copies, row-wise work and building X, \code{outer_rows}, where the
+#'   rows of gam.fit3's derivatives were computed (\code{"cuda:0"}: on the
+#'   device, beside X, so that no n-vector crosses the bus; \code{"cpu"}),
+#'   and \code{outer_fallback}, why it left the device, when it did.
 #'   With \code{fit = FALSE}, the setup object instead (see \code{...}).
 #' @examples
 #' library(mgcv)
@@ -809,6 +811,10 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     fit$device$outer_grams <- lap$P$env$grams
     # (the session's seconds in host-device copies, row-wise work, X's build)
     fit$device$outer_seconds <- lap$P$env$seconds
+    # (where gam.fit3's rows were computed: "cuda:0", kept on the device
+    # beside X; "cpu", in host memory)
+    rows_at <- lap$P$env$rows
+    if (!is.null(rows_at) && nzchar(rows_at)) fit$device$outer_rows <- rows_at
     # (a device failure under "auto": the products went on on the CPU)
     if (!is.null(lap$P$env$fallback)) fit$device$outer_fallback <- lap$P$env$fallback
   }

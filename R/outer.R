@@ -87,6 +87,7 @@ outer_session <- function(G, X, y, w, offset, S, plan, nthreads) {
          info <- .Call(gg_session_info_r, ses)
          env$device <- info$device
          env$seconds <- c(transfer = info$t_transfer, rows = info$t_rows, build = info$t_build)
+         env$rows <- info$rows
          if (nzchar(info$fallback)) env$fallback <- info$fallback
          .Call(gg_session_close_r, ses)
        })

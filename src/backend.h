@@ -58,6 +58,9 @@ typedef enum {
 } gg_vec;
 
 typedef struct gg_backend gg_backend;
+/* gam()'s outer iteration's rows kept where the backend computes
+ * (outer_rows.h) */
+typedef struct gg_outer_ops gg_outer_ops;
 
 
 typedef struct gg_backend_ops {
@@ -128,6 +131,14 @@ typedef struct gg_backend_ops {
 
     /* Free everything; safe to call more than once and after any failure. */
     void (*release)(gg_backend *self);
+
+    /* gam()'s outer smoothing parameter iteration's rows and products in
+     * the backend's own memory (outer_rows.h: gg_outer_ops; the device's
+     * for a GPU backend), or NULL: the engine computes the rows on the
+     * host from fetch()ed eta and mu and hands the products' weights over
+     * with set_rows(), xmul() and xtmul() (the CPU backend, whose memory
+     * is the host's). */
+    const gg_outer_ops *outer;
 } gg_backend_ops;
 
 struct gg_backend {

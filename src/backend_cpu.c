@@ -329,7 +329,7 @@ static int cpu_xtmul(gg_backend *be, const double *V, int k, double *out, gg_sta
 static const gg_backend_ops cpu_ops = {
     "cpu", cpu_load, cpu_init_eta, cpu_xbeta, cpu_keep_eta, cpu_halve_eta,
     cpu_row_state, cpu_gram, cpu_leverage, cpu_ef_sums, cpu_fetch,
-    cpu_set_rows, cpu_xmul, cpu_xtmul, cpu_release};
+    cpu_set_rows, cpu_xmul, cpu_xtmul, cpu_release, NULL};
 
 int gg_backend_cpu_init(gg_backend *be, size_t chunk_rows, gg_status *st)
 {

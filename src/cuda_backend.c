@@ -22,11 +22,15 @@
  * kernels transform the rows as they read them (ar1_math.h), which needs
  * row r - 1 of every row: X resident (a streamed X is a device failure,
  * so "auto" falls back to the CPU, counted).
+ * gam()'s outer iteration's rows and products are cuda_outer.c's, on the
+ * row state and passes over X this file lends it (cuda_backend.h).
  * Kernels: inst/kernels/rows.cu, gram.cu and basis.cu.  Reductions are
  * fixed-order, so fits are reproducible.  Compiled only with CUDA. */
 #include "backend.h"
+#include "cuda_backend.h"
 #include "cuda_internal.h"
 #include "gpu_telemetry.h"
+#include "outer_rows.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -101,6 +105,8 @@ typedef struct cuda_state {
     /* AR1 residuals (bam's rho), when ar_on */
     int          ar_on;
     gg_cuda_ar1  ar;
+    /* gam()'s outer iteration's rows (cuda_outer.c), or NULL */
+    void        *outer;
 } cuda_state;
 
 static cuda_state *S(gg_backend *be) { return (cuda_state *) be->impl; }
@@ -124,6 +130,8 @@ static void cuda_release(gg_backend *be)
         gg_xstream_close(&s->xs);
         gg_cuda_leave(s->ordinal);
     }
+    gg_cuda_outer_free(s->outer);
+    s->outer = NULL;
     gg_buflist_release(&s->bufs);
     free(s->partial_host);
     free(s->dblocks);
@@ -1176,7 +1184,8 @@ done:
     return rc;
 }
 
-typedef struct xbeta_ctx { CUdeviceptr off, eta; } xbeta_ctx;
+/* eta = X beta + off, beta p doubles on the device */
+typedef struct xbeta_ctx { CUdeviceptr off, eta, beta; } xbeta_ctx;
 
 static int xbeta_chunk(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, size_t rows,
                        CUstream stream, void *ctx_, gg_status *st)
@@ -1185,7 +1194,7 @@ static int xbeta_chunk(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, siz
     long long ld = (long long) ldx, nr = (long long) rows;
     int p = s->p;
     CUdeviceptr off = rows_at(c->off, r0), eta = rows_at(c->eta, r0);
-    void *args[] = {&Xc, &ld, &nr, &p, &s->beta, &off, &eta};
+    void *args[] = {&Xc, &ld, &nr, &p, &c->beta, &off, &eta};
     return launch_rows(s, s->f_xbeta, args, stream, "engine: launching rows_xbeta", st);
 }
 
@@ -1195,7 +1204,7 @@ static int cuda_xbeta(gg_backend *be, const double *beta, gg_status *st)
     double t0 = now();
     if (gg_cuda_enter(s->ordinal, st) != 0)
         return -1;
-    xbeta_ctx c = {s->off, s->eta};
+    xbeta_ctx c = {s->off, s->eta, s->beta};
     int rc = gg_cuda_upload(LABEL, s->beta, beta, (size_t) s->p, st) ||
              for_each_x_chunk(s, xbeta_chunk, &c, st) ? -1 : 0;
     gg_cuda_leave(s->ordinal);
@@ -1296,10 +1305,10 @@ static int cuda_gram(gg_backend *be, double *A, double *b, double *zwz, gg_statu
 static int quad_chunk(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, size_t rows,
                       CUstream stream, void *ctx, gg_status *st)
 {
-    (void) ctx;
+    const CUdeviceptr *wbase = ctx;       /* the row weights, or 0: none */
     long long ld = (long long) ldx, nr = (long long) rows;
     int p = s->p;
-    CUdeviceptr w = rows_at(s->w, r0), h = rows_at(s->h, r0);
+    CUdeviceptr w = rows_at(*wbase, r0), h = rows_at(s->h, r0);
     void *args[] = {&Xc, &ld, &nr, &p, &s->M, &w, &h, &s->ar_on, &s->ar.ld, &s->ar.sd,
                     &s->ar.start};
     const unsigned blocks = (unsigned) ((rows + 63) / 64);
@@ -1310,6 +1319,13 @@ static int quad_chunk(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, size
     return 0;
 }
 
+int gg_cuda_leverage_device(gg_backend *be, const double *M, CUdeviceptr w, gg_status *st)
+{
+    cuda_state *s = S(be);
+    return gg_cuda_upload(LABEL, s->M, M, (size_t) s->p * s->p, st) ||
+           for_each_x_chunk(s, quad_chunk, &w, st) ? -1 : 0;
+}
+
 static int cuda_leverage(gg_backend *be, const double *M, double *h, gg_status *st)
 {
     cuda_state *s = S(be);
@@ -1317,9 +1333,7 @@ static int cuda_leverage(gg_backend *be, const double *M, double *h, gg_status *
     if (gg_cuda_enter(s->ordinal, st) != 0)
         return -1;
     int rc = -1;
-    const int p = s->p;
-    if (gg_cuda_upload(LABEL, s->M, M, (size_t) p * p, st) ||
-        for_each_x_chunk(s, quad_chunk, NULL, st) ||
+    if (gg_cuda_leverage_device(be, M, s->w, st) ||
         gg_cuda_wait(NULL, "the leverages on the device", st) ||
         gg_cu_check(gg_cu.cuMemcpyDtoH(h, s->h, s->n * sizeof(double)),
                     "engine: copying leverages back", st))
@@ -1447,7 +1461,7 @@ static int cuda_xmul(gg_backend *be, const double *B, int k, double *out, gg_sta
     if (gg_cuda_enter(s->ordinal, st) != 0)
         return -1;
     int rc = -1;
-    xbeta_ctx c = {0, s->h};
+    xbeta_ctx c = {0, s->h, s->beta};
     for (int j = 0; j < k; j++) {
         if (gg_cuda_upload(LABEL, s->beta, B + (size_t) j * s->p, (size_t) s->p, st) ||
             for_each_x_chunk(s, xbeta_chunk, &c, st) ||
@@ -1462,6 +1476,17 @@ done:
     gg_cuda_leave(s->ordinal);
     be->t_rows += now() - t0;
     return rc;
+}
+
+int gg_cuda_xmul_device(gg_backend *be, CUdeviceptr B, int k, CUdeviceptr out, gg_status *st)
+{
+    cuda_state *s = S(be);
+    for (int j = 0; j < k; j++) {
+        xbeta_ctx c = {0, out + (size_t) j * s->n * sizeof(double),
+                       B + (size_t) j * s->p * sizeof(double)};
+        if (for_each_x_chunk(s, xbeta_chunk, &c, st)) return -1;
+    }
+    return 0;
 }
 
 typedef struct xtv_ctx {
@@ -1505,17 +1530,31 @@ static int cuda_xtmul(gg_backend *be, const double *V, int k, double *out, gg_st
     double t0 = now();
     if (gg_cuda_enter(s->ordinal, st) != 0)
         return -1;
+    const int mark = s->bufs.n;
+    CUdeviceptr dV = gg_buflist_alloc(&s->bufs, s->n * (size_t) k, LABEL, st);
+    int rc = !dV || gg_cuda_upload(LABEL, dV, V, s->n * (size_t) k, st) ||
+             gg_cuda_xtmul_device(be, dV, k, out, st) ? -1 : 0;
+    gg_buflist_truncate(&s->bufs, mark);
+    gg_cuda_leave(s->ordinal);
+    be->t_rows += now() - t0;
+    return rc;
+}
+
+int gg_cuda_xtmul_device(gg_backend *be, CUdeviceptr V, int k, double *out, gg_status *st)
+{
+    cuda_state *s = S(be);
+    if (k <= 0)
+        return 0;
     int rc = -1;
     const int mark = s->bufs.n;
     const size_t pk = (size_t) s->p * (size_t) k;
     xtv_ctx c = {0};
     c.k = k;
+    c.V = V;
     if (gg_cuda_function(s->ordinal, "gram", "gram_xtv", &c.f, st) ||
         gg_cuda_function(s->ordinal, "gram", "gram_xtv_reduce", &c.f_reduce, st) ||
-        !(c.V = gg_buflist_alloc(&s->bufs, s->n * (size_t) k, LABEL, st)) ||
         !(c.partial = gg_buflist_alloc(&s->bufs, (size_t) s->plan.n_slabs * pk, LABEL, st)) ||
         !(c.out = gg_buflist_alloc(&s->bufs, pk, LABEL, st)) ||
-        gg_cuda_upload(LABEL, c.V, V, s->n * (size_t) k, st) ||
         for_each_x_chunk(s, xtv_chunk, &c, st) ||
         gg_cuda_wait(NULL, "the product X' V on the device", st) ||
         gg_cu_check(gg_cu.cuMemcpyDtoH(out, c.out, pk * sizeof(double)),
@@ -1525,15 +1564,41 @@ static int cuda_xtmul(gg_backend *be, const double *V, int k, double *out, gg_st
     rc = 0;
 done:
     gg_buflist_truncate(&s->bufs, mark);
-    gg_cuda_leave(s->ordinal);
-    be->t_rows += now() - t0;
     return rc;
+}
+
+/* ---- the row state, for cuda_outer.c ----------------------------------- */
+
+void gg_cuda_rows_of(gg_backend *be, gg_cuda_rows *out)
+{
+    cuda_state *s = S(be);
+    out->ordinal = s->ordinal;
+    out->n = s->n;
+    out->p = s->p;
+    out->row_blocks = s->row_blocks;
+    out->y = s->y;
+    out->pw = s->pw;
+    out->off = s->off;
+    out->eta = s->eta;
+    out->mu = s->mu;
+    out->w = s->w;
+    out->z = s->z;
+    out->h = s->h;
+    out->partial = s->partial;
+    out->stream = work_stream(s);
+    out->ar_on = s->ar_on;
+    out->outer = &s->outer;
+}
+
+int gg_cuda_partial_sums(gg_backend *be, int k, double *out, gg_status *st)
+{
+    return sum_partials(S(be), k, out, st);
 }
 
 static const gg_backend_ops cuda_ops = {
     "cuda", cuda_load, cuda_init_eta, cuda_xbeta, cuda_keep_eta, cuda_halve_eta,
     cuda_row_state, cuda_gram, cuda_leverage, cuda_ef_sums, cuda_fetch,
-    cuda_set_rows, cuda_xmul, cuda_xtmul, cuda_release};
+    cuda_set_rows, cuda_xmul, cuda_xtmul, cuda_release, &gg_cuda_outer_ops};
 
 int gg_backend_cuda_init(gg_backend *be, int ordinal, gg_status *st)
 {

@@ -1,5 +1,7 @@
 /* outer_rows.c -- the row-wise work of gam()'s outer smoothing parameter
- * iteration (see outer_rows.h): the rows over threads in blocks of
+ * iteration (see outer_rows.h): each function hands the work to the
+ * backend's outer ops where it has them (the rows then stay in its
+ * memory), else does it here -- the rows over threads in blocks of
  * OR_BLOCK, each block's sums added in block order in long double, so
  * that neither the threads nor their number change a result; the
  * products with X through the backend. */
@@ -56,7 +58,8 @@ static void sum_parts(const double *part, size_t nb, int k, double *out)
     }
 }
 
-void gg_outer_rows_free(gg_outer_rows *r)
+/* the host vectors freed; the flags kept */
+static void vectors_free(gg_outer_rows *r)
 {
     double **v[] = {&r->eta, &r->mu, &r->w, &r->w1, &r->w2, &r->wF1, &r->wF2, &r->dev1,
                     &r->pe1, &r->pe2, &r->h, &r->zero, &r->one, &r->deta, &r->V};
@@ -64,6 +67,12 @@ void gg_outer_rows_free(gg_outer_rows *r)
         free(*v[i]);
         *v[i] = NULL;
     }
+    r->Mcap = r->kcap = 0;
+}
+
+void gg_outer_rows_free(gg_outer_rows *r)
+{
+    vectors_free(r);
     memset(r, 0, sizeof *r);
 }
 
@@ -73,13 +82,13 @@ static int oom(gg_status *st) { return gg_fail(st, "gamgpu_host_oom", "out of me
 static int rows_alloc(gg_outer_rows *r, size_t n, gg_status *st)
 {
     if (r->eta != NULL && r->n == n) return 0;
-    gg_outer_rows_free(r);
+    vectors_free(r);
     r->n = n;
     double **v[] = {&r->eta, &r->mu, &r->w, &r->w1, &r->w2, &r->wF1, &r->wF2, &r->dev1,
                     &r->pe1, &r->pe2, &r->h, &r->zero, &r->one};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if ((*v[i] = malloc((n ? n : 1) * sizeof(double))) == NULL) {
-            gg_outer_rows_free(r);
+            vectors_free(r);
             return oom(st);
         }
     memset(r->zero, 0, n * sizeof(double));
@@ -149,10 +158,24 @@ int gg_outer_rows_compute(gg_backend *be, const gg_data *d, const gg_family *fam
 {
     const size_t n = d->n;
     r->have = 0;
+    const int fisher = gg_fm_canonical((int) fam->fam, (int) fam->link);
+    if (be->ops->outer != NULL) {
+        r->n = n;
+        r->on_backend = 1;
+        r->fisher = fisher;
+        r->pearson = pearson;
+        r->fam = *fam;
+        if (be->ops->outer->rows(be, fam, fisher, pearson, &r->pearson_stat, st)) return -1;
+        if (!pearson) r->pearson_stat = NAN;
+        r->have = 1;
+        return 0;
+    }
     if (rows_alloc(r, n, st)) return -1;
     if (fetch_state(be, r, st)) return -1;
-    r->fisher = gg_fm_canonical((int) fam->fam, (int) fam->link);
+    r->on_backend = 0;
+    r->fisher = fisher;
     r->pearson = pearson;
+    r->fam = *fam;
     double *part = malloc((n_blocks(n) + 1) * sizeof(double));
     if (part == NULL) return oom(st);
     rows_ctx c = {d, (int) fam->fam, (int) fam->link, fam->theta, r, part};
@@ -165,9 +188,26 @@ int gg_outer_rows_compute(gg_backend *be, const gg_data *d, const gg_family *fam
     return 0;
 }
 
+int gg_outer_rows_to_host(gg_backend *be, gg_outer_rows *r, gg_status *st)
+{
+    if (!r->have) return gg_fail(st, "gamgpu_internal_error", "outer rows: no rows computed");
+    if (!r->on_backend) return 0;
+    if (rows_alloc(r, r->n, st) || fetch_state(be, r, st)) return -1;
+    const gg_outer_ops *o = be->ops->outer;
+    struct { gg_outer_vec which; double *out; int want; } v[] = {
+        {GG_OR_W, r->w, 1}, {GG_OR_W1, r->w1, 1}, {GG_OR_W2, r->w2, 1},
+        {GG_OR_WF1, r->wF1, !r->fisher}, {GG_OR_WF2, r->wF2, !r->fisher},
+        {GG_OR_DEV1, r->dev1, 1}, {GG_OR_PE1, r->pe1, r->pearson},
+        {GG_OR_PE2, r->pe2, r->pearson}};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (v[i].want && o->fetch(be, v[i].which, v[i].out, st)) return -1;
+    return 0;
+}
+
 int gg_outer_rows_gram(gg_backend *be, gg_outer_rows *r, double *A, gg_status *st)
 {
     if (!r->have) return gg_fail(st, "gamgpu_internal_error", "outer rows: no rows computed");
+    if (r->on_backend) return be->ops->outer->gram(be, A, st);
     double *b = malloc((size_t) be->p * sizeof(double)), zwz;
     if (b == NULL) return oom(st);
     int rc = be->ops->set_rows(be, r->w, r->zero, st) || be->ops->gram(be, A, b, &zwz, st) ? -1 : 0;
@@ -203,8 +243,10 @@ int gg_outer_newton_gram(gg_backend *be, const gg_data *d, const gg_family *fam,
                          gg_outer_rows *r, double *A, double *b, int *ok, gg_status *st)
 {
     const size_t n = d->n;
+    r->have = 0;                 /* the rows are stale: the step takes the backend's
+                                    w and z (and here eta and mu) */
+    if (be->ops->outer != NULL) return be->ops->outer->newton_gram(be, fam, A, b, ok, st);
     if (rows_alloc(r, n, st) || work_alloc(r, 0, 2, st)) return -1;
-    r->have = 0;                 /* eta and mu are overwritten; the rows are stale */
     if (fetch_state(be, r, st)) return -1;
     const size_t nb = n_blocks(n);
     int *bad = calloc(nb + 1, sizeof(int));
@@ -282,6 +324,20 @@ static void deriv_block(void *c_, size_t i0, size_t i1, size_t b)
     }
 }
 
+/* RHS pair by pair as dH_j d beta_k (Newton's weights in dH) */
+static void rhs_from_dH(int p, gg_outer_derivs *o)
+{
+    int q = 0;
+    for (int kk = 0; kk < o->M; kk++)
+        for (int j = 0; j <= kk; j++, q++) {
+            const double *A = o->dH + (size_t) j * p * p, *v = o->db + (size_t) kk * p;
+            double *out = o->RHS + (size_t) q * p;
+            for (int a = 0; a < p; a++) out[a] = 0;
+            for (int c2 = 0; c2 < p; c2++)
+                for (int a = 0; a < p; a++) out[a] += A[a + (size_t) c2 * p] * v[c2];
+        }
+}
+
 static void symmetric_from_upper(double *A, int M)
 {
     for (int k = 0; k < M; k++)
@@ -292,6 +348,12 @@ int gg_outer_derivs_compute(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o
                             gg_status *st)
 {
     if (!r->have) return gg_fail(st, "gamgpu_internal_error", "outer rows: no rows computed");
+    if (r->on_backend) {
+        int rhs_done = 0;
+        if (be->ops->outer->derivs(be, o, &rhs_done, st)) return -1;
+        if (!rhs_done) rhs_from_dH(be->p, o);
+        return 0;
+    }
     const size_t n = r->n;
     const int p = be->p, M = o->M, np = M * (M + 1) / 2;
     const int F = o->fisher && !r->fisher;     /* Fisher's weights differ from Newton's */
@@ -329,19 +391,10 @@ int gg_outer_derivs_compute(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o
                    M, ne, k, part, nsum};
     run_blocks(n, deriv_block, &c);
     if (be->ops->xtmul(be, r->V, k, XV, st)) goto done;
-    if (ne > 0) {
+    if (ne > 0)
         memcpy(o->RHS, XV, (size_t) p * np * sizeof(double));
-    } else {
-        int q = 0;
-        for (int kk = 0; kk < M; kk++)
-            for (int j = 0; j <= kk; j++, q++) {
-                const double *A = o->dH + (size_t) j * p * p, *v = o->db + (size_t) kk * p;
-                double *out = o->RHS + (size_t) q * p;
-                for (int a = 0; a < p; a++) out[a] = 0;
-                for (int c2 = 0; c2 < p; c2++)
-                    for (int a = 0; a < p; a++) out[a] += A[a + (size_t) c2 * p] * v[c2];
-            }
-    }
+    else
+        rhs_from_dH(p, o);
     int q = ne;
     if (o->pe) memcpy(o->Xd, XV + (size_t) p * q++, (size_t) p * sizeof(double));
     if (o->pearson) memcpy(o->Xp, XV + (size_t) p * q++, (size_t) p * sizeof(double));

@@ -4,10 +4,16 @@
  * derivatives in eta, the deviance's and the Pearson statistic's, then the
  * criterion's O(n p) derivative products -- one X' diag(w' eta_k) X per
  * smoothing parameter, X' of the second derivatives' row terms, leverages
- * and their weighted sums -- through the backend's operations, so that
- * only p-sized results reach R.  The n-vectors live in host memory here
- * (inst/kernels/outer_math.h computes them row by row over threads); X
- * stays with the backend (the device's memory for a GPU fit).
+ * and their weighted sums -- so that only p-sized results reach R.
+ *
+ * Where the rows live is the backend's choice (backend.h: ops->outer).
+ * A backend with outer ops (the device's: cuda_outer.c, kernels in
+ * inst/kernels/outer.cu) computes and keeps them in its own memory, next
+ * to X, and nothing n-sized crosses the bus; for one without (the CPU's)
+ * the n-vectors live in host memory here (inst/kernels/outer_math.h
+ * computes them row by row over threads) and the products go through
+ * the backend's set_rows(), gram(), xmul() and xtmul().  Both evaluate
+ * the same per-row expressions (outer_math.h).
  *
  * Every function returns 0 or -1 with *st filled. */
 #ifndef GAMGPU_OUTER_ROWS_H
@@ -19,12 +25,15 @@
 #include "family.h"
 #include "status.h"
 
-/* The rows at the last evaluated state, host memory, n each. */
+/* The rows at the last evaluated state: in the backend (on_backend), or
+ * in host memory here, n each. */
 typedef struct gg_outer_rows {
     size_t n;
-    int have;                  /* the vectors below are the last eval's */
+    int have;                  /* the rows are the last eval's */
+    int on_backend;            /* kept by the backend's outer ops, not below */
     int fisher;                /* Newton's weights are Fisher's (canonical link) */
     int pearson;               /* pe1 and pe2 computed */
+    gg_family fam;             /* the family they were computed for */
     double *eta, *mu;
     double *w, *w1, *w2;       /* Newton's weights and d/d eta, d^2/d eta^2 */
     double *wF1, *wF2;         /* Fisher's (not set when fisher: Newton's are they) */
@@ -39,12 +48,45 @@ typedef struct gg_outer_rows {
 
 void gg_outer_rows_free(gg_outer_rows *r);
 
-/* From the backend's last evaluated state: eta and mu copied to the host,
- * the weights of gg_fm_outer_row (Newton's, and Fisher's when the link is
- * not canonical), dev1, and with pearson the Pearson terms' derivatives
- * and r->pearson_stat. */
+/* The rows' vectors that a backend's outer ops keep (fetch) */
+typedef enum {
+    GG_OR_W = 0, GG_OR_W1, GG_OR_W2, GG_OR_WF1, GG_OR_WF2, GG_OR_DEV1, GG_OR_PE1, GG_OR_PE2
+} gg_outer_vec;
+
+typedef struct gg_outer_derivs gg_outer_derivs;
+
+/* The rows and their products kept by a backend (backend.h: ops->outer).
+ * Same meaning as the functions below that call them. */
+struct gg_outer_ops {
+    /* the rows at the backend's last row_state() (its eta and mu): fisher,
+     * the link is canonical (Fisher's weights are Newton's: wF1, wF2 not
+     * computed); pearson, pe1, pe2 and *pearson_stat too */
+    int (*rows)(gg_backend *be, const gg_family *fam, int fisher, int pearson,
+                double *pearson_stat, gg_status *st);
+    /* one vector of the rows to host memory out[n] */
+    int (*fetch)(gg_backend *be, gg_outer_vec which, double *out, gg_status *st);
+    /* A = X' diag(w) X, Newton's weights of the rows */
+    int (*gram)(gg_backend *be, double *A, gg_status *st);
+    /* gg_outer_newton_gram() at the backend's last row_state() */
+    int (*newton_gram)(gg_backend *be, const gg_family *fam, double *A, double *b, int *ok,
+                       gg_status *st);
+    /* gg_outer_derivs_compute()'s products but RHS where Fisher's weights
+     * are Newton's (*rhs_done = 0 then: the caller forms it from dH);
+     * every M x M result with both triangles */
+    int (*derivs)(gg_backend *be, gg_outer_derivs *o, int *rhs_done, gg_status *st);
+};
+
+/* From the backend's last evaluated state (eta and mu): the weights of
+ * gg_fm_outer_row (Newton's, and Fisher's when the link is not
+ * canonical), dev1, and with pearson the Pearson terms' derivatives and
+ * r->pearson_stat -- kept by the backend's outer ops where it has them,
+ * else computed here from eta and mu copied to the host. */
 int gg_outer_rows_compute(gg_backend *be, const gg_data *d, const gg_family *fam,
                           int pearson, gg_outer_rows *r, gg_status *st);
+
+/* Host copies of the computed rows (r->eta, r->mu, r->w, ...), fetched
+ * from the backend where it keeps them. */
+int gg_outer_rows_to_host(gg_backend *be, gg_outer_rows *r, gg_status *st);
 
 /* X' W X with Newton's weights w of the computed rows (A: p x p). */
 int gg_outer_rows_gram(gg_backend *be, gg_outer_rows *r, double *A, gg_status *st);
@@ -62,7 +104,7 @@ int gg_outer_newton_gram(gg_backend *be, const gg_data *d, const gg_family *fam,
  * also X' dev1 and deta' diag(w) deta; pearson: X' pe1 and deta' diag(pe2)
  * deta.  The pairs (j, k), j <= k, run column by column of the upper
  * triangle: (1,1), (1,2), (2,2), (1,3), ... */
-typedef struct gg_outer_derivs {
+struct gg_outer_derivs {
     int M;
     const double *db, *Ml;
     int fisher, pe, pearson;
@@ -77,7 +119,7 @@ typedef struct gg_outer_derivs {
     double *hd;     /* M: sum h w1 eta_k */
     double *Dw;     /* M x M: eta' diag(w) eta (pe) */
     double *Dp2;    /* M x M: eta' diag(pe2) eta (pearson) */
-} gg_outer_derivs;
+};
 
 int gg_outer_derivs_compute(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o,
                             gg_status *st);

@@ -17,8 +17,9 @@
  * backend (the last penalized IRLS state replayed there) and is recorded
  * in gg_session_info_r()'s fallback; the call then runs on the CPU.  Every
  * operation but fetch takes all its inputs in the call or from the
- * outer iteration's rows (host memory, outer_rows.h), so nothing else has
- * to be replayed. */
+ * outer iteration's rows (outer_rows.h: kept on the device for a GPU
+ * session, so they are made again on the CPU after a move), so nothing
+ * else has to be replayed. */
 #include <R.h>
 #include <Rinternals.h>
 #include <limits.h>
@@ -48,8 +49,10 @@ typedef struct gg_session {
     int        have_eval, eval_start;
     double    *eval_beta;
     gg_family  eval_fam;
-    /* the outer iteration's rows at the last eval (outer_rows.h), host */
+    /* the outer iteration's rows at the last eval (outer_rows.h): on the
+     * backend (the device's memory) or here */
     gg_outer_rows rows;
+    int        rows_ever;                /* the rows were computed */
     /* X's recipe (when X is one), its blocks copied out of R's transient
      * memory; the arrays they point to are the protected plan list's */
     gg_xplan   xplan;
@@ -132,7 +135,16 @@ static int session_to_cpu(gg_session *s, const gg_status *why, gg_status *st)
     if (session_load(s, 0, st))
         return -1;
     double dev;
-    return s->have_eval ? eval_rows(s, &dev, st) : 0;
+    if (s->have_eval && eval_rows(s, &dev, st))
+        return -1;
+    /* the outer iteration's rows the device kept, made again here */
+    if (!s->rows.have)
+        s->rows.on_backend = 0;
+    if (s->rows.have && s->rows.on_backend) {
+        const gg_family fam = s->rows.fam;
+        return gg_outer_rows_compute(&s->be, &s->d, &fam, s->rows.pearson, &s->rows, st);
+    }
+    return 0;
 }
 
 typedef int (*session_op)(gg_session *s, void *ctx, gg_status *st);
@@ -231,14 +243,16 @@ SEXP gg_session_close_r(SEXP ptr)
 }
 
 /* Where the session runs ("cuda:0", "cpu"), why it left the device
- * ("" if it did not), the backend's work counters and its seconds in
- * copies between host and device, in row-wise work and in building X. */
+ * ("" if it did not), the backend's work counters, its seconds in copies
+ * between host and device, in row-wise work and in building X, and where
+ * the outer iteration's rows were last computed ("cuda:0": kept on the
+ * device; "cpu": in host memory; "": never). */
 SEXP gg_session_info_r(SEXP ptr)
 {
     gg_session *s = session_get(ptr);
     const char *names[] = {"device", "fallback", "backend", "grams", "xbeta", "row_state",
-                           "t_transfer", "t_rows", "t_build"};
-    SEXP out = PROTECT(gg_named_list(9, names));
+                           "t_transfer", "t_rows", "t_build", "rows"};
+    SEXP out = PROTECT(gg_named_list(10, names));
     SET_VECTOR_ELT(out, 0, gg_scalar_string(s->device));
     SET_VECTOR_ELT(out, 1, gg_scalar_string(s->fallback));
     SET_VECTOR_ELT(out, 2, gg_scalar_string(s->be.ops->name));
@@ -248,6 +262,7 @@ SEXP gg_session_info_r(SEXP ptr)
     SET_VECTOR_ELT(out, 6, Rf_ScalarReal(s->be.t_transfer));
     SET_VECTOR_ELT(out, 7, Rf_ScalarReal(s->be.t_rows));
     SET_VECTOR_ELT(out, 8, Rf_ScalarReal(s->be.t_build));
+    SET_VECTOR_ELT(out, 9, gg_scalar_string(!s->rows_ever ? "" : s->rows.on_backend ? s->device : "cpu"));
     UNPROTECT(1);
     return out;
 }
@@ -274,6 +289,7 @@ static int op_eval(gg_session *s, void *ctx_, gg_status *st)
 {
     eval_ctx *c = ctx_;
     s->have_eval = 1;
+    s->rows.have = 0;        /* the rows are the last eval's: now stale */
     int rc = eval_rows(s, &c->dev, st);
     if (rc == 0 && c->want_gram)
         rc = s->be.ops->gram(&s->be, c->A, c->b, &c->zwz, st);
@@ -428,7 +444,7 @@ SEXP gg_session_mul_r(SEXP ptr, SEXP B, SEXP t_)
 
 typedef struct rows_ctx {
     gg_family fam;
-    int pearson, gram;
+    int pearson, gram, vectors;
     double *A;
 } rows_ctx;
 
@@ -438,8 +454,11 @@ static int op_rows(gg_session *s, void *ctx_, gg_status *st)
     if (!s->have_eval)
         return gg_fail(st, BAD_IN, "a model session's rows need an eval first");
     int rc = gg_outer_rows_compute(&s->be, &s->d, &c->fam, c->pearson, &s->rows, st);
+    if (rc == 0) s->rows_ever = 1;
     if (rc == 0 && c->gram)
         rc = gg_outer_rows_gram(&s->be, &s->rows, c->A, st);
+    if (rc == 0 && c->vectors)
+        rc = gg_outer_rows_to_host(&s->be, &s->rows, st);
     return rc;
 }
 
@@ -465,7 +484,7 @@ SEXP gg_session_rows_r(SEXP ptr, SEXP family, SEXP link, SEXP pearson, SEXP gram
     const int p = s->d.p, want = Rf_asLogical(gram) == TRUE;
     const int vec = Rf_asLogical(vectors) == TRUE;
     rows_ctx c = {gg_family_or_abort(family, link, theta), Rf_asLogical(pearson) == TRUE,
-                  want, NULL};
+                  want, vec, NULL};
     const char *names[] = {"pearson", "XtWX", "eta", "mu", "w", "w1", "w2", "wF1", "wF2",
                            "dev1", "pe1", "pe2"};
     SEXP out = PROTECT(gg_named_list(12, names));

@@ -10,21 +10,7 @@
 #include "efam_math.h"
 
 #define NTHREADS 256
-
-// Block-level sum of v into partial[blockIdx.x] (fixed tree order).
-static __device__ void block_sum(double v, double *partial)
-{
-    __shared__ double s[NTHREADS];
-    s[threadIdx.x] = v;
-    __syncthreads();
-    for (int k = NTHREADS / 2; k > 0; k >>= 1) {
-        if (threadIdx.x < k)
-            s[threadIdx.x] += s[threadIdx.x + k];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0)
-        partial[blockIdx.x] = s[0];
-}
+#include "block_sum.h"
 
 // eta[i] = linkfun(mustart(y[i], pw[i])) (an extended family, efam != 0:
 // efam_math.h's mustart with its parameters par); partial[b] = number of

@@ -177,3 +177,86 @@ test_that("a session's rows need an eval, and its derivatives the rows", {
   expect_error(.Call(gamgpu:::gg_session_derivs_r, ses, diag(3), diag(3), 1:4),
                class = "gamgpu_bad_input")
 })
+
+# A problem's rows and products, on the CPU (mode 0) or the device (2):
+# Newton's step from a Fisher step away from the start, the rows there with
+# X'WX, and the derivative products with both leverage weightings; fault,
+# when given, is injected just before the products (mode 1 then).
+device_rows_run <- function(fam, d, mode, fault = NULL) {
+  P <- gamgpu:::outer_problem(list(S = list(), off = integer(0), rank = integer(0), H = NULL),
+                              d$X, d$y, d$w, NULL, fam, list(), "REML", 1, -1,
+                              list(mode = mode, ordinal = 0L), 1L)
+  on.exit(P$close())
+  e <- P$eval(NULL)
+  b <- solve(e$XtWX, e$XtWz)
+  P$eval(b, gram = FALSE)
+  g <- P$newton_gram()
+  P$eval(b, gram = FALSE)
+  r <- P$rows(pearson = TRUE, gram = TRUE, vectors = TRUE)
+  set.seed(3)
+  db <- matrix(rnorm(3 * 2), 3, 2)
+  Ml <- crossprod(matrix(rnorm(9), 3))
+  if (!is.null(fault)) gamgpu:::gpu_inject_fault("launch", fault)
+  o <- lapply(c(FALSE, TRUE), function(f)
+    P$derivs(db, Ml, fisher = f, pe = TRUE, pearson = TRUE))
+  if (!is.null(fault)) gamgpu:::gpu_inject_fault("none")
+  P$close()
+  list(g = g, r = r, o = o, env = P$env)
+}
+
+expect_rows_match <- function(a, b, label) {
+  for (nm in c("eta", "mu", "w", "w1", "w2", "wF1", "wF2", "dev1", "pe1", "pe2"))
+    expect_lt(rel_err(a$r[[nm]], b$r[[nm]]), 1e-12, label = paste(label, nm))
+  expect_lt(abs(a$r$pearson / b$r$pearson - 1), 1e-12, label = label)
+  expect_lt(rel_err(a$r$XtWX, b$r$XtWX), 1e-11, label = label)
+  expect_identical(is.null(a$g), is.null(b$g), label = label)
+  if (!is.null(b$g)) {
+    expect_lt(rel_err(a$g$XtWX, b$g$XtWX), 1e-11, label = paste(label, "Newton"))
+    expect_lt(rel_err(a$g$XtWz, b$g$XtWz), 1e-11, label = paste(label, "Newton"))
+  }
+  for (k in 1:2)
+    for (nm in c("dH", "RHS", "Xd", "Xp", "u", "hww", "hd", "Dw", "Dp2"))
+      expect_lt(rel_err(a$o[[k]][[nm]], b$o[[k]][[nm]]), 1e-11,
+                label = paste(label, nm, k))
+}
+
+test_that("on the GPU, the outer rows stay on the device and give the CPU's rows and products", {
+  skip_if_no_device()
+  for (cs in rows_cases()[c(2, 4, 5, 9, 14, 17)]) {
+    fam <- cs[[1]]
+    label <- paste(fam$family, fam$link)
+    n <- 30000
+    d <- rows_data(cs[[2]], n)
+    cpu <- device_rows_run(fam, d, 0L)
+    expect_identical(cpu$env$rows, "cpu", label = label)
+    gpu_telemetry(reset = TRUE)
+    dev <- device_rows_run(fam, d, 2L)
+    t <- gpu_telemetry()
+    expect_identical(dev$env$device, "cuda:0", label = label)
+    expect_identical(dev$env$rows, "cuda:0", label = label)
+    # the rows, Newton's rows and every product's weights: outer.cu's kernels
+    expect_gt(sum(t$launches[t$backend == "outer"]), 10)
+    # up the bus: X, y and the prior weights once (5 n doubles), then only
+    # p-sized inputs (beta, d beta / d rho, the leverages' matrix); the
+    # host's rows would send n-vectors for every product
+    expect_lt(sum(t$h2d_bytes), 8 * (5 * n) + 1e5, label = label)
+    expect_rows_match(dev, cpu, label)
+    expect_device_arena_empty()
+  }
+})
+
+test_that("a device fault in the outer products moves the session to the CPU, which makes the rows again", {
+  skip_if_no_device()
+  d <- rows_data("binomial", 20000)
+  fam <- binomial(link = "probit")
+  cpu <- device_rows_run(fam, d, 0L)
+  on.exit(gamgpu:::gpu_inject_fault("none"), add = TRUE)
+  for (at in c(1, 4)) {
+    gpu_arena_release()
+    moved <- device_rows_run(fam, d, 1L, fault = at)
+    expect_identical(moved$env$device, "cpu", label = paste("launch", at))
+    expect_match(moved$env$fallback, ".+")
+    expect_rows_match(moved, cpu, paste("launch", at))
+    expect_device_arena_empty()
+  }
+})

@@ -63,6 +63,8 @@ test_that("REML and ML are gam()'s: canonical and non-canonical links, estimated
     # log sp 17 to 18, where the two optimizers stop 1e-6 apart in score)
     outer_agrees(g, b, paste(m, cs[[3]]), score_tol = 1e-9, eta_tol = 1e-6,
                    sp_tol = 1e-5, edf_tol = 1e-5, cov_tol = 1e-5)
+    # (a CPU fit's rows are the host's)
+    expect_identical(g$device$outer_rows, "cpu", label = paste(m, cs[[3]]))
   }
 })
 
@@ -325,8 +327,12 @@ test_that("on the GPU, the outer iteration's products run on the device and give
       # launches than the final fit's
       expect_gt(g$device$outer_grams, 10L)
       expect_gt(sum(t$launches[t$backend == "gram" | t$backend == "engine"]), 10)
+      # gam.fit3's rows computed on the device (outer.cu), beside X
+      expect_identical(g$device$outer_rows, "cuda:0", label = label)
+      expect_gt(sum(t$launches[t$backend == "outer"]), 10)
       c <- gam_gpu(cs[[1]], family = cs[[2]], data = d, method = m, device = "off")
       expect_identical(c$device$outer_gram, "cpu", label = label)
+      expect_identical(c$device$outer_rows, "cpu", label = label)
       expect_lt(rel_err(coef(g), coef(c)), 1e-9, label = label)
       expect_lt(rel_err(fitted(g), fitted(c)), 1e-9, label = label)
       expect_lt(abs(g$gcv.ubre[[1]] / c$gcv.ubre[[1]] - 1), 1e-12, label = label)

@@ -1,0 +1,88 @@
+// outer.cu -- the row-wise work of gam()'s outer smoothing parameter
+// iteration (mgcv's gam.fit3; src/cuda_outer.c drives it) on the device
+// backend's resident row state: Newton's and Fisher's working weights
+// and their derivatives in eta, the deviance's and the Pearson
+// statistic's, Newton's penalized IRLS rows, and the elementwise products
+// that weight the derivative products' Gram passes.  The per-row
+// arithmetic is outer_math.h, which the host's rows (src/outer_rows.c)
+// evaluate too.  Reductions are per-block partial sums in a fixed grid,
+// summed on the host in block order.
+
+#include "outer_math.h"
+
+#define NTHREADS 256
+#include "block_sum.h"
+
+// The rows at mu: Newton's weights w and their derivatives w1, w2 (with
+// fisher 0 -- a link that is not canonical -- Fisher's derivatives wF1,
+// wF2 too), dev1, and with pearson pe1, pe2 and partial[b] = block b's
+// part of the Pearson statistic.  th: negbin's theta, Tweedie's p.
+extern "C" __global__ void __launch_bounds__(NTHREADS)
+outer_rows(int f, int l, int fisher, int pearson, double th, const double *__restrict__ y,
+           const double *__restrict__ pw, const double *__restrict__ mu, long long n,
+           double *__restrict__ w, double *__restrict__ w1, double *__restrict__ w2,
+           double *__restrict__ wF1, double *__restrict__ wF2, double *__restrict__ dev1,
+           double *__restrict__ pe1, double *__restrict__ pe2, double *__restrict__ partial)
+{
+    double s = 0.0;
+    for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long) gridDim.x * blockDim.x) {
+        const double yi = y[i], pi = pw[i], mi = mu[i];
+        const gg_fm_orow o = gg_fm_outer_row(f, l, fisher, yi, pi, mi, th);
+        w[i] = o.w;
+        w1[i] = o.w1;
+        w2[i] = o.w2;
+        dev1[i] = o.dev1;
+        if (!fisher) {
+            const gg_fm_orow F = gg_fm_outer_row(f, l, 1, yi, pi, mi, th);
+            wF1[i] = F.w1;
+            wF2[i] = F.w2;
+        }
+        if (pearson) {
+            double a, b;
+            s += gg_fm_pearson_row(f, l, yi, pi, mi, o.g1, th, &a, &b);
+            pe1[i] = a;
+            pe2[i] = b;
+        }
+    }
+    block_sum(s, partial);
+}
+
+// Newton's penalized IRLS rows at eta (offset off, may be null) and mu:
+// weights w and working response z (gg_fm_newton_row); partial[b] = the
+// rows of block b whose Newton weight is not positive.
+extern "C" __global__ void __launch_bounds__(NTHREADS)
+outer_newton(int f, int l, double th, const double *__restrict__ y,
+             const double *__restrict__ pw, const double *__restrict__ off,
+             const double *__restrict__ eta, const double *__restrict__ mu, long long n,
+             double *__restrict__ w, double *__restrict__ z, double *__restrict__ partial)
+{
+    double bad = 0.0;
+    for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long) gridDim.x * blockDim.x) {
+        double wi = 0.0, zi = 0.0;
+        const double o = off != nullptr ? off[i] : 0.0;
+        if (!gg_fm_newton_row(f, l, y[i], pw[i], o, eta[i], mu[i], th, &wi, &zi))
+            bad += 1.0;
+        w[i] = wi;
+        z[i] = zi;
+    }
+    block_sum(bad, partial);
+}
+
+// out[i] = scale a[i] b[i] c[i], a null factor taken as 1: the weights of
+// the derivative products (w' eta_k, h w', ...), a copy, or zeros.
+extern "C" __global__ void
+outer_prod(long long n, double scale, const double *__restrict__ a,
+           const double *__restrict__ b, const double *__restrict__ c,
+           double *__restrict__ out)
+{
+    for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long) gridDim.x * blockDim.x) {
+        double v = scale;
+        if (a != nullptr) v *= a[i];
+        if (b != nullptr) v *= b[i];
+        if (c != nullptr) v *= c[i];
+        out[i] = v;
+    }
+}

@@ -1,0 +1,53 @@
+/* cuda_backend.h -- what the device backend (cuda_backend.c) lends the
+ * files that add operations to it: its row state on the device and its
+ * passes over X (resident, or streamed chunk by chunk), all with the
+ * backend's context entered by the caller.  cuda_outer.c builds gam()'s
+ * outer iteration's rows and products (outer_rows.h: gg_outer_ops) on
+ * them.  Compiled only with CUDA. */
+#ifndef GAMGPU_CUDA_BACKEND_H
+#define GAMGPU_CUDA_BACKEND_H
+
+#include <stddef.h>
+
+#include "backend.h"
+#include "cuda_loader.h"
+#include "outer_rows.h"
+
+/* The backend's row state: n-vectors on the device (off 0 without an
+ * offset), partial: the row kernels' block sums (gg_cuda_partial_sums),
+ * stream: the one row-wise work runs on, outer: the slot of cuda_outer.c's
+ * state, which the backend's release() frees with gg_cuda_outer_free(). */
+typedef struct gg_cuda_rows {
+    int          ordinal;
+    size_t       n;
+    int          p;
+    unsigned     row_blocks;        /* the row kernels' grid */
+    CUdeviceptr  y, pw, off, eta, mu, w, z, h, partial;
+    CUstream     stream;
+    int          ar_on;
+    void       **outer;
+} gg_cuda_rows;
+
+void gg_cuda_rows_of(gg_backend *be, gg_cuda_rows *out);
+
+/* out[j] = the sum of the row kernels' block sums j (partial[j *
+ * row_blocks + b]) in block order, j < k; waits for the kernels. */
+int gg_cuda_partial_sums(gg_backend *be, int k, double *out, gg_status *st);
+
+/* out (n x k, device) = X B for B (p x k) on the device; queued, not
+ * waited for. */
+int gg_cuda_xmul_device(gg_backend *be, CUdeviceptr B, int k, CUdeviceptr out,
+                        gg_status *st);
+
+/* The row state's h = (w ? w : 1) x_i' M x_i for M (p x p, host) and
+ * weights w on the device (0: none); queued, not waited for. */
+int gg_cuda_leverage_device(gg_backend *be, const double *M, CUdeviceptr w, gg_status *st);
+
+/* out (p x k, host) = X' V for V (n x k) on the device. */
+int gg_cuda_xtmul_device(gg_backend *be, CUdeviceptr V, int k, double *out, gg_status *st);
+
+/* cuda_outer.c: the outer ops, and its state's release (NULL: nothing) */
+extern const gg_outer_ops gg_cuda_outer_ops;
+void gg_cuda_outer_free(void *outer);
+
+#endif

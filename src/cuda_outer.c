@@ -1,0 +1,374 @@
+/* cuda_outer.c -- gam()'s outer smoothing parameter iteration's rows and
+ * products (outer_rows.h: gg_outer_ops) on the device backend: the rows
+ * (Newton's and Fisher's weights and their derivatives in eta, dev1, the
+ * Pearson terms) are computed from the resident mu by
+ * inst/kernels/outer.cu and stay in device memory beside X; d eta / d rho
+ * = X d beta / d rho is formed there, and every derivative product is a
+ * pass of the backend's (cuda_backend.h) -- X' diag(w' eta_k) X through
+ * its Gram product, the leverages, X' V -- or a Gram product of the
+ * n x M matrix d eta itself (cuda_gram.c).  Only p-sized inputs go up and
+ * p- and M-sized results come back: where the host's rows (outer_rows.c)
+ * moved (M + 6) n doubles across the bus per evaluation, this moves none.
+ *
+ * The state lives in the backend's outer slot, its buffers in a list of
+ * its own from the device's arena, freed with the backend.  Kernel
+ * launches are counted under the telemetry label "outer".  Compiled only
+ * with CUDA. */
+#include "cuda_backend.h"
+#include "cuda_internal.h"
+#include "gpu_arena.h"
+#include "gpu_telemetry.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *LABEL = "outer";
+
+#define OUTER_THREADS 256          /* outer.cu's NTHREADS */
+
+/* the rows' n-vectors, in gg_outer_vec order */
+#define N_ROWVEC 8
+
+typedef struct outer_state {
+    gg_buflist  bufs;              /* rows, then deta and V, then a call's scratch */
+    CUdeviceptr v[N_ROWVEC];       /* w, w1, w2, wF1, wF2, dev1, pe1, pe2 */
+    CUdeviceptr deta, V;           /* n x Mcap, n x kcap */
+    int         Mcap, kcap;
+    int         have, fisher, pearson;
+    CUfunction  f_rows, f_newton, f_prod;
+} outer_state;
+
+void gg_cuda_outer_free(void *outer)
+{
+    outer_state *o = outer;
+    if (o == NULL)
+        return;
+    gg_buflist_release(&o->bufs);
+    free(o);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+/* The state, made (with the rows' buffers and kernels) on first use;
+ * context entered. */
+static outer_state *state(const gg_cuda_rows *r, gg_status *st)
+{
+    if (*r->outer != NULL)
+        return *r->outer;
+    if (r->ar_on) {
+        gg_fail(st, "gamgpu_internal_error",
+                "outer rows: the AR1 residual model has no outer iteration");
+        return NULL;
+    }
+    gg_arena *arena = gg_gpu_arena(r->ordinal, st);
+    if (arena == NULL)
+        return NULL;
+    outer_state *o = calloc(1, sizeof *o);
+    if (o == NULL) {
+        gg_fail(st, "gamgpu_host_oom", "out of memory (outer rows)");
+        return NULL;
+    }
+    gg_buflist_init(&o->bufs, arena);
+    int bad = gg_cuda_function(r->ordinal, "outer", "outer_rows", &o->f_rows, st) ||
+              gg_cuda_function(r->ordinal, "outer", "outer_newton", &o->f_newton, st) ||
+              gg_cuda_function(r->ordinal, "outer", "outer_prod", &o->f_prod, st);
+    for (int i = 0; !bad && i < N_ROWVEC; i++)
+        if (!(o->v[i] = gg_buflist_alloc(&o->bufs, r->n, LABEL, st)))
+            bad = 1;
+    if (bad) {
+        gg_cuda_outer_free(o);
+        return NULL;
+    }
+    *r->outer = o;
+    return o;
+}
+
+/* deta with M columns and V with k (the buffers after the rows' grown) */
+static int work_alloc(outer_state *o, const gg_cuda_rows *r, int M, int k, gg_status *st)
+{
+    if (M <= o->Mcap && k <= o->kcap)
+        return 0;
+    const int Mc = M > o->Mcap ? M : o->Mcap, kc = k > o->kcap ? k : o->kcap;
+    gg_buflist_truncate(&o->bufs, N_ROWVEC);
+    o->Mcap = o->kcap = 0;
+    if (!(o->deta = gg_buflist_alloc(&o->bufs, r->n * (size_t) Mc, LABEL, st)) ||
+        !(o->V = gg_buflist_alloc(&o->bufs, r->n * (size_t) kc, LABEL, st)))
+        return -1;
+    o->Mcap = Mc;
+    o->kcap = kc;
+    return 0;
+}
+
+/* one row kernel over the backend's grid */
+static int launch(const gg_cuda_rows *r, CUfunction f, void **args, const char *what,
+                  gg_status *st)
+{
+    if (gg_cu_check(gg_cu.cuLaunchKernel(f, r->row_blocks, 1, 1, OUTER_THREADS, 1, 1, 0,
+                                         r->stream, args, NULL), what, st))
+        return -1;
+    gg_tel_launch(LABEL, 1);
+    return 0;
+}
+
+/* out = scale a b c over the rows (null factors are 1) */
+static int prod(const outer_state *o, const gg_cuda_rows *r, double scale, CUdeviceptr a,
+                CUdeviceptr b, CUdeviceptr c, CUdeviceptr out, gg_status *st)
+{
+    long long n = (long long) r->n;
+    void *args[] = {&n, &scale, &a, &b, &c, &out};
+    return launch(r, o->f_prod, args, "outer: launching outer_prod", st);
+}
+
+static CUdeviceptr col(CUdeviceptr base, size_t n, int j)
+{
+    return base + (size_t) j * n * sizeof(double);
+}
+
+/* ---- the ops ------------------------------------------------------------ */
+
+static int outer_rows(gg_backend *be, const gg_family *fam, int fisher, int pearson,
+                      double *pearson_stat, gg_status *st)
+{
+    gg_cuda_rows r;
+    gg_cuda_rows_of(be, &r);
+    double t0 = now();
+    if (gg_cuda_enter(r.ordinal, st) != 0)
+        return -1;
+    int rc = -1;
+    outer_state *o = state(&r, st);
+    if (o == NULL)
+        goto done;
+    o->have = 0;
+    int f = (int) fam->fam, l = (int) fam->link;
+    double th = fam->theta;
+    long long n = (long long) r.n;
+    CUdeviceptr *v = o->v;
+    void *args[] = {&f, &l, &fisher, &pearson, &th, &r.y, &r.pw, &r.mu, &n, &v[GG_OR_W],
+                    &v[GG_OR_W1], &v[GG_OR_W2], &v[GG_OR_WF1], &v[GG_OR_WF2],
+                    &v[GG_OR_DEV1], &v[GG_OR_PE1], &v[GG_OR_PE2], &r.partial};
+    double ps = 0;
+    if (launch(&r, o->f_rows, args, "outer: launching outer_rows", st) ||
+        gg_cuda_partial_sums(be, 1, &ps, st))
+        goto done;
+    *pearson_stat = ps;
+    o->have = 1;
+    o->fisher = fisher;
+    o->pearson = pearson;
+    rc = 0;
+done:
+    gg_cuda_leave(r.ordinal);
+    be->t_rows += now() - t0;
+    return rc;
+}
+
+static outer_state *rows_state(gg_backend *be, gg_cuda_rows *r, gg_status *st)
+{
+    gg_cuda_rows_of(be, r);
+    outer_state *o = *r->outer;
+    if (o == NULL || !o->have)
+        gg_fail(st, "gamgpu_internal_error", "outer rows: none computed on the device");
+    return o != NULL && o->have ? o : NULL;
+}
+
+static int outer_fetch(gg_backend *be, gg_outer_vec which, double *out, gg_status *st)
+{
+    gg_cuda_rows r;
+    outer_state *o = rows_state(be, &r, st);
+    if (o == NULL)
+        return -1;
+    if ((int) which < 0 || (int) which >= N_ROWVEC ||
+        ((which == GG_OR_WF1 || which == GG_OR_WF2) && o->fisher) ||
+        ((which == GG_OR_PE1 || which == GG_OR_PE2) && !o->pearson))
+        return gg_fail(st, "gamgpu_internal_error", "outer rows: that vector was not computed");
+    double t0 = now();
+    if (gg_cuda_enter(r.ordinal, st) != 0)
+        return -1;
+    int rc = gg_cuda_wait(NULL, "the outer iteration's rows", st) ||
+             gg_cu_check(gg_cu.cuMemcpyDtoH(out, o->v[which], r.n * sizeof(double)),
+                         "outer: copying a row vector back", st) ? -1 : 0;
+    if (rc == 0)
+        gg_tel_d2h(LABEL, (double) (r.n * sizeof(double)));
+    gg_cuda_leave(r.ordinal);
+    be->t_transfer += now() - t0;
+    return rc;
+}
+
+/* X' diag(wt) X into A (p x p): the backend's Gram pass with its w = wt,
+ * z = 0 (context entered) */
+static int weighted_gram(gg_backend *be, const outer_state *o, const gg_cuda_rows *r,
+                         CUdeviceptr wt, double *A, gg_status *st)
+{
+    double *b = malloc((size_t) r->p * sizeof(double)), zwz;
+    if (b == NULL)
+        return gg_fail(st, "gamgpu_host_oom", "out of memory (outer rows)");
+    int rc = prod(o, r, 1.0, wt, 0, 0, r->w, st) || prod(o, r, 0.0, 0, 0, 0, r->z, st) ||
+             be->ops->gram(be, A, b, &zwz, st) ? -1 : 0;
+    free(b);
+    return rc;
+}
+
+static int outer_gram(gg_backend *be, double *A, gg_status *st)
+{
+    gg_cuda_rows r;
+    outer_state *o = rows_state(be, &r, st);
+    if (o == NULL)
+        return -1;
+    if (gg_cuda_enter(r.ordinal, st) != 0)
+        return -1;
+    int rc = weighted_gram(be, o, &r, o->v[GG_OR_W], A, st);
+    gg_cuda_leave(r.ordinal);
+    return rc;
+}
+
+static int outer_newton_gram(gg_backend *be, const gg_family *fam, double *A, double *b,
+                             int *ok, gg_status *st)
+{
+    gg_cuda_rows r;
+    gg_cuda_rows_of(be, &r);
+    const double t0 = now(), t_before = be->t_rows;
+    if (gg_cuda_enter(r.ordinal, st) != 0)
+        return -1;
+    int rc = -1;
+    outer_state *o = state(&r, st);
+    if (o == NULL)
+        goto done;
+    o->have = 0;          /* as the host's: the rows are the last eval's no more */
+    int f = (int) fam->fam, l = (int) fam->link;
+    double th = fam->theta, bad = 0, zwz;
+    long long n = (long long) r.n;
+    void *args[] = {&f, &l, &th, &r.y, &r.pw, &r.off, &r.eta, &r.mu, &n, &r.w, &r.z,
+                    &r.partial};
+    if (launch(&r, o->f_newton, args, "outer: launching outer_newton", st) ||
+        gg_cuda_partial_sums(be, 1, &bad, st))
+        goto done;
+    *ok = bad == 0;
+    rc = *ok ? be->ops->gram(be, A, b, &zwz, st) : 0;
+done:
+    gg_cuda_leave(r.ordinal);
+    be->t_rows = t_before + (now() - t0);
+    return rc;
+}
+
+/* G = deta' diag(wt) deta (M x M) and, with z, *b = deta' diag(wt) z:
+ * a Gram product of the n x M matrix deta (wt, z: 0 for none) */
+static int deta_gram(const gg_cuda_rows *r, const outer_state *o, gg_buflist *tmp, int M,
+                     CUdeviceptr wt, CUdeviceptr z, double *G, double *b, gg_status *st)
+{
+    gg_gram_plan plan;
+    const int q = M + (z != 0);
+    gg_cuda_gram_plan(r->ordinal, r->n, q, &plan);
+    const int mark = tmp->n;
+    CUdeviceptr dP = gg_buflist_alloc(tmp, plan.partial_elements, LABEL, st);
+    CUdeviceptr dG = dP ? gg_buflist_alloc(tmp, (size_t) q * q, LABEL, st) : 0;
+    double zwz;
+    int rc = !dG ||
+             gg_cuda_gram_run(r->ordinal, LABEL, o->deta, r->n, z, wt, r->n, M, &plan, dP, dG,
+                              0, NULL, r->stream, st) ||
+             gg_cuda_gram_fetch(LABEL, dG, M, z != 0, G, b, &zwz, st) ? -1 : 0;
+    gg_buflist_truncate(tmp, mark);
+    return rc;
+}
+
+static int outer_derivs(gg_backend *be, gg_outer_derivs *d, int *rhs_done, gg_status *st)
+{
+    gg_cuda_rows r;
+    outer_state *o = rows_state(be, &r, st);
+    if (o == NULL)
+        return -1;
+    const size_t n = r.n;
+    const int p = r.p, M = d->M, np = M * (M + 1) / 2;
+    const int F = d->fisher && !o->fisher;     /* Fisher's weights differ from Newton's */
+    const int ne = F ? np : 0;
+    const int k = ne + (d->pe != 0) + (d->pearson != 0) + 1;
+    *rhs_done = ne > 0;
+    const double t0 = now(), t_before = be->t_rows;
+    if (gg_cuda_enter(r.ordinal, st) != 0)
+        return -1;
+    int rc = -1;
+    double *XV = malloc((size_t) p * (size_t) k * sizeof(double));
+    double *scratch = malloc(((size_t) M * M + 1) * sizeof(double));
+    double *bp = malloc((size_t) p * sizeof(double));      /* the Gram passes' X'Wz */
+    CUdeviceptr dB;
+    if (XV == NULL || scratch == NULL || bp == NULL) {
+        gg_fail(st, "gamgpu_host_oom", "out of memory (outer derivatives)");
+        goto done;
+    }
+    if (work_alloc(o, &r, M > 0 ? M : 1, k, st))
+        goto done;
+    const CUdeviceptr *v = o->v;
+    const CUdeviceptr wl1 = F ? v[GG_OR_WF1] : v[GG_OR_W1];
+    const CUdeviceptr wl2 = F ? v[GG_OR_WF2] : v[GG_OR_W2];
+    if (M > 0) {
+        /* d eta / d rho_k = X d beta / d rho_k */
+        if (!(dB = gg_buflist_alloc(&o->bufs, (size_t) p * M, LABEL, st)) ||
+            gg_cuda_upload(LABEL, dB, d->db, (size_t) p * M, st) ||
+            gg_cuda_xmul_device(be, dB, M, o->deta, st))
+            goto done;
+        /* dH_k = X' diag(w1 eta_k) X */
+        for (int j = 0; j < M; j++) {
+            if (prod(o, &r, 1.0, wl1, col(o->deta, n, j), 0, r.w, st) ||
+                prod(o, &r, 0.0, 0, 0, 0, r.z, st))
+                goto done;
+            double zwz;
+            if (be->ops->gram(be, d->dH + (size_t) j * p * p, bp, &zwz, st))
+                goto done;
+        }
+    }
+    /* h_i = x_i' Ml x_i, into the backend's h */
+    if (gg_cuda_leverage_device(be, d->Ml, 0, st))
+        goto done;
+    /* V's columns: Newton's w1 eta_j eta_k pair by pair, dev1, pe1, h wl1 */
+    int q = 0;
+    if (ne > 0)
+        for (int kk = 0; kk < M; kk++)
+            for (int j = 0; j <= kk; j++, q++)
+                if (prod(o, &r, 1.0, v[GG_OR_W1], col(o->deta, n, j), col(o->deta, n, kk),
+                         col(o->V, n, q), st))
+                    goto done;
+    if (d->pe && prod(o, &r, 1.0, v[GG_OR_DEV1], 0, 0, col(o->V, n, q++), st))
+        goto done;
+    if (d->pearson && prod(o, &r, 1.0, v[GG_OR_PE1], 0, 0, col(o->V, n, q++), st))
+        goto done;
+    const CUdeviceptr hw1 = col(o->V, n, q);
+    if (prod(o, &r, 1.0, r.h, wl1, 0, hw1, st) ||
+        gg_cuda_xtmul_device(be, o->V, k, XV, st))
+        goto done;
+    if (ne > 0)
+        memcpy(d->RHS, XV, (size_t) p * np * sizeof(double));
+    q = ne;
+    if (d->pe) memcpy(d->Xd, XV + (size_t) p * q++, (size_t) p * sizeof(double));
+    if (d->pearson) memcpy(d->Xp, XV + (size_t) p * q++, (size_t) p * sizeof(double));
+    memcpy(d->u, XV + (size_t) p * q, (size_t) p * sizeof(double));
+    if (M > 0) {
+        /* the sums, as Gram products of deta: hww = deta' diag(h wl2) deta
+         * (h wl2 in the backend's w, free again), hd = deta' (h wl1),
+         * Dw = deta' diag(w) deta, Dp2 = deta' diag(pe2) deta */
+        if (prod(o, &r, 1.0, r.h, wl2, 0, r.w, st) ||
+            deta_gram(&r, o, &o->bufs, M, r.w, 0, d->hww, NULL, st) ||
+            deta_gram(&r, o, &o->bufs, M, 0, hw1, scratch, d->hd, st) ||
+            (d->pe && deta_gram(&r, o, &o->bufs, M, v[GG_OR_W], 0, d->Dw, NULL, st)) ||
+            (d->pearson && deta_gram(&r, o, &o->bufs, M, v[GG_OR_PE2], 0, d->Dp2, NULL, st)))
+            goto done;
+    }
+    rc = 0;
+done:
+    /* the call's scratch (after the rows, deta and V) goes back */
+    if (o->bufs.n > N_ROWVEC + 2)
+        gg_buflist_truncate(&o->bufs, N_ROWVEC + 2);
+    gg_cuda_leave(r.ordinal);
+    free(XV);
+    free(scratch);
+    free(bp);
+    be->t_rows = t_before + (now() - t0);
+    return rc;
+}
+
+const gg_outer_ops gg_cuda_outer_ops = {outer_rows, outer_fetch, outer_gram, outer_newton_gram,
+                                        outer_derivs};
