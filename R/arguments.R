@@ -91,9 +91,10 @@ gg_argument_table <- function() {
                  "FALSE returns the setup object, as bam(fit = FALSE)",
                  "(made with discrete = FALSE)"),
     argument_row("drop.intercept", "honoured", "setup", "as bam()"),
-    argument_row("optimizer", "refused", "none",
-                 "gamgpu chooses smoothing parameters by bam's performance iteration",
-                 "(fast REML at every step): drop optimizer"),
+    argument_row("optimizer", "honoured", "gamgpu",
+                 "gam()'s default only, \"outer\" or c(\"outer\", \"newton\"), with gam()'s",
+                 "methods (what gamgpu's outer iteration is); other optimizers, or any",
+                 "with method = \"fREML\" (bam() has none), are refused"),
     argument_row("H", "refused", "none",
                  "gamgpu takes no fixed penalty matrix: drop H (to penalize parametric terms",
                  "use paraPen, with sp = to fix their smoothing parameters)"),
@@ -205,7 +206,7 @@ read_dots <- function(dot_names, ..., call = sys.call(-1)) {
               discrete = flag(value("discrete", FALSE), "discrete"),
               gc.level = value("gc.level", 0), scale = value("scale", 0),
               nthreads = value("nthreads"), chunk.size = value("chunk.size"),
-              in.out = value("in.out"))
+              in.out = value("in.out"), optimizer = value("optimizer"))
   if (!isTRUE(value("use.chol", TRUE)))
     gamgpu_abort("gamgpu_unsupported_argument",
                  paste("use.chol must be TRUE: gamgpu always solves by a Cholesky factor of",
@@ -216,6 +217,42 @@ read_dots <- function(dot_names, ..., call = sys.call(-1)) {
   if (!is.numeric(out$scale) || length(out$scale) != 1L || !is.finite(out$scale))
     gamgpu_abort("gamgpu_bad_input", "'scale' must be a single finite number", call = call)
   out
+}
+
+#' Check gam()'s optimizer argument
+#'
+#' gam()'s default, c("outer", "newton") (or "outer", whose Newton is the
+#' default second element), is what gamgpu's outer iteration does for
+#' gam()'s methods (R/outer.R; for the additive model's GCV.Cp gam() then
+#' takes magic(), as gamgpu does): honoured.  Any other optimizer would
+#' follow another path to the same criterion, which gamgpu does not have;
+#' and method "fREML" (bam()'s) has no optimizer argument at all.
+#'
+#' @param optimizer the argument, or NULL when not given.
+#' @param method gam_gpu()'s method.
+#' @return \code{invisible(TRUE)}, else an error of class
+#'   \code{gamgpu_unsupported_argument}.
+#' @noRd
+check_optimizer <- function(optimizer, method, call = sys.call(-1)) {
+  if (is.null(optimizer)) return(invisible(TRUE))
+  if (!is.character(optimizer) || !(length(optimizer) %in% 1:2) || anyNA(optimizer))
+    gamgpu_abort("gamgpu_bad_input",
+                 "'optimizer' must be one or two strings, as gam()'s: c(\"outer\", \"newton\")",
+                 call = call)
+  if (identical(method, "fREML"))
+    gamgpu_abort("gamgpu_unsupported_argument",
+                 paste("'optimizer' is gam()'s, and method = \"fREML\" is bam()'s performance",
+                       "iteration, which has none: drop optimizer, or use one of gam()'s methods",
+                       "(\"REML\", \"ML\", \"GCV.Cp\", ...) with c(\"outer\", \"newton\")"),
+                 call = call, arguments = "optimizer")
+  if (!(optimizer[1L] == "outer" && (length(optimizer) == 1L || optimizer[2L] == "newton")))
+    gamgpu_abort("gamgpu_unsupported_argument",
+                 sprintf(paste("optimizer = %s is not available: gamgpu's outer iteration is",
+                               "gam()'s default, Newton's method (c(\"outer\", \"newton\")), which",
+                               "reaches the same optimum; drop optimizer or give that"),
+                         deparse(optimizer)),
+                 call = call, arguments = "optimizer")
+  invisible(TRUE)
 }
 
 #' Check a setup object given as G, and the arguments given with it

@@ -156,7 +156,8 @@ classify_setup_error <- function(e) {
 #' Every argument is honoured with \code{bam()}'s meaning or refused: an
 #' argument of \code{bam()} or \code{gam()} that gamgpu does not honour
 #' (\code{cluster}, \code{min.sp}, \code{samfrac}, \code{coef},
-#' \code{optimizer}, \code{H}, \code{nei}), any other name
+#' \code{H}, \code{nei}; \code{optimizer} but for gam()'s default), any
+#' other name
 #' and any unnamed value beyond the formals is an error of class
 #' \code{gamgpu_unsupported_argument} (inheriting \code{gamgpu_error}) that
 #' names it and says what to do instead.
@@ -321,6 +322,11 @@ classify_setup_error <- function(e) {
 #'     \code{scale} used when the scale is estimated).  It changes the
 #'     path, not the optimum: the fit is the same to the optimizer's
 #'     tolerance.}
+#'   \item{\code{optimizer}}{gam()'s default, \code{c("outer", "newton")}
+#'     (or \code{"outer"}), with gam()'s methods: the outer Newton
+#'     iteration gamgpu runs for them.  Any other optimizer, or
+#'     \code{optimizer} with \code{method = "fREML"} (bam()'s, which has
+#'     none), is refused (\code{gamgpu_unsupported_argument}).}
 #'   \item{\code{rho}, \code{AR.start}}{AR1 residuals of known
 #'     correlation \code{rho} (in (-1, 1)), for gaussian identity models, as
 #'     \code{bam()} fits them: the rows of the working model are
@@ -418,6 +424,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     gamgpu_abort("gamgpu_bad_method",
                  paste("'method' must be \"fREML\", \"REML\", \"ML\", \"P-REML\", \"P-ML\",",
                        "\"GCV.Cp\" or \"GACV.Cp\""))
+  check_optimizer(dots$optimizer, method)
   additive <- family$family == "gaussian" && family$link == "identity"
   # GCV.Cp and GACV.Cp for additive models: the prediction-error criteria of
   # R/gcv.R, from one Gram product

@@ -78,8 +78,7 @@ test_that("every formal of mgcv's bam() and gam() is in the table, honoured or r
 test_that("refused arguments are classed errors that say what to do", {
   tab <- gamgpu:::.gg_arguments
   refused <- setdiff(tab$argument[tab$status == "refused"], "...")
-  expect_true(all(c("min.sp", "cluster", "samfrac", "coef", "optimizer", "H",
-                    "nei") %in% refused))
+  expect_true(all(c("min.sp", "cluster", "samfrac", "coef", "H", "nei") %in% refused))
   for (nm in refused) {
     args <- list(y ~ s(x0), data = quote(d), device = "off")
     args[[nm]] <- 1
@@ -94,6 +93,32 @@ test_that("refused arguments are classed errors that say what to do", {
   e <- expect_error(fit_g(y ~ s(x0), data = d, min.sp = c(0.1)),
                     class = "gamgpu_unsupported_argument")
   expect_match(conditionMessage(e), "sp =", fixed = TRUE)
+})
+
+test_that("optimizer: gam()'s default with gam()'s methods, the fit unchanged; anything else refused", {
+  b <- fit_g(y ~ s(x0) + s(x1), data = d, method = "REML")
+  for (opt in list("outer", c("outer", "newton"))) {
+    g <- fit_g(y ~ s(x0) + s(x1), data = d, method = "REML", optimizer = opt)
+    expect_identical(coef(g), coef(b))
+    expect_identical(g$optimizer, c("outer", "newton"))
+  }
+  # beyond the additive model too (gam()'s outer Newton)
+  b1 <- fit_g(yb ~ s(x0), data = d, family = binomial(), method = "ML")
+  g1 <- fit_g(yb ~ s(x0), data = d, family = binomial(), method = "ML",
+              optimizer = c("outer", "newton"))
+  expect_identical(coef(g1), coef(b1))
+  for (opt in list(c("outer", "bfgs"), "efs", "perf", c("outer", "optim"), c("outer", "nlm"))) {
+    e <- expect_error(fit_g(y ~ s(x0), data = d, method = "REML", optimizer = opt),
+                      class = "gamgpu_unsupported_argument")
+    expect_identical(e$arguments, "optimizer")
+    expect_match(conditionMessage(e), "c(\"outer\", \"newton\")", fixed = TRUE)
+  }
+  e <- expect_error(fit_g(y ~ s(x0), data = d, optimizer = c("outer", "newton")),
+                    class = "gamgpu_unsupported_argument")
+  expect_match(conditionMessage(e), "fREML", fixed = TRUE)
+  for (bad in list(1, NA_character_, c("outer", "newton", "x")))
+    expect_error(fit_g(y ~ s(x0), data = d, method = "REML", optimizer = bad),
+                 class = "gamgpu_bad_input")
 })
 
 test_that("unknown and unnamed arguments are classed errors", {
