@@ -311,10 +311,12 @@ static int outer_derivs(gg_backend *be, gg_outer_derivs *d, int *rhs_done, gg_st
             gg_cuda_upload(LABEL, dB, d->db, (size_t) p * M, st) ||
             gg_cuda_xmul_device(be, dB, M, o->deta, st))
             goto done;
-        /* dH_k = X' diag(w1 eta_k) X */
+        /* dH_k = X' diag(w1 eta_k) X (z = 0 for all of them: the Gram
+         * pass does not write it) */
+        if (prod(o, &r, 0.0, 0, 0, 0, r.z, st))
+            goto done;
         for (int j = 0; j < M; j++) {
-            if (prod(o, &r, 1.0, wl1, col(o->deta, n, j), 0, r.w, st) ||
-                prod(o, &r, 0.0, 0, 0, 0, r.z, st))
+            if (prod(o, &r, 1.0, wl1, col(o->deta, n, j), 0, r.w, st))
                 goto done;
             double zwz;
             if (be->ops->gram(be, d->dH + (size_t) j * p * p, bp, &zwz, st))
