@@ -53,9 +53,11 @@ gg_argument_table <- function() {
     argument_row("knots", "honoured", "formal", "as bam()"),
     argument_row("sp", "honoured", "formal",
                  "as bam(): entries >= 0 fix a smoothing parameter, negative ones are estimated"),
-    argument_row("min.sp", "refused", "none",
-                 "gamgpu cannot bound smoothing parameters from below",
-                 "(bam(method = \"fREML\") ignores min.sp too); fix them with sp = instead"),
+    argument_row("min.sp", "honoured", "gamgpu",
+                 "with gam()'s methods, as gam(): lower bounds on the smoothing parameters,",
+                 "one per penalty (as full.sp), their penalty sum_k min.sp[k] S_k fixed and",
+                 "the fitted sp the excess over them; with method = \"fREML\" refused",
+                 "(bam() ignores it there, with a warning)"),
     argument_row("paraPen", "honoured", "setup", "penalties on parametric terms, as bam()"),
     argument_row("chunk.size", "honoured", "gamgpu",
                  "the size of the subsample mgcv's setup builds the bases on,",
@@ -95,9 +97,10 @@ gg_argument_table <- function() {
                  "gam()'s default only, \"outer\" or c(\"outer\", \"newton\"), with gam()'s",
                  "methods (what gamgpu's outer iteration is); other optimizers, or any",
                  "with method = \"fREML\" (bam() has none), are refused"),
-    argument_row("H", "refused", "none",
-                 "gamgpu takes no fixed penalty matrix: drop H (to penalize parametric terms",
-                 "use paraPen, with sp = to fix their smoothing parameters)"),
+    argument_row("H", "honoured", "gamgpu",
+                 "with gam()'s methods, as gam(): a fixed p x p penalty added to the",
+                 "smoothing penalties (with min.sp's); with method = \"fREML\" refused",
+                 "(bam() has no H)"),
     argument_row("in.out", "honoured", "gamgpu",
                  "list(sp =, scale =) as gam(): where the first REML optimization starts",
                  "(sp: one value per smoothing parameter, fixed ones included; scale: when",
@@ -206,7 +209,8 @@ read_dots <- function(dot_names, ..., call = sys.call(-1)) {
               discrete = flag(value("discrete", FALSE), "discrete"),
               gc.level = value("gc.level", 0), scale = value("scale", 0),
               nthreads = value("nthreads"), chunk.size = value("chunk.size"),
-              in.out = value("in.out"), optimizer = value("optimizer"))
+              in.out = value("in.out"), optimizer = value("optimizer"),
+              min.sp = value("min.sp"), H = value("H"))
   if (!isTRUE(value("use.chol", TRUE)))
     gamgpu_abort("gamgpu_unsupported_argument",
                  paste("use.chol must be TRUE: gamgpu always solves by a Cholesky factor of",
@@ -255,6 +259,80 @@ check_optimizer <- function(optimizer, method, call = sys.call(-1)) {
   invisible(TRUE)
 }
 
+#' Check gam()'s min.sp and H against the method
+#'
+#' Both are gam()'s: a fixed penalty added to the smoothing penalties
+#' (\code{H}, and \code{sum_k min.sp[k] S_k}).  bam()'s fREML ignores
+#' min.sp (with a warning) and has no H, so with \code{"fREML"} they are
+#' refused, saying to use one of gam()'s methods.  Their values are checked
+#' here as far as they can be before the setup (\code{fixed_penalty()} checks
+#' what needs the model's size).
+#'
+#' @param min.sp,H the arguments (\code{NULL} when not given).
+#' @param method the method.
+#' @return \code{invisible(TRUE)}, else a classed error.
+#' @noRd
+check_fixed_penalty <- function(min.sp, H, method, call = sys.call(-1)) {
+  for (nm in c("min.sp", "H")[c(!is.null(min.sp), !is.null(H))]) {
+    if (identical(method, "fREML"))
+      gamgpu_abort("gamgpu_unsupported_argument",
+                   sprintf(paste("'%s' is gam()'s, and method = \"fREML\" is bam()'s, which %s:",
+                                 "use one of gam()'s methods (method = \"REML\", \"ML\",",
+                                 "\"GCV.Cp\", ...) with %s, or drop it"),
+                           nm, if (nm == "min.sp") "ignores it" else "has none", nm),
+                   call = call, arguments = nm)
+  }
+  if (!is.null(min.sp) &&
+      (!is.numeric(min.sp) || !is.null(dim(min.sp)) || anyNA(min.sp) ||
+         any(!is.finite(min.sp)) || any(min.sp < 0)))
+    gamgpu_abort("gamgpu_bad_sp",
+                 "'min.sp' must be a numeric vector of finite, non-negative values", call = call)
+  if (!is.null(H) &&
+      (!is.numeric(H) || !is.matrix(H) || nrow(H) != ncol(H) || any(!is.finite(H))))
+    gamgpu_abort("gamgpu_bad_input", "'H' must be a square numeric matrix of finite values",
+                 call = call)
+  invisible(TRUE)
+}
+
+#' gam()'s fixed penalty from min.sp and H
+#'
+#' As gam.setup(): \code{H} (p x p), plus \code{min.sp[k]} times each
+#' penalty \code{G$S[[k]]} in its place (one value per penalty, in the order
+#' of full.sp; values beyond the penalties are dropped, as gam.setup()
+#' drops them).  NULL when neither is given.
+#'
+#' @param G the setup object.
+#' @param min.sp,H the arguments, checked by \code{check_fixed_penalty()}.
+#' @return a p x p matrix or \code{NULL}, else a classed error.
+#' @noRd
+fixed_penalty <- function(G, min.sp, H, call = sys.call(-1)) {
+  if (is.null(min.sp) && is.null(H)) return(NULL)
+  p <- ncol(G$X)
+  M <- length(G$S)
+  if (!is.null(H)) {
+    if (nrow(H) != p)
+      gamgpu_abort("gamgpu_bad_input",
+                   sprintf("'H' is %d x %d but the model has %d coefficients", nrow(H),
+                           ncol(H), p), call = call)
+    if (max(abs(H - t(H))) > 1e-10 * max(1, max(abs(H))))
+      gamgpu_abort("gamgpu_bad_input", "'H' must be symmetric", call = call)
+  }
+  Hf <- if (is.null(H)) matrix(0, p, p) else H + 0
+  if (!is.null(min.sp)) {
+    if (length(min.sp) < M)
+      gamgpu_abort("gamgpu_bad_sp",
+                   sprintf(paste("'min.sp' has length %d but the model has %d penalties",
+                                 "(one lower bound per penalty, as full.sp)"),
+                           length(min.sp), M), call = call)
+    for (k in seq_len(M)) {
+      i <- G$off[k] - 1L + seq_len(ncol(G$S[[k]]))
+      Hf[i, i] <- Hf[i, i] + min.sp[k] * G$S[[k]]
+    }
+  }
+  # (a zero penalty is none: the fit is the one without it)
+  if (all(Hf == 0)) NULL else Hf
+}
+
 #' Check a setup object given as G, and the arguments given with it
 #'
 #' @param G the object.
@@ -291,7 +369,8 @@ check_setup_object <- function(G, given, fit_wanted, call = sys.call(-1)) {
 # ignores them when G is given; here they would be ignored too).
 .gg_setup_arguments <- c("formula", "family", "data", "weights", "subset", "na.action",
                          "offset", "knots", "select", "paraPen", "drop.unused.levels",
-                         "drop.intercept", "AR.start", "discrete", "chunk.size")
+                         "drop.intercept", "AR.start", "discrete", "chunk.size", "min.sp",
+                         "H")
 
 # Signal the message that discrete = TRUE was fitted exactly: a condition of
 # class c("gamgpu_discrete_exact", "gamgpu_message", "message", "condition").

@@ -155,8 +155,9 @@ classify_setup_error <- function(e) {
 #'
 #' Every argument is honoured with \code{bam()}'s meaning or refused: an
 #' argument of \code{bam()} or \code{gam()} that gamgpu does not honour
-#' (\code{cluster}, \code{min.sp}, \code{samfrac}, \code{coef},
-#' \code{H}, \code{nei}; \code{optimizer} but for gam()'s default), any
+#' (\code{cluster}, \code{samfrac}, \code{coef}, \code{nei};
+#' \code{optimizer} but for gam()'s default; \code{min.sp} and \code{H}
+#' with \code{"fREML"}), any
 #' other name
 #' and any unnamed value beyond the formals is an error of class
 #' \code{gamgpu_unsupported_argument} (inheriting \code{gamgpu_error}) that
@@ -425,10 +426,20 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                  paste("'method' must be \"fREML\", \"REML\", \"ML\", \"P-REML\", \"P-ML\",",
                        "\"GCV.Cp\" or \"GACV.Cp\""))
   check_optimizer(dots$optimizer, method)
+  check_fixed_penalty(dots$min.sp, dots$H, method)
+  # gam()'s fixed penalty (min.sp, H, or a supplied G's H): fitted by the
+  # outer iteration, whose criterion takes it (R/outer.R), for every model
+  # (zero bounds, a zero H: no penalty, the fit without them)
+  fixed_pen <- any(dots$min.sp != 0) || any(dots$H != 0) || !is.null(G_supplied$H)
+  if (fixed_pen && identical(method, "fREML"))
+    gamgpu_abort("gamgpu_unsupported_argument",
+                 paste("the setup object G has gam()'s fixed penalty (H, from min.sp or H),",
+                       "which method = \"fREML\" (bam()'s) does not take: use one of gam()'s",
+                       "methods (method = \"REML\", ...)"), arguments = "G")
   additive <- family$family == "gaussian" && family$link == "identity"
   # GCV.Cp and GACV.Cp for additive models: the prediction-error criteria of
   # R/gcv.R, from one Gram product
-  pe_method <- additive && method %in% c("GCV.Cp", "GACV.Cp")
+  pe_method <- additive && method %in% c("GCV.Cp", "GACV.Cp") && !fixed_pen
   # REML, ML and GCV.Cp beyond the additive model: gam.fit3()'s criteria
   # (the Laplace approximation; GCV or UBRE) with its outer Newton around a
   # fully converged penalized IRLS (R/outer.R), for the exponential families
@@ -439,7 +450,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   efam_outer <- !is.null(efam_name(family)) && method != "fREML"
   method_given <- method          # (gam() names its score after it)
   if (efam_outer) method <- efam_outer_method(method)
-  outer <- efam_outer || method %in% c("P-REML", "P-ML") ||
+  outer <- efam_outer || method %in% c("P-REML", "P-ML") || fixed_pen ||
     (!additive && method %in% c("REML", "ML", "GCV.Cp", "GACV.Cp"))
   outer_families <- c("gaussian", "binomial", "poisson", "Gamma", "inverse.gaussian",
                       "negbin", "tweedie", "quasibinomial", "quasipoisson")
@@ -519,6 +530,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     # bam()'s scale rule: 0 is 1 for binomial and poisson, else estimated
     if (scale == 0) scale <- if (family$family %in% c("binomial", "poisson")) 1 else -1
     G$scale <- scale
+    G$H <- fixed_penalty(G, dots$min.sp, dots$H)
     if (!fit_wanted) return(G)
   } else {
     G <- G_supplied
@@ -709,10 +721,22 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
 
   ## ---- the fit --------------------------------------------------------------
   L <- if (!is.null(L)) { L <- unname(L); storage.mode(L) <- "double"; L }
+  # (gam()'s fixed penalty G$H: one more penalty, on every coefficient, at
+  # log smoothing parameter 0; the outer iteration chose the others)
+  S_fit <- S
+  off_fit <- G$off
+  lsp0_fit <- lsp0
+  if (!is.null(G$H)) {
+    S_fit <- c(S, list(G$H + 0))
+    off_fit <- c(G$off, 1L)
+    lsp0_fit <- c(lsp0, 0)
+    L <- matrix(0, length(lsp0_fit), 0L)
+  }
   engine_fit <- function(spec)
-    .Call(gg_fit, X, y, w, offset, eng_fam$name, family$link, S, as.integer(G$off), L,
-          if (length(S)) as.numeric(lsp0) else NULL, spec, unclass(control))
+    .Call(gg_fit, X, y, w, offset, eng_fam$name, family$link, S_fit, as.integer(off_fit), L,
+          if (length(S_fit)) as.numeric(lsp0_fit) else NULL, spec, unclass(control))
   res <- engine_fit(spec)
+  if (!is.null(G$H)) res$rho.full <- res$rho.full[seq_along(S)]
   # rank deficient (R/rank_deficient.R): with the scale estimated by REML,
   # bam()'s Mp moves the optimum -- fitted again with it where it differs
   rd <- method %in% c("fREML", "REML") && !outer && res$scalars[["rank"]] < p

@@ -61,6 +61,10 @@ outer_session <- function(G, X, y, w, offset, S, plan, nthreads) {
   n <- if (is.matrix(X)) nrow(X) else X$n
   rS <- mgcv_fun("mini.roots")(G$S, G$off, p, G$rank)
   Ssp <- mgcv_fun("totalPenaltySpace")(G$S, G$H, G$off, p)
+  # gam()'s fixed penalty G$H (min.sp, H): in every penalty sum, and the
+  # last of gam.reparam()'s roots, at no smoothing parameter of its own
+  UrS <- lapply(rS, function(r) crossprod(Ssp$Y, r))
+  if (!is.null(G$H)) UrS <- c(UrS, list(crossprod(Ssp$Y, mgcv_fun("mroot")(G$H))))
   if (is.matrix(X)) storage.mode(X) <- "double"
   ses <- .Call(gg_session_open_r, X, as.double(y), as.double(w),
                if (is.null(offset)) NULL else as.double(offset), plan$mode, plan$ordinal,
@@ -75,7 +79,8 @@ outer_session <- function(G, X, y, w, offset, S, plan, nthreads) {
     .Call(gg_session_gram_r, ses, as.double(v), as.double(z))
   }
   list(ses = ses, env = env, count = count, n = n, p = p,
-       S = embed_penalties(S, G$off, p), UrS = lapply(rS, function(r) crossprod(Ssp$Y, r)),
+       S = embed_penalties(S, G$off, p), UrS = UrS,
+       H = if (is.null(G$H)) matrix(0, p, p) else G$H + 0,
        N = Ssp$Z, Mp = ncol(Ssp$Z), gram = gram,
        lev = function(M, v = one) .Call(gg_session_leverage_r, ses, as.double(v), M),
        xb = function(B) .Call(gg_session_mul_r, ses, as.matrix(B) + 0, FALSE),
@@ -105,7 +110,7 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
   eng <- engine_family(family)
   # family$ls()'s n: the binomial trials per row (1 without cbind())
   ls_n <- if (is.null(trials)) rep(1, n) else trials
-  c(B[c("n", "p", "S", "UrS", "N", "Mp", "env", "gram", "lev", "close")], list(
+  c(B[c("n", "p", "S", "UrS", "H", "N", "Mp", "env", "gram", "lev", "close")], list(
        y = y, w = w, off = if (is.null(offset)) 0 else offset,
        n_pos = sum(w > 0),   # (rows of positive weight: P-REML's and P-ML's scale)
        fam = fam,
@@ -248,7 +253,7 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
   M <- length(lsp)
   lam <- exp(lsp)
   p <- P$p
-  Sl <- matrix(0, p, p)
+  Sl <- P$H
   for (k in seq_len(M)) Sl <- Sl + lam[k] * P$S[[k]]
   f <- outer_pirls(P, Sl, beta, control$maxit, 1e-11)
   fam <- P$fam
@@ -293,7 +298,8 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
     lm <- outer_ldet(P, Hd)
     ldetH <- lm$ldet
     Pm <- lm$Pm
-    rp <- mgcv_fun("gam.reparam")(P$UrS, lsp, if (deriv) 2 else 0)
+    rp <- if (length(P$UrS)) mgcv_fun("gam.reparam")(P$UrS, lsp, if (deriv) 2 else 0) else
+      list(det = 0, det1 = numeric(0), det2 = matrix(0, 0, 0))
     known <- P$scale > 0
     remlInd <- if (P$ml) 0 else 1
     Dp <- f$dev + f$pen
@@ -442,7 +448,7 @@ outer_param_map <- function(L, nth, lphi) {
   J <- matrix(0, nth + nrow(L), nth + nr)
   J[seq_len(nth), seq_len(nth)] <- diag(nth)
   J[nth + seq_len(nrow(L)), nth + seq_len(nr)] <- L
-  if (lphi) J <- rbind(cbind(J, 0), c(numeric(nth + nr), 1))
+  if (lphi) J <- rbind(cbind(J, matrix(0, nrow(J), 1L)), c(numeric(nth + nr), 1))
   J
 }
 
@@ -565,8 +571,7 @@ outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, gamm
   }
   if (P$lphi) {
     # log scale starts from the Pearson statistic of a fit at the start
-    f0 <- outer_pirls(P, Reduce(`+`, Map(`*`, exp(drop(L %*% theta0) + lsp0), P$S),
-                                  matrix(0, P$p, P$p)),
+    f0 <- outer_pirls(P, Reduce(`+`, Map(`*`, exp(drop(L %*% theta0) + lsp0), P$S), P$H),
                         NULL, control$maxit, 1e-8)
     pear <- P$rows(pearson = TRUE)$pearson
     theta0 <- c(theta0, log(max(pear / max(1, P$n - P$p), 1e-10)))
@@ -667,7 +672,7 @@ outer_post_proc <- function(fit, lap, G, Lx, lsp0x, obj, control, sp_index, sp.n
   Rx <- sqrt(pmax(ev$values, 0)) * t(ev$vectors)
   obj <- c(obj, list(rV = lap$rV, K = Rx %*% lap$rV, weights = rep(1, P$p),
                      control = list(nthreads = control$nthreads),
-                     db.drho = if (ncol(Lx) > 0) lap$db, outer.info = list(hess = lap$Hs),
+                     db.drho = if (ncol(Lx) > 0 && NCOL(lap$db) > 0) lap$db, outer.info = list(hess = lap$Hs),
                      sp = exp(lap$theta), coefficients = lap$beta))
   mv <- mgcv_fun("gam.fit3.post.proc")(Rx, Lx, lsp0x, G$S, G$off, obj, P$gamma)
   pn <- names(fit$coefficients)

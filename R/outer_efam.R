@@ -45,7 +45,7 @@ efam_outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, sca
   nth <- if (isTRUE(fam$n.theta > 0)) as.integer(fam$n.theta) else 0L
   dDeta <- mgcv_fun("dDeta")
   lsf <- mgcv_visible(fam$ls)        # (tw()'s finds mgcv's ldTweedie)
-  c(B[c("n", "p", "S", "UrS", "N", "Mp", "env", "gram", "lev", "xb", "xt", "close")], list(
+  c(B[c("n", "p", "S", "UrS", "H", "N", "Mp", "env", "gram", "lev", "xb", "xt", "close")], list(
        y = y, w = w, off = if (is.null(offset)) 0 else offset, fam = fam, nth = nth,
        ml = method == "ML", gamma = gamma, scale = scale, lphi = scale <= 0, crit = method,
        score_fn = efam_outer_score,
@@ -144,7 +144,7 @@ efam_outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE, th = num
   p <- P$p
   n <- P$n
   gam <- P$gamma
-  Sl <- matrix(0, p, p)
+  Sl <- P$H
   for (k in seq_len(M)) Sl <- Sl + lam[k] * P$S[[k]]
   if (nth == 0) th <- P$theta()
   P$set_theta(th)
@@ -170,7 +170,7 @@ efam_outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE, th = num
   lm <- outer_ldet(P, Hd)
   ldetH <- lm$ldet
   Pm <- lm$Pm
-  rp <- if (M > 0) mgcv_fun("gam.reparam")(P$UrS, lsp, if (deriv) 2 else 0) else
+  rp <- if (length(P$UrS)) mgcv_fun("gam.reparam")(P$UrS, lsp, if (deriv) 2 else 0) else
     list(det = 0, det1 = numeric(0), det2 = matrix(0, 0, 0))
   known <- !P$lphi
   phi <- if (known) P$scale else exp(lphi)
