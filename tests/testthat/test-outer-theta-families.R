@@ -32,7 +32,8 @@ expect_theta_family_fit <- function(g, b, label, better = 1e-11, aic = TRUE) {
   expect_identical(g$method, b$method, label = label)
   expect_identical(names(g$gcv.ubre), names(b$gcv.ubre), label = label)
   rel <- (g$gcv.ubre[[1]] - b$gcv.ubre[[1]]) / abs(b$gcv.ubre[[1]])
-  expect_lt(rel, 1e-11, label = paste(label, "score no worse"))
+  # (under another BLAS than R's own, gam()'s optimum moves by its rounding)
+  expect_lt(rel, if (reference_blas()) 1e-11 else 1e-9, label = paste(label, "score no worse"))
   expect_gt(rel, if (any(flat)) -1e-8 else -better, label = paste(label, "score"))
   expect_identical(g$outer.info$conv, "full convergence", label = label)
   expect_lt(max(abs(g$fitted.values - b$fitted.values)) / diff(range(b$fitted.values)),
