@@ -464,6 +464,10 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                  sprintf("'in.out' with method = \"%s\" for a %s model is not available; drop it",
                          method, family$family),
                  arguments = "in.out")
+  if (fixed_pen && !is.null(cl$rho) && !identical(eval(cl$rho, env), 0))
+    gamgpu_abort("gamgpu_unsupported_argument",
+                 paste("gam()'s fixed penalty (min.sp, H) with AR1 residuals (rho) is not",
+                       "available: drop one of them"), arguments = "rho")
   if (outer && !is.null(cl$rho) && !identical(eval(cl$rho, env), 0))
     gamgpu_abort("gamgpu_unsupported_method",
                  sprintf("method = \"%s\" with AR1 residuals (rho) is available for gaussian identity models only; use \"fREML\"",

@@ -184,6 +184,8 @@ test_that("bad min.sp and H are classed errors", {
   e <- expect_error(gam_gpu(f, data = d, min.sp = c(1, 1), device = "off"),
                     class = "gamgpu_unsupported_argument")
   expect_identical(e$arguments, "min.sp")
+  e <- expect_error(fit(min.sp = c(1, 1), rho = 0.5), class = "gamgpu_unsupported_argument")
+  expect_identical(e$arguments, "rho")
   # zero bounds are no penalty: the fit without them
   expect_identical(coef(fit(min.sp = c(0, 0))), coef(fit()))
 })
