@@ -324,10 +324,8 @@ fixed_penalty <- function(G, min.sp, H, call = sys.call(-1)) {
                    sprintf(paste("'min.sp' has length %d but the model has %d penalties",
                                  "(one lower bound per penalty, as full.sp)"),
                            length(min.sp), M), call = call)
-    for (k in seq_len(M)) {
-      i <- G$off[k] - 1L + seq_len(ncol(G$S[[k]]))
-      Hf[i, i] <- Hf[i, i] + min.sp[k] * G$S[[k]]
-    }
+    Sk <- embed_penalties(G$S, G$off, p)
+    for (k in seq_len(M)) Hf <- Hf + min.sp[k] * Sk[[k]]
   }
   # (a zero penalty is none: the fit is the one without it)
   if (all(Hf == 0)) NULL else Hf

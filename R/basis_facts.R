@@ -54,6 +54,18 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
   n <- nrow(mf)
   terms <- unlist(lapply(specs, function(s) s$term))
   if (anyDuplicated(terms)) return(NULL)
+  # (every spec a plain tp or cr smooth of numeric covariates, before any
+  # work on the rows)
+  if (!all(vapply(specs, function(s) {
+    cl <- class(s)
+    (identical(cl, "tp.smooth.spec") || identical(cl, "cr.smooth.spec")) &&
+      identical(s$by, "NA") && is.null(s$id) && !isTRUE(s$fixed) &&
+      all(vapply(s$term, function(v) {
+        x <- mf[[v]]
+        is.double(x) && is.null(dim(x)) && is.null(attr(x, "matrix"))
+      }, NA))
+  }, NA)))
+    return(NULL)
   dev <- device_of(plan)
   rows <- integer(0)
   out <- vector("list", length(specs))
@@ -61,13 +73,6 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
   for (i in seq_along(specs)) {
     s <- specs[[i]]
     cl <- class(s)
-    if (!(identical(cl, "tp.smooth.spec") || identical(cl, "cr.smooth.spec")) ||
-        !identical(s$by, "NA") || !is.null(s$id) || isTRUE(s$fixed) ||
-        !all(vapply(s$term, function(v) {
-          x <- mf[[v]]
-          is.double(x) && is.null(dim(x)) && is.null(attr(x, "matrix"))
-        }, NA)))
-      return(NULL)
     f <- if (identical(cl, "tp.smooth.spec")) tprs_facts(s, mf, knots, threads, stand[[i]]) else
       cr_facts(s, mf, knots)
     if (is.null(f)) return(NULL)

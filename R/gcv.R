@@ -198,37 +198,41 @@ gcv_magic <- function(P, G, w, L, lsp0, gamma, scale) {
   e <- gcv_score(P, lsp, deriv = FALSE)
   score <- mr$score
   converged <- isTRUE(mr$gcv.info$fully.converged)
-  # A score with two minima, one along a smoothing parameter's flat end:
-  # which one magic() reaches depends on the rounding of its R factor
-  # (gam()'s from the QR of X, this one from X'WX; under another BLAS
-  # they part).  Every flat end (log sp 25 beyond magic()'s, either way)
-  # is scored, p x p work each; one lower than magic()'s minimum by more
-  # than 1e-6 of it (another minimum, not a flat end's rounding) is
-  # followed by Newton's method, and taken where it ends lower.
+  nw <- gcv_flat_end_minimum(P, L, lsp0, rho, e$score)
+  if (!is.null(nw)) {
+    rho <- nw$rho
+    lsp <- nw$lsp
+    e <- gcv_score(P, lsp, deriv = FALSE)
+    score <- e$score
+    converged <- nw$converged
+  }
+  c(e[c("rss", "tau", "Hi")],
+    list(rho = rho, lsp = lsp, score = score, magic = mr$gcv.info, device = P$device,
+         XtWX = P$XtWX, converged = converged, n_score = n_score))
+}
+
+# A GCV or UBRE score with two minima, one along a smoothing parameter's
+# flat end: which one magic() reaches depends on the rounding of its R
+# factor (gam()'s from the QR of X, gcv_magic()'s from X'WX; under another
+# BLAS they part).  Every flat end (log sp 25 beyond rho's, either way) is
+# scored, p x p work each; one lower than the minimum found (score, at rho)
+# by more than 1e-6 of it -- another minimum, not a flat end's rounding --
+# is followed by Newton's method.  Returns gcv_newton()'s result where it
+# ends lower by as much, else NULL.
+gcv_flat_end_minimum <- function(P, L, lsp0, rho, score) {
   to_lsp <- function(r) drop(L %*% r) + lsp0
   best <- NULL
   for (k in seq_along(rho)) for (dir in c(-25, 25)) {
     r1 <- rho
     r1[k] <- r1[k] + dir
     s1 <- tryCatch(gcv_score(P, to_lsp(r1), deriv = FALSE)$score, error = function(err) Inf)
-    if (is.finite(s1) && s1 < e$score - 1e-6 * abs(e$score) &&
-        (is.null(best) || s1 < best$score))
+    if (is.finite(s1) && s1 < score - 1e-6 * abs(score) && (is.null(best) || s1 < best$score))
       best <- list(rho = r1, score = s1)
   }
-  if (!is.null(best)) {
-    nw <- tryCatch(gcv_newton(P, L, lsp0, best$rho, maxit = 200L, tol = 1e-7),
-                   error = function(err) NULL)
-    if (!is.null(nw) && nw$score < e$score - 1e-6 * abs(e$score)) {
-      rho <- nw$rho
-      lsp <- nw$lsp
-      e <- gcv_score(P, lsp, deriv = FALSE)
-      score <- e$score
-      converged <- nw$converged
-    }
-  }
-  c(e[c("rss", "tau", "Hi")],
-    list(rho = rho, lsp = lsp, score = score, magic = mr$gcv.info, device = P$device,
-         XtWX = P$XtWX, converged = converged, n_score = n_score))
+  if (is.null(best)) return(NULL)
+  nw <- tryCatch(gcv_newton(P, L, lsp0, best$rho, maxit = 200L, tol = 1e-7),
+                 error = function(err) NULL)
+  if (!is.null(nw) && nw$score < score - 1e-6 * abs(score)) nw else NULL
 }
 
 # gam()'s fields of a GCV.Cp fit on the engine's object (fit at the chosen

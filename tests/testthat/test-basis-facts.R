@@ -161,6 +161,7 @@ test_that("the route is the device's by default; option gamgpu.basis_facts decid
 
 test_that("the thin plate constructions run in forked workers give the ones made in turn", {
   skip_on_os("windows")
+  local_gg_options(gamgpu.setup_cores = 2L)       # (whatever this machine's cores)
   set.seed(11)
   n <- 3000
   d <- data.frame(x0 = runif(n), x1 = runif(n), x2 = runif(n))

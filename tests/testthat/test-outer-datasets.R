@@ -115,6 +115,28 @@ test_that("an additive model's UBRE with two minima ends in gam()'s", {
   expect_lt(max(abs(g$fitted.values - b$fitted.values)) / diff(range(b$fitted.values)), 1e-6)
 })
 
+test_that("from the higher of two UBRE minima, the flat ends lead to the lower one", {
+  # (the same score: magic() can end at either minimum, by the rounding of
+  # its R factor; gcv_flat_end_minimum() takes it on from there)
+  G <- mgcv::gam(Ozone ~ s(Solar.R) + s(Wind) + s(Temp), data = aq, fit = FALSE)
+  P <- gamgpu:::gcv_problem(G$X, as.double(G$y), as.double(G$w), NULL, G$S, G$off, 1, 400,
+                            list(mode = 0L, ordinal = 0L), 1L)
+  P$criterion <- "GCV"
+  L <- diag(3)
+  sp0 <- get("initial.sp", asNamespace("mgcv"))(P$XtWX, G$S, G$off, XX = TRUE)
+  up <- gamgpu:::gcv_newton(P, L, numeric(3), log(sp0), maxit = 200L, tol = 1e-7)
+  expect_lt(abs(up$rho[1] - 0.83), 0.01)                  # the higher minimum
+  nw <- gamgpu:::gcv_flat_end_minimum(P, L, numeric(3), up$rho, up$score)
+  b <- mgcv::gam(Ozone ~ s(Solar.R) + s(Wind) + s(Temp), data = aq, method = "GCV.Cp",
+                 scale = 400)
+  expect_lt(abs(nw$score / b$gcv.ubre[[1]] - 1), 1e-9)
+  expect_gt(nw$rho[1], 20)
+  expect_lt(up$score - nw$score, 0.2)
+  expect_gt(up$score - nw$score, 0.1)
+  # at the lower minimum: nothing lower along any flat end
+  expect_null(gamgpu:::gcv_flat_end_minimum(P, L, numeric(3), nw$rho, nw$score))
+})
+
 test_that("a GCV score with a small scale is followed along its flat end as gam() follows it", {
   # trees, s(Height) on a flat end: with a convergence scale of |score| + 1
   # the optimizer stopped at log sp 6.0 and 11.5 (against gam()'s 14.0 and
