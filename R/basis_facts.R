@@ -33,8 +33,13 @@
 use_basis_facts <- function(plan) {
   o <- basis_facts_option()
   if (!is.na(o)) return(o)
-  plan$mode == 2L || (plan$mode == 1L && isTRUE(.Call(gg_gpu_probe_r)$usable))
+  fits_on_device(plan)
 }
+
+# Whether a fit under device plan `plan` (policy.R: device_plan()) runs on
+# a device: "required", or "auto" with a usable one.
+fits_on_device <- function(plan)
+  plan$mode == 2L || (plan$mode == 1L && isTRUE(.Call(gg_gpu_probe_r)$usable))
 
 # The option, checked (by gam_gpu() before its set-up, whose errors in the
 # lean path hand over to mgcv's).
@@ -87,6 +92,7 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
     f$scale <- st$scale
     f$mean <- st$mean
     f$threads <- threads
+    f$dev <- dev
     rows <- c(rows, as.integer(st$imax))
     class(s) <- c("gg_facts.smooth.spec", class(s))
     attr(s, "gg_facts") <- f
@@ -160,9 +166,10 @@ cr_facts <- function(s, mf, knots) {
 smooth.construct.gg_facts.smooth.spec <- function(object, data, knots) {
   f <- attr(object, "gg_facts")
   sm <- f$sm
-  # the raw basis on these rows (by the C evaluators, over threads), scaled
-  # as on every row
-  X <- raw_basis_matrix(sm, data, length(data[[sm$term[1L]]]), f$threads)
+  # the raw basis on these rows (by the C evaluators over threads, on the
+  # device of a GPU fit: a thin plate basis by its direct sums there),
+  # scaled as on every row
+  X <- raw_basis_matrix(sm, data, length(data[[sm$term[1L]]]), f$threads, f$dev)
   if (is.null(X)) X <- mgcv::Predict.matrix(sm, data)
   if (f$rms) sm <- tprs_scaled(sm, X, f$scale) else sm$X <- X
   sm$C <- matrix(f$mean, 1L)

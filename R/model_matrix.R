@@ -269,8 +269,14 @@ margin_block <- function(r) {
 # rows of data: the host's build of its recipe (src/xplan.c), or with dev
 # = c(mode, ordinal) the device's (a device failure under "auto" counted,
 # the host building it then).  NULL where the margin has no recipe.
-raw_basis_matrix <- function(m, data, n, threads, dev = NULL) {
-  r <- margin_recipe(m, data, threads, max_tp_d = Inf)
+# A one-variable thin plate basis is built from tp1_table()'s polynomials
+# where that pays (tp1_table = NA: tp1_table_pays()), else by its direct
+# sums (b' UZ); the two agree to rounding.
+raw_basis_matrix <- function(m, data, n, threads, dev = NULL, tp1_table = NA) {
+  codes <- new.env(parent = emptyenv())
+  if (is.na(tp1_table)) tp1_table <- tp1_table_pays(m, n, dev)
+  if (!tp1_table) codes$tp1_later <- TRUE
+  r <- margin_recipe(m, data, threads, codes, max_tp_d = Inf)
   if (inherits(r, "gg_no_recipe")) return(NULL)
   r <- margin_block(r)
   r$col0 <- 1L
@@ -525,6 +531,30 @@ margin_recipe <- function(m, mf, threads = 1L, codes = new.env(parent = emptyenv
 tp1_table <- function(Xu, UZ, m, M, threads = 1L)
   .Call(gg_tprs_pp_r, Xu, UZ, as.integer(m), as.integer(M), as.integer(threads))
 
+# Whether thin plate margin m's basis on n rows is cheaper through its
+# table than by its direct sums: the table takes (K + 1) K k (D + 1)
+# multiply-adds on the host (K knots, degree D), the direct sums n (K + M) k
+# -- on the host (dev NULL or mode 0) at the same rate, on the device
+# (dev = c(mode, ordinal)) tp1_device_rate times faster.  Measured with
+# bench/tp1_table_cost.R on the H200 (K = 2000, k = 10, the basis copied
+# back): the table 0.018 s over 16 threads (0.204 s on one); on the device
+# the direct sums took 0.003 s at 1e5 rows, 0.067 s at 1e6 and 0.657 s at
+# 1e7, the table's rows (with the table) 0.034, 0.107 and 0.530 s: a rate
+# of about 34 against the 16 threads, where the model below puts the
+# change at 2.6e5 rows.  A basis without a table (not one variable)
+# answers FALSE.
+tp1_table_pays <- function(m, n, dev = NULL) {
+  if (!inherits(m, "tprs.smooth") || !is.matrix(m$Xu) || ncol(m$Xu) != 1L ||
+      !is.matrix(m$UZ))
+    return(FALSE)
+  K <- nrow(m$Xu)
+  ord <- m$p.order[1L]
+  if (is.na(ord) || 2 * ord <= 1) ord <- 2L       # (gg_tprs_order()'s default for d = 1)
+  rate <- if (is.null(dev) || dev[1L] == 0L) 1 else tp1_device_rate
+  n * nrow(m$UZ) > rate * (K + 1) * K * (2 * ord)
+}
+tp1_device_rate <- 32
+
 # A cyclic P-spline (cp) margin: mgcv's cSplineDes knots (k + 1 knots,
 # extended below the first by the last ord - 1 intervals), their ends
 # repeated ord - 1 more times as splineDesign(outer.ok = TRUE) repeats
@@ -590,6 +620,8 @@ tprs_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
 # evaluator (or the option gamgpu.x_recipe is FALSE): the caller then
 # builds X in R.  Thin plate smooths of more than 4 variables stay on the
 # R path (the device kernel keeps a row's coordinates in registers).
+# (A one-variable thin plate basis takes tp1_table()'s polynomials here
+# whatever the rows: so X built on the device is R's route's X bit for bit.)
 model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
   if (!isTRUE(getOption("gamgpu.x_recipe", TRUE)))
     return(no_recipe("option gamgpu.x_recipe is FALSE"))

@@ -256,7 +256,7 @@ int gg_tp1_degree(int m)
 }
 
 typedef struct tp1_job {
-    const double *Xu, *UZ, *knots;
+    const double *UZt, *UZ, *knots, *Xu;
     const int *rank;
     int K, k, D, M, j0, j1;
     double eta0;
@@ -266,16 +266,23 @@ typedef struct tp1_job {
 
 #define TP1_MAX_D 31    /* m up to 16: far beyond any penalty order used */
 
+/* Intervals j0 .. j1 - 1.  UZt is UZ's first K rows by row (row l's k
+ * entries together), so that the sum over the knots reads memory in order
+ * and keeps each interval's k (D + 1) sums in cache; every sum still runs
+ * over l = 0 .. K - 1 in turn with the same products, so the table is the
+ * same bit for bit as a column-by-column loop would make it. */
 static void *tp1_rows(void *arg)
 {
     tp1_job *J = arg;
     const int K = J->K, k = J->k, D = J->D, M = J->M, nb = K + J->M, np = D + 1;
+    const double *restrict UZt = J->UZt, *restrict UZ = J->UZ, *restrict Xu = J->Xu;
+    const int *restrict rank = J->rank;
     double binom[TP1_MAX_D + 1][TP1_MAX_D + 1];
     for (int a = 0; a <= D; a++) {
         binom[a][0] = binom[a][a] = 1.0;
         for (int b = 1; b < a; b++) binom[a][b] = binom[a - 1][b - 1] + binom[a - 1][b];
     }
-    double *S = malloc((size_t) k * np * sizeof(double));
+    double *restrict S = malloc((size_t) k * np * sizeof(double));
     if (S == NULL) {
         J->failed = 1;
         return NULL;
@@ -289,14 +296,28 @@ static void *tp1_rows(void *arg)
         for (size_t i = 0; i < (size_t) k * np; i++) S[i] = 0.0;
         for (int l = 0; l < K; l++) {
             double pw[TP1_MAX_D + 1];           /* pw[q] = (a - u_l)^q */
-            const double delta = a - J->Xu[l];
+            double rp[TP1_MAX_D + 1];           /* rp[p] = pw[D - p] */
+            const double delta = a - Xu[l];
             pw[0] = 1.0;
             for (int q = 1; q <= D; q++) pw[q] = pw[q - 1] * delta;
-            const int left = J->rank[l] < j;
-            for (int c = 0; c < k; c++) {
-                const double u = left ? J->UZ[(size_t) c * nb + l] : -J->UZ[(size_t) c * nb + l];
-                double *s = S + (size_t) c * np;
-                for (int p = 0; p <= D; p++) s[p] += u * pw[D - p];
+            for (int p = 0; p <= D; p++) rp[p] = pw[D - p];
+            const double *restrict row = UZt + (size_t) l * k;
+            const double sgn = rank[l] < j ? 1.0 : -1.0;
+            if (D == 3) {
+                /* m = 2, the default: four sums a column, of a trip count
+                 * the compiler knows (and vectorizes: the same products
+                 * and sums, element by element) */
+                for (int c = 0; c < k; c++) {
+                    const double u = sgn * row[c];
+                    double *restrict s = S + (size_t) c * 4;
+                    for (int p = 0; p < 4; p++) s[p] += u * rp[p];
+                }
+            } else {
+                for (int c = 0; c < k; c++) {
+                    const double u = sgn * row[c];
+                    double *restrict s = S + (size_t) c * np;
+                    for (int p = 0; p <= D; p++) s[p] += u * rp[p];
+                }
             }
         }
         double *out = J->coef + (size_t) j * k * np;
@@ -306,7 +327,7 @@ static void *tp1_rows(void *arg)
                 for (int q = p; q < M; q++) {   /* the null space: x^q = (a + t)^q */
                     double ap = 1.0;
                     for (int e = 0; e < q - p; e++) ap *= a;
-                    v += J->UZ[(size_t) c * nb + K + q] * binom[q][p] * ap;
+                    v += UZ[(size_t) c * nb + K + q] * binom[q][p] * ap;
                 }
                 out[(size_t) c * np + p] = v;
             }
@@ -353,14 +374,20 @@ int gg_tp1_table(const double *Xu, int K, const double *UZ, int k, int m, int M,
     if (threads < 1) threads = 1;
     if (threads > K + 1) threads = K + 1;
     tp1_job *jobs = calloc((size_t) threads, sizeof *jobs);
-    if (jobs == NULL) {
+    double *UZt = malloc((size_t) K * k * sizeof(double));
+    if (jobs == NULL || UZt == NULL) {
+        free(jobs);
+        free(UZt);
         free(rank);
         return -1;
     }
+    for (int c = 0; c < k; c++)
+        for (int l = 0; l < K; l++)
+            UZt[(size_t) l * k + c] = UZ[(size_t) c * (K + M) + l];
     const double eta0 = gg_tprs_eta_constant(order, 1);
     for (int t = 0; t < threads; t++) {
         tp1_job *J = &jobs[t];
-        J->Xu = Xu; J->UZ = UZ; J->knots = knots; J->rank = rank;
+        J->Xu = Xu; J->UZ = UZ; J->UZt = UZt; J->knots = knots; J->rank = rank;
         J->K = K; J->k = k; J->D = D; J->M = M; J->eta0 = eta0; J->coef = coef;
         J->j0 = (int) ((long long) (K + 1) * t / threads);
         J->j1 = (int) ((long long) (K + 1) * (t + 1) / threads);
@@ -372,6 +399,7 @@ int gg_tp1_table(const double *Xu, int K, const double *UZ, int k, int m, int M,
         interrupted |= jobs[t].interrupted;
     }
     free(jobs);
+    free(UZt);
     free(rank);
     return failed ? -1 : interrupted ? -2 : 0;
 }

@@ -94,3 +94,32 @@ test_that("a thin plate table or plan that does not fit is refused, classed", {
   bad$pp_coef <- bad$pp_coef[-1]
   expect_error(build(bad, 500), class = "gamgpu_bad_input")
 })
+
+test_that("the table is taken where it costs less than the direct sums", {
+  set.seed(7)
+  x <- runif(3000)
+  sm <- mgcv::smoothCon(mgcv::s(x), data.frame(x = x), knots = NULL)[[1]]
+  K <- nrow(sm$Xu)                                    # 2000 knots, k = 10, degree 3
+  expect_identical(K, 2000L)
+  pays <- gamgpu:::tp1_table_pays
+  # on the host: (K + 1) K 4 multiply-adds against n (K + 2), the change
+  # at about 8000 rows; on the device tp1_device_rate times further on
+  expect_false(pays(sm, 7000))
+  expect_true(pays(sm, 9000))
+  rate <- gamgpu:::tp1_device_rate
+  expect_false(pays(sm, 7000 * rate, dev = c(2L, 0L)))
+  expect_true(pays(sm, 9000 * rate, dev = c(2L, 0L)))
+  expect_true(pays(sm, 9000, dev = c(0L, 0L)))        # (mode 0: the host)
+  # a basis without a one-variable table: never
+  sm2 <- mgcv::smoothCon(mgcv::s(x, z), data.frame(x = x, z = rev(x)), knots = NULL)[[1]]
+  expect_false(pays(sm2, 1e9))
+  expect_false(pays(mgcv::smoothCon(mgcv::s(x, bs = "cr"), data.frame(x = x), NULL)[[1]], 1e9))
+  # the two ways agree to rounding, and the choice is what ran
+  d <- data.frame(x = runif(500))
+  Xt <- gamgpu:::raw_basis_matrix(sm, d, 500L, 2L, tp1_table = TRUE)
+  Xs <- gamgpu:::raw_basis_matrix(sm, d, 500L, 2L, tp1_table = FALSE)
+  expect_lt(max(abs(Xt - Xs)) / max(abs(Xs)), 1e-12)
+  expect_false(identical(Xt, Xs))
+  expect_identical(gamgpu:::raw_basis_matrix(sm, d, 500L, 2L), Xs)   # 500 rows: the sums
+  expect_equal(unname(Xs), unname(mgcv::PredictMat(sm, d)), tolerance = 1e-12)
+})

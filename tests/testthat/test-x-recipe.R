@@ -320,13 +320,20 @@ test_that("the thin-plate basis on the tensor cores is the host's to rounding", 
   arch <- gpu_info()$devices$nvrtc_arch[1]
   tensor <- as.integer(sub("compute_", "", arch, fixed = TRUE)) >= 80L
   for (sm in G$smooth) {
-    Xh <- gamgpu:::raw_basis_matrix(sm, d, n, 2L)
-    Xd <- gamgpu:::raw_basis_matrix(sm, d, n, 2L, dev = c(2L, 0L))
+    # (a one-variable basis from its piecewise polynomials on both: the
+    # device on these few rows would otherwise take the direct sums)
+    Xh <- gamgpu:::raw_basis_matrix(sm, d, n, 2L, tp1_table = TRUE)
+    Xd <- gamgpu:::raw_basis_matrix(sm, d, n, 2L, dev = c(2L, 0L), tp1_table = TRUE)
     expect_identical(dim(Xd), dim(Xh))
     # the largest difference against the largest entry, column by column
     err <- max(apply(abs(Xd - Xh), 2, max) / apply(abs(Xh), 2, max))
     if (sm$dim == 1L) {
       expect_identical(Xd, Xh, label = sm$label)
+      # its direct sums on the device (what it takes on few rows) are the
+      # polynomials' to rounding
+      Xs <- gamgpu:::raw_basis_matrix(sm, d, n, 2L, dev = c(2L, 0L), tp1_table = FALSE)
+      expect_lt(max(abs(Xs - Xh)) / max(abs(Xh)), 1e-12, label = sm$label)
+      expect_false(identical(Xs, Xh), label = sm$label)
     } else if (tensor) {
       # measured on the H200: bench/tprs_basis.R (1e5 uniform rows) 9.5e-15
       # (2 variables, k = 30), 1.7e-14 and 9.4e-14 (3 variables, k = 20 and
@@ -336,7 +343,7 @@ test_that("the thin-plate basis on the tensor cores is the host's to rounding", 
     }
     local({
       local_gg_options(gamgpu.tensor_cores = FALSE)
-      Xo <- gamgpu:::raw_basis_matrix(sm, d, n, 2L, dev = c(2L, 0L))
+      Xo <- gamgpu:::raw_basis_matrix(sm, d, n, 2L, dev = c(2L, 0L), tp1_table = TRUE)
       # square roots only (one or three covariates): bit for bit; log
       # (two): CUDA and glibc may differ in the last bit
       if (sm$dim != 2L) expect_identical(Xo, Xh, label = sm$label)
