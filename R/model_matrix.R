@@ -537,12 +537,13 @@ tp1_table <- function(Xu, UZ, m, M, threads = 1L)
 # -- on the host (dev NULL or mode 0) at the same rate, on the device
 # (dev = c(mode, ordinal)) tp1_device_rate times faster.  Measured with
 # bench/tp1_table_cost.R on the H200 (K = 2000, k = 10, the basis copied
-# back): the table 0.018 s over 16 threads (0.204 s on one); on the device
-# the direct sums took 0.003 s at 1e5 rows, 0.067 s at 1e6 and 0.657 s at
-# 1e7, the table's rows (with the table) 0.034, 0.107 and 0.530 s: a rate
-# of about 34 against the 16 threads, where the model below puts the
-# change at 2.6e5 rows.  A basis without a table (not one variable)
-# answers FALSE.
+# back): the table 0.008 s over 16 threads (0.096 s on one); on the device
+# the direct sums 0.002 s at 1e5 rows and 0.061 s at 1e6, the table's rows
+# (with the table) 0.010 and 0.063 s.  On the arithmetic alone the device
+# is some 16 times the table's rate; 32 allows for the table route's own
+# rows and copies, which put the measured change nearer 1e6 rows (the
+# model puts it at 2.6e5; either way a few milliseconds).  A basis without
+# a table (not one variable) answers FALSE.
 tp1_table_pays <- function(m, n, dev = NULL) {
   if (!inherits(m, "tprs.smooth") || !is.matrix(m$Xu) || ncol(m$Xu) != 1L ||
       !is.matrix(m$UZ))

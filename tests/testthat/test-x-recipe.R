@@ -330,9 +330,12 @@ test_that("the thin-plate basis on the tensor cores is the host's to rounding", 
     if (sm$dim == 1L) {
       expect_identical(Xd, Xh, label = sm$label)
       # its direct sums on the device (what it takes on few rows) are the
-      # polynomials' to rounding
+      # polynomials' to rounding: sums of nXu + M terms, as checked_recipe()
+      # allows them against PredictMat (measured on the H200: 2.5e-11 for
+      # k = 75 on 2000 knots)
       Xs <- gamgpu:::raw_basis_matrix(sm, d, n, 2L, dev = c(2L, 0L), tp1_table = FALSE)
-      expect_lt(max(abs(Xs - Xh)) / max(abs(Xh)), 1e-12, label = sm$label)
+      expect_lt(max(abs(Xs - Xh)) / max(abs(Xh)), max(1e-11, 1e-13 * nrow(sm$UZ)),
+                label = sm$label)
       expect_false(identical(Xs, Xh), label = sm$label)
     } else if (tensor) {
       # measured on the H200: bench/tprs_basis.R (1e5 uniform rows) 9.5e-15
