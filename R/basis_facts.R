@@ -33,13 +33,8 @@
 use_basis_facts <- function(plan) {
   o <- basis_facts_option()
   if (!is.na(o)) return(o)
-  fits_on_device(plan)
-}
-
-# Whether a fit under device plan `plan` (policy.R: device_plan()) runs on
-# a device: "required", or "auto" with a usable one.
-fits_on_device <- function(plan)
   plan$mode == 2L || (plan$mode == 1L && isTRUE(.Call(gg_gpu_probe_r)$usable))
+}
 
 # The option, checked (by gam_gpu() before its set-up, whose errors in the
 # lean path hand over to mgcv's).

@@ -545,7 +545,7 @@ tp1_table <- function(Xu, UZ, m, M, threads = 1L)
 # model puts it at 2.6e5; either way a few milliseconds).  A basis without
 # a table (not one variable) answers FALSE.
 tp1_table_pays <- function(m, n, dev = NULL) {
-  if (!inherits(m, "tprs.smooth") || !is.matrix(m$Xu) || ncol(m$Xu) != 1L ||
+  if (!inherits(m, c("tprs.smooth", "ts.smooth")) || !is.matrix(m$Xu) || ncol(m$Xu) != 1L ||
       !is.matrix(m$UZ))
     return(FALSE)
   K <- nrow(m$Xu)

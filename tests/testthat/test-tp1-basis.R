@@ -110,6 +110,8 @@ test_that("the table is taken where it costs less than the direct sums", {
   expect_false(pays(sm, 7000 * rate, dev = c(2L, 0L)))
   expect_true(pays(sm, 9000 * rate, dev = c(2L, 0L)))
   expect_true(pays(sm, 9000, dev = c(0L, 0L)))        # (mode 0: the host)
+  st <- mgcv::smoothCon(mgcv::s(x, bs = "ts"), data.frame(x = x), knots = NULL)[[1]]
+  expect_true(pays(st, 9000))                         # ("ts": a tp basis of its own class)
   # a basis without a one-variable table: never
   sm2 <- mgcv::smoothCon(mgcv::s(x, z), data.frame(x = x, z = rev(x)), knots = NULL)[[1]]
   expect_false(pays(sm2, 1e9))
