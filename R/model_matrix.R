@@ -54,7 +54,7 @@ checked_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyen
   # (the sample's recipe takes r's thin plate polynomials, not its own:
   # they depend on the smooth alone, and are what the check must see)
   sub_codes <- new.env(parent = emptyenv())
-  sub_codes$tp1_later <- TRUE
+  sub_codes$tp1_table <- FALSE
   rs <- recipe(s, sub, 1L, sub_codes)
   if (inherits(rs, "gg_no_recipe")) return(rs)
   rs <- share_tp1_tables(rs, r)
@@ -274,8 +274,7 @@ margin_block <- function(r) {
 # sums (b' UZ); the two agree to rounding.
 raw_basis_matrix <- function(m, data, n, threads, dev = NULL, tp1_table = NA) {
   codes <- new.env(parent = emptyenv())
-  if (is.na(tp1_table)) tp1_table <- tp1_table_pays(m, n, dev)
-  if (!tp1_table) codes$tp1_later <- TRUE
+  codes$tp1_table <- if (is.na(tp1_table)) tp1_table_pays(m, n, dev) else tp1_table
   r <- margin_recipe(m, data, threads, codes, max_tp_d = Inf)
   if (inherits(r, "gg_no_recipe")) return(NULL)
   r <- margin_block(r)
@@ -505,11 +504,7 @@ margin_recipe <- function(m, mf, threads = 1L, codes = new.env(parent = emptyenv
     return(no_recipe(m$label, ": a thin plate basis with its null space dropped"))
   if (d > max_tp_d)
     return(no_recipe(m$label, ": a thin plate margin of more than ", max_tp_d, " variables"))
-  ord <- m$p.order[1L]
-  if (2 * ord <= d) {
-    ord <- 1
-    while (2 * ord < d + 2) ord <- ord + 1
-  }
+  ord <- tprs_order(m, d)
   Xu <- m$Xu
   storage.mode(Xu) <- "double"
   UZ <- m$UZ
@@ -517,7 +512,7 @@ margin_recipe <- function(m, mf, threads = 1L, codes = new.env(parent = emptyenv
   M <- as.integer(choose(ord + d - 1, d))
   c(list(type = 2L, k = ncol(UZ), x = x, d = as.integer(d), tshift = as.double(m$shift),
          m = as.integer(m$p.order[1L]), M = M, Xu = Xu, UZ = UZ),
-    if (d == 1L && ord <= 16 && !isTRUE(codes$tp1_later))
+    if (d == 1L && ord <= 16 && !isFALSE(codes$tp1_table))
       tp1_table(Xu, UZ, m$p.order[1L], M, threads),
     none)
 }
@@ -549,12 +544,22 @@ tp1_table_pays <- function(m, n, dev = NULL) {
       !is.matrix(m$UZ))
     return(FALSE)
   K <- nrow(m$Xu)
-  ord <- m$p.order[1L]
-  if (is.na(ord) || 2 * ord <= 1) ord <- 2L       # (gg_tprs_order()'s default for d = 1)
+  ord <- tprs_order(m, 1L)
   rate <- if (is.null(dev) || dev[1L] == 0L) 1 else tp1_device_rate
   n * nrow(m$UZ) > rate * (K + 1) * K * (2 * ord)
 }
 tp1_device_rate <- 32
+
+# A thin plate basis's penalty order in d variables: its p.order, or where
+# that is too low mgcv's default (src/basis_tprs.c: gg_tprs_order()).
+tprs_order <- function(m, d) {
+  ord <- m$p.order[1L]
+  if (2 * ord <= d) {
+    ord <- 1
+    while (2 * ord < d + 2) ord <- ord + 1
+  }
+  ord
+}
 
 # A cyclic P-spline (cp) margin: mgcv's cSplineDes knots (k + 1 knots,
 # extended below the first by the last ord - 1 intervals), their ends

@@ -266,6 +266,20 @@ typedef struct tp1_job {
 
 #define TP1_MAX_D 31    /* m up to 16: far beyond any penalty order used */
 
+/* One knot's terms of an interval's sums: column c's np sums S[c np + p]
+ * take sgn UZ[l, c] (a - u_l)^(D - p) (rp[p]).  Inlined, so that a
+ * constant np gives loops of a known trip count (the same products and
+ * sums, element by element). */
+static inline void tp1_add_knot(double *restrict S, const double *restrict row, double sgn,
+                                const double *restrict rp, int k, int np)
+{
+    for (int c = 0; c < k; c++) {
+        const double u = sgn * row[c];
+        double *restrict s = S + (size_t) c * np;
+        for (int p = 0; p < np; p++) s[p] += u * rp[p];
+    }
+}
+
 /* Intervals j0 .. j1 - 1.  UZt is UZ's first K rows by row (row l's k
  * entries together), so that the sum over the knots reads memory in order
  * and keeps each interval's k (D + 1) sums in cache; every sum still runs
@@ -303,22 +317,10 @@ static void *tp1_rows(void *arg)
             for (int p = 0; p <= D; p++) rp[p] = pw[D - p];
             const double *restrict row = UZt + (size_t) l * k;
             const double sgn = rank[l] < j ? 1.0 : -1.0;
-            if (D == 3) {
-                /* m = 2, the default: four sums a column, of a trip count
-                 * the compiler knows (and vectorizes: the same products
-                 * and sums, element by element) */
-                for (int c = 0; c < k; c++) {
-                    const double u = sgn * row[c];
-                    double *restrict s = S + (size_t) c * 4;
-                    for (int p = 0; p < 4; p++) s[p] += u * rp[p];
-                }
-            } else {
-                for (int c = 0; c < k; c++) {
-                    const double u = sgn * row[c];
-                    double *restrict s = S + (size_t) c * np;
-                    for (int p = 0; p <= D; p++) s[p] += u * rp[p];
-                }
-            }
+            /* (m = 2, the default, with its trip count known to the
+             * compiler: four sums a column, vectorized) */
+            if (D == 3) tp1_add_knot(S, row, sgn, rp, k, 4);
+            else tp1_add_knot(S, row, sgn, rp, k, np);
         }
         double *out = J->coef + (size_t) j * k * np;
         for (int c = 0; c < k; c++) {
