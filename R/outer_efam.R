@@ -20,9 +20,12 @@
 #
 # The O(n) work -- X beta, X' v, X' diag(v) X, leverages -- runs in a model
 # session that holds X (src/session_r.c; the device's memory for a GPU
-# fit); the rows' derivatives are mgcv's own (family$Dd through dDeta()) in
-# R, so that every family and link has mgcv's expressions; everything else
-# is p x p.  The engine then fits at the chosen theta, smoothing
+# fit).  For nb() and tw() the rows' derivatives are there too, in C
+# (inst/kernels/efam_outer.h: their Dd and dDeta() in mgcv's expressions),
+# kept beside X, so that an evaluation moves only p-sized results; for the
+# other extended families they are mgcv's own (family$Dd through dDeta())
+# in R, an n-vector crossing to the session per product (efam_rows_r(),
+# which fit$device$outer_rows names).  Everything else is p x p.  The engine then fits at the chosen theta, smoothing
 # parameters and scale, and gam()'s covariances, EDFs and Vc come from
 # gam.fit3.post.proc() with Fisher's weights, as gam() reports them.
 
@@ -32,10 +35,12 @@
 efam_outer_method <- function(method) if (method %in% c("REML", "ML")) method else "REML"
 
 # The problem: the family (link derivatives to the fourth, theta's working
-# values), the scale (known, or its log a parameter), and
-# outer_session()'s penalties and model session.
+# values), the scale (known, or its log a parameter), outer_session()'s
+# penalties and model session, and the rows' steps that every evaluation
+# takes (see efam_rows_session() and efam_rows_r()).
 efam_outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, plan,
-                               nthreads) {
+                               nthreads, rows = c("auto", "R")) {
+  rows <- match.arg(rows)
   B <- outer_session(G, X, y, w, offset, S, plan, nthreads)
   n <- B$n
   fam <- mgcv_fun("fix.family.link")(family)
@@ -43,10 +48,10 @@ efam_outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, sca
   # it is estimated, its log a parameter)
   if (!(scale > 0)) scale <- if (is.null(fam$scale)) 1 else fam$scale
   nth <- if (isTRUE(fam$n.theta > 0)) as.integer(fam$n.theta) else 0L
-  dDeta <- mgcv_fun("dDeta")
   lsf <- mgcv_visible(fam$ls)        # (tw()'s finds mgcv's ldTweedie)
-  c(B[c("n", "p", "S", "UrS", "H", "N", "Mp", "env", "gram", "lev", "xb", "xt", "close")], list(
-       y = y, w = w, off = if (is.null(offset)) 0 else offset, fam = fam, nth = nth,
+  off <- if (is.null(offset)) 0 else offset
+  P <- c(B[c("n", "p", "S", "UrS", "H", "N", "Mp", "env", "gram", "lev", "xb", "xt")], list(
+       y = y, w = w, off = off, fam = fam, nth = nth,
        ml = method == "ML", gamma = gamma, scale = scale, lphi = scale <= 0, crit = method,
        score_fn = efam_outer_score,
        null_coef = function() B$null_coef(fam$linkfun(mean(y))),
@@ -54,8 +59,6 @@ efam_outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, sca
        set_theta = function(th) if (nth > 0) fam$putTheta(th),
        # (a family with theta fixed, n.theta = 0, has it at getTheta())
        theta = function() fam$getTheta(),
-       dev = function(mu, th) sum(fam$dev.resids(y, mu, w, th)),
-       dd = function(mu, th, deriv) dDeta(y, mu, w, th, fam, deriv),
        ls = function(th, phi) lsf(y, w, th, phi),
        # the family's starting mu (its initialize, as gam.fit4 evaluates it)
        mustart = function() {
@@ -65,6 +68,177 @@ efam_outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, sca
          eval(fam$initialize, e)
          e$mustart
        }))
+  ses_rows <- rows == "auto" && efam_rows_in_c(family)
+  P <- c(P, if (ses_rows) efam_rows_session(B, fam, family) else efam_rows_r(B, P))
+  # (where the rows were computed: the session's "cuda:0" or "cpu", or R)
+  P$close <- function() {
+    B$close()
+    if (!ses_rows)
+      B$env$rows <- sprintf("R (mgcv's dDeta(): %s has no rows in C)", family$family)
+  }
+  P
+}
+
+# nb() and tw() with the links mgcv gives them have their rows in C
+# (inst/kernels/efam_outer.h); the other extended families' are mgcv's
+# dDeta() in R.
+efam_rows_in_c <- function(family) {
+  name <- efam_name(family)
+  !is.null(name) && name %in% c("negbin", "tw") &&
+    family$link %in% c("log", "identity", "sqrt") && length(family$getTheta()) == 1L
+}
+
+# The rows' steps of an evaluation, in the model session (src/session_r.c:
+# on the device for a GPU fit, beside X; src/outer_rows.c on the CPU),
+# where nothing n-sized crosses to R:
+#   eval(b, th): eta = X b + offset and mu at b (NULL: the family's start),
+#     the deviance (not finite where mu is not valid);
+#   rows(th, level, gram, xg, vectors): the rows at the last eval -- level 0,
+#     Newton's weights w = Deta2 / 2 and Deta; 2, and the derivatives' row
+#     terms -- with the count of rows not finite (bad), sum Dth and Dth2,
+#     X'WX (gram), X' Detath / 2 (xg), the vectors eta, mu, w, wf (vectors);
+#   newton(mask): gam.fit4's Newton system X'WX, X'(w (eta - offset) -
+#     Deta / 2), with mask the rows of w <= 0 left out;
+#   derivs(b1, Pm): efam_outer_derivs()'s row products (efam_rows_r()).
+efam_rows_session <- function(B, fam, family) {
+  ses <- B$ses
+  eng <- engine_family(family)
+  aux <- if (eng$name == "tw") c(get(".a", envir = environment(family$Dd)),
+                                 get(".b", envir = environment(family$Dd))) else numeric(0)
+  spec <- function(th) {
+    th <- as.numeric(if (length(th)) th else fam$getTheta())
+    list(theta = if (eng$name == "negbin") exp(th), ef = list(theta = th, aux = aux))
+  }
+  env <- new.env()
+  list(
+    eval = function(b, th) {
+      sp <- spec(th)
+      env$theta <- sp
+      .Call(gg_session_ef_eval_r, ses, if (!is.null(b)) as.double(b), eng$name, fam$link,
+            sp$theta, sp$ef)
+    },
+    rows = function(th, level, gram = FALSE, xg = FALSE, vectors = FALSE) {
+      if (gram) B$count()
+      .Call(gg_session_ef_rows_r, ses, as.integer(level), gram, xg, vectors)
+    },
+    newton = function(mask) {
+      B$count()
+      .Call(gg_session_ef_newton_r, ses, mask)
+    },
+    derivs = function(b1, Pm, nth) {
+      B$count(ncol(b1))
+      d <- .Call(gg_session_derivs_r, ses, b1 + 0, Pm + 0, as.integer(c(0, 0, 0, nth)))
+      list(dH = lapply(seq_len(ncol(b1)), function(k) d$dH[, , k]), RHS = d$RHS, u = d$u,
+           hww = d$hww, hd = d$hd, tg = if (nth > 0) matrix(d$tg, nth))
+    })
+}
+
+# The same steps in R, on mgcv's dDeta() (every extended family, any
+# number of theta values): the rows' n-vectors in R, X's products in the
+# session.
+efam_rows_r <- function(B, P) {
+  fam <- P$fam
+  y <- P$y
+  w <- P$w
+  dDeta <- mgcv_fun("dDeta")
+  env <- new.env()
+  list(
+    eval = function(b, th) {
+      if (is.null(b)) {
+        env$mu <- P$mustart()
+        env$eta <- fam$linkfun(env$mu)
+        return(NaN)
+      }
+      env$eta <- drop(B$xb(b)) + P$off
+      env$mu <- fam$linkinv(env$eta)
+      if (fam$valideta(env$eta) && fam$validmu(env$mu))
+        sum(fam$dev.resids(y, env$mu, w, th)) else NaN
+    },
+    rows = function(th, level, gram = FALSE, xg = FALSE, vectors = FALSE) {
+      dd <- dDeta(y, env$mu, w, th, fam, level)
+      env$dd <- dd
+      good <- is.finite(dd$Deta) & is.finite(dd$Deta2)
+      if (level >= 2) good <- good & is.finite(dd$Deta3) & is.finite(dd$Deta4) &
+        is.finite(rowSums(as.matrix(dd$Dth))) & is.finite(rowSums(as.matrix(dd$Detath))) &
+        is.finite(rowSums(as.matrix(dd$Deta2th)))
+      list(bad = sum(!good),
+           Dth = if (level >= 2) colSums(as.matrix(dd$Dth)) else NA_real_,
+           Dth2 = if (level >= 2) colSums(as.matrix(dd$Dth2)) else NA_real_,
+           XtWX = if (gram) B$gram(dd$Deta2 / 2)$XtWX,
+           Xg = if (xg) B$xt(as.matrix(dd$Detath) / 2),
+           eta = if (vectors) env$eta, mu = if (vectors) env$mu,
+           w = if (vectors) dd$Deta2 / 2, wf = if (vectors) pmax(0, dd$EDeta2 / 2))
+    },
+    newton = function(mask) {
+      dd <- env$dd
+      wn <- dd$Deta2 / 2
+      h <- dd$Deta / 2
+      if (mask) {
+        keep <- dd$Deta2 > 0
+        wn[!keep] <- 0
+        h <- ifelse(keep, h, 0)
+      }
+      g <- B$gram(wn, env$eta - P$off)
+      list(XtWX = g$XtWX, XtWz = g$XtWz - drop(B$xt(h)))
+    },
+    # the row products of the derivatives in (theta, rho) at the level-2
+    # rows, b1 = d beta / d (theta, rho) (p x nt, theta's nth first), Pm the
+    # leverages' matrix: with e = X b1 and dw_k = e_k Deta3 / 2 (+ Deta2th_k
+    # / 2 for theta's), dH_k = X' diag(dw_k) X, hd_k = sum h dw_k, u = X'(h
+    # Deta3 / 2), and pair by pair (j <= k, column by column of the upper
+    # triangle) RHS = X' r_jk and hww = sum h s_jk / 2 of gdi2's row terms;
+    # tg[i, k] = sum Detath_i e_k
+    derivs = function(b1, Pm, nth) {
+      dd <- env$dd
+      nt <- ncol(b1)
+      ist <- seq_len(nt) <= nth
+      col <- function(m, j) as.matrix(m)[, j]   # (a family with one theta has vectors)
+      e1 <- B$xb(b1)
+      dw <- e1 * (dd$Deta3 / 2)
+      if (nth > 0) dw[, seq_len(nth)] <- dw[, seq_len(nth)] + as.matrix(dd$Deta2th) / 2
+      dH <- lapply(seq_len(nt), function(k) B$gram(dw[, k])$XtWX)
+      hP <- B$lev(Pm)
+      pairs <- efam_pairs(nt)
+      npr <- nrow(pairs)
+      RW <- matrix(0, P$n, npr + 1L)
+      hww <- matrix(0, nt, nt)
+      for (q in seq_len(npr)) {
+        j <- pairs[q, 1]
+        k <- pairs[q, 2]
+        ej <- e1[, j]
+        ek <- e1[, k]
+        r <- dd$Deta3 / 2 * ej * ek
+        s <- dd$Deta4 * ej * ek
+        if (ist[k]) {
+          r <- r + col(dd$Deta2th, k) / 2 * ej
+          s <- s + col(dd$Deta3th, k) * ej
+        }
+        if (ist[j]) {
+          r <- r + col(dd$Deta2th, j) / 2 * ek
+          s <- s + col(dd$Deta3th, j) * ek
+        }
+        if (ist[j] && ist[k]) {
+          r <- r + col(dd$Detath2, efam_pk(j, k, nth)) / 2
+          s <- s + col(dd$Deta2th2, efam_pk(j, k, nth))
+        }
+        RW[, q] <- r
+        hww[j, k] <- hww[k, j] <- sum(hP * s / 2)
+      }
+      RW[, npr + 1L] <- hP * dd$Deta3 / 2
+      XR <- B$xt(RW)
+      list(dH = dH, RHS = XR[, seq_len(npr), drop = FALSE], u = XR[, npr + 1L], hww = hww,
+           hd = colSums(hP * dw),
+           tg = if (nth > 0) crossprod(as.matrix(dd$Detath), e1))
+    })
+}
+
+# The pairs (j <= k) column by column of the upper triangle, and mgcv's
+# packing of theta's second derivatives (row by row of the upper triangle)
+efam_pairs <- function(nt) which(upper.tri(diag(nt), diag = TRUE), arr.ind = TRUE)
+efam_pk <- function(i, j, nth) {
+  a <- min(i, j)
+  b <- max(i, j)
+  (a - 1) * nth - (a - 1) * (a - 2) / 2 + (b - a + 1)
 }
 
 # gam.fit4's inner iteration to full convergence at theta th and penalty
@@ -73,41 +247,33 @@ efam_outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, sca
 # positive ones only where H is not positive definite), halved while the
 # deviance is not finite or the penalized deviance rises.
 efam_pirls <- function(P, Sl, th, beta, maxit, eps) {
-  fam <- P$fam
   pen <- function(b) sum(b * drop(Sl %*% b))
   state <- function(b) {
-    eta <- drop(P$xb(b)) + P$off
-    mu <- fam$linkinv(eta)
-    dev <- if (fam$valideta(eta) && fam$validmu(mu)) P$dev(mu, th) else NaN
-    list(beta = b, eta = eta, mu = mu, dev = dev, pdev = dev + pen(b))
+    dev <- P$eval(b, th)
+    list(beta = b, dev = dev, pdev = dev + pen(b))
   }
   if (is.null(beta)) {
-    mu <- P$mustart()
-    cur <- list(beta = NULL, eta = fam$linkfun(mu), mu = mu, pdev = Inf)
+    P$eval(NULL, th)
+    cur <- list(beta = NULL, pdev = Inf)
   } else cur <- state(beta)
   converged <- FALSE
   for (iter in seq_len(maxit)) {
-    dd <- P$dd(cur$mu, th, 0)
-    w <- dd$Deta2 / 2
-    if (!all(is.finite(w)) || !all(is.finite(dd$Deta)))
+    if (P$rows(th, 0L)$bad > 0)
       gamgpu_abort("gamgpu_numerical",
                    "the extended family's deviance derivatives are not finite at the fit; use method = \"fREML\"",
                    call = NULL)
     # Newton's step from the working response: H b1 = X'(w (eta - off) - D' / 2)
-    g <- P$gram(w, cur$eta - P$off)
-    rhs <- g$XtWz - drop(P$xt(dd$Deta / 2))
+    g <- P$newton(FALSE)
     R <- tryCatch(chol(g$XtWX + Sl), error = function(e) NULL)
     if (is.null(R)) {
-      w[!(dd$Deta2 > 0)] <- 0
-      g <- P$gram(w, cur$eta - P$off)
-      rhs <- g$XtWz - drop(P$xt(ifelse(dd$Deta2 > 0, dd$Deta / 2, 0)))
+      g <- P$newton(TRUE)
       R <- tryCatch(chol(g$XtWX + Sl), error = function(e) NULL)
     }
     if (is.null(R))
       gamgpu_abort("gamgpu_numerical",
                    "the penalized Newton system is not positive definite (the model is not identifiable); use method = \"fREML\"",
                    call = NULL)
-    b1 <- backsolve(R, forwardsolve(t(R), rhs))
+    b1 <- backsolve(R, forwardsolve(t(R), g$XtWz))
     nxt <- state(b1)
     halves <- 0L
     # (the first step halves towards gam.fit4's null coefficients)
@@ -150,17 +316,12 @@ efam_outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE, th = num
   P$set_theta(th)
   f <- efam_pirls(P, Sl, th, beta, control$maxit, 1e-11)
   beta <- f$beta
-  dd <- P$dd(f$mu, th, if (deriv) 2 else 0)
-  good <- is.finite(dd$Deta) & is.finite(dd$Deta2)
-  if (deriv) good <- good & is.finite(dd$Deta3) & is.finite(dd$Deta4) &
-    is.finite(rowSums(as.matrix(dd$Dth))) & is.finite(rowSums(as.matrix(dd$Detath))) &
-    is.finite(rowSums(as.matrix(dd$Deta2th)))
-  if (!all(good))
+  rw <- P$rows(th, if (deriv) 2L else 0L, gram = TRUE, xg = deriv && nth > 0)
+  if (rw$bad > 0)
     gamgpu_abort("gamgpu_numerical",
                  sprintf("the extended family's deviance derivatives are not finite at %d rows of the fit; use method = \"fREML\"",
-                         sum(!good)), call = NULL)
-  w <- dd$Deta2 / 2
-  XWX <- P$gram(w)$XtWX
+                         rw$bad), call = NULL)
+  XWX <- rw$XtWX
   Hd <- sym_inverse_logdet(XWX + Sl)
   if (is.null(Hd))
     gamgpu_abort("gamgpu_numerical",
@@ -180,11 +341,10 @@ efam_outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE, th = num
   V <- (Dp / (2 * phi) - ls$ls) / gam + (ldetH - rp$det) / 2 -
     remlInd * P$Mp / 2 * (log(2 * pi * phi) - log(gam))
   out <- list(beta = beta, dev = f$dev, Sl = Sl, Hi = Hi, pirls_iter = f$iter,
-              pirls_converged = f$converged, score = V, phi = phi, Dp = Dp, th = th,
-              eta = f$eta, mu = f$mu)
+              pirls_converged = f$converged, score = V, phi = phi, Dp = Dp, th = th)
   if (!deriv) return(out)
   nt <- nth + M
-  d <- if (nt > 0) efam_outer_derivs(P, dd, beta, lam, Pm, Hi, Sl) else
+  d <- if (nt > 0) efam_outer_derivs(P, rw, beta, lam, Pm, Hi, Sl) else
     list(Dp1 = numeric(0), ldet1 = numeric(0), Dp2 = matrix(0, 0, 0),
          ldet2 = matrix(0, 0, 0), b1 = matrix(0, p, 0))
   lsth1 <- c(ls$lsth1[seq_len(nth)], numeric(M))
@@ -217,82 +377,39 @@ efam_outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE, th = num
 
 # The criterion's derivatives in (theta, rho) at a converged fit (see the
 # top of this file): the penalized deviance's (Dp1, Dp2), log|H|'s on the
-# penalized space of Pm (ldet1, ldet2), and d beta (b1, p x nt).  The O(n)
-# products through the session: X b1, one X' diag(dw_k) X per parameter,
-# the leverages of Pm, X' of the second derivatives' row terms.
-efam_outer_derivs <- function(P, dd, beta, lam, Pm, Hi, Sl) {
+# penalized space of Pm (ldet1, ldet2), and d beta (b1, p x nt), from the
+# level-2 rows rw (P$rows()) and their row products (P$derivs(): X b1, one
+# X' diag(dw_k) X per parameter, the leverages of Pm, X' of the second
+# derivatives' row terms); the rest is p x p.
+efam_outer_derivs <- function(P, rw, beta, lam, Pm, Hi, Sl) {
   nth <- P$nth
   M <- length(lam)
   p <- P$p
-  n <- P$n
   nt <- nth + M
   ist <- seq_len(nt) <= nth                 # which parameters are theta's
-  col <- function(m, j) as.matrix(m)[, j]   # (a family with one theta has vectors)
   # d beta / d (theta, rho)
   G1 <- matrix(0, p, nt)
-  if (nth > 0) G1[, seq_len(nth)] <- P$xt(as.matrix(dd$Detath) / 2)
+  if (nth > 0) G1[, seq_len(nth)] <- rw$Xg
   Sb <- matrix(0, p, M)
   for (k in seq_len(M)) Sb[, k] <- lam[k] * drop(P$S[[k]] %*% beta)
   G1[, nth + seq_len(M)] <- Sb
   b1 <- -Hi %*% G1
-  e1 <- P$xb(b1)                                      # n x nt: d eta
-  dw <- e1 * (dd$Deta3 / 2)
-  if (nth > 0) dw[, seq_len(nth)] <- dw[, seq_len(nth)] + as.matrix(dd$Deta2th) / 2
-  dH <- lapply(seq_len(nt), function(k) {
-    A <- P$gram(dw[, k])$XtWX
-    if (!ist[k]) A <- A + lam[k - nth] * P$S[[k - nth]]
-    A
-  })
-  hP <- P$lev(Pm)                                     # diag(X Pm X')
+  d <- P$derivs(b1, Pm, nth)
+  dH <- lapply(seq_len(nt), function(k)
+    if (ist[k]) d$dH[[k]] else d$dH[[k]] + lam[k - nth] * P$S[[k - nth]])
   trPS <- vapply(seq_len(M), function(k) lam[k] * sum(Pm * P$S[[k]]), 0)
-  ldet1 <- colSums(hP * dw) + c(numeric(nth), trPS)
-  # the pairs (j <= k), column by column of the upper triangle; mgcv packs
-  # theta's second derivatives row by row of the upper triangle
-  pairs <- which(upper.tri(diag(nt), diag = TRUE), arr.ind = TRUE)
-  pk <- function(i, j) {
-    a <- min(i, j)
-    b <- max(i, j)
-    (a - 1) * nth - (a - 1) * (a - 2) / 2 + (b - a + 1)
-  }
+  ldet1 <- d$hd + c(numeric(nth), trPS)
+  pairs <- efam_pairs(nt)
   npr <- nrow(pairs)
-  RW <- matrix(0, n, npr + 1L)
-  d2w <- matrix(0, n, npr)                 # d^2 w less its d^2 eta term
   Dp2 <- matrix(0, nt, nt)
+  RHS <- d$RHS
   for (q in seq_len(npr)) {
     j <- pairs[q, 1]
     k <- pairs[q, 2]
-    ej <- e1[, j]
-    ek <- e1[, k]
-    r <- dd$Deta3 / 2 * ej * ek
-    s <- dd$Deta4 * ej * ek
-    if (ist[k]) {
-      r <- r + col(dd$Deta2th, k) / 2 * ej
-      s <- s + col(dd$Deta3th, k) * ej
-    }
-    if (ist[j]) {
-      r <- r + col(dd$Deta2th, j) / 2 * ek
-      s <- s + col(dd$Deta3th, j) * ek
-    }
-    if (ist[j] && ist[k]) {
-      r <- r + col(dd$Detath2, pk(j, k)) / 2
-      s <- s + col(dd$Deta2th2, pk(j, k))
-    }
-    RW[, q] <- r
-    d2w[, q] <- s / 2
-    # the penalized deviance's second derivatives
-    Dp2[j, k] <- if (ist[j]) sum(col(dd$Detath, j) * ek) +
-      (if (ist[k]) sum(col(dd$Dth2, pk(j, k))) else 0) else
-      if (ist[k]) sum(col(dd$Detath, k) * ej) else
+    # the penalized deviance's second derivatives (theta's first: j <= k)
+    Dp2[j, k] <- Dp2[k, j] <- if (ist[j]) d$tg[j, k] +
+      (if (ist[k]) rw$Dth2[efam_pk(j, k, nth)] else 0) else
       2 * sum(Sb[, j - nth] * b1[, k]) + if (j == k) sum(beta * Sb[, k - nth]) else 0
-    Dp2[k, j] <- Dp2[j, k]
-  }
-  RW[, npr + 1L] <- hP * dd$Deta3 / 2
-  XR <- P$xt(RW)
-  u <- XR[, npr + 1L]
-  RHS <- XR[, seq_len(npr), drop = FALSE]
-  for (q in seq_len(npr)) {
-    j <- pairs[q, 1]
-    k <- pairs[q, 2]
     if (!ist[k]) RHS[, q] <- RHS[, q] + lam[k - nth] * drop(P$S[[k - nth]] %*% b1[, j])
     if (!ist[j]) RHS[, q] <- RHS[, q] + lam[j - nth] * drop(P$S[[j - nth]] %*% b1[, k])
     if (j == k && !ist[k]) RHS[, q] <- RHS[, q] + Sb[, k - nth]
@@ -303,11 +420,11 @@ efam_outer_derivs <- function(P, dd, beta, lam, Pm, Hi, Sl) {
   for (q in seq_len(npr)) {
     j <- pairs[q, 1]
     k <- pairs[q, 2]
-    v <- sum(hP * d2w[, q]) + sum(u * b2[, q]) - sum(Tm[[j]] * t(Tm[[k]]))
+    v <- d$hww[j, k] + sum(d$u * b2[, q]) - sum(Tm[[j]] * t(Tm[[k]]))
     if (j == k && !ist[k]) v <- v + trPS[k - nth]
     ldet2[j, k] <- ldet2[k, j] <- v
   }
-  Dp1 <- c(if (nth > 0) colSums(as.matrix(dd$Dth)), colSums(beta * Sb))
+  Dp1 <- c(if (nth > 0) rw$Dth[seq_len(nth)], colSums(beta * Sb))
   list(Dp1 = Dp1, ldet1 = ldet1, Dp2 = Dp2, ldet2 = ldet2, b1 = b1)
 }
 
@@ -353,12 +470,12 @@ efam_outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method,
   e <- efam_outer_score(P, res$lsp, if (P$lphi) res$theta[P$nth + nr + 1L], res$beta,
                         control, deriv = FALSE, th = res$theta[seq_len(P$nth)])
   P$set_theta(e$th)
-  dd <- P$dd(e$mu, e$th, 0)
+  fr <- P$rows(e$th, 0L, vectors = TRUE)
   res$th <- e$th
-  res$eta <- e$eta
-  res$mu <- e$mu
-  res$w <- dd$Deta2 / 2
-  outer_fisher_rows(res, P, pmax(0, dd$EDeta2 / 2))
+  res$eta <- fr$eta
+  res$mu <- fr$mu
+  res$w <- fr$w
+  outer_fisher_rows(res, P, fr$wf)
 }
 
 # gam()'s fields of an extended family's REML or ML fit, on the engine's

@@ -1,7 +1,8 @@
 /* cuda_outer.c -- gam()'s outer smoothing parameter iteration's rows and
  * products (outer_rows.h: gg_outer_ops) on the device backend: the rows
  * (Newton's and Fisher's weights and their derivatives in eta, dev1, the
- * Pearson terms) are computed from the resident mu by
+ * Pearson terms; an extended family's, efam_outer.h) are computed from
+ * the resident mu by
  * inst/kernels/outer.cu and stay in device memory beside X; d eta / d rho
  * = X d beta / d rho is formed there, and every derivative product is a
  * pass of the backend's (cuda_backend.h) -- X' diag(w' eta_k) X through
@@ -28,16 +29,19 @@ static const char *LABEL = "outer";
 
 #define OUTER_THREADS 256          /* outer.cu's NTHREADS */
 
-/* the rows' n-vectors, in gg_outer_vec order */
+/* the rows' n-vectors, in gg_outer_vec order: an exponential family's
+ * 8, an extended family's all (its 6 more) */
 #define N_ROWVEC 8
 
 typedef struct outer_state {
     gg_buflist  bufs;              /* rows, then deta and V, then a call's scratch */
-    CUdeviceptr v[N_ROWVEC];       /* w, w1, w2, wF1, wF2, dev1, pe1, pe2 */
+    CUdeviceptr v[GG_OR_NVEC];     /* w, w1, w2, wF1, wF2, dev1, pe1, pe2, and an
+                                      extended family's wf, g, a, b, c, d */
+    int         nvec;              /* N_ROWVEC or GG_OR_NVEC of them allocated */
     CUdeviceptr deta, V;           /* n x Mcap, n x kcap */
     int         Mcap, kcap;
-    int         have, fisher, pearson;
-    CUfunction  f_rows, f_newton, f_prod;
+    int         have, fisher, pearson, efam, level;
+    CUfunction  f_rows, f_newton, f_prod, f_ef_rows, f_ef_newton;
 } outer_state;
 
 void gg_cuda_outer_free(void *outer)
@@ -56,12 +60,18 @@ static double now(void)
     return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
 }
 
-/* The state, made (with the rows' buffers and kernels) on first use;
- * context entered. */
-static outer_state *state(const gg_cuda_rows *r, gg_status *st)
+/* The state, made (with the rows' buffers and kernels) on first use, with
+ * an extended family's vectors too where efam (made again with them if it
+ * lacks them: a session has one family); context entered. */
+static outer_state *state(const gg_cuda_rows *r, int efam, gg_status *st)
 {
-    if (*r->outer != NULL)
-        return *r->outer;
+    outer_state *old = *r->outer;
+    if (old != NULL && (!efam || old->nvec == GG_OR_NVEC))
+        return old;
+    if (old != NULL) {
+        gg_cuda_outer_free(old);
+        *r->outer = NULL;
+    }
     if (r->ar_on) {
         gg_fail(st, "gamgpu_internal_error",
                 "outer rows: the AR1 residual model has no outer iteration");
@@ -78,8 +88,11 @@ static outer_state *state(const gg_cuda_rows *r, gg_status *st)
     gg_buflist_init(&o->bufs, arena);
     int bad = gg_cuda_function(r->ordinal, "outer", "outer_rows", &o->f_rows, st) ||
               gg_cuda_function(r->ordinal, "outer", "outer_newton", &o->f_newton, st) ||
-              gg_cuda_function(r->ordinal, "outer", "outer_prod", &o->f_prod, st);
-    for (int i = 0; !bad && i < N_ROWVEC; i++)
+              gg_cuda_function(r->ordinal, "outer", "outer_prod", &o->f_prod, st) ||
+              gg_cuda_function(r->ordinal, "outer", "outer_ef_rows", &o->f_ef_rows, st) ||
+              gg_cuda_function(r->ordinal, "outer", "outer_ef_newton", &o->f_ef_newton, st);
+    o->nvec = efam ? GG_OR_NVEC : N_ROWVEC;
+    for (int i = 0; !bad && i < o->nvec; i++)
         if (!(o->v[i] = gg_buflist_alloc(&o->bufs, r->n, LABEL, st)))
             bad = 1;
     if (bad) {
@@ -96,7 +109,7 @@ static int work_alloc(outer_state *o, const gg_cuda_rows *r, int M, int k, gg_st
     if (M <= o->Mcap && k <= o->kcap)
         return 0;
     const int Mc = M > o->Mcap ? M : o->Mcap, kc = k > o->kcap ? k : o->kcap;
-    gg_buflist_truncate(&o->bufs, N_ROWVEC);
+    gg_buflist_truncate(&o->bufs, o->nvec);
     o->Mcap = o->kcap = 0;
     if (!(o->deta = gg_buflist_alloc(&o->bufs, r->n * (size_t) Mc, LABEL, st)) ||
         !(o->V = gg_buflist_alloc(&o->bufs, r->n * (size_t) kc, LABEL, st)))
@@ -117,13 +130,20 @@ static int launch(const gg_cuda_rows *r, CUfunction f, void **args, const char *
     return 0;
 }
 
-/* out = scale a b c over the rows (null factors are 1) */
+/* out = scale a b c + add over the rows (null factors are 1, a null add 0) */
+static int prod_add(const outer_state *o, const gg_cuda_rows *r, double scale, CUdeviceptr a,
+                    CUdeviceptr b, CUdeviceptr c, CUdeviceptr add, CUdeviceptr out,
+                    gg_status *st)
+{
+    long long n = (long long) r->n;
+    void *args[] = {&n, &scale, &a, &b, &c, &add, &out};
+    return launch(r, o->f_prod, args, "outer: launching outer_prod", st);
+}
+
 static int prod(const outer_state *o, const gg_cuda_rows *r, double scale, CUdeviceptr a,
                 CUdeviceptr b, CUdeviceptr c, CUdeviceptr out, gg_status *st)
 {
-    long long n = (long long) r->n;
-    void *args[] = {&n, &scale, &a, &b, &c, &out};
-    return launch(r, o->f_prod, args, "outer: launching outer_prod", st);
+    return prod_add(o, r, scale, a, b, c, 0, out, st);
 }
 
 static CUdeviceptr col(CUdeviceptr base, size_t n, int j)
@@ -142,10 +162,11 @@ static int outer_rows(gg_backend *be, const gg_family *fam, int fisher, int pear
     if (gg_cuda_enter(r.ordinal, st) != 0)
         return -1;
     int rc = -1;
-    outer_state *o = state(&r, st);
+    outer_state *o = state(&r, 0, st);
     if (o == NULL)
         goto done;
     o->have = 0;
+    o->efam = 0;
     int f = (int) fam->fam, l = (int) fam->link;
     double th = fam->theta;
     long long n = (long long) r.n;
@@ -177,15 +198,26 @@ static outer_state *rows_state(gg_backend *be, gg_cuda_rows *r, gg_status *st)
     return o != NULL && o->have ? o : NULL;
 }
 
+/* 1 if the rows' vector which was computed at the last rows */
+static int vec_computed(const outer_state *o, gg_outer_vec which)
+{
+    const int i = (int) which;
+    if (i < 0 || i >= o->nvec)
+        return 0;
+    if (o->efam)
+        return which == GG_OR_W || which == GG_OR_DEV1 || which == GG_OR_EWF ||
+               (o->level >= 2 && (which == GG_OR_W1 || which == GG_OR_W2 || i >= GG_OR_EG));
+    return i < N_ROWVEC && !((which == GG_OR_WF1 || which == GG_OR_WF2) && o->fisher) &&
+           !((which == GG_OR_PE1 || which == GG_OR_PE2) && !o->pearson);
+}
+
 static int outer_fetch(gg_backend *be, gg_outer_vec which, double *out, gg_status *st)
 {
     gg_cuda_rows r;
     outer_state *o = rows_state(be, &r, st);
     if (o == NULL)
         return -1;
-    if ((int) which < 0 || (int) which >= N_ROWVEC ||
-        ((which == GG_OR_WF1 || which == GG_OR_WF2) && o->fisher) ||
-        ((which == GG_OR_PE1 || which == GG_OR_PE2) && !o->pearson))
+    if (!vec_computed(o, which))
         return gg_fail(st, "gamgpu_internal_error", "outer rows: that vector was not computed");
     double t0 = now();
     if (gg_cuda_enter(r.ordinal, st) != 0)
@@ -236,7 +268,7 @@ static int outer_newton_gram(gg_backend *be, const gg_family *fam, double *A, do
     if (gg_cuda_enter(r.ordinal, st) != 0)
         return -1;
     int rc = -1;
-    outer_state *o = state(&r, st);
+    outer_state *o = state(&r, 0, st);
     if (o == NULL)
         goto done;
     o->have = 0;          /* as the host's: the rows are the last eval's no more */
@@ -258,8 +290,26 @@ done:
 
 /* G = deta' diag(wt) deta (M x M) and, with z, *b = deta' diag(wt) z:
  * a Gram product of the n x M matrix deta (wt, z: 0 for none) */
+static int mat_gram(const gg_cuda_rows *r, CUdeviceptr A, gg_buflist *tmp, int M,
+                    CUdeviceptr wt, CUdeviceptr z, double *G, double *b, gg_status *st);
+
 static int deta_gram(const gg_cuda_rows *r, const outer_state *o, gg_buflist *tmp, int M,
                      CUdeviceptr wt, CUdeviceptr z, double *G, double *b, gg_status *st)
+{
+    return mat_gram(r, o->deta, tmp, M, wt, z, G, b, st);
+}
+
+/* *G = x' x and *b = x' z for n-vectors x, z on the device */
+static int vec_gram(const gg_cuda_rows *r, gg_buflist *tmp, CUdeviceptr x, CUdeviceptr z,
+                    double *G, double *b, gg_status *st)
+{
+    return mat_gram(r, x, tmp, 1, 0, z, G, b, st);
+}
+
+/* G = A' diag(wt) A (M x M) and, with z, *b = A' diag(wt) z for A n x M
+ * on the device (wt, z: 0 for none) */
+static int mat_gram(const gg_cuda_rows *r, CUdeviceptr A, gg_buflist *tmp, int M,
+                    CUdeviceptr wt, CUdeviceptr z, double *G, double *b, gg_status *st)
 {
     gg_gram_plan plan;
     const int q = M + (z != 0);
@@ -269,7 +319,7 @@ static int deta_gram(const gg_cuda_rows *r, const outer_state *o, gg_buflist *tm
     CUdeviceptr dG = dP ? gg_buflist_alloc(tmp, (size_t) q * q, LABEL, st) : 0;
     double zwz;
     int rc = !dG ||
-             gg_cuda_gram_run(r->ordinal, LABEL, o->deta, r->n, z, wt, r->n, M, &plan, dP, dG,
+             gg_cuda_gram_run(r->ordinal, LABEL, A, r->n, z, wt, r->n, M, &plan, dP, dG,
                               0, NULL, r->stream, st) ||
              gg_cuda_gram_fetch(LABEL, dG, M, z != 0, G, b, &zwz, st) ? -1 : 0;
     gg_buflist_truncate(tmp, mark);
@@ -286,7 +336,7 @@ static int outer_derivs(gg_backend *be, gg_outer_derivs *d, int *rhs_done, gg_st
     const int p = r.p, M = d->M, np = M * (M + 1) / 2;
     const int F = d->fisher && !o->fisher;     /* Fisher's weights differ from Newton's */
     const int ne = F ? np : 0;
-    const int k = ne + (d->pe != 0) + (d->pearson != 0) + 1;
+    const int k = ne + (d->pe != 0) + (d->pearson != 0) + 1 + d->nth;
     *rhs_done = ne > 0;
     const double t0 = now(), t_before = be->t_rows;
     if (gg_cuda_enter(r.ordinal, st) != 0)
@@ -316,7 +366,9 @@ static int outer_derivs(gg_backend *be, gg_outer_derivs *d, int *rhs_done, gg_st
         if (prod(o, &r, 0.0, 0, 0, 0, r.z, st))
             goto done;
         for (int j = 0; j < M; j++) {
-            if (prod(o, &r, 1.0, wl1, col(o->deta, n, j), 0, r.w, st))
+            /* (theta's: w1 eta + a) */
+            if (prod_add(o, &r, 1.0, wl1, col(o->deta, n, j), 0, j < d->nth ? v[GG_OR_EA] : 0,
+                         r.w, st))
                 goto done;
             double zwz;
             if (be->ops->gram(be, d->dH + (size_t) j * p * p, bp, &zwz, st))
@@ -340,8 +392,13 @@ static int outer_derivs(gg_backend *be, gg_outer_derivs *d, int *rhs_done, gg_st
         goto done;
     const CUdeviceptr hw1 = col(o->V, n, q);
     if (prod(o, &r, 1.0, r.h, wl1, 0, hw1, st) ||
+        /* theta's column of RHS: a eta_1 + b */
+        (d->nth && prod_add(o, &r, 1.0, v[GG_OR_EA], o->deta, 0, v[GG_OR_EB],
+                            col(o->V, n, q + 1), st)) ||
         gg_cuda_xtmul_device(be, o->V, k, XV, st))
         goto done;
+    if (d->nth)
+        memcpy(d->th_rhs, XV + (size_t) p * (q + 1), (size_t) p * sizeof(double));
     if (ne > 0)
         memcpy(d->RHS, XV, (size_t) p * np * sizeof(double));
     q = ne;
@@ -358,12 +415,23 @@ static int outer_derivs(gg_backend *be, gg_outer_derivs *d, int *rhs_done, gg_st
             (d->pe && deta_gram(&r, o, &o->bufs, M, v[GG_OR_W], 0, d->Dw, NULL, st)) ||
             (d->pearson && deta_gram(&r, o, &o->bufs, M, v[GG_OR_PE2], 0, d->Dp2, NULL, st)))
             goto done;
+        /* theta's sums: deta' (h c) (h c in w), tg = deta' g, and sum h a,
+         * sum h d as Gram products of h (n x 1) */
+        if (d->nth) {
+            double G1;
+            if (prod(o, &r, 1.0, r.h, v[GG_OR_EC], 0, r.w, st) ||
+                deta_gram(&r, o, &o->bufs, M, 0, r.w, scratch, d->th_hc, st) ||
+                deta_gram(&r, o, &o->bufs, M, 0, v[GG_OR_EG], scratch, d->tg, st) ||
+                vec_gram(&r, &o->bufs, r.h, v[GG_OR_EA], &G1, &d->th_ha, st) ||
+                vec_gram(&r, &o->bufs, r.h, v[GG_OR_ED], &G1, &d->th_hd, st))
+                goto done;
+        }
     }
     rc = 0;
 done:
     /* the call's scratch (after the rows, deta and V) goes back */
-    if (o->bufs.n > N_ROWVEC + 2)
-        gg_buflist_truncate(&o->bufs, N_ROWVEC + 2);
+    if (o->bufs.n > o->nvec + 2)
+        gg_buflist_truncate(&o->bufs, o->nvec + 2);
     gg_cuda_leave(r.ordinal);
     free(XV);
     free(scratch);
@@ -372,5 +440,100 @@ done:
     return rc;
 }
 
+/* ---- an extended family's rows (efam_outer.h) ------------------------- */
+
+static int outer_ef_rows(gg_backend *be, const gg_family *fam, int level, double *sums,
+                         gg_status *st)
+{
+    gg_cuda_rows r;
+    gg_cuda_rows_of(be, &r);
+    double t0 = now();
+    if (gg_cuda_enter(r.ordinal, st) != 0)
+        return -1;
+    int rc = -1;
+    outer_state *o = state(&r, 1, st);
+    if (o == NULL)
+        goto done;
+    o->have = 0;
+    int f = (int) fam->fam, l = (int) fam->link, lev = level;
+    gg_fm_efpar par = fam->ef;
+    long long n = (long long) r.n;
+    CUdeviceptr *v = o->v;
+    void *args[] = {&f, &l, &lev, &par, &r.y, &r.pw, &r.mu, &n, &v[GG_OR_W], &v[GG_OR_W1],
+                    &v[GG_OR_W2], &v[GG_OR_DEV1], &v[GG_OR_EWF], &v[GG_OR_EG], &v[GG_OR_EA],
+                    &v[GG_OR_EB], &v[GG_OR_EC], &v[GG_OR_ED], &r.partial};
+    if (launch(&r, o->f_ef_rows, args, "outer: launching outer_ef_rows", st) ||
+        gg_cuda_partial_sums(be, 3, sums, st))
+        goto done;
+    o->have = 1;
+    o->efam = 1;
+    o->level = level;
+    o->fisher = 0;
+    o->pearson = 0;
+    rc = 0;
+done:
+    gg_cuda_leave(r.ordinal);
+    be->t_rows += now() - t0;
+    return rc;
+}
+
+static int outer_ef_newton(gg_backend *be, int mask, double *A, double *b, gg_status *st)
+{
+    gg_cuda_rows r;
+    outer_state *o = rows_state(be, &r, st);
+    if (o == NULL)
+        return -1;
+    if (!o->efam)
+        return gg_fail(st, "gamgpu_internal_error", "outer rows: no extended family's rows");
+    const int p = r.p;
+    const double t0 = now(), t_before = be->t_rows;
+    if (gg_cuda_enter(r.ordinal, st) != 0)
+        return -1;
+    int rc = -1;
+    double *xd = malloc((size_t) p * sizeof(double)), zwz;
+    if (xd == NULL) {
+        gg_fail(st, "gamgpu_host_oom", "out of memory (outer rows)");
+        goto done;
+    }
+    if (work_alloc(o, &r, 1, 1, st))
+        goto done;
+    long long n = (long long) r.n;
+    int m = mask != 0;
+    void *args[] = {&n, &m, &o->v[GG_OR_W], &o->v[GG_OR_DEV1], &r.eta, &r.off, &r.w, &r.z,
+                    &o->V};
+    if (launch(&r, o->f_ef_newton, args, "outer: launching outer_ef_newton", st) ||
+        be->ops->gram(be, A, b, &zwz, st) || gg_cuda_xtmul_device(be, o->V, 1, xd, st))
+        goto done;
+    for (int a = 0; a < p; a++)
+        b[a] -= xd[a];
+    rc = 0;
+done:
+    gg_cuda_leave(r.ordinal);
+    free(xd);
+    be->t_rows = t_before + (now() - t0);
+    return rc;
+}
+
+static int outer_xt_vec(gg_backend *be, gg_outer_vec which, double scale, double *out,
+                        gg_status *st)
+{
+    gg_cuda_rows r;
+    outer_state *o = rows_state(be, &r, st);
+    if (o == NULL)
+        return -1;
+    if (!vec_computed(o, which))
+        return gg_fail(st, "gamgpu_internal_error", "outer rows: that vector was not computed");
+    const double t0 = now(), t_before = be->t_rows;
+    if (gg_cuda_enter(r.ordinal, st) != 0)
+        return -1;
+    int rc = work_alloc(o, &r, 1, 1, st) ||
+             prod(o, &r, scale, o->v[which], 0, 0, o->V, st) ||
+             gg_cuda_xtmul_device(be, o->V, 1, out, st) ? -1 : 0;
+    gg_cuda_leave(r.ordinal);
+    be->t_rows = t_before + (now() - t0);
+    return rc;
+}
+
 const gg_outer_ops gg_cuda_outer_ops = {outer_rows, outer_fetch, outer_gram, outer_newton_gram,
-                                        outer_derivs};
+                                        outer_derivs, outer_ef_rows, outer_ef_newton,
+                                        outer_xt_vec};

@@ -2,7 +2,8 @@
  * parameters of an extended family from R's list (gg_efpar_or_abort, also
  * used by fit_r.c), each row's quantities from inst/kernels/
  * efam_math.h (gg_efam_rows_r), for tests against the family objects'
- * own Dd(), ls() and dev.resids(), and the row-wise parts of what bam()
+ * own Dd(), ls() and dev.resids(), mgcv's dDeta() of the outer
+ * iteration's rows (efam_outer.h: gg_efam_deta_r), and the row-wise parts of what bam()
  * does after a fit that mgcv runs in R (ziP's saturated likelihood, the
  * deviance rows a null deviance's search sums, tw()'s aic). */
 #include <R.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "../inst/kernels/efam_math.h"
+#include "../inst/kernels/efam_outer.h"
 #include "efam_r.h"
 #include "errors_r.h"
 #include "family_r.h"
@@ -93,6 +95,50 @@ SEXP gg_efam_rows_r(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt, SEXP ef, 
         memset(s, 0, sizeof s);
         gg_fm_ef_theta_row((int) f.fam, yy[i], mu, ww[i], &par, d, s);
         for (int k = 0; k < nsum; k++) o[7][i + (size_t) k * n] = s[k];
+    }
+    UNPROTECT(1);
+    return res;
+}
+
+/* mgcv's dDeta(y, mu, wt, theta, family, deriv) by efam_outer.h, for a
+ * family and link it has (gg_fm_ef_outer_ok), for tests against mgcv's:
+ * its twelve vectors by their names there. */
+SEXP gg_efam_deta_r(SEXP family, SEXP link, SEXP mu, SEXP y, SEXP wt, SEXP ef, SEXP deriv)
+{
+    if (!Rf_isString(family) || !Rf_isString(link) || XLENGTH(family) < 1 || XLENGTH(link) < 1)
+        gg_abort("gamgpu_bad_family", "family and link must be strings");
+    gg_status st;
+    gg_status_clear(&st);
+    gg_family f;
+    if (gg_family_lookup(CHAR(STRING_ELT(family, 0)), CHAR(STRING_ELT(link, 0)), &f, &st))
+        gg_raise(&st);
+    if (!gg_fm_ef_outer_ok((int) f.fam, (int) f.link))
+        gg_abort("gamgpu_bad_family", "the outer iteration's extended-family rows are nb()'s "
+                 "and tw()'s, with the links log, identity and sqrt");
+    const gg_fm_efpar par = gg_efpar_or_abort(ef);
+    const int d = gg_as_int(deriv, "deriv", 0, 2, "gamgpu_bad_input");
+    if (TYPEOF(mu) != REALSXP || TYPEOF(y) != REALSXP || TYPEOF(wt) != REALSXP)
+        gg_abort("gamgpu_bad_input", "mu, y and wt must be double vectors");
+    const R_xlen_t n = XLENGTH(mu);
+    if (XLENGTH(y) != n || XLENGTH(wt) != n)
+        gg_abort("gamgpu_bad_input", "mu, y and wt must have equal lengths");
+    const char *names[] = {"Deta", "Deta2", "EDeta2", "Dth", "Detath", "Deta3", "Deta2th",
+                           "Deta4", "Dth2", "Detath2", "Deta2th2", "Deta3th"};
+    SEXP res = PROTECT(gg_named_list(12, names));
+    double *o[12];
+    for (int i = 0; i < 12; i++) {
+        SET_VECTOR_ELT(res, i, Rf_allocVector(REALSXP, n));
+        o[i] = REAL(VECTOR_ELT(res, i));
+    }
+    const double *m = REAL(mu), *yy = REAL(y), *ww = REAL(wt);
+    for (R_xlen_t i = 0; i < n; i++) {
+        gg_fm_efdd r = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+        gg_fm_efdeta e = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+        gg_fm_ef_dd((int) f.fam, yy[i], m[i], ww[i], &par, d, &r);
+        gg_fm_ef_deta((int) f.link, m[i], d, &r, &e);
+        const double v[] = {e.Deta, e.Deta2, e.EDeta2, e.Dth, e.Detath, e.Deta3, e.Deta2th,
+                            e.Deta4, e.Dth2, e.Detath2, e.Deta2th2, e.Deta3th};
+        for (int k = 0; k < 12; k++) o[k][i] = v[k];
     }
     UNPROTECT(1);
     return res;

@@ -13,5 +13,6 @@ SEXP gg_zip_saturated_r(SEXP y, SEXP wt, SEXP ef, SEXP nthreads);
 SEXP gg_efam_dev_resids_r(SEXP family, SEXP y, SEXP mu, SEXP wt, SEXP ef, SEXP nthreads);
 SEXP gg_tw_aic_r(SEXP y, SEXP mu, SEXP wt, SEXP ef, SEXP dev, SEXP nthreads);
 SEXP gg_efam_rows_r(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt, SEXP ef, SEXP deriv);
+SEXP gg_efam_deta_r(SEXP family, SEXP link, SEXP mu, SEXP y, SEXP wt, SEXP ef, SEXP deriv);
 
 #endif

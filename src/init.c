@@ -64,6 +64,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_threads_peak_r,        1),
     CALLDEF(gg_interrupt_polls_r,     0),
     CALLDEF(gg_efam_rows_r,           7),
+    CALLDEF(gg_efam_deta_r,           7),
     CALLDEF(gg_zip_saturated_r,       4),
     CALLDEF(gg_tw_aic_r,              6),
     CALLDEF(gg_efam_dev_resids_r,     6),
@@ -78,6 +79,9 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_session_rows_r,        7),
     CALLDEF(gg_session_newton_gram_r, 4),
     CALLDEF(gg_session_derivs_r,      4),
+    CALLDEF(gg_session_ef_eval_r,     6),
+    CALLDEF(gg_session_ef_rows_r,     5),
+    CALLDEF(gg_session_ef_newton_r,   2),
     {NULL, NULL, 0}
 };
 

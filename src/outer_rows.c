@@ -12,6 +12,7 @@
 #include "outer_rows.h"
 #include "threads.h"
 #include "../inst/kernels/outer_math.h"
+#include "../inst/kernels/efam_outer.h"
 
 #define OR_BLOCK 4096
 #define OR_JOBS 32
@@ -62,7 +63,8 @@ static void sum_parts(const double *part, size_t nb, int k, double *out)
 static void vectors_free(gg_outer_rows *r)
 {
     double **v[] = {&r->eta, &r->mu, &r->w, &r->w1, &r->w2, &r->wF1, &r->wF2, &r->dev1,
-                    &r->pe1, &r->pe2, &r->h, &r->zero, &r->one, &r->deta, &r->V};
+                    &r->pe1, &r->pe2, &r->h, &r->zero, &r->one, &r->deta, &r->V,
+                    &r->ewf, &r->eg, &r->ea, &r->eb, &r->ec, &r->ed};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         free(*v[i]);
         *v[i] = NULL;
@@ -93,6 +95,16 @@ static int rows_alloc(gg_outer_rows *r, size_t n, gg_status *st)
         }
     memset(r->zero, 0, n * sizeof(double));
     for (size_t i = 0; i < n; i++) r->one[i] = 1.0;
+    return 0;
+}
+
+/* an extended family's vectors, allocated once (after rows_alloc) */
+static int ef_alloc(gg_outer_rows *r, gg_status *st)
+{
+    double **v[] = {&r->ewf, &r->eg, &r->ea, &r->eb, &r->ec, &r->ed};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (*v[i] == NULL && (*v[i] = malloc((r->n ? r->n : 1) * sizeof(double))) == NULL)
+            return oom(st);
     return 0;
 }
 
@@ -158,6 +170,7 @@ int gg_outer_rows_compute(gg_backend *be, const gg_data *d, const gg_family *fam
 {
     const size_t n = d->n;
     r->have = 0;
+    r->efam = 0;
     const int fisher = gg_fm_canonical((int) fam->fam, (int) fam->link);
     if (be->ops->outer != NULL) {
         r->n = n;
@@ -188,17 +201,137 @@ int gg_outer_rows_compute(gg_backend *be, const gg_data *d, const gg_family *fam
     return 0;
 }
 
+typedef struct ef_rows_ctx {
+    const gg_data *d;
+    int f, l, level;
+    const gg_fm_efpar *par;
+    gg_outer_rows *r;
+    double *part;       /* nb x 3: rows not finite, Dth, Dth2 */
+} ef_rows_ctx;
+
+static void ef_rows_block(void *c_, size_t i0, size_t i1, size_t b)
+{
+    const ef_rows_ctx *c = c_;
+    gg_outer_rows *r = c->r;
+    double bad = 0, dth = 0, dth2 = 0;
+    for (size_t i = i0; i < i1; i++) {
+        const gg_fm_eforow o = gg_fm_ef_outer_row(c->f, c->l, c->d->y[i], c->d->pw[i], r->mu[i],
+                                                  c->par, c->level);
+        r->w[i] = o.w;
+        r->w1[i] = o.w1;
+        r->w2[i] = o.w2;
+        r->dev1[i] = o.dev1;
+        r->ewf[i] = o.wf;
+        r->eg[i] = o.g;
+        r->ea[i] = o.a;
+        r->eb[i] = o.b;
+        r->ec[i] = o.c;
+        r->ed[i] = o.d;
+        bad += !o.good;
+        dth += o.dth;
+        dth2 += o.dth2;
+    }
+    double *s = c->part + 3 * b;
+    s[0] = bad;
+    s[1] = dth;
+    s[2] = dth2;
+}
+
+int gg_outer_ef_rows_compute(gg_backend *be, const gg_data *d, const gg_family *fam,
+                             int level, gg_outer_rows *r, gg_status *st)
+{
+    const size_t n = d->n;
+    r->have = 0;
+    if (!fam->efam || !gg_fm_ef_outer_ok((int) fam->fam, (int) fam->link) ||
+        fam->ef.nth > 1 || (level != 0 && level != 2))
+        return gg_fail(st, "gamgpu_internal_error",
+                       "outer rows: an extended family's rows are nb()'s and tw()'s "
+                       "(log, identity, sqrt links), at level 0 or 2");
+    r->fisher = 0;
+    r->pearson = 0;
+    r->efam = 1;
+    r->level = level;
+    r->fam = *fam;
+    if (be->ops->outer != NULL) {
+        r->n = n;
+        r->on_backend = 1;
+        if (be->ops->outer->ef_rows(be, fam, level, r->ef_sums, st)) return -1;
+        r->have = 1;
+        return 0;
+    }
+    if (rows_alloc(r, n, st) || ef_alloc(r, st) || fetch_state(be, r, st)) return -1;
+    r->on_backend = 0;
+    const size_t nb = n_blocks(n);
+    double *part = malloc((nb + 1) * 3 * sizeof(double));
+    if (part == NULL) return oom(st);
+    ef_rows_ctx c = {d, (int) fam->fam, (int) fam->link, level, &fam->ef, r, part};
+    run_blocks(n, ef_rows_block, &c);
+    sum_parts(part, nb, 3, r->ef_sums);
+    free(part);
+    r->have = 1;
+    return 0;
+}
+
+int gg_outer_ef_newton(gg_backend *be, const gg_data *d, gg_outer_rows *r, int mask,
+                       double *A, double *b, gg_status *st)
+{
+    if (!r->have || !r->efam)
+        return gg_fail(st, "gamgpu_internal_error", "outer rows: no extended family's rows computed");
+    if (r->on_backend) return be->ops->outer->ef_newton(be, mask, A, b, st);
+    const size_t n = r->n;
+    const int p = be->p;
+    if (work_alloc(r, 0, 3, st)) return -1;
+    double *w = r->V, *z = r->V + n, *hd = r->V + 2 * n;
+    for (size_t i = 0; i < n; i++) {
+        const int keep = !mask || r->w[i] > 0;
+        w[i] = keep ? r->w[i] : 0;
+        z[i] = r->eta[i] - (d->offset != NULL ? d->offset[i] : 0.0);
+        hd[i] = keep ? r->dev1[i] / 2 : 0;
+    }
+    double zwz, *xd = malloc((size_t) p * sizeof(double));
+    if (xd == NULL) return oom(st);
+    int rc = be->ops->set_rows(be, w, z, st) || be->ops->gram(be, A, b, &zwz, st) ||
+             be->ops->xtmul(be, hd, 1, xd, st) ? -1 : 0;
+    if (rc == 0)
+        for (int a = 0; a < p; a++) b[a] -= xd[a];
+    free(xd);
+    return rc;
+}
+
+/* the rows' vector which, host memory */
+static double *row_vector(gg_outer_rows *r, gg_outer_vec which)
+{
+    double *v[] = {r->w, r->w1, r->w2, r->wF1, r->wF2, r->dev1, r->pe1, r->pe2,
+                   r->ewf, r->eg, r->ea, r->eb, r->ec, r->ed};
+    return (int) which >= 0 && (int) which < GG_OR_NVEC ? v[which] : NULL;
+}
+
+int gg_outer_rows_xt(gg_backend *be, gg_outer_rows *r, gg_outer_vec which, double scale,
+                     double *out, gg_status *st)
+{
+    if (!r->have) return gg_fail(st, "gamgpu_internal_error", "outer rows: no rows computed");
+    if (r->on_backend) return be->ops->outer->xt_vec(be, which, scale, out, st);
+    const double *v = row_vector(r, which);
+    if (v == NULL || work_alloc(r, 0, 1, st)) return v == NULL ? gg_fail(st, "gamgpu_internal_error", "outer rows: no such vector") : -1;
+    for (size_t i = 0; i < r->n; i++) r->V[i] = scale * v[i];
+    return be->ops->xtmul(be, r->V, 1, out, st);
+}
+
 int gg_outer_rows_to_host(gg_backend *be, gg_outer_rows *r, gg_status *st)
 {
     if (!r->have) return gg_fail(st, "gamgpu_internal_error", "outer rows: no rows computed");
     if (!r->on_backend) return 0;
-    if (rows_alloc(r, r->n, st) || fetch_state(be, r, st)) return -1;
+    if (rows_alloc(r, r->n, st) || (r->efam && ef_alloc(r, st)) || fetch_state(be, r, st))
+        return -1;
     const gg_outer_ops *o = be->ops->outer;
+    const int ef = r->efam, e2 = ef && r->level >= 2;
     struct { gg_outer_vec which; double *out; int want; } v[] = {
-        {GG_OR_W, r->w, 1}, {GG_OR_W1, r->w1, 1}, {GG_OR_W2, r->w2, 1},
-        {GG_OR_WF1, r->wF1, !r->fisher}, {GG_OR_WF2, r->wF2, !r->fisher},
+        {GG_OR_W, r->w, 1}, {GG_OR_W1, r->w1, !ef || e2}, {GG_OR_W2, r->w2, !ef || e2},
+        {GG_OR_WF1, r->wF1, !ef && !r->fisher}, {GG_OR_WF2, r->wF2, !ef && !r->fisher},
         {GG_OR_DEV1, r->dev1, 1}, {GG_OR_PE1, r->pe1, r->pearson},
-        {GG_OR_PE2, r->pe2, r->pearson}};
+        {GG_OR_PE2, r->pe2, r->pearson}, {GG_OR_EWF, r->ewf, ef}, {GG_OR_EG, r->eg, e2},
+        {GG_OR_EA, r->ea, e2}, {GG_OR_EB, r->eb, e2}, {GG_OR_EC, r->ec, e2},
+        {GG_OR_ED, r->ed, e2}};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (v[i].want && o->fetch(be, v[i].which, v[i].out, st)) return -1;
     return 0;
@@ -300,9 +433,36 @@ static void deriv_block(void *c_, size_t i0, size_t i1, size_t b)
     }
     double *v = V + (size_t) q * n;
     for (size_t i = i0; i < i1; i++) v[i] = r->h[i] * c->wl1[i];
-    /* sums: hww (M x M), hd (M), Dw (M x M), Dp2 (M x M) */
+    if (c->o->nth) {
+        /* theta's column of RHS: a eta_1 + b */
+        const double *e1 = r->deta;
+        v = V + (size_t) (q + 1) * n;
+        for (size_t i = i0; i < i1; i++) v[i] = r->ea[i] * e1[i] + r->eb[i];
+    }
+    /* sums: hww (M x M), hd (M), Dw (M x M), Dp2 (M x M); with nth, sum h c
+     * eta_k (M), tg (M), sum h a, sum h d */
     double *s = c->part + b * (size_t) c->nsum;
     memset(s, 0, (size_t) c->nsum * sizeof(double));
+    if (c->o->nth) {
+        double *t = s + 3 * MM + M;
+        for (int k = 0; k < M; k++) {
+            const double *ek = r->deta + (size_t) k * n;
+            double hc = 0, tg = 0;
+            for (size_t i = i0; i < i1; i++) {
+                hc += r->h[i] * r->ec[i] * ek[i];
+                tg += r->eg[i] * ek[i];
+            }
+            t[k] = hc;
+            t[M + k] = tg;
+        }
+        double ha = 0, hd = 0;
+        for (size_t i = i0; i < i1; i++) {
+            ha += r->h[i] * r->ea[i];
+            hd += r->h[i] * r->ed[i];
+        }
+        t[2 * M] = ha;
+        t[2 * M + 1] = hd;
+    }
     for (int k = 0; k < M; k++) {
         const double *ek = r->deta + (size_t) k * n;
         for (int j = 0; j <= k; j++) {
@@ -344,27 +504,82 @@ static void symmetric_from_upper(double *A, int M)
         for (int j = 0; j < k; j++) A[k + j * M] = A[j + k * M];
 }
 
+static int derivs_host(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o, gg_status *st);
+
+/* theta's raw parts added in (outer_rows.h: gg_outer_derivs.nth) */
+static void theta_terms(int p, gg_outer_derivs *o)
+{
+    const int M = o->M;
+    for (int a = 0; a < p; a++) o->RHS[a] += o->th_rhs[a];
+    for (int k = 0; k < M; k++)
+        for (int j = 0; j <= k; j++) {
+            double v = o->hww[j + k * M];
+            if (j == 0) v += o->th_hc[k];
+            if (k == 0) v += o->th_hc[j];
+            if (j == 0 && k == 0) v += o->th_hd;
+            o->hww[j + k * M] = o->hww[k + j * M] = v;
+        }
+    o->hd[0] += o->th_ha;
+}
+
 int gg_outer_derivs_compute(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o,
                             gg_status *st)
 {
     if (!r->have) return gg_fail(st, "gamgpu_internal_error", "outer rows: no rows computed");
+    if (o->nth != 0 && (o->nth != 1 || !r->efam || r->level < 2 || o->M < 1 || o->fisher ||
+                        o->pe || o->pearson))
+        return gg_fail(st, "gamgpu_internal_error",
+                       "outer rows: theta's derivative products need an extended family's "
+                       "level-2 rows, Newton's weights and theta's column");
+    if (r->efam && (r->level < 2 || o->fisher || o->pe || o->pearson))
+        return gg_fail(st, "gamgpu_internal_error",
+                       "outer rows: an extended family's products take its level-2 rows "
+                       "and Newton's weights");
+    double thrhs[1], thhc[1];     /* (replaced below when nth) */
+    double *th_rhs = NULL, *th_hc = NULL;
+    if (o->nth) {
+        th_rhs = malloc((size_t) be->p * sizeof(double));
+        th_hc = malloc((size_t) o->M * sizeof(double));
+        if (th_rhs == NULL || th_hc == NULL) {
+            free(th_rhs);
+            free(th_hc);
+            return oom(st);
+        }
+        o->th_rhs = th_rhs;
+        o->th_hc = th_hc;
+    } else {
+        o->th_rhs = thrhs;
+        o->th_hc = thhc;
+    }
+    int rc;
     if (r->on_backend) {
         int rhs_done = 0;
-        if (be->ops->outer->derivs(be, o, &rhs_done, st)) return -1;
-        if (!rhs_done) rhs_from_dH(be->p, o);
-        return 0;
+        rc = be->ops->outer->derivs(be, o, &rhs_done, st);
+        if (rc == 0 && !rhs_done) rhs_from_dH(be->p, o);
+    } else {
+        rc = derivs_host(be, r, o, st);
     }
+    if (rc == 0 && o->nth) theta_terms(be->p, o);
+    free(th_rhs);
+    free(th_hc);
+    o->th_rhs = o->th_hc = NULL;
+    return rc;
+}
+
+/* gg_outer_derivs_compute() with the rows in host memory */
+static int derivs_host(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o, gg_status *st)
+{
     const size_t n = r->n;
     const int p = be->p, M = o->M, np = M * (M + 1) / 2;
     const int F = o->fisher && !r->fisher;     /* Fisher's weights differ from Newton's */
     /* X' (w1 eta_j eta_k) = X' diag(w1 eta_j) X d beta_k = dH_j d beta_k when
      * dH has Newton's weights: no pass over the rows then */
     const int ne = F ? np : 0;
-    const int k = ne + (o->pe != 0) + (o->pearson != 0) + 1;
+    const int k = ne + (o->pe != 0) + (o->pearson != 0) + 1 + o->nth;
     if (work_alloc(r, M > 0 ? M : 1, k > 1 ? k : 1, st)) return -1;
     double *b = malloc((size_t) p * sizeof(double)), zwz;
     double *XV = malloc((size_t) p * (size_t) k * sizeof(double));
-    const int nsum = 3 * M * M + M;
+    const int nsum = 3 * M * M + M + (o->nth ? 2 * M + 2 : 0);
     const size_t nb = n_blocks(n);
     double *part = malloc((nb + 1) * (size_t) (nsum > 0 ? nsum : 1) * sizeof(double));
     double *tot = malloc((size_t) (nsum > 0 ? nsum : 1) * sizeof(double));
@@ -379,7 +594,10 @@ int gg_outer_derivs_compute(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o
     const double *wg1 = F ? r->wF1 : r->w1;
     for (int j = 0; j < M; j++) {
         const double *e = r->deta + (size_t) j * n;
-        for (size_t i = 0; i < n; i++) r->V[i] = wg1[i] * e[i];
+        if (j < o->nth)      /* theta's: dw = w1 eta + a */
+            for (size_t i = 0; i < n; i++) r->V[i] = wg1[i] * e[i] + r->ea[i];
+        else
+            for (size_t i = 0; i < n; i++) r->V[i] = wg1[i] * e[i];
         if (be->ops->set_rows(be, r->V, r->zero, st) ||
             be->ops->gram(be, o->dH + (size_t) j * p * p, b, &zwz, st))
             goto done;
@@ -399,8 +617,16 @@ int gg_outer_derivs_compute(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o
     if (o->pe) memcpy(o->Xd, XV + (size_t) p * q++, (size_t) p * sizeof(double));
     if (o->pearson) memcpy(o->Xp, XV + (size_t) p * q++, (size_t) p * sizeof(double));
     memcpy(o->u, XV + (size_t) p * q, (size_t) p * sizeof(double));
+    if (o->nth) memcpy(o->th_rhs, XV + (size_t) p * (q + 1), (size_t) p * sizeof(double));
     if (nsum > 0) {
         sum_parts(part, nb, nsum, tot);
+        if (o->nth) {
+            const double *t = tot + 3 * M * M + M;
+            memcpy(o->th_hc, t, (size_t) M * sizeof(double));
+            memcpy(o->tg, t + M, (size_t) M * sizeof(double));
+            o->th_ha = t[2 * M];
+            o->th_hd = t[2 * M + 1];
+        }
         memcpy(o->hww, tot, (size_t) M * M * sizeof(double));
         memcpy(o->hd, tot + M * M, (size_t) M * sizeof(double));
         symmetric_from_upper(o->hww, M);

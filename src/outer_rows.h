@@ -15,6 +15,13 @@
  * the backend's set_rows(), gram(), xmul() and xtmul().  Both evaluate
  * the same per-row expressions (outer_math.h).
  *
+ * An extended family with one theta (nb(), tw(): R/outer_efam.R) has rows
+ * of its own (inst/kernels/efam_outer.h): Newton's weight w = Deta2 / 2,
+ * its eta derivatives w1, w2 and dev1 = Deta as above, Fisher's weight
+ * and theta's row terms; gam.fit4's Newton step (gg_outer_ef_newton) and
+ * the same derivative products with theta's column first
+ * (gg_outer_derivs.nth).
+ *
  * Every function returns 0 or -1 with *st filled. */
 #ifndef GAMGPU_OUTER_ROWS_H
 #define GAMGPU_OUTER_ROWS_H
@@ -33,6 +40,7 @@ typedef struct gg_outer_rows {
     int on_backend;            /* kept by the backend's outer ops, not below */
     int fisher;                /* Newton's weights are Fisher's (canonical link) */
     int pearson;               /* pe1 and pe2 computed */
+    int efam, level;           /* an extended family's rows (efam_outer.h), at level 0 or 2 */
     gg_family fam;             /* the family they were computed for */
     double *eta, *mu;
     double *w, *w1, *w2;       /* Newton's weights and d/d eta, d^2/d eta^2 */
@@ -40,18 +48,25 @@ typedef struct gg_outer_rows {
     double *dev1;              /* d deviance / d eta */
     double *pe1, *pe2;         /* the Pearson terms' first two derivatives */
     double *h, *zero, *one;    /* leverages; constant vectors for set_rows */
+    double *ewf, *eg, *ea, *eb, *ec, *ed;   /* efam: Fisher's weight, theta's terms
+                                               (efam_outer.h's wf, g, a, b, c, d) */
     double *deta;              /* n x M: X d beta / d rho */
     double *V;                 /* n x k: columns for X' V */
     int Mcap, kcap;
     double pearson_stat;       /* sum pw (y - mu)^2 / V */
+    double ef_sums[3];         /* efam: rows not finite, sum Dth, sum Dth2 */
 } gg_outer_rows;
 
 void gg_outer_rows_free(gg_outer_rows *r);
 
 /* The rows' vectors that a backend's outer ops keep (fetch) */
 typedef enum {
-    GG_OR_W = 0, GG_OR_W1, GG_OR_W2, GG_OR_WF1, GG_OR_WF2, GG_OR_DEV1, GG_OR_PE1, GG_OR_PE2
+    GG_OR_W = 0, GG_OR_W1, GG_OR_W2, GG_OR_WF1, GG_OR_WF2, GG_OR_DEV1, GG_OR_PE1, GG_OR_PE2,
+    /* an extended family's (efam_outer.h) */
+    GG_OR_EWF, GG_OR_EG, GG_OR_EA, GG_OR_EB, GG_OR_EC, GG_OR_ED
 } gg_outer_vec;
+
+#define GG_OR_NVEC 14
 
 typedef struct gg_outer_derivs gg_outer_derivs;
 
@@ -74,6 +89,16 @@ struct gg_outer_ops {
      * are Newton's (*rhs_done = 0 then: the caller forms it from dH);
      * every M x M result with both triangles */
     int (*derivs)(gg_backend *be, gg_outer_derivs *o, int *rhs_done, gg_status *st);
+    /* an extended family's rows at the backend's last row_state() (fam
+     * with efam set, gg_fm_ef_outer_ok), level 0 or 2; sums[3] as
+     * gg_outer_rows.ef_sums */
+    int (*ef_rows)(gg_backend *be, const gg_family *fam, int level, double *sums,
+                   gg_status *st);
+    /* gg_outer_ef_newton() at those rows */
+    int (*ef_newton)(gg_backend *be, int mask, double *A, double *b, gg_status *st);
+    /* out (p) = X' (scale v) for one of the rows' vectors v */
+    int (*xt_vec)(gg_backend *be, gg_outer_vec which, double scale, double *out,
+                  gg_status *st);
 };
 
 /* From the backend's last evaluated state (eta and mu): the weights of
@@ -97,17 +122,41 @@ int gg_outer_rows_gram(gg_backend *be, gg_outer_rows *r, double *A, gg_status *s
 int gg_outer_newton_gram(gg_backend *be, const gg_data *d, const gg_family *fam,
                          gg_outer_rows *r, double *A, double *b, int *ok, gg_status *st);
 
+/* An extended family's rows (efam_outer.h) from the backend's last
+ * evaluated state: level 0 (w, dev1, Fisher's weight) or 2 (all), with
+ * r->ef_sums. */
+int gg_outer_ef_rows_compute(gg_backend *be, const gg_data *d, const gg_family *fam,
+                             int level, gg_outer_rows *r, gg_status *st);
+
+/* gam.fit4's Newton step at an extended family's rows: A = X'WX and b =
+ * X'W(eta - offset) - X'(dev1 / 2) with Newton's weights w; mask: the rows
+ * whose w is not positive left out of both (its fallback where X'WX + S
+ * is not positive definite). */
+int gg_outer_ef_newton(gg_backend *be, const gg_data *d, gg_outer_rows *r, int mask,
+                       double *A, double *b, gg_status *st);
+
+/* out (p) = X' (scale v), v one of the computed rows' vectors */
+int gg_outer_rows_xt(gg_backend *be, gg_outer_rows *r, gg_outer_vec which, double scale,
+                     double *out, gg_status *st);
+
 /* The criterion's derivative products at the computed rows.  In: M
  * smoothing parameters, db (p x M, d beta / d rho), Ml (p x p, symmetric)
  * for the leverages h_i = x_i' Ml x_i; fisher picks Fisher's weights
  * (else Newton's) for dH and for the leverage sums; pe:
  * also X' dev1 and deta' diag(w) deta; pearson: X' pe1 and deta' diag(pe2)
  * deta.  The pairs (j, k), j <= k, run column by column of the upper
- * triangle: (1,1), (1,2), (2,2), (1,3), ... */
+ * triangle: (1,1), (1,2), (2,2), (1,3), ...
+ *
+ * nth = 1 (an extended family's level-2 rows, Newton's weights): db's
+ * first column is d beta / d theta, and theta's row terms join in as
+ * R/outer_efam.R writes them -- dw_1 = w1 eta_1 + a in dH_1 and hd_1,
+ * hww_jk + [k = 1] sum h c eta_j + [j = 1] sum h c eta_k + [j = k = 1] sum h d,
+ * RHS_11 + X'(a eta_1 + b) -- and tg_k = sum g eta_k. */
 struct gg_outer_derivs {
     int M;
     const double *db, *Ml;
     int fisher, pe, pearson;
+    int nth;        /* 0, or 1 (see above) */
     /* out (caller's memory) */
     double *dH;     /* p x p x M: X' diag(w1 eta_k) X */
     double *RHS;    /* p x npairs: X' (Newton w1 eta_j eta_k); dH_j d beta_k
@@ -119,6 +168,10 @@ struct gg_outer_derivs {
     double *hd;     /* M: sum h w1 eta_k */
     double *Dw;     /* M x M: eta' diag(w) eta (pe) */
     double *Dp2;    /* M x M: eta' diag(pe2) eta (pearson) */
+    double *tg;     /* M: sum g eta_k (nth) */
+    /* theta's raw parts (nth; the backend's, added in by the caller):
+     * X'(a eta_1 + b), sum h c eta_k, sum h a, sum h d */
+    double *th_rhs, *th_hc, th_ha, th_hd;
 };
 
 int gg_outer_derivs_compute(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o,

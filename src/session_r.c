@@ -29,6 +29,7 @@
 
 #include "backend.h"
 #include "basis_r.h"
+#include "efam_r.h"
 #include "errors_r.h"
 #include "family_r.h"
 #include "gpu_telemetry.h"
@@ -37,6 +38,7 @@
 #include "session_r.h"
 #include "sexp_r.h"
 #include "threads.h"
+#include "../inst/kernels/efam_outer.h"
 
 #define BAD_IN "gamgpu_bad_input"
 
@@ -142,7 +144,9 @@ static int session_to_cpu(gg_session *s, const gg_status *why, gg_status *st)
         s->rows.on_backend = 0;
     if (s->rows.have && s->rows.on_backend) {
         const gg_family fam = s->rows.fam;
-        return gg_outer_rows_compute(&s->be, &s->d, &fam, s->rows.pearson, &s->rows, st);
+        return s->rows.efam
+                   ? gg_outer_ef_rows_compute(&s->be, &s->d, &fam, s->rows.level, &s->rows, st)
+                   : gg_outer_rows_compute(&s->be, &s->d, &fam, s->rows.pearson, &s->rows, st);
     }
     return 0;
 }
@@ -550,14 +554,25 @@ SEXP gg_session_derivs_r(SEXP ptr, SEXP db, SEXP Ml, SEXP flags)
         gg_abort(BAD_IN, "db must be a double matrix with one row per column of X");
     if (!Rf_isMatrix(Ml) || TYPEOF(Ml) != REALSXP || Rf_nrows(Ml) != p || Rf_ncols(Ml) != p)
         gg_abort(BAD_IN, "Ml must be a p x p double matrix (p, the columns of X)");
-    if (TYPEOF(flags) != INTSXP || XLENGTH(flags) != 3)
-        gg_abort(BAD_IN, "flags must be 3 integers");
+    if (TYPEOF(flags) != INTSXP || (XLENGTH(flags) != 3 && XLENGTH(flags) != 4))
+        gg_abort(BAD_IN, "flags must be 3 or 4 integers");
     const int M = Rf_ncols(db), np = M * (M + 1) / 2;
     const int *fl = INTEGER(flags);
-    gg_outer_derivs o = {M, REAL(db), REAL(Ml), fl[0], fl[1], fl[2],
-                         NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-    const char *names[] = {"dH", "RHS", "Xd", "Xp", "u", "hww", "hd", "Dw", "Dp2"};
-    SEXP out = PROTECT(gg_named_list(9, names));
+    const int nth = XLENGTH(flags) == 4 ? fl[3] : 0;
+    if (nth != 0 && (nth != 1 || !s->rows.efam || M < 1))
+        gg_abort(BAD_IN, "theta's derivative products (flags[4] = 1) need an extended "
+                 "family's rows and theta's column in db");
+    gg_outer_derivs o;
+    memset(&o, 0, sizeof o);
+    o.M = M;
+    o.db = REAL(db);
+    o.Ml = REAL(Ml);
+    o.fisher = fl[0];
+    o.pe = fl[1];
+    o.pearson = fl[2];
+    o.nth = nth;
+    const char *names[] = {"dH", "RHS", "Xd", "Xp", "u", "hww", "hd", "Dw", "Dp2", "tg"};
+    SEXP out = PROTECT(gg_named_list(10, names));
     SEXP dH = PROTECT(Rf_alloc3DArray(REALSXP, p, p, M));
     SEXP RHS = PROTECT(Rf_allocMatrix(REALSXP, p, np));
     SEXP Xd = PROTECT(Rf_allocVector(REALSXP, o.pe ? p : 0));
@@ -567,6 +582,8 @@ SEXP gg_session_derivs_r(SEXP ptr, SEXP db, SEXP Ml, SEXP flags)
     SEXP hd = PROTECT(Rf_allocVector(REALSXP, M));
     SEXP Dw = PROTECT(Rf_allocMatrix(REALSXP, o.pe ? M : 0, o.pe ? M : 0));
     SEXP Dp2 = PROTECT(Rf_allocMatrix(REALSXP, o.pearson ? M : 0, o.pearson ? M : 0));
+    SEXP tg = PROTECT(Rf_allocVector(REALSXP, nth ? M : 0));
+    o.tg = REAL(tg);
     o.dH = REAL(dH);
     o.RHS = REAL(RHS);
     o.Xd = REAL(Xd);
@@ -577,8 +594,126 @@ SEXP gg_session_derivs_r(SEXP ptr, SEXP db, SEXP Ml, SEXP flags)
     o.Dw = REAL(Dw);
     o.Dp2 = REAL(Dp2);
     session_run(s, op_derivs, &o, "the outer iteration's derivatives");
-    SEXP parts[] = {dH, RHS, Xd, Xp, u, hww, hd, Dw, Dp2};
-    for (int i = 0; i < 9; i++) SET_VECTOR_ELT(out, i, parts[i]);
-    UNPROTECT(10);
+    SEXP parts[] = {dH, RHS, Xd, Xp, u, hww, hd, Dw, Dp2, tg};
+    for (int i = 0; i < 10; i++) SET_VECTOR_ELT(out, i, parts[i]);
+    UNPROTECT(11);
+    return out;
+}
+
+/* ---- an extended family's rows (outer_rows.h, efam_outer.h) ------------ */
+
+/* nb()'s or tw()'s family for the outer rows: the family and link by name
+ * ("negbin" for nb()), its theta (negbin: exp of ef's) and parameters ef
+ * (efam_r.c's list) */
+static gg_family ef_family_or_abort(SEXP family, SEXP link, SEXP theta, SEXP ef)
+{
+    gg_family fam = gg_family_or_abort(family, link, theta);
+    fam.ef = gg_efpar_or_abort(ef);
+    fam.efam = 1;
+    if (!gg_fm_ef_outer_ok((int) fam.fam, (int) fam.link) || fam.ef.nth != 1)
+        gg_abort("gamgpu_bad_family", "the outer iteration's extended-family rows are nb()'s "
+                 "and tw()'s (one theta), with the links log, identity and sqrt");
+    return fam;
+}
+
+/* The penalized IRLS row state of an extended family at beta (NULL: the
+ * family's starting mu, eta = linkfun(mu)): eta = X beta + offset, mu;
+ * returns the deviance (not finite where mu is not valid). */
+SEXP gg_session_ef_eval_r(SEXP ptr, SEXP beta, SEXP family, SEXP link, SEXP theta, SEXP ef)
+{
+    gg_session *s = session_get(ptr);
+    const int start = beta == R_NilValue;
+    const double *b0 = start ? NULL : double_arg(beta, s->d.p, "beta");
+    const gg_family fam = ef_family_or_abort(family, link, theta, ef);
+    s->eval_start = start;
+    if (!start)
+        memcpy(s->eval_beta, b0, (size_t) s->d.p * sizeof(double));
+    s->eval_fam = fam;
+    eval_ctx c = {0, 0, 0, NULL, NULL};
+    session_run(s, op_eval, &c, "the extended family's penalized IRLS rows");
+    return Rf_ScalarReal(c.dev);
+}
+
+typedef struct ef_rows_ctx {
+    int level, gram, xg, vectors;
+    double *A, *Xg;
+} ef_rows_ctx;
+
+static int op_ef_rows(gg_session *s, void *ctx_, gg_status *st)
+{
+    ef_rows_ctx *c = ctx_;
+    if (!s->have_eval || !s->eval_fam.efam)
+        return gg_fail(st, BAD_IN, "an extended family's rows need its eval first");
+    int rc = gg_outer_ef_rows_compute(&s->be, &s->d, &s->eval_fam, c->level, &s->rows, st);
+    if (rc == 0) s->rows_ever = 1;
+    if (rc == 0 && c->gram)
+        rc = gg_outer_rows_gram(&s->be, &s->rows, c->A, st);
+    if (rc == 0 && c->xg)
+        rc = gg_outer_rows_xt(&s->be, &s->rows, GG_OR_EG, 0.5, c->Xg, st);
+    if (rc == 0 && c->vectors)
+        rc = gg_outer_rows_to_host(&s->be, &s->rows, st);
+    return rc;
+}
+
+/* An extended family's rows at the last ef eval, kept in the session:
+ * level 0 (Newton's weights w, dev1 = Deta, Fisher's weights wf) or 2 (and
+ * the derivatives' rows).  Returns the count of rows whose derivatives are
+ * not finite (bad), sum Dth and sum Dth2 (level 2), with gram TRUE X'WX
+ * (Newton's weights), with xg TRUE X' Detath / 2, with vectors TRUE eta,
+ * mu, w and wf. */
+SEXP gg_session_ef_rows_r(SEXP ptr, SEXP level, SEXP gram, SEXP xg, SEXP vectors)
+{
+    gg_session *s = session_get(ptr);
+    const int p = s->d.p;
+    ef_rows_ctx c = {gg_as_int(level, "level", 0, 2, BAD_IN), Rf_asLogical(gram) == TRUE,
+                     Rf_asLogical(xg) == TRUE, Rf_asLogical(vectors) == TRUE, NULL, NULL};
+    if (c.level == 1)
+        gg_abort(BAD_IN, "an extended family's rows are at level 0 or 2");
+    if (c.xg && c.level < 2)
+        gg_abort(BAD_IN, "X' Detath needs the level-2 rows");
+    const char *names[] = {"bad", "Dth", "Dth2", "XtWX", "Xg", "eta", "mu", "w", "wf"};
+    SEXP out = PROTECT(gg_named_list(9, names));
+    SEXP A = PROTECT(Rf_allocMatrix(REALSXP, c.gram ? p : 0, c.gram ? p : 0));
+    SEXP Xg = PROTECT(Rf_allocVector(REALSXP, c.xg ? p : 0));
+    c.A = REAL(A);
+    c.Xg = REAL(Xg);
+    session_run(s, op_ef_rows, &c, "the extended family's outer rows");
+    const gg_outer_rows *r = &s->rows;
+    SET_VECTOR_ELT(out, 0, Rf_ScalarReal(r->ef_sums[0]));
+    SET_VECTOR_ELT(out, 1, Rf_ScalarReal(c.level >= 2 ? r->ef_sums[1] : NA_REAL));
+    SET_VECTOR_ELT(out, 2, Rf_ScalarReal(c.level >= 2 ? r->ef_sums[2] : NA_REAL));
+    if (c.gram) SET_VECTOR_ELT(out, 3, A);
+    if (c.xg) SET_VECTOR_ELT(out, 4, Xg);
+    if (c.vectors) {
+        const double *v[] = {r->eta, r->mu, r->w, r->ewf};
+        for (int i = 0; i < 4; i++) SET_VECTOR_ELT(out, 5 + i, host_vector(v[i], s->d.n));
+    }
+    UNPROTECT(3);
+    return out;
+}
+
+typedef struct ef_newton_ctx {
+    int mask;
+    double *A, *b;
+} ef_newton_ctx;
+
+static int op_ef_newton(gg_session *s, void *ctx_, gg_status *st)
+{
+    ef_newton_ctx *c = ctx_;
+    if (!s->rows.have || !s->rows.efam)
+        return gg_fail(st, BAD_IN, "an extended family's Newton step needs its rows first");
+    return gg_outer_ef_newton(&s->be, &s->d, &s->rows, c->mask, c->A, c->b, st);
+}
+
+/* gam.fit4's Newton step at an extended family's rows: X'WX and X'W(eta -
+ * offset) - X' Deta / 2 (as XtWX, XtWz), with mask TRUE the rows of a
+ * Newton weight that is not positive left out. */
+SEXP gg_session_ef_newton_r(SEXP ptr, SEXP mask)
+{
+    gg_session *s = session_get(ptr);
+    ef_newton_ctx c = {Rf_asLogical(mask) == TRUE, NULL, NULL};
+    SEXP out = PROTECT(gram_result(s->d.p, 0, &c.A, &c.b));
+    session_run(s, op_ef_newton, &c, "the extended family's Newton step");
+    UNPROTECT(1);
     return out;
 }

@@ -17,5 +17,8 @@ SEXP gg_session_rows_r(SEXP ptr, SEXP family, SEXP link, SEXP pearson, SEXP gram
                        SEXP vectors, SEXP theta);
 SEXP gg_session_newton_gram_r(SEXP ptr, SEXP family, SEXP link, SEXP theta);
 SEXP gg_session_derivs_r(SEXP ptr, SEXP db, SEXP Ml, SEXP flags);
+SEXP gg_session_ef_eval_r(SEXP ptr, SEXP beta, SEXP family, SEXP link, SEXP theta, SEXP ef);
+SEXP gg_session_ef_rows_r(SEXP ptr, SEXP level, SEXP gram, SEXP xg, SEXP vectors);
+SEXP gg_session_ef_newton_r(SEXP ptr, SEXP mask);
 
 #endif

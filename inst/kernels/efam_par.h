@@ -20,6 +20,15 @@ typedef struct gg_fm_efpar {
     int    scale_est;          /* 1: log scale is parameter nth (tw) */
 } gg_fm_efpar;
 
+/* mgcv's family$Dd(y, mu, theta, wt, level) of a family with one theta,
+ * one row (efam_nb.h's and efam_tw.h's gg_fm_*_dd, for efam_outer.h):
+ * the deviance's derivatives in mu and theta to the levels dDeta() takes */
+typedef struct gg_fm_efdd {
+    double Dmu, Dmu2, EDmu2;                        /* level 0 */
+    double Dth, Dmuth, Dmu3, Dmu2th;                /* level 1 */
+    double Dmu4, Dth2, Dmuth2, Dmu2th2, Dmu3th;     /* level 2 */
+} gg_fm_efdd;
+
 /* the sums' layout (efam_math.h) */
 #define GG_FM_EF_DEV 0
 #define GG_FM_EF_LS  1

@@ -378,6 +378,38 @@ GG_FM void gg_fm_tw_dth(double y, double mu, double wt, double th, double a, dou
     *Dth2 = 2 * wt * (c2 * (dpth1 * dpth1)) + 2 * wt * core * dpth2;
 }
 
+/* tw()$Dd(y, mu, theta, wt, level) in mgcv's expressions, theta =
+ * par->th[0]; the terms r$X dpth2 / dpth1 of its level 2 written, as in
+ * gg_fm_tw_dth(), without the division. */
+GG_FM void gg_fm_tw_dd(double y, double mu, double wt, const gg_fm_efpar *par, int level,
+                       gg_fm_efdd *r)
+{
+    const double th = par->th[0], a = par->aux[0], b = par->aux[1];
+    const double p = gg_fm_tw_p(th, a, b);
+    const double mu1p = gg_fm_rpow(mu, 1 - p), mup = gg_fm_rpow(mu, p), ymupi = y / mup;
+    r->Dmu = 2 * wt * (mu1p - ymupi);
+    r->Dmu2 = 2 * wt * (gg_fm_rpow(mu, -1 - p) * p * y + (1 - p) / mup);
+    r->EDmu2 = (2 * wt) / mup;
+    if (level < 1) return;
+    double dpth1, dpth2;
+    gg_fm_tw_dpth(th, a, b, &dpth1, &dpth2);
+    gg_fm_tw_dth(y, mu, wt, th, a, b, &r->Dth, &r->Dth2);
+    const double logmu = log(mu), mup1 = gg_fm_rpow(mu, -p - 1);
+    const double muth0 = 2 * wt * logmu * (ymupi - mu1p);
+    const double mu2th0 = 2 * wt * (mup1 * y * (1 - p * logmu) - (logmu * (1 - p) + 1) / mup);
+    r->Dmuth = muth0 * dpth1;
+    r->Dmu3 = -2 * wt * mup1 * p * (y / mu * (p + 1) + 1 - p);
+    r->Dmu2th = mu2th0 * dpth1;
+    if (level < 2) return;
+    const double mup2 = mup1 / mu, lm2 = logmu * logmu, d12 = dpth1 * dpth1;
+    r->Dmu4 = 2 * wt * mup2 * p * (p + 1) * (y * (p + 2) / mu + 1 - p);
+    r->Dmuth2 = 2 * wt * ((mu1p * lm2 - lm2 * ymupi) * d12) + muth0 * dpth2;
+    r->Dmu2th2 = 2 * wt * ((mup1 * logmu * y * (logmu * p - 2) +
+                            logmu / mup * (logmu * (1 - p) + 2)) * d12) + mu2th0 * dpth2;
+    r->Dmu3th = 2 * wt * mup1 * (y / mu * (logmu * (1 + p) * p - p - p - 1) +
+                                 logmu * (1 - p) * p + p - 1 + p) * dpth1;
+}
+
 GG_FM void gg_fm_tw_theta_row(double y, double mu, double wt, const gg_fm_efpar *par,
                               int deriv, double *s)
 {

@@ -2,13 +2,15 @@
 // iteration (mgcv's gam.fit3; src/cuda_outer.c drives it) on the device
 // backend's resident row state: Newton's and Fisher's working weights
 // and their derivatives in eta, the deviance's and the Pearson
-// statistic's, Newton's penalized IRLS rows, and the elementwise products
-// that weight the derivative products' Gram passes.  The per-row
-// arithmetic is outer_math.h, which the host's rows (src/outer_rows.c)
-// evaluate too.  Reductions are per-block partial sums in a fixed grid,
+// statistic's, Newton's penalized IRLS rows, an extended family's rows
+// (gam.fit4's, efam_outer.h) and its Newton rows, and the elementwise
+// products that weight the derivative products' Gram passes.  The per-row
+// arithmetic is outer_math.h and efam_outer.h, which the host's rows
+// (src/outer_rows.c) evaluate too.  Reductions are per-block partial sums in a fixed grid,
 // summed on the host in block order.
 
 #include "outer_math.h"
+#include "efam_outer.h"
 
 #define NTHREADS 256
 #include "block_sum.h"
@@ -70,12 +72,67 @@ outer_newton(int f, int l, double th, const double *__restrict__ y,
     block_sum(bad, partial);
 }
 
-// out[i] = scale a[i] b[i] c[i], a null factor taken as 1: the weights of
-// the derivative products (w' eta_k, h w', ...), a copy, or zeros.
+// An extended family's rows at mu (efam_outer.h's gg_fm_ef_outer_row,
+// level 0 or 2, parameters par): w, w1, w2, dev1, Fisher's weight wf and
+// theta's terms g, a, b, c, d; partial[b], partial[nb + b], partial[2 nb
+// + b] = block b's rows not finite, sum Dth, sum Dth2 (nb = the grid).
+extern "C" __global__ void __launch_bounds__(NTHREADS)
+outer_ef_rows(int f, int l, int level, gg_fm_efpar par, const double *__restrict__ y,
+              const double *__restrict__ pw, const double *__restrict__ mu, long long n,
+              double *__restrict__ w, double *__restrict__ w1, double *__restrict__ w2,
+              double *__restrict__ dev1, double *__restrict__ wf, double *__restrict__ g,
+              double *__restrict__ a, double *__restrict__ b, double *__restrict__ c,
+              double *__restrict__ d, double *__restrict__ partial)
+{
+    double bad = 0.0, dth = 0.0, dth2 = 0.0;
+    for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long) gridDim.x * blockDim.x) {
+        const gg_fm_eforow o = gg_fm_ef_outer_row(f, l, y[i], pw[i], mu[i], &par, level);
+        w[i] = o.w;
+        w1[i] = o.w1;
+        w2[i] = o.w2;
+        dev1[i] = o.dev1;
+        wf[i] = o.wf;
+        g[i] = o.g;
+        a[i] = o.a;
+        b[i] = o.b;
+        c[i] = o.c;
+        d[i] = o.d;
+        bad += o.good ? 0.0 : 1.0;
+        dth += o.dth;
+        dth2 += o.dth2;
+    }
+    block_sum(bad, partial);
+    block_sum(dth, partial + gridDim.x);
+    block_sum(dth2, partial + 2 * gridDim.x);
+}
+
+// gam.fit4's Newton rows at an extended family's rows: weights wout = w,
+// working response zout = eta - off and hdev = dev1 / 2, with mask the
+// rows whose w is not positive set to 0 in wout and hdev.
+extern "C" __global__ void
+outer_ef_newton(long long n, int mask, const double *__restrict__ w,
+                const double *__restrict__ dev1, const double *__restrict__ eta,
+                const double *__restrict__ off, double *__restrict__ wout,
+                double *__restrict__ zout, double *__restrict__ hdev)
+{
+    for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long) gridDim.x * blockDim.x) {
+        const double wi = w[i];
+        const int keep = !mask || wi > 0;
+        wout[i] = keep ? wi : 0.0;
+        zout[i] = eta[i] - (off != nullptr ? off[i] : 0.0);
+        hdev[i] = keep ? dev1[i] / 2 : 0.0;
+    }
+}
+
+// out[i] = scale a[i] b[i] c[i] + add[i], a null factor taken as 1 and a
+// null add as 0: the weights of the derivative products (w' eta_k, h w',
+// w' eta_k + a, ...), a copy, or zeros.
 extern "C" __global__ void
 outer_prod(long long n, double scale, const double *__restrict__ a,
            const double *__restrict__ b, const double *__restrict__ c,
-           double *__restrict__ out)
+           const double *__restrict__ add, double *__restrict__ out)
 {
     for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long) gridDim.x * blockDim.x) {
@@ -83,6 +140,7 @@ outer_prod(long long n, double scale, const double *__restrict__ a,
         if (a != nullptr) v *= a[i];
         if (b != nullptr) v *= b[i];
         if (c != nullptr) v *= c[i];
+        if (add != nullptr) v += add[i];
         out[i] = v;
     }
 }

@@ -174,7 +174,7 @@ test_that("a session's rows need an eval, and its derivatives the rows", {
   .Call(gamgpu:::gg_session_rows_r, ses, "binomial", "logit", FALSE, FALSE, FALSE, NULL)
   expect_error(.Call(gamgpu:::gg_session_derivs_r, ses, diag(2), diag(3), rep(0L, 3)),
                class = "gamgpu_bad_input")
-  expect_error(.Call(gamgpu:::gg_session_derivs_r, ses, diag(3), diag(3), 1:4),
+  expect_error(.Call(gamgpu:::gg_session_derivs_r, ses, diag(3), diag(3), 1:5),
                class = "gamgpu_bad_input")
 })
 
