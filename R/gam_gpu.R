@@ -362,9 +362,12 @@ classify_setup_error <- function(e) {
 #'   (\code{"cuda:0"}, \code{"cpu"}), \code{outer_grams}, its weighted
 #'   Gram products, \code{outer_seconds}, its seconds in host-device
 #'   copies, row-wise work and building X, \code{outer_rows}, where the
-#'   rows of gam.fit3's derivatives were computed (\code{"cuda:0"}: on the
-#'   device, beside X, so that no n-vector crosses the bus; \code{"cpu"}),
-#'   and \code{outer_fallback}, why it left the device, when it did.
+#'   rows of gam.fit3's (gam.fit4's for nb() and tw()) derivatives were
+#'   computed (\code{"cuda:0"}: on the device, beside X, so that no
+#'   n-vector crosses the bus; \code{"cpu"}; for the other extended
+#'   families \code{"R (mgcv's dDeta() ...)"}: in R, an n-vector sent to
+#'   the session per product), and \code{outer_fallback}, why it left the
+#'   device, when it did.
 #'   With \code{fit = FALSE}, the setup object instead (see \code{...}).
 #' @examples
 #' library(mgcv)
