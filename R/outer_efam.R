@@ -20,8 +20,8 @@
 #
 # The O(n) work -- X beta, X' v, X' diag(v) X, leverages -- runs in a model
 # session that holds X (src/session_r.c; the device's memory for a GPU
-# fit).  For nb() and tw() the rows' derivatives are there too, in C
-# (inst/kernels/efam_outer.h: their Dd and dDeta() in mgcv's expressions),
+# fit).  For nb(), tw() and betar() the rows' derivatives are there too, in
+# C (inst/kernels/efam_outer.h: their Dd and dDeta() in mgcv's expressions),
 # kept beside X, so that an evaluation moves only p-sized results; for the
 # other extended families they are mgcv's own (family$Dd through dDeta())
 # in R, an n-vector crossing to the session per product (efam_rows_r(),
@@ -79,13 +79,15 @@ efam_outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, sca
   P
 }
 
-# nb() and tw() with the links mgcv gives them have their rows in C
-# (inst/kernels/efam_outer.h); the other extended families' are mgcv's
-# dDeta() in R.
+# nb(), tw() and betar() with the links mgcv gives them have their rows in
+# C (inst/kernels/efam_outer.h); the other extended families' (more than
+# one theta) are mgcv's dDeta() in R.
 efam_rows_in_c <- function(family) {
   name <- efam_name(family)
-  !is.null(name) && name %in% c("negbin", "tw") &&
-    family$link %in% c("log", "identity", "sqrt") && length(family$getTheta()) == 1L
+  links <- list(negbin = c("log", "identity", "sqrt"), tw = c("log", "identity", "sqrt"),
+                betar = c("logit", "probit", "cloglog", "cauchit"))
+  !is.null(name) && name %in% names(links) && family$link %in% links[[name]] &&
+    length(family$getTheta()) == 1L
 }
 
 # The rows' steps of an evaluation, in the model session (src/session_r.c:
@@ -103,8 +105,8 @@ efam_rows_in_c <- function(family) {
 efam_rows_session <- function(B, fam, family) {
   ses <- B$ses
   eng <- engine_family(family)
-  aux <- if (eng$name == "tw") c(get(".a", envir = environment(family$Dd)),
-                                 get(".b", envir = environment(family$Dd))) else numeric(0)
+  # (tw()'s bounds of p, betar()'s eps for its starting mu: efam_spec())
+  aux <- efam_spec(family, 1, numeric(0))$ef$aux
   spec <- function(th) {
     th <- as.numeric(if (length(th)) th else fam$getTheta())
     list(theta = if (eng$name == "negbin") exp(th), ef = list(theta = th, aux = aux))

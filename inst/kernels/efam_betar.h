@@ -69,4 +69,40 @@ GG_FM double gg_fm_betar_mustart(double y, double wt, const gg_fm_efpar *par)
     return y;
 }
 
+/* betar()$Dd(y, mu, theta, wt, level) in mgcv's expressions, theta =
+ * par->th[0] = log phi (efam_outer.h) */
+GG_FM void gg_fm_betar_dd(double y, double mu, double wt, const gg_fm_efpar *par, int level,
+                          gg_fm_efdd *r)
+{
+    const double theta = exp(par->th[0]), th2 = theta * theta;
+    const double onemu = 1 - mu, muth = mu * theta, onemuth = onemu * theta;
+    const double psi0_muth = gg_fm_digamma(muth), psi0_onemuth = gg_fm_digamma(onemuth);
+    const double psi1_muth = gg_fm_trigamma(muth), psi1_onemuth = gg_fm_trigamma(onemuth);
+    const double log_yoney = log(y) - log1p(-y);
+    r->Dmu = 2 * wt * theta * (psi0_muth - psi0_onemuth - log_yoney);
+    r->Dmu2 = 2 * wt * th2 * (psi1_muth + psi1_onemuth);
+    r->EDmu2 = r->Dmu2;
+    if (level < 1) return;
+    const double th3 = pow(theta, 3);
+    const double psi2_muth = gg_fm_tetragamma(muth), psi2_onemuth = gg_fm_tetragamma(onemuth);
+    r->Dth = 2 * wt * theta * (-mu * log_yoney - log1p(-y) + mu * psi0_muth +
+                               onemu * psi0_onemuth - gg_fm_digamma(theta));
+    r->Dmuth = r->Dmu + 2 * wt * th2 * (mu * psi1_muth - onemu * psi1_onemuth);
+    r->Dmu3 = 2 * wt * th3 * (psi2_muth - psi2_onemuth);
+    r->Dmu2th = 2 * r->Dmu2 + 2 * wt * th3 * (mu * psi2_muth + onemu * psi2_onemuth);
+    if (level < 2) return;
+    const double th4 = pow(theta, 4), mu2 = mu * mu, onemu2 = onemu * onemu;
+    const double psi3_muth = gg_fm_pentagamma(muth), psi3_onemuth = gg_fm_pentagamma(onemuth);
+    r->Dmu4 = 2 * wt * th4 * (psi3_muth + psi3_onemuth);
+    r->Dth2 = r->Dth + 2 * wt * th2 * (mu2 * psi1_muth + onemu2 * psi1_onemuth -
+                                       gg_fm_trigamma(theta));
+    r->Dmuth2 = r->Dmuth + 2 * wt * th2 * (mu2 * theta * psi2_muth + 2 * mu * psi1_muth -
+                                           theta * onemu2 * psi2_onemuth -
+                                           2 * onemu * psi1_onemuth);
+    r->Dmu2th2 = 2 * r->Dmu2th + 2 * wt * th3 * (mu2 * theta * psi3_muth + 3 * mu * psi2_muth +
+                                                 onemu2 * theta * psi3_onemuth +
+                                                 3 * onemu * psi2_onemuth);
+    r->Dmu3th = 3 * r->Dmu3 + 2 * wt * th4 * (mu * psi3_muth - onemu * psi3_onemuth);
+}
+
 #endif

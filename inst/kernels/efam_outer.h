@@ -1,6 +1,6 @@
 /* efam_outer.h -- the rows of gam()'s REML and ML for an extended family
- * with one theta (nb(), tw(): R/outer_efam.R), row by row: mgcv's
- * family$Dd (efam_nb.h, efam_tw.h) taken through the link as its dDeta()
+ * with one theta (nb(), tw(), betar(): R/outer_efam.R), row by row: mgcv's
+ * family$Dd (efam_nb.h, efam_tw.h, efam_betar.h) taken through the link as its dDeta()
  * takes it, and from those the vectors gam.fit4's Newton iteration and
  * its derivatives weight their products with.  Written once for the host
  * (src/outer_rows.c) and NVRTC (inst/kernels/outer.cu), as outer_math.h
@@ -11,11 +11,15 @@
 #include "efam_math.h"
 
 /* 1 for a family and link whose rows are here: nb() (negbin with efam
- * set) and tw(), with mgcv's links for them */
+ * set), tw() and betar(), with mgcv's links for them */
 GG_FM int gg_fm_ef_outer_ok(int f, int l)
 {
-    return (f == GG_FM_NEGBIN || f == GG_FM_TW) &&
-           (l == GG_FM_LOG || l == GG_FM_IDENTITY || l == GG_FM_SQRT);
+    if (f == GG_FM_NEGBIN || f == GG_FM_TW)
+        return l == GG_FM_LOG || l == GG_FM_IDENTITY || l == GG_FM_SQRT;
+    if (f == GG_FM_BETAR)
+        return l == GG_FM_LOGIT || l == GG_FM_PROBIT || l == GG_FM_CLOGLOG ||
+               l == GG_FM_CAUCHIT;
+    return 0;
 }
 
 /* mgcv's dDeta(y, mu, wt, theta, fam, level): Dd's derivatives in mu
@@ -31,6 +35,7 @@ GG_FM void gg_fm_ef_dd(int f, double y, double mu, double wt, const gg_fm_efpar 
                        int level, gg_fm_efdd *r)
 {
     if (f == GG_FM_TW) gg_fm_tw_dd(y, mu, wt, par, level, r);
+    else if (f == GG_FM_BETAR) gg_fm_betar_dd(y, mu, wt, par, level, r);
     else gg_fm_nb_dd(y, mu, wt, par, level, r);
 }
 
@@ -62,6 +67,26 @@ GG_FM void gg_fm_ef_deta(int l, double mu, int level, const gg_fm_efdd *r, gg_fm
         g2g = -gg_fm_rpow(mu, -0.5);
         g3g = 3 * gg_fm_rpow(mu, -1);
         g4g = -15 * gg_fm_rpow(mu, -1.5);
+    } else if (l == GG_FM_LOGIT) {
+        const double a = 1 - mu;
+        g2g = mu * mu - a * a;
+        g3g = 2 * pow(mu, 3) + 2 * pow(a, 3);
+        g4g = 6 * pow(mu, 4) - 6 * pow(a, 4);
+    } else if (l == GG_FM_PROBIT) {
+        const double eta = gg_fm_qnorm(mu);
+        g2g = eta;
+        g3g = 1 + 2 * (eta * eta);
+        g4g = 7 * eta + 6 * pow(eta, 3);
+    } else if (l == GG_FM_CLOGLOG) {
+        const double l1m = log1p(-mu);
+        g2g = -l1m - 1;
+        g3g = l1m * (2 * l1m + 3) + 2;
+        g4g = -l1m * (l1m * (6 * l1m + 11) + 12) - 6;
+    } else if (l == GG_FM_CAUCHIT) {
+        const double eta = gg_fm_qcauchy(mu), eta2 = eta * eta, e1 = 1 + eta2;
+        g2g = eta / e1;
+        g3g = (1 + 3 * eta2) / (e1 * e1);
+        g4g = ((8 + 12 * eta2) / (e1 * e1)) * (eta / e1);
     } else {
         g2g = g3g = g4g = GG_FM_NAN;
     }
