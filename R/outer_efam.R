@@ -111,11 +111,9 @@ efam_rows_session <- function(B, fam, family) {
     th <- as.numeric(if (length(th)) th else fam$getTheta())
     list(theta = if (eng$name == "negbin") exp(th), ef = list(theta = th, aux = aux))
   }
-  env <- new.env()
   list(
     eval = function(b, th) {
       sp <- spec(th)
-      env$theta <- sp
       .Call(gg_session_ef_eval_r, ses, if (!is.null(b)) as.double(b), eng$name, fam$link,
             sp$theta, sp$ef)
     },

@@ -114,7 +114,8 @@ SEXP gg_efam_deta_r(SEXP family, SEXP link, SEXP mu, SEXP y, SEXP wt, SEXP ef, S
         gg_raise(&st);
     if (!gg_fm_ef_outer_ok((int) f.fam, (int) f.link))
         gg_abort("gamgpu_bad_family", "the outer iteration's extended-family rows are nb()'s "
-                 "and tw()'s, with the links log, identity and sqrt");
+                 "and tw()'s (links log, identity, sqrt) and betar()'s (logit, probit, "
+                 "cloglog, cauchit)");
     const gg_fm_efpar par = gg_efpar_or_abort(ef);
     const int d = gg_as_int(deriv, "deriv", 0, 2, "gamgpu_bad_input");
     if (TYPEOF(mu) != REALSXP || TYPEOF(y) != REALSXP || TYPEOF(wt) != REALSXP)

@@ -245,8 +245,8 @@ int gg_outer_ef_rows_compute(gg_backend *be, const gg_data *d, const gg_family *
     if (!fam->efam || !gg_fm_ef_outer_ok((int) fam->fam, (int) fam->link) ||
         fam->ef.nth > 1 || (level != 0 && level != 2))
         return gg_fail(st, "gamgpu_internal_error",
-                       "outer rows: an extended family's rows are nb()'s and tw()'s "
-                       "(log, identity, sqrt links), at level 0 or 2");
+                       "outer rows: an extended family's rows are nb()'s, tw()'s and "
+                       "betar()'s (with their links), at level 0 or 2");
     r->fisher = 0;
     r->pearson = 0;
     r->efam = 1;
@@ -312,7 +312,8 @@ int gg_outer_rows_xt(gg_backend *be, gg_outer_rows *r, gg_outer_vec which, doubl
     if (!r->have) return gg_fail(st, "gamgpu_internal_error", "outer rows: no rows computed");
     if (r->on_backend) return be->ops->outer->xt_vec(be, which, scale, out, st);
     const double *v = row_vector(r, which);
-    if (v == NULL || work_alloc(r, 0, 1, st)) return v == NULL ? gg_fail(st, "gamgpu_internal_error", "outer rows: no such vector") : -1;
+    if (v == NULL) return gg_fail(st, "gamgpu_internal_error", "outer rows: no such vector");
+    if (work_alloc(r, 0, 1, st)) return -1;
     for (size_t i = 0; i < r->n; i++) r->V[i] = scale * v[i];
     return be->ops->xtmul(be, r->V, 1, out, st);
 }

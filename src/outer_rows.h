@@ -15,7 +15,7 @@
  * the backend's set_rows(), gram(), xmul() and xtmul().  Both evaluate
  * the same per-row expressions (outer_math.h).
  *
- * An extended family with one theta (nb(), tw(): R/outer_efam.R) has rows
+ * An extended family with one theta (nb(), tw(), betar(): R/outer_efam.R) has rows
  * of its own (inst/kernels/efam_outer.h): Newton's weight w = Deta2 / 2,
  * its eta derivatives w1, w2 and dev1 = Deta as above, Fisher's weight
  * and theta's row terms; gam.fit4's Newton step (gg_outer_ef_newton) and

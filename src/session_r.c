@@ -602,7 +602,7 @@ SEXP gg_session_derivs_r(SEXP ptr, SEXP db, SEXP Ml, SEXP flags)
 
 /* ---- an extended family's rows (outer_rows.h, efam_outer.h) ------------ */
 
-/* nb()'s or tw()'s family for the outer rows: the family and link by name
+/* nb()'s, tw()'s or betar()'s family for the outer rows: the family and link by name
  * ("negbin" for nb()), its theta (negbin: exp of ef's) and parameters ef
  * (efam_r.c's list) */
 static gg_family ef_family_or_abort(SEXP family, SEXP link, SEXP theta, SEXP ef)
@@ -611,8 +611,8 @@ static gg_family ef_family_or_abort(SEXP family, SEXP link, SEXP theta, SEXP ef)
     fam.ef = gg_efpar_or_abort(ef);
     fam.efam = 1;
     if (!gg_fm_ef_outer_ok((int) fam.fam, (int) fam.link) || fam.ef.nth != 1)
-        gg_abort("gamgpu_bad_family", "the outer iteration's extended-family rows are nb()'s "
-                 "and tw()'s (one theta), with the links log, identity and sqrt");
+        gg_abort("gamgpu_bad_family", "the outer iteration's extended-family rows are nb()'s, "
+                 "tw()'s and betar()'s (one theta), with their links");
     return fam;
 }
 
