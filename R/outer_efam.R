@@ -111,13 +111,19 @@ efam_rows_session <- function(B, fam, family) {
     th <- as.numeric(if (length(th)) th else fam$getTheta())
     list(theta = if (eng$name == "negbin") exp(th), ef = list(theta = th, aux = aux))
   }
+  env <- new.env()
   list(
     eval = function(b, th) {
       sp <- spec(th)
+      env$th <- th
       .Call(gg_session_ef_eval_r, ses, if (!is.null(b)) as.double(b), eng$name, fam$link,
             sp$theta, sp$ef)
     },
     rows = function(th, level, gram = FALSE, xg = FALSE, vectors = FALSE) {
+      # (the session's rows are at the last eval's theta)
+      if (!identical(th, env$th))
+        gamgpu_abort("gamgpu_internal_error", "the extended family's rows asked at a theta other than their eval's",
+                     call = NULL)
       if (gram) B$count()
       .Call(gg_session_ef_rows_r, ses, as.integer(level), gram, xg, vectors)
     },

@@ -61,13 +61,7 @@ gg_fm_efpar gg_efpar_or_abort(SEXP ef)
 
 SEXP gg_efam_rows_r(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt, SEXP ef, SEXP deriv)
 {
-    if (!Rf_isString(family) || !Rf_isString(link) || XLENGTH(family) < 1 || XLENGTH(link) < 1)
-        gg_abort("gamgpu_bad_family", "family and link must be strings");
-    gg_status st;
-    gg_status_clear(&st);
-    gg_family f;
-    if (gg_family_lookup(CHAR(STRING_ELT(family, 0)), CHAR(STRING_ELT(link, 0)), &f, &st))
-        gg_raise(&st);
+    const gg_family f = gg_family_named_or_abort(family, link);
     const gg_fm_efpar par = gg_efpar_or_abort(ef);
     const int d = gg_as_int(deriv, "deriv", -1, 2, "gamgpu_bad_input");
     if (TYPEOF(eta) != REALSXP || TYPEOF(y) != REALSXP || TYPEOF(wt) != REALSXP)
@@ -105,13 +99,7 @@ SEXP gg_efam_rows_r(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt, SEXP ef, 
  * its twelve vectors by their names there. */
 SEXP gg_efam_deta_r(SEXP family, SEXP link, SEXP mu, SEXP y, SEXP wt, SEXP ef, SEXP deriv)
 {
-    if (!Rf_isString(family) || !Rf_isString(link) || XLENGTH(family) < 1 || XLENGTH(link) < 1)
-        gg_abort("gamgpu_bad_family", "family and link must be strings");
-    gg_status st;
-    gg_status_clear(&st);
-    gg_family f;
-    if (gg_family_lookup(CHAR(STRING_ELT(family, 0)), CHAR(STRING_ELT(link, 0)), &f, &st))
-        gg_raise(&st);
+    const gg_family f = gg_family_named_or_abort(family, link);
     if (!gg_fm_ef_outer_ok((int) f.fam, (int) f.link))
         gg_abort("gamgpu_bad_family", "the outer iteration's extended-family rows are nb()'s "
                  "and tw()'s (links log, identity, sqrt) and betar()'s (logit, probit, "

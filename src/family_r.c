@@ -16,9 +16,9 @@
 #include "family_r.h"
 #include "sexp_r.h"
 
-/* The family and link named by two strings (and negbin's theta: NULL for
- * the families without one), or a classed R error. */
-gg_family gg_family_or_abort(SEXP family, SEXP link, SEXP theta)
+/* The family and link named by two strings, its theta unset, or a
+ * classed R error. */
+gg_family gg_family_named_or_abort(SEXP family, SEXP link)
 {
     if (!Rf_isString(family) || !Rf_isString(link) || XLENGTH(family) < 1 || XLENGTH(link) < 1)
         gg_abort("gamgpu_bad_family", "family and link must be strings");
@@ -27,6 +27,14 @@ gg_family gg_family_or_abort(SEXP family, SEXP link, SEXP theta)
     gg_family f;
     if (gg_family_lookup(CHAR(STRING_ELT(family, 0)), CHAR(STRING_ELT(link, 0)), &f, &st))
         gg_raise(&st);
+    return f;
+}
+
+/* The family and link named by two strings (and negbin's theta: NULL for
+ * the families without one), or a classed R error. */
+gg_family gg_family_or_abort(SEXP family, SEXP link, SEXP theta)
+{
+    gg_family f = gg_family_named_or_abort(family, link);
     if (f.fam == GG_FAM_NEGBIN) {
         if (theta == R_NilValue)
             gg_abort("gamgpu_bad_family", "the negbin family needs its theta");

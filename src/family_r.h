@@ -7,7 +7,10 @@
 
 #include "family.h"
 
-/* The family and link named by two strings, or a classed R error. */
+/* The family and link named by two strings, its theta unset, or a classed
+ * R error. */
+gg_family gg_family_named_or_abort(SEXP family, SEXP link);
+/* The same with negbin's theta or Tweedie's p (NULL for the others). */
 gg_family gg_family_or_abort(SEXP family, SEXP link, SEXP theta);
 
 SEXP gg_family_rows(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt, SEXP theta);
