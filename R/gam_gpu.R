@@ -362,11 +362,11 @@ classify_setup_error <- function(e) {
 #'   (\code{"cuda:0"}, \code{"cpu"}), \code{outer_grams}, its weighted
 #'   Gram products, \code{outer_seconds}, its seconds in host-device
 #'   copies, row-wise work and building X, \code{outer_rows}, where the
-#'   rows of gam.fit3's (gam.fit4's for nb(), tw(), betar()) derivatives were
-#'   computed (\code{"cuda:0"}: on the device, beside X, so that no
-#'   n-vector crosses the bus; \code{"cpu"}; for the other extended
-#'   families \code{"R (mgcv's dDeta() ...)"}: in R, an n-vector sent to
-#'   the session per product), and \code{outer_fallback}, why it left the
+#'   rows of gam.fit3's (gam.fit4's for the extended families) derivatives
+#'   were computed (\code{"cuda:0"}: on the device, beside X, so that no
+#'   n-vector crosses the bus; \code{"cpu"}; for \code{ocat()} with more
+#'   than six categories \code{"R (mgcv's dDeta() ...)"} with the reason:
+#'   in R, an n-vector sent to the session per product), and \code{outer_fallback}, why it left the
 #'   device, when it did.
 #'   With \code{fit = FALSE}, the setup object instead (see \code{...}).
 #' @examples

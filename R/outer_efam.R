@@ -20,12 +20,13 @@
 #
 # The O(n) work -- X beta, X' v, X' diag(v) X, leverages -- runs in a model
 # session that holds X (src/session_r.c; the device's memory for a GPU
-# fit).  For nb(), tw() and betar() the rows' derivatives are there too, in
-# C (inst/kernels/efam_outer.h: their Dd and dDeta() in mgcv's expressions),
-# kept beside X, so that an evaluation moves only p-sized results; for the
-# other extended families they are mgcv's own (family$Dd through dDeta())
-# in R, an n-vector crossing to the session per product (efam_rows_r(),
-# which fit$device$outer_rows names).  Everything else is p x p.  The engine then fits at the chosen theta, smoothing
+# fit).  For nb(), tw(), betar(), scat(), ziP() and ocat() (up to four
+# thetas) the rows' derivatives are there too, in C (inst/kernels/
+# efam_outer.h: their Dd and dDeta() in mgcv's expressions), kept beside
+# X, so that an evaluation moves only p-sized results; otherwise they are
+# mgcv's own (family$Dd through dDeta()) in R, an n-vector crossing to the
+# session per product (efam_rows_r(), which fit$device$outer_rows names,
+# with the reason).  Everything else is p x p.  The engine then fits at the chosen theta, smoothing
 # parameters and scale, and gam()'s covariances, EDFs and Vc come from
 # gam.fit3.post.proc() with Fisher's weights, as gam() reports them.
 
@@ -74,20 +75,33 @@ efam_outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, sca
   P$close <- function() {
     B$close()
     if (!ses_rows)
-      B$env$rows <- sprintf("R (mgcv's dDeta(): %s has no rows in C)", family$family)
+      B$env$rows <- sprintf("R (mgcv's dDeta(): %s)", efam_rows_r_reason(family, rows))
   }
   P
 }
 
-# nb(), tw() and betar() with the links mgcv gives them have their rows in
-# C (inst/kernels/efam_outer.h); the other extended families' (more than
-# one theta) are mgcv's dDeta() in R.
+# nb(), tw(), betar(), scat(), ziP() and ocat() with the links mgcv gives
+# them have their rows in C (inst/kernels/efam_outer.h) for up to four
+# thetas (GG_FM_EFO_MAXTH); ocat() with more than six categories (R - 2 > 4
+# cut points) keeps mgcv's dDeta() in R.
 efam_rows_in_c <- function(family) {
   name <- efam_name(family)
   links <- list(negbin = c("log", "identity", "sqrt"), tw = c("log", "identity", "sqrt"),
-                betar = c("logit", "probit", "cloglog", "cauchit"))
+                betar = c("logit", "probit", "cloglog", "cauchit"),
+                scat = c("identity", "log", "inverse"), ziP = "identity",
+                ocat = "identity")
+  nth <- length(family$getTheta())
   !is.null(name) && name %in% names(links) && family$link %in% links[[name]] &&
-    length(family$getTheta()) == 1L
+    nth >= 1L && nth <= 4L
+}
+
+# Why an extended family's rows are mgcv's dDeta() in R (fit$device$outer_rows).
+efam_rows_r_reason <- function(family, rows) {
+  if (rows == "R") return("rows = \"R\" was asked for")
+  nth <- length(family$getTheta())
+  if (nth > 4L && identical(efam_name(family), "ocat"))
+    return(sprintf("%s has %d cut points to estimate, C's rows take at most 4", family$family, nth))
+  sprintf("%s has no rows in C", family$family)
 }
 
 # The rows' steps of an evaluation, in the model session (src/session_r.c:
@@ -97,8 +111,9 @@ efam_rows_in_c <- function(family) {
 #     the deviance (not finite where mu is not valid);
 #   rows(th, level, gram, xg, vectors): the rows at the last eval -- level 0,
 #     Newton's weights w = Deta2 / 2 and Deta; 2, and the derivatives' row
-#     terms -- with the count of rows not finite (bad), sum Dth and Dth2,
-#     X'WX (gram), X' Detath / 2 (xg), the vectors eta, mu, w, wf (vectors);
+#     terms -- with the count of rows not finite (bad), sum Dth and Dth2
+#     (theta's values and pairs), X'WX (gram), X' Detath / 2 (xg, p x nth),
+#     the vectors eta, mu, w, wf (vectors);
 #   newton(mask): gam.fit4's Newton system X'WX, X'(w (eta - offset) -
 #     Deta / 2), with mask the rows of w <= 0 left out;
 #   derivs(b1, Pm): efam_outer_derivs()'s row products (efam_rows_r()).
@@ -135,7 +150,7 @@ efam_rows_session <- function(B, fam, family) {
       B$count(ncol(b1))
       d <- .Call(gg_session_derivs_r, ses, b1 + 0, Pm + 0, as.integer(c(0, 0, 0, nth)))
       list(dH = lapply(seq_len(ncol(b1)), function(k) d$dH[, , k]), RHS = d$RHS, u = d$u,
-           hww = d$hww, hd = d$hd, tg = if (nth > 0) matrix(d$tg, nth))
+           hww = d$hww, hd = d$hd, tg = if (nth > 0) d$tg)
     })
 }
 

@@ -30,14 +30,16 @@ static const char *LABEL = "outer";
 #define OUTER_THREADS 256          /* outer.cu's NTHREADS */
 
 /* the rows' n-vectors, in gg_outer_vec order: an exponential family's
- * 8, an extended family's all (its 6 more) */
+ * 8, an extended family's all (its wf, and theta's block of
+ * GG_FM_EFO_NCOL(nth) columns) */
 #define N_ROWVEC 8
 
 typedef struct outer_state {
     gg_buflist  bufs;              /* rows, then deta and V, then a call's scratch */
     CUdeviceptr v[GG_OR_NVEC];     /* w, w1, w2, wF1, wF2, dev1, pe1, pe2, and an
-                                      extended family's wf, g, a, b, c, d */
+                                      extended family's wf and theta's block */
     int         nvec;              /* N_ROWVEC or GG_OR_NVEC of them allocated */
+    int         nth;               /* the extended family's theta values */
     CUdeviceptr deta, V;           /* n x Mcap, n x kcap */
     int         Mcap, kcap;
     int         have, fisher, pearson, efam, level;
@@ -61,12 +63,13 @@ static double now(void)
 }
 
 /* The state, made (with the rows' buffers and kernels) on first use, with
- * an extended family's vectors too where efam (made again with them if it
- * lacks them: a session has one family); context entered. */
-static outer_state *state(const gg_cuda_rows *r, int efam, gg_status *st)
+ * an extended family's vectors too where nth >= 0 (its theta values;
+ * made again with them if it lacks them: a session has one family);
+ * context entered. */
+static outer_state *state(const gg_cuda_rows *r, int nth, gg_status *st)
 {
     outer_state *old = *r->outer;
-    if (old != NULL && (!efam || old->nvec == GG_OR_NVEC))
+    if (old != NULL && (nth < 0 || (old->nvec == GG_OR_NVEC && old->nth == nth)))
         return old;
     if (old != NULL) {
         gg_cuda_outer_free(old);
@@ -91,9 +94,12 @@ static outer_state *state(const gg_cuda_rows *r, int efam, gg_status *st)
               gg_cuda_function(r->ordinal, "outer", "outer_prod", &o->f_prod, st) ||
               gg_cuda_function(r->ordinal, "outer", "outer_ef_rows", &o->f_ef_rows, st) ||
               gg_cuda_function(r->ordinal, "outer", "outer_ef_newton", &o->f_ef_newton, st);
-    o->nvec = efam ? GG_OR_NVEC : N_ROWVEC;
+    o->nvec = nth >= 0 ? GG_OR_NVEC : N_ROWVEC;
+    o->nth = nth >= 0 ? nth : 0;
+    const size_t kth = GG_FM_EFO_NCOL(o->nth) > 0 ? (size_t) GG_FM_EFO_NCOL(o->nth) : 1;
     for (int i = 0; !bad && i < o->nvec; i++)
-        if (!(o->v[i] = gg_buflist_alloc(&o->bufs, r->n, LABEL, st)))
+        if (!(o->v[i] = gg_buflist_alloc(&o->bufs, r->n * (i == GG_OR_ETH ? kth : 1), LABEL,
+                                         st)))
             bad = 1;
     if (bad) {
         gg_cuda_outer_free(o);
@@ -162,7 +168,7 @@ static int outer_rows(gg_backend *be, const gg_family *fam, int fisher, int pear
     if (gg_cuda_enter(r.ordinal, st) != 0)
         return -1;
     int rc = -1;
-    outer_state *o = state(&r, 0, st);
+    outer_state *o = state(&r, -1, st);
     if (o == NULL)
         goto done;
     o->have = 0;
@@ -206,7 +212,8 @@ static int vec_computed(const outer_state *o, gg_outer_vec which)
         return 0;
     if (o->efam)
         return which == GG_OR_W || which == GG_OR_DEV1 || which == GG_OR_EWF ||
-               (o->level >= 2 && (which == GG_OR_W1 || which == GG_OR_W2 || i >= GG_OR_EG));
+               (o->level >= 2 && (which == GG_OR_W1 || which == GG_OR_W2 ||
+                                  (which == GG_OR_ETH && o->nth > 0)));
     return i < N_ROWVEC && !((which == GG_OR_WF1 || which == GG_OR_WF2) && o->fisher) &&
            !((which == GG_OR_PE1 || which == GG_OR_PE2) && !o->pearson);
 }
@@ -222,11 +229,13 @@ static int outer_fetch(gg_backend *be, gg_outer_vec which, double *out, gg_statu
     double t0 = now();
     if (gg_cuda_enter(r.ordinal, st) != 0)
         return -1;
+    const size_t bytes = r.n * sizeof(double) *
+                         (which == GG_OR_ETH ? (size_t) GG_FM_EFO_NCOL(o->nth) : 1);
     int rc = gg_cuda_wait(NULL, "the outer iteration's rows", st) ||
-             gg_cu_check(gg_cu.cuMemcpyDtoH(out, o->v[which], r.n * sizeof(double)),
+             gg_cu_check(gg_cu.cuMemcpyDtoH(out, o->v[which], bytes),
                          "outer: copying a row vector back", st) ? -1 : 0;
     if (rc == 0)
-        gg_tel_d2h(LABEL, (double) (r.n * sizeof(double)));
+        gg_tel_d2h(LABEL, (double) bytes);
     gg_cuda_leave(r.ordinal);
     be->t_transfer += now() - t0;
     return rc;
@@ -268,7 +277,7 @@ static int outer_newton_gram(gg_backend *be, const gg_family *fam, double *A, do
     if (gg_cuda_enter(r.ordinal, st) != 0)
         return -1;
     int rc = -1;
-    outer_state *o = state(&r, 0, st);
+    outer_state *o = state(&r, -1, st);
     if (o == NULL)
         goto done;
     o->have = 0;          /* as the host's: the rows are the last eval's no more */
@@ -326,6 +335,12 @@ static int mat_gram(const gg_cuda_rows *r, CUdeviceptr A, gg_buflist *tmp, int M
     return rc;
 }
 
+/* mgcv's packing of theta's pair (j, k), j <= k, 0-based */
+static int pk(int j, int k, int nth)
+{
+    return j * nth - j * (j - 1) / 2 + (k - j);
+}
+
 static int outer_derivs(gg_backend *be, gg_outer_derivs *d, int *rhs_done, gg_status *st)
 {
     gg_cuda_rows r;
@@ -336,7 +351,8 @@ static int outer_derivs(gg_backend *be, gg_outer_derivs *d, int *rhs_done, gg_st
     const int p = r.p, M = d->M, np = M * (M + 1) / 2;
     const int F = d->fisher && !o->fisher;     /* Fisher's weights differ from Newton's */
     const int ne = F ? np : 0;
-    const int k = ne + (d->pe != 0) + (d->pearson != 0) + 1 + d->nth;
+    const int nth = d->nth, npk = GG_FM_EFO_NPK(nth);
+    const int k = ne + (d->pe != 0) + (d->pearson != 0) + 1 + npk;
     *rhs_done = ne > 0;
     const double t0 = now(), t_before = be->t_rows;
     if (gg_cuda_enter(r.ordinal, st) != 0)
@@ -344,9 +360,12 @@ static int outer_derivs(gg_backend *be, gg_outer_derivs *d, int *rhs_done, gg_st
     int rc = -1;
     double *XV = malloc((size_t) p * (size_t) k * sizeof(double));
     double *scratch = malloc(((size_t) M * M + 1) * sizeof(double));
+    /* theta's sums as Gram products: deta' [h c | g] (n x 2 nth), and h'
+     * [a | d] (n x (nth + npk)) */
+    double *tsum = malloc(((size_t) (M + 1) * (2 * nth + npk) + 1) * sizeof(double));
     double *bp = malloc((size_t) p * sizeof(double));      /* the Gram passes' X'Wz */
     CUdeviceptr dB;
-    if (XV == NULL || scratch == NULL || bp == NULL) {
+    if (XV == NULL || scratch == NULL || bp == NULL || tsum == NULL) {
         gg_fail(st, "gamgpu_host_oom", "out of memory (outer derivatives)");
         goto done;
     }
@@ -367,8 +386,8 @@ static int outer_derivs(gg_backend *be, gg_outer_derivs *d, int *rhs_done, gg_st
             goto done;
         for (int j = 0; j < M; j++) {
             /* (theta's: w1 eta + a) */
-            if (prod_add(o, &r, 1.0, wl1, col(o->deta, n, j), 0, j < d->nth ? v[GG_OR_EA] : 0,
-                         r.w, st))
+            if (prod_add(o, &r, 1.0, wl1, col(o->deta, n, j), 0,
+                         j < nth ? col(v[GG_OR_ETH], n, GG_FM_EFO_A(nth) + j) : 0, r.w, st))
                 goto done;
             double zwz;
             if (be->ops->gram(be, d->dH + (size_t) j * p * p, bp, &zwz, st))
@@ -391,14 +410,20 @@ static int outer_derivs(gg_backend *be, gg_outer_derivs *d, int *rhs_done, gg_st
     if (d->pearson && prod(o, &r, 1.0, v[GG_OR_PE1], 0, 0, col(o->V, n, q++), st))
         goto done;
     const CUdeviceptr hw1 = col(o->V, n, q);
-    if (prod(o, &r, 1.0, r.h, wl1, 0, hw1, st) ||
-        /* theta's column of RHS: a eta_1 + b */
-        (d->nth && prod_add(o, &r, 1.0, v[GG_OR_EA], o->deta, 0, v[GG_OR_EB],
-                            col(o->V, n, q + 1), st)) ||
-        gg_cuda_xtmul_device(be, o->V, k, XV, st))
+    if (prod(o, &r, 1.0, r.h, wl1, 0, hw1, st))
         goto done;
-    if (d->nth)
-        memcpy(d->th_rhs, XV + (size_t) p * (q + 1), (size_t) p * sizeof(double));
+    /* theta's pairs' columns of RHS past dH_j d beta_k: a_k eta_j + b_jk */
+    const CUdeviceptr eth = v[GG_OR_ETH];
+    for (int kk = 0, qq = 0; kk < nth; kk++)
+        for (int j = 0; j <= kk; j++, qq++)
+            if (prod_add(o, &r, 1.0, col(eth, n, GG_FM_EFO_A(nth) + kk), col(o->deta, n, j), 0,
+                         col(eth, n, GG_FM_EFO_B(nth) + pk(j, kk, nth)),
+                         col(o->V, n, q + 1 + qq), st))
+                goto done;
+    if (gg_cuda_xtmul_device(be, o->V, k, XV, st))
+        goto done;
+    if (nth)
+        memcpy(d->th_rhs, XV + (size_t) p * (q + 1), (size_t) p * npk * sizeof(double));
     if (ne > 0)
         memcpy(d->RHS, XV, (size_t) p * np * sizeof(double));
     q = ne;
@@ -415,15 +440,26 @@ static int outer_derivs(gg_backend *be, gg_outer_derivs *d, int *rhs_done, gg_st
             (d->pe && deta_gram(&r, o, &o->bufs, M, v[GG_OR_W], 0, d->Dw, NULL, st)) ||
             (d->pearson && deta_gram(&r, o, &o->bufs, M, v[GG_OR_PE2], 0, d->Dp2, NULL, st)))
             goto done;
-        /* theta's sums: deta' (h c) (h c in w), tg = deta' g, and sum h a,
-         * sum h d as Gram products of h (n x 1) */
-        if (d->nth) {
+        /* theta's sums: deta' (h c_i) (h c_i in w), tg = deta' g_i, and
+         * sum h a_i, sum h d_jk as Gram products of h (n x 1) */
+        for (int a = 0; a < nth; a++) {
             double G1;
-            if (prod(o, &r, 1.0, r.h, v[GG_OR_EC], 0, r.w, st) ||
-                deta_gram(&r, o, &o->bufs, M, 0, r.w, scratch, d->th_hc, st) ||
-                deta_gram(&r, o, &o->bufs, M, 0, v[GG_OR_EG], scratch, d->tg, st) ||
-                vec_gram(&r, &o->bufs, r.h, v[GG_OR_EA], &G1, &d->th_ha, st) ||
-                vec_gram(&r, &o->bufs, r.h, v[GG_OR_ED], &G1, &d->th_hd, st))
+            if (prod(o, &r, 1.0, r.h, col(eth, n, GG_FM_EFO_C(nth) + a), 0, r.w, st) ||
+                deta_gram(&r, o, &o->bufs, M, 0, r.w, scratch, tsum, st) ||
+                deta_gram(&r, o, &o->bufs, M, 0, col(eth, n, GG_FM_EFO_G(nth) + a), scratch,
+                          tsum + M, st) ||
+                vec_gram(&r, &o->bufs, r.h, col(eth, n, GG_FM_EFO_A(nth) + a), &G1,
+                         &d->th_ha[a], st))
+                goto done;
+            for (int kk = 0; kk < M; kk++) {
+                d->th_hc[a + kk * nth] = tsum[kk];
+                d->tg[a + kk * nth] = tsum[M + kk];
+            }
+        }
+        for (int a = 0; a < npk; a++) {
+            double G1;
+            if (vec_gram(&r, &o->bufs, r.h, col(eth, n, GG_FM_EFO_D(nth) + a), &G1,
+                         &d->th_hd[a], st))
                 goto done;
         }
     }
@@ -435,6 +471,7 @@ done:
     gg_cuda_leave(r.ordinal);
     free(XV);
     free(scratch);
+    free(tsum);
     free(bp);
     be->t_rows = t_before + (now() - t0);
     return rc;
@@ -451,7 +488,7 @@ static int outer_ef_rows(gg_backend *be, const gg_family *fam, int level, double
     if (gg_cuda_enter(r.ordinal, st) != 0)
         return -1;
     int rc = -1;
-    outer_state *o = state(&r, 1, st);
+    outer_state *o = state(&r, fam->ef.nth, st);
     if (o == NULL)
         goto done;
     o->have = 0;
@@ -460,10 +497,9 @@ static int outer_ef_rows(gg_backend *be, const gg_family *fam, int level, double
     long long n = (long long) r.n;
     CUdeviceptr *v = o->v;
     void *args[] = {&f, &l, &lev, &par, &r.y, &r.pw, &r.mu, &n, &v[GG_OR_W], &v[GG_OR_W1],
-                    &v[GG_OR_W2], &v[GG_OR_DEV1], &v[GG_OR_EWF], &v[GG_OR_EG], &v[GG_OR_EA],
-                    &v[GG_OR_EB], &v[GG_OR_EC], &v[GG_OR_ED], &r.partial};
+                    &v[GG_OR_W2], &v[GG_OR_DEV1], &v[GG_OR_EWF], &v[GG_OR_ETH], &r.partial};
     if (launch(&r, o->f_ef_rows, args, "outer: launching outer_ef_rows", st) ||
-        gg_cuda_partial_sums(be, 3, sums, st))
+        gg_cuda_partial_sums(be, GG_FM_EFO_NSUM(o->nth), sums, st))
         goto done;
     o->have = 1;
     o->efam = 1;
@@ -514,21 +550,19 @@ done:
     return rc;
 }
 
-static int outer_xt_vec(gg_backend *be, gg_outer_vec which, double scale, double *out,
-                        gg_status *st)
+static int outer_ef_xg(gg_backend *be, double *out, gg_status *st)
 {
     gg_cuda_rows r;
     outer_state *o = rows_state(be, &r, st);
     if (o == NULL)
         return -1;
-    if (!vec_computed(o, which))
-        return gg_fail(st, "gamgpu_internal_error", "outer rows: that vector was not computed");
+    if (!vec_computed(o, GG_OR_ETH))
+        return gg_fail(st, "gamgpu_internal_error", "outer rows: no level-2 theta rows");
     const double t0 = now(), t_before = be->t_rows;
     if (gg_cuda_enter(r.ordinal, st) != 0)
         return -1;
-    int rc = work_alloc(o, &r, 1, 1, st) ||
-             prod(o, &r, scale, o->v[which], 0, 0, o->V, st) ||
-             gg_cuda_xtmul_device(be, o->V, 1, out, st) ? -1 : 0;
+    const int rc = gg_cuda_xtmul_device(be, col(o->v[GG_OR_ETH], r.n, GG_FM_EFO_G(o->nth)),
+                                        o->nth, out, st);
     gg_cuda_leave(r.ordinal);
     be->t_rows = t_before + (now() - t0);
     return rc;
@@ -536,4 +570,4 @@ static int outer_xt_vec(gg_backend *be, gg_outer_vec which, double scale, double
 
 const gg_outer_ops gg_cuda_outer_ops = {outer_rows, outer_fetch, outer_gram, outer_newton_gram,
                                         outer_derivs, outer_ef_rows, outer_ef_newton,
-                                        outer_xt_vec};
+                                        outer_ef_xg};

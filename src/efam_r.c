@@ -96,38 +96,43 @@ SEXP gg_efam_rows_r(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt, SEXP ef, 
 
 /* mgcv's dDeta(y, mu, wt, theta, family, deriv) by efam_outer.h, for a
  * family and link it has (gg_fm_ef_outer_ok), for tests against mgcv's:
- * its twelve vectors by their names there. */
+ * its twelve parts by their names there, each n x (its columns: 1, nth or
+ * theta's pairs). */
 SEXP gg_efam_deta_r(SEXP family, SEXP link, SEXP mu, SEXP y, SEXP wt, SEXP ef, SEXP deriv)
 {
     const gg_family f = gg_family_named_or_abort(family, link);
-    if (!gg_fm_ef_outer_ok((int) f.fam, (int) f.link))
+    const gg_fm_efpar par = gg_efpar_or_abort(ef);
+    if (!gg_fm_ef_outer_ok((int) f.fam, (int) f.link, par.nth) || par.nth > GG_FM_EFO_MAXTH)
         gg_abort("gamgpu_bad_family", "the outer iteration's extended-family rows are nb()'s "
                  "and tw()'s (links log, identity, sqrt) and betar()'s (logit, probit, "
-                 "cloglog, cauchit)");
-    const gg_fm_efpar par = gg_efpar_or_abort(ef);
+                 "cloglog, cauchit) with one theta, scat()'s (identity, log, inverse) and "
+                 "ziP()'s (identity) with two, and ocat()'s (identity) with one to four");
     const int d = gg_as_int(deriv, "deriv", 0, 2, "gamgpu_bad_input");
     if (TYPEOF(mu) != REALSXP || TYPEOF(y) != REALSXP || TYPEOF(wt) != REALSXP)
         gg_abort("gamgpu_bad_input", "mu, y and wt must be double vectors");
     const R_xlen_t n = XLENGTH(mu);
     if (XLENGTH(y) != n || XLENGTH(wt) != n)
         gg_abort("gamgpu_bad_input", "mu, y and wt must have equal lengths");
+    const int nth = par.nth, npk = GG_FM_EFO_NPK(nth);
     const char *names[] = {"Deta", "Deta2", "EDeta2", "Dth", "Detath", "Deta3", "Deta2th",
                            "Deta4", "Dth2", "Detath2", "Deta2th2", "Deta3th"};
+    const int cols[] = {1, 1, 1, nth, nth, 1, nth, 1, npk, npk, npk, nth};
     SEXP res = PROTECT(gg_named_list(12, names));
     double *o[12];
     for (int i = 0; i < 12; i++) {
-        SET_VECTOR_ELT(res, i, Rf_allocVector(REALSXP, n));
+        SET_VECTOR_ELT(res, i, Rf_allocMatrix(REALSXP, (int) n, cols[i]));
         o[i] = REAL(VECTOR_ELT(res, i));
     }
     const double *m = REAL(mu), *yy = REAL(y), *ww = REAL(wt);
     for (R_xlen_t i = 0; i < n; i++) {
-        gg_fm_efdd r = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-        gg_fm_efdeta e = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+        gg_fm_efdd r = {0};
+        gg_fm_efdeta e = {0};
         gg_fm_ef_dd((int) f.fam, yy[i], m[i], ww[i], &par, d, &r);
-        gg_fm_ef_deta((int) f.link, m[i], d, &r, &e);
-        const double v[] = {e.Deta, e.Deta2, e.EDeta2, e.Dth, e.Detath, e.Deta3, e.Deta2th,
-                            e.Deta4, e.Dth2, e.Detath2, e.Deta2th2, e.Deta3th};
-        for (int k = 0; k < 12; k++) o[k][i] = v[k];
+        gg_fm_ef_deta((int) f.link, m[i], nth, d, &r, &e);
+        const double *v[] = {&e.Deta, &e.Deta2, &e.EDeta2, e.Dth, e.Detath, &e.Deta3,
+                             e.Deta2th, &e.Deta4, e.Dth2, e.Detath2, e.Deta2th2, e.Deta3th};
+        for (int k = 0; k < 12; k++)
+            for (int j = 0; j < cols[k]; j++) o[k][i + (size_t) j * n] = v[k][j];
     }
     UNPROTECT(1);
     return res;

@@ -64,12 +64,12 @@ static void vectors_free(gg_outer_rows *r)
 {
     double **v[] = {&r->eta, &r->mu, &r->w, &r->w1, &r->w2, &r->wF1, &r->wF2, &r->dev1,
                     &r->pe1, &r->pe2, &r->h, &r->zero, &r->one, &r->deta, &r->V,
-                    &r->ewf, &r->eg, &r->ea, &r->eb, &r->ec, &r->ed};
+                    &r->ewf, &r->eth};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         free(*v[i]);
         *v[i] = NULL;
     }
-    r->Mcap = r->kcap = 0;
+    r->Mcap = r->kcap = r->eth_cols = 0;
 }
 
 void gg_outer_rows_free(gg_outer_rows *r)
@@ -98,13 +98,17 @@ static int rows_alloc(gg_outer_rows *r, size_t n, gg_status *st)
     return 0;
 }
 
-/* an extended family's vectors, allocated once (after rows_alloc) */
-static int ef_alloc(gg_outer_rows *r, gg_status *st)
+/* an extended family's vectors for nth theta values (after rows_alloc) */
+static int ef_alloc(gg_outer_rows *r, int nth, gg_status *st)
 {
-    double **v[] = {&r->ewf, &r->eg, &r->ea, &r->eb, &r->ec, &r->ed};
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-        if (*v[i] == NULL && (*v[i] = malloc((r->n ? r->n : 1) * sizeof(double))) == NULL)
-            return oom(st);
+    const size_t n = r->n ? r->n : 1;
+    const int k = GG_FM_EFO_NCOL(nth) > 0 ? GG_FM_EFO_NCOL(nth) : 1;
+    if (r->ewf == NULL && (r->ewf = malloc(n * sizeof(double))) == NULL) return oom(st);
+    if (r->eth != NULL && r->eth_cols == k) return 0;
+    free(r->eth);
+    r->eth_cols = 0;
+    if ((r->eth = malloc(n * (size_t) k * sizeof(double))) == NULL) return oom(st);
+    r->eth_cols = k;
     return 0;
 }
 
@@ -206,35 +210,31 @@ typedef struct ef_rows_ctx {
     int f, l, level;
     const gg_fm_efpar *par;
     gg_outer_rows *r;
-    double *part;       /* nb x 3: rows not finite, Dth, Dth2 */
+    double *part;       /* nb x GG_FM_EFO_NSUM(nth): rows not finite, Dth, Dth2 */
 } ef_rows_ctx;
 
 static void ef_rows_block(void *c_, size_t i0, size_t i1, size_t b)
 {
     const ef_rows_ctx *c = c_;
     gg_outer_rows *r = c->r;
-    double bad = 0, dth = 0, dth2 = 0;
+    const size_t n = r->n;
+    const int nth = c->par->nth, npk = GG_FM_EFO_NPK(nth), ncol = GG_FM_EFO_NCOL(nth);
+    const int ns = GG_FM_EFO_NSUM(nth);
+    double *s = c->part + (size_t) ns * b;
+    memset(s, 0, (size_t) ns * sizeof(double));
+    gg_fm_eforow o;
     for (size_t i = i0; i < i1; i++) {
-        const gg_fm_eforow o = gg_fm_ef_outer_row(c->f, c->l, c->d->y[i], c->d->pw[i], r->mu[i],
-                                                  c->par, c->level);
+        gg_fm_ef_outer_row(c->f, c->l, c->d->y[i], c->d->pw[i], r->mu[i], c->par, c->level, &o);
         r->w[i] = o.w;
         r->w1[i] = o.w1;
         r->w2[i] = o.w2;
         r->dev1[i] = o.dev1;
         r->ewf[i] = o.wf;
-        r->eg[i] = o.g;
-        r->ea[i] = o.a;
-        r->eb[i] = o.b;
-        r->ec[i] = o.c;
-        r->ed[i] = o.d;
-        bad += !o.good;
-        dth += o.dth;
-        dth2 += o.dth2;
+        for (int k = 0; k < ncol; k++) r->eth[i + (size_t) k * n] = o.th[k];
+        s[0] += !o.good;
+        for (int k = 0; k < nth; k++) s[1 + k] += o.dth[k];
+        for (int k = 0; k < npk; k++) s[1 + nth + k] += o.dth2[k];
     }
-    double *s = c->part + 3 * b;
-    s[0] = bad;
-    s[1] = dth;
-    s[2] = dth2;
 }
 
 int gg_outer_ef_rows_compute(gg_backend *be, const gg_data *d, const gg_family *fam,
@@ -242,15 +242,16 @@ int gg_outer_ef_rows_compute(gg_backend *be, const gg_data *d, const gg_family *
 {
     const size_t n = d->n;
     r->have = 0;
-    if (!fam->efam || !gg_fm_ef_outer_ok((int) fam->fam, (int) fam->link) ||
-        fam->ef.nth > 1 || (level != 0 && level != 2))
+    if (!fam->efam || !gg_fm_ef_outer_ok((int) fam->fam, (int) fam->link, fam->ef.nth) ||
+        fam->ef.nth > GG_FM_EFO_MAXTH || (level != 0 && level != 2))
         return gg_fail(st, "gamgpu_internal_error",
-                       "outer rows: an extended family's rows are nb()'s, tw()'s and "
-                       "betar()'s (with their links), at level 0 or 2");
+                       "outer rows: an extended family's rows are nb()'s, tw()'s, betar()'s "
+                       "and scat()'s (with their links), at level 0 or 2");
     r->fisher = 0;
     r->pearson = 0;
     r->efam = 1;
     r->level = level;
+    r->nth = fam->ef.nth;
     r->fam = *fam;
     if (be->ops->outer != NULL) {
         r->n = n;
@@ -259,14 +260,15 @@ int gg_outer_ef_rows_compute(gg_backend *be, const gg_data *d, const gg_family *
         r->have = 1;
         return 0;
     }
-    if (rows_alloc(r, n, st) || ef_alloc(r, st) || fetch_state(be, r, st)) return -1;
+    if (rows_alloc(r, n, st) || ef_alloc(r, r->nth, st) || fetch_state(be, r, st)) return -1;
     r->on_backend = 0;
     const size_t nb = n_blocks(n);
-    double *part = malloc((nb + 1) * 3 * sizeof(double));
+    const int ns = GG_FM_EFO_NSUM(r->nth);
+    double *part = malloc((nb + 1) * (size_t) ns * sizeof(double));
     if (part == NULL) return oom(st);
     ef_rows_ctx c = {d, (int) fam->fam, (int) fam->link, level, &fam->ef, r, part};
     run_blocks(n, ef_rows_block, &c);
-    sum_parts(part, nb, 3, r->ef_sums);
+    sum_parts(part, nb, ns, r->ef_sums);
     free(part);
     r->have = 1;
     return 0;
@@ -298,31 +300,28 @@ int gg_outer_ef_newton(gg_backend *be, const gg_data *d, gg_outer_rows *r, int m
     return rc;
 }
 
-/* the rows' vector which, host memory */
-static double *row_vector(gg_outer_rows *r, gg_outer_vec which)
+int gg_outer_ef_xg(gg_backend *be, gg_outer_rows *r, double *out, gg_status *st)
 {
-    double *v[] = {r->w, r->w1, r->w2, r->wF1, r->wF2, r->dev1, r->pe1, r->pe2,
-                   r->ewf, r->eg, r->ea, r->eb, r->ec, r->ed};
-    return (int) which >= 0 && (int) which < GG_OR_NVEC ? v[which] : NULL;
-}
-
-int gg_outer_rows_xt(gg_backend *be, gg_outer_rows *r, gg_outer_vec which, double scale,
-                     double *out, gg_status *st)
-{
-    if (!r->have) return gg_fail(st, "gamgpu_internal_error", "outer rows: no rows computed");
-    if (r->on_backend) return be->ops->outer->xt_vec(be, which, scale, out, st);
-    const double *v = row_vector(r, which);
-    if (v == NULL) return gg_fail(st, "gamgpu_internal_error", "outer rows: no such vector");
-    if (work_alloc(r, 0, 1, st)) return -1;
-    for (size_t i = 0; i < r->n; i++) r->V[i] = scale * v[i];
-    return be->ops->xtmul(be, r->V, 1, out, st);
+    if (!r->have || !r->efam || r->level < 2)
+        return gg_fail(st, "gamgpu_internal_error",
+                       "outer rows: X' Detath needs an extended family's level-2 rows");
+    const int nth = r->nth;
+    const size_t pn = (size_t) be->p * (size_t) nth;
+    if (nth == 0) return 0;
+    int rc = r->on_backend ? be->ops->outer->ef_xg(be, out, st)
+                           : be->ops->xtmul(be, r->eth + (size_t) GG_FM_EFO_G(nth) * r->n, nth,
+                                            out, st);
+    if (rc == 0)
+        for (size_t a = 0; a < pn; a++) out[a] *= 0.5;
+    return rc;
 }
 
 int gg_outer_rows_to_host(gg_backend *be, gg_outer_rows *r, gg_status *st)
 {
     if (!r->have) return gg_fail(st, "gamgpu_internal_error", "outer rows: no rows computed");
     if (!r->on_backend) return 0;
-    if (rows_alloc(r, r->n, st) || (r->efam && ef_alloc(r, st)) || fetch_state(be, r, st))
+    if (rows_alloc(r, r->n, st) || (r->efam && ef_alloc(r, r->nth, st)) ||
+        fetch_state(be, r, st))
         return -1;
     const gg_outer_ops *o = be->ops->outer;
     const int ef = r->efam, e2 = ef && r->level >= 2;
@@ -330,9 +329,8 @@ int gg_outer_rows_to_host(gg_backend *be, gg_outer_rows *r, gg_status *st)
         {GG_OR_W, r->w, 1}, {GG_OR_W1, r->w1, !ef || e2}, {GG_OR_W2, r->w2, !ef || e2},
         {GG_OR_WF1, r->wF1, !ef && !r->fisher}, {GG_OR_WF2, r->wF2, !ef && !r->fisher},
         {GG_OR_DEV1, r->dev1, 1}, {GG_OR_PE1, r->pe1, r->pearson},
-        {GG_OR_PE2, r->pe2, r->pearson}, {GG_OR_EWF, r->ewf, ef}, {GG_OR_EG, r->eg, e2},
-        {GG_OR_EA, r->ea, e2}, {GG_OR_EB, r->eb, e2}, {GG_OR_EC, r->ec, e2},
-        {GG_OR_ED, r->ed, e2}};
+        {GG_OR_PE2, r->pe2, r->pearson}, {GG_OR_EWF, r->ewf, ef},
+        {GG_OR_ETH, r->eth, e2 && r->nth > 0}};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (v[i].want && o->fetch(be, v[i].which, v[i].out, st)) return -1;
     return 0;
@@ -398,6 +396,24 @@ int gg_outer_newton_gram(gg_backend *be, const gg_data *d, const gg_family *fam,
 
 /* ---- the derivative products ------------------------------------------- */
 
+/* column k of an extended family's theta block */
+static const double *ef_col(const gg_outer_rows *r, int k)
+{
+    return r->eth + (size_t) k * r->n;
+}
+
+/* mgcv's packing of theta's pair (j, k), j <= k, 0-based */
+static int ef_pk(int j, int k, int nth)
+{
+    return j * nth - j * (j - 1) / 2 + (k - j);
+}
+
+/* the theta sums' count (deriv_block's t) */
+static int theta_nsum(int nth, int M)
+{
+    return nth ? 2 * nth * M + nth + GG_FM_EFO_NPK(nth) : 0;
+}
+
 typedef struct deriv_ctx {
     const gg_outer_rows *r;
     const gg_outer_derivs *o;
@@ -434,35 +450,48 @@ static void deriv_block(void *c_, size_t i0, size_t i1, size_t b)
     }
     double *v = V + (size_t) q * n;
     for (size_t i = i0; i < i1; i++) v[i] = r->h[i] * c->wl1[i];
-    if (c->o->nth) {
-        /* theta's column of RHS: a eta_1 + b */
-        const double *e1 = r->deta;
-        v = V + (size_t) (q + 1) * n;
-        for (size_t i = i0; i < i1; i++) v[i] = r->ea[i] * e1[i] + r->eb[i];
-    }
-    /* sums: hww (M x M), hd (M), Dw (M x M), Dp2 (M x M); with nth, sum h c
-     * eta_k (M), tg (M), sum h a, sum h d */
+    const int nth = c->o->nth;
+    /* theta's pairs' columns of RHS past dH_j d beta_k: a_k eta_j + b_jk */
+    for (int kk = 0, qq = 0; kk < nth; kk++)
+        for (int j = 0; j <= kk; j++, qq++) {
+            const double *ak = ef_col(r, GG_FM_EFO_A(nth) + kk), *ej = r->deta + (size_t) j * n;
+            const double *bjk = ef_col(r, GG_FM_EFO_B(nth) + ef_pk(j, kk, nth));
+            v = V + (size_t) (q + 1 + qq) * n;
+            for (size_t i = i0; i < i1; i++) v[i] = ak[i] * ej[i] + bjk[i];
+        }
+    /* sums: hww (M x M), hd (M), Dw (M x M), Dp2 (M x M); with nth, sum h
+     * c_i eta_k (nth x M), tg (nth x M), sum h a_i (nth), sum h d_jk (npk) */
     double *s = c->part + b * (size_t) c->nsum;
     memset(s, 0, (size_t) c->nsum * sizeof(double));
-    if (c->o->nth) {
+    if (nth) {
         double *t = s + 3 * MM + M;
         for (int k = 0; k < M; k++) {
             const double *ek = r->deta + (size_t) k * n;
-            double hc = 0, tg = 0;
-            for (size_t i = i0; i < i1; i++) {
-                hc += r->h[i] * r->ec[i] * ek[i];
-                tg += r->eg[i] * ek[i];
+            for (int a = 0; a < nth; a++) {
+                const double *ca = ef_col(r, GG_FM_EFO_C(nth) + a);
+                const double *ga = ef_col(r, GG_FM_EFO_G(nth) + a);
+                double hc = 0, tg = 0;
+                for (size_t i = i0; i < i1; i++) {
+                    hc += r->h[i] * ca[i] * ek[i];
+                    tg += ga[i] * ek[i];
+                }
+                t[a + k * nth] = hc;
+                t[nth * M + a + k * nth] = tg;
             }
-            t[k] = hc;
-            t[M + k] = tg;
         }
-        double ha = 0, hd = 0;
-        for (size_t i = i0; i < i1; i++) {
-            ha += r->h[i] * r->ea[i];
-            hd += r->h[i] * r->ed[i];
+        t += 2 * nth * M;
+        for (int a = 0; a < nth; a++) {
+            const double *aa = ef_col(r, GG_FM_EFO_A(nth) + a);
+            double ha = 0;
+            for (size_t i = i0; i < i1; i++) ha += r->h[i] * aa[i];
+            t[a] = ha;
         }
-        t[2 * M] = ha;
-        t[2 * M + 1] = hd;
+        for (int a = 0; a < GG_FM_EFO_NPK(nth); a++) {
+            const double *da = ef_col(r, GG_FM_EFO_D(nth) + a);
+            double hd = 0;
+            for (size_t i = i0; i < i1; i++) hd += r->h[i] * da[i];
+            t[nth + a] = hd;
+        }
     }
     for (int k = 0; k < M; k++) {
         const double *ek = r->deta + (size_t) k * n;
@@ -510,25 +539,25 @@ static int derivs_host(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o, gg_
 /* theta's raw parts added in (outer_rows.h: gg_outer_derivs.nth) */
 static void theta_terms(int p, gg_outer_derivs *o)
 {
-    const int M = o->M;
-    for (int a = 0; a < p; a++) o->RHS[a] += o->th_rhs[a];
+    const int M = o->M, nth = o->nth, npk = GG_FM_EFO_NPK(nth);
+    for (size_t a = 0; a < (size_t) p * npk; a++) o->RHS[a] += o->th_rhs[a];
     for (int k = 0; k < M; k++)
         for (int j = 0; j <= k; j++) {
             double v = o->hww[j + k * M];
-            if (j == 0) v += o->th_hc[k];
-            if (k == 0) v += o->th_hc[j];
-            if (j == 0 && k == 0) v += o->th_hd;
+            if (k < nth) v += o->th_hc[k + j * nth];
+            if (j < nth) v += o->th_hc[j + k * nth];
+            if (k < nth) v += o->th_hd[ef_pk(j, k, nth)];
             o->hww[j + k * M] = o->hww[k + j * M] = v;
         }
-    o->hd[0] += o->th_ha;
+    for (int j = 0; j < nth; j++) o->hd[j] += o->th_ha[j];
 }
 
 int gg_outer_derivs_compute(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o,
                             gg_status *st)
 {
     if (!r->have) return gg_fail(st, "gamgpu_internal_error", "outer rows: no rows computed");
-    if (o->nth != 0 && (o->nth != 1 || !r->efam || r->level < 2 || o->M < 1 || o->fisher ||
-                        o->pe || o->pearson))
+    if (o->nth != 0 && (!r->efam || o->nth != r->nth || r->level < 2 || o->M < o->nth ||
+                        o->fisher || o->pe || o->pearson))
         return gg_fail(st, "gamgpu_internal_error",
                        "outer rows: theta's derivative products need an extended family's "
                        "level-2 rows, Newton's weights and theta's column");
@@ -536,21 +565,17 @@ int gg_outer_derivs_compute(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o
         return gg_fail(st, "gamgpu_internal_error",
                        "outer rows: an extended family's products take its level-2 rows "
                        "and Newton's weights");
-    double thrhs[1], thhc[1];     /* (replaced below when nth) */
-    double *th_rhs = NULL, *th_hc = NULL;
-    if (o->nth) {
-        th_rhs = malloc((size_t) be->p * sizeof(double));
-        th_hc = malloc((size_t) o->M * sizeof(double));
-        if (th_rhs == NULL || th_hc == NULL) {
-            free(th_rhs);
-            free(th_hc);
-            return oom(st);
-        }
-        o->th_rhs = th_rhs;
-        o->th_hc = th_hc;
-    } else {
-        o->th_rhs = thrhs;
-        o->th_hc = thhc;
+    /* theta's raw parts: th_rhs (p x npk), th_hc (nth x M), th_ha (nth),
+     * th_hd (npk) in one block */
+    const int nth = o->nth, npk = GG_FM_EFO_NPK(nth);
+    double *th = NULL;
+    if (nth) {
+        th = malloc(((size_t) be->p * npk + (size_t) nth * o->M + nth + npk) * sizeof(double));
+        if (th == NULL) return oom(st);
+        o->th_rhs = th;
+        o->th_hc = o->th_rhs + (size_t) be->p * npk;
+        o->th_ha = o->th_hc + (size_t) nth * o->M;
+        o->th_hd = o->th_ha + nth;
     }
     int rc;
     if (r->on_backend) {
@@ -560,10 +585,9 @@ int gg_outer_derivs_compute(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o
     } else {
         rc = derivs_host(be, r, o, st);
     }
-    if (rc == 0 && o->nth) theta_terms(be->p, o);
-    free(th_rhs);
-    free(th_hc);
-    o->th_rhs = o->th_hc = NULL;
+    if (rc == 0 && nth) theta_terms(be->p, o);
+    free(th);
+    o->th_rhs = o->th_hc = o->th_ha = o->th_hd = NULL;
     return rc;
 }
 
@@ -576,11 +600,12 @@ static int derivs_host(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o, gg_
     /* X' (w1 eta_j eta_k) = X' diag(w1 eta_j) X d beta_k = dH_j d beta_k when
      * dH has Newton's weights: no pass over the rows then */
     const int ne = F ? np : 0;
-    const int k = ne + (o->pe != 0) + (o->pearson != 0) + 1 + o->nth;
+    const int nth = o->nth, npk = GG_FM_EFO_NPK(nth);
+    const int k = ne + (o->pe != 0) + (o->pearson != 0) + 1 + npk;
     if (work_alloc(r, M > 0 ? M : 1, k > 1 ? k : 1, st)) return -1;
     double *b = malloc((size_t) p * sizeof(double)), zwz;
     double *XV = malloc((size_t) p * (size_t) k * sizeof(double));
-    const int nsum = 3 * M * M + M + (o->nth ? 2 * M + 2 : 0);
+    const int nsum = 3 * M * M + M + theta_nsum(nth, M);
     const size_t nb = n_blocks(n);
     double *part = malloc((nb + 1) * (size_t) (nsum > 0 ? nsum : 1) * sizeof(double));
     double *tot = malloc((size_t) (nsum > 0 ? nsum : 1) * sizeof(double));
@@ -595,9 +620,10 @@ static int derivs_host(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o, gg_
     const double *wg1 = F ? r->wF1 : r->w1;
     for (int j = 0; j < M; j++) {
         const double *e = r->deta + (size_t) j * n;
-        if (j < o->nth)      /* theta's: dw = w1 eta + a */
-            for (size_t i = 0; i < n; i++) r->V[i] = wg1[i] * e[i] + r->ea[i];
-        else
+        if (j < nth) {       /* theta's: dw = w1 eta + a */
+            const double *a = ef_col(r, GG_FM_EFO_A(nth) + j);
+            for (size_t i = 0; i < n; i++) r->V[i] = wg1[i] * e[i] + a[i];
+        } else
             for (size_t i = 0; i < n; i++) r->V[i] = wg1[i] * e[i];
         if (be->ops->set_rows(be, r->V, r->zero, st) ||
             be->ops->gram(be, o->dH + (size_t) j * p * p, b, &zwz, st))
@@ -618,15 +644,16 @@ static int derivs_host(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o, gg_
     if (o->pe) memcpy(o->Xd, XV + (size_t) p * q++, (size_t) p * sizeof(double));
     if (o->pearson) memcpy(o->Xp, XV + (size_t) p * q++, (size_t) p * sizeof(double));
     memcpy(o->u, XV + (size_t) p * q, (size_t) p * sizeof(double));
-    if (o->nth) memcpy(o->th_rhs, XV + (size_t) p * (q + 1), (size_t) p * sizeof(double));
+    if (nth) memcpy(o->th_rhs, XV + (size_t) p * (q + 1), (size_t) p * npk * sizeof(double));
     if (nsum > 0) {
         sum_parts(part, nb, nsum, tot);
-        if (o->nth) {
+        if (nth) {
             const double *t = tot + 3 * M * M + M;
-            memcpy(o->th_hc, t, (size_t) M * sizeof(double));
-            memcpy(o->tg, t + M, (size_t) M * sizeof(double));
-            o->th_ha = t[2 * M];
-            o->th_hd = t[2 * M + 1];
+            const size_t nm = (size_t) nth * M;
+            memcpy(o->th_hc, t, nm * sizeof(double));
+            memcpy(o->tg, t + nm, nm * sizeof(double));
+            memcpy(o->th_ha, t + 2 * nm, (size_t) nth * sizeof(double));
+            memcpy(o->th_hd, t + 2 * nm + nth, (size_t) npk * sizeof(double));
         }
         memcpy(o->hww, tot, (size_t) M * M * sizeof(double));
         memcpy(o->hd, tot + M * M, (size_t) M * sizeof(double));

@@ -15,12 +15,13 @@
  * the backend's set_rows(), gram(), xmul() and xtmul().  Both evaluate
  * the same per-row expressions (outer_math.h).
  *
- * An extended family with one theta (nb(), tw(), betar(): R/outer_efam.R) has rows
- * of its own (inst/kernels/efam_outer.h): Newton's weight w = Deta2 / 2,
- * its eta derivatives w1, w2 and dev1 = Deta as above, Fisher's weight
- * and theta's row terms; gam.fit4's Newton step (gg_outer_ef_newton) and
- * the same derivative products with theta's column first
- * (gg_outer_derivs.nth).
+ * An extended family with its rows in C (nb(), tw(), betar(), scat():
+ * R/outer_efam.R) has rows of its own (inst/kernels/efam_outer.h):
+ * Newton's weight w = Deta2 / 2, its eta derivatives w1, w2 and dev1 =
+ * Deta as above, Fisher's weight and theta's row terms (a block of
+ * GG_FM_EFO_NCOL(nth) columns); gam.fit4's Newton step
+ * (gg_outer_ef_newton) and the same derivative products with theta's
+ * columns first (gg_outer_derivs.nth).
  *
  * Every function returns 0 or -1 with *st filled. */
 #ifndef GAMGPU_OUTER_ROWS_H
@@ -48,13 +49,16 @@ typedef struct gg_outer_rows {
     double *dev1;              /* d deviance / d eta */
     double *pe1, *pe2;         /* the Pearson terms' first two derivatives */
     double *h, *zero, *one;    /* leverages; constant vectors for set_rows */
-    double *ewf, *eg, *ea, *eb, *ec, *ed;   /* efam: Fisher's weight, theta's terms
-                                               (efam_outer.h's wf, g, a, b, c, d) */
+    double *ewf;               /* efam: Fisher's weight */
+    double *eth;               /* efam: theta's terms, n x GG_FM_EFO_NCOL(nth)
+                                  (efam_par.h: g, a, c, then b, d) */
+    int nth, eth_cols;         /* efam: theta values (fam.ef.nth); eth's columns */
     double *deta;              /* n x M: X d beta / d rho */
     double *V;                 /* n x k: columns for X' V */
     int Mcap, kcap;
     double pearson_stat;       /* sum pw (y - mu)^2 / V */
-    double ef_sums[3];         /* efam: rows not finite, sum Dth, sum Dth2 */
+    double ef_sums[GG_FM_EFO_NSUM(GG_FM_EFO_MAXTH)];  /* efam: rows not finite,
+                                  sum Dth (nth), sum Dth2 (theta's pairs) */
 } gg_outer_rows;
 
 void gg_outer_rows_free(gg_outer_rows *r);
@@ -63,10 +67,10 @@ void gg_outer_rows_free(gg_outer_rows *r);
 typedef enum {
     GG_OR_W = 0, GG_OR_W1, GG_OR_W2, GG_OR_WF1, GG_OR_WF2, GG_OR_DEV1, GG_OR_PE1, GG_OR_PE2,
     /* an extended family's (efam_outer.h) */
-    GG_OR_EWF, GG_OR_EG, GG_OR_EA, GG_OR_EB, GG_OR_EC, GG_OR_ED
+    GG_OR_EWF, GG_OR_ETH       /* (ETH: the block, n x GG_FM_EFO_NCOL(nth)) */
 } gg_outer_vec;
 
-#define GG_OR_NVEC 14
+#define GG_OR_NVEC 10
 
 typedef struct gg_outer_derivs gg_outer_derivs;
 
@@ -78,7 +82,8 @@ struct gg_outer_ops {
      * computed); pearson, pe1, pe2 and *pearson_stat too */
     int (*rows)(gg_backend *be, const gg_family *fam, int fisher, int pearson,
                 double *pearson_stat, gg_status *st);
-    /* one vector of the rows to host memory out[n] */
+    /* one vector of the rows to host memory out[n] (GG_OR_ETH: the block,
+     * out[n x GG_FM_EFO_NCOL(nth)]) */
     int (*fetch)(gg_backend *be, gg_outer_vec which, double *out, gg_status *st);
     /* A = X' diag(w) X, Newton's weights of the rows */
     int (*gram)(gg_backend *be, double *A, gg_status *st);
@@ -90,15 +95,14 @@ struct gg_outer_ops {
      * every M x M result with both triangles */
     int (*derivs)(gg_backend *be, gg_outer_derivs *o, int *rhs_done, gg_status *st);
     /* an extended family's rows at the backend's last row_state() (fam
-     * with efam set, gg_fm_ef_outer_ok), level 0 or 2; sums[3] as
+     * with efam set, gg_fm_ef_outer_ok), level 0 or 2; sums as
      * gg_outer_rows.ef_sums */
     int (*ef_rows)(gg_backend *be, const gg_family *fam, int level, double *sums,
                    gg_status *st);
     /* gg_outer_ef_newton() at those rows */
     int (*ef_newton)(gg_backend *be, int mask, double *A, double *b, gg_status *st);
-    /* out (p) = X' (scale v) for one of the rows' vectors v */
-    int (*xt_vec)(gg_backend *be, gg_outer_vec which, double scale, double *out,
-                  gg_status *st);
+    /* out (p x nth) = X' g, theta's first columns of the level-2 rows */
+    int (*ef_xg)(gg_backend *be, double *out, gg_status *st);
 };
 
 /* From the backend's last evaluated state (eta and mu): the weights of
@@ -135,9 +139,8 @@ int gg_outer_ef_rows_compute(gg_backend *be, const gg_data *d, const gg_family *
 int gg_outer_ef_newton(gg_backend *be, const gg_data *d, gg_outer_rows *r, int mask,
                        double *A, double *b, gg_status *st);
 
-/* out (p) = X' (scale v), v one of the computed rows' vectors */
-int gg_outer_rows_xt(gg_backend *be, gg_outer_rows *r, gg_outer_vec which, double scale,
-                     double *out, gg_status *st);
+/* out (p x nth) = X' Detath / 2 at an extended family's level-2 rows */
+int gg_outer_ef_xg(gg_backend *be, gg_outer_rows *r, double *out, gg_status *st);
 
 /* The criterion's derivative products at the computed rows.  In: M
  * smoothing parameters, db (p x M, d beta / d rho), Ml (p x p, symmetric)
@@ -147,16 +150,18 @@ int gg_outer_rows_xt(gg_backend *be, gg_outer_rows *r, gg_outer_vec which, doubl
  * deta.  The pairs (j, k), j <= k, run column by column of the upper
  * triangle: (1,1), (1,2), (2,2), (1,3), ...
  *
- * nth = 1 (an extended family's level-2 rows, Newton's weights): db's
- * first column is d beta / d theta, and theta's row terms join in as
- * R/outer_efam.R writes them -- dw_1 = w1 eta_1 + a in dH_1 and hd_1,
- * hww_jk + [k = 1] sum h c eta_j + [j = 1] sum h c eta_k + [j = k = 1] sum h d,
- * RHS_11 + X'(a eta_1 + b) -- and tg_k = sum g eta_k. */
+ * nth > 0 (an extended family's level-2 rows, Newton's weights, nth its
+ * theta values): db's first nth columns are d beta / d theta, and theta's
+ * row terms join in as R/outer_efam.R writes them, with [j] for "j is
+ * theta's" -- dw_j = w1 eta_j + [j] a_j in dH_j and hd_j, hww_jk +
+ * [k] sum h c_k eta_j + [j] sum h c_j eta_k + [j][k] sum h d_jk, RHS_jk +
+ * [k] X'(a_k eta_j + [j] b_jk) past dH_j d beta_k -- and tg_ik = sum g_i
+ * eta_k. */
 struct gg_outer_derivs {
     int M;
     const double *db, *Ml;
     int fisher, pe, pearson;
-    int nth;        /* 0, or 1 (see above) */
+    int nth;        /* 0, or theta's columns (see above) */
     /* out (caller's memory) */
     double *dH;     /* p x p x M: X' diag(w1 eta_k) X */
     double *RHS;    /* p x npairs: X' (Newton w1 eta_j eta_k); dH_j d beta_k
@@ -168,10 +173,12 @@ struct gg_outer_derivs {
     double *hd;     /* M: sum h w1 eta_k */
     double *Dw;     /* M x M: eta' diag(w) eta (pe) */
     double *Dp2;    /* M x M: eta' diag(pe2) eta (pearson) */
-    double *tg;     /* M: sum g eta_k (nth) */
+    double *tg;     /* nth x M: sum g_i eta_k (nth) */
     /* theta's raw parts (nth; the backend's, added in by the caller):
-     * X'(a eta_1 + b), sum h c eta_k, sum h a, sum h d */
-    double *th_rhs, *th_hc, th_ha, th_hd;
+     * p x npk X'(a_k eta_j + b_jk) for theta's pairs j <= k (column by
+     * column), nth x M sum h c_i eta_k, nth sum h a_i, npk sum h d_jk
+     * (mgcv's packing) */
+    double *th_rhs, *th_hc, *th_ha, *th_hd;
 };
 
 int gg_outer_derivs_compute(gg_backend *be, gg_outer_rows *r, gg_outer_derivs *o,

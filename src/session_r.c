@@ -559,9 +559,9 @@ SEXP gg_session_derivs_r(SEXP ptr, SEXP db, SEXP Ml, SEXP flags)
     const int M = Rf_ncols(db), np = M * (M + 1) / 2;
     const int *fl = INTEGER(flags);
     const int nth = XLENGTH(flags) == 4 ? fl[3] : 0;
-    if (nth != 0 && (nth != 1 || !s->rows.efam || M < 1))
-        gg_abort(BAD_IN, "theta's derivative products (flags[4] = 1) need an extended "
-                 "family's rows and theta's column in db");
+    if (nth != 0 && (!s->rows.efam || nth != s->rows.nth || M < nth))
+        gg_abort(BAD_IN, "theta's derivative products (flags[4] = nth) need an extended "
+                 "family's rows with nth theta values and theta's columns first in db");
     gg_outer_derivs o;
     memset(&o, 0, sizeof o);
     o.M = M;
@@ -582,7 +582,7 @@ SEXP gg_session_derivs_r(SEXP ptr, SEXP db, SEXP Ml, SEXP flags)
     SEXP hd = PROTECT(Rf_allocVector(REALSXP, M));
     SEXP Dw = PROTECT(Rf_allocMatrix(REALSXP, o.pe ? M : 0, o.pe ? M : 0));
     SEXP Dp2 = PROTECT(Rf_allocMatrix(REALSXP, o.pearson ? M : 0, o.pearson ? M : 0));
-    SEXP tg = PROTECT(Rf_allocVector(REALSXP, nth ? M : 0));
+    SEXP tg = PROTECT(Rf_allocMatrix(REALSXP, nth, nth ? M : 0));
     o.tg = REAL(tg);
     o.dH = REAL(dH);
     o.RHS = REAL(RHS);
@@ -602,17 +602,18 @@ SEXP gg_session_derivs_r(SEXP ptr, SEXP db, SEXP Ml, SEXP flags)
 
 /* ---- an extended family's rows (outer_rows.h, efam_outer.h) ------------ */
 
-/* nb()'s, tw()'s or betar()'s family for the outer rows: the family and link by name
- * ("negbin" for nb()), its theta (negbin: exp of ef's) and parameters ef
- * (efam_r.c's list) */
+/* nb()'s, tw()'s, betar()'s or scat()'s family for the outer rows: the
+ * family and link by name ("negbin" for nb()), its theta (negbin: exp of
+ * ef's) and parameters ef (efam_r.c's list) */
 static gg_family ef_family_or_abort(SEXP family, SEXP link, SEXP theta, SEXP ef)
 {
     gg_family fam = gg_family_or_abort(family, link, theta);
     fam.ef = gg_efpar_or_abort(ef);
     fam.efam = 1;
-    if (!gg_fm_ef_outer_ok((int) fam.fam, (int) fam.link) || fam.ef.nth != 1)
+    if (!gg_fm_ef_outer_ok((int) fam.fam, (int) fam.link, fam.ef.nth) ||
+        fam.ef.nth > GG_FM_EFO_MAXTH)
         gg_abort("gamgpu_bad_family", "the outer iteration's extended-family rows are nb()'s, "
-                 "tw()'s and betar()'s (one theta), with their links");
+                 "tw()'s and betar()'s (one theta) and scat()'s (two), with their links");
     return fam;
 }
 
@@ -649,7 +650,7 @@ static int op_ef_rows(gg_session *s, void *ctx_, gg_status *st)
     if (rc == 0 && c->gram)
         rc = gg_outer_rows_gram(&s->be, &s->rows, c->A, st);
     if (rc == 0 && c->xg)
-        rc = gg_outer_rows_xt(&s->be, &s->rows, GG_OR_EG, 0.5, c->Xg, st);
+        rc = gg_outer_ef_xg(&s->be, &s->rows, c->Xg, st);
     if (rc == 0 && c->vectors)
         rc = gg_outer_rows_to_host(&s->be, &s->rows, st);
     return rc;
@@ -658,9 +659,9 @@ static int op_ef_rows(gg_session *s, void *ctx_, gg_status *st)
 /* An extended family's rows at the last ef eval, kept in the session:
  * level 0 (Newton's weights w, dev1 = Deta, Fisher's weights wf) or 2 (and
  * the derivatives' rows).  Returns the count of rows whose derivatives are
- * not finite (bad), sum Dth and sum Dth2 (level 2), with gram TRUE X'WX
- * (Newton's weights), with xg TRUE X' Detath / 2, with vectors TRUE eta,
- * mu, w and wf. */
+ * not finite (bad), sum Dth (nth) and sum Dth2 (theta's pairs, mgcv's
+ * packing; level 2), with gram TRUE X'WX (Newton's weights), with xg TRUE
+ * X' Detath / 2 (p x nth), with vectors TRUE eta, mu, w and wf. */
 SEXP gg_session_ef_rows_r(SEXP ptr, SEXP level, SEXP gram, SEXP xg, SEXP vectors)
 {
     gg_session *s = session_get(ptr);
@@ -674,21 +675,28 @@ SEXP gg_session_ef_rows_r(SEXP ptr, SEXP level, SEXP gram, SEXP xg, SEXP vectors
     const char *names[] = {"bad", "Dth", "Dth2", "XtWX", "Xg", "eta", "mu", "w", "wf"};
     SEXP out = PROTECT(gg_named_list(9, names));
     SEXP A = PROTECT(Rf_allocMatrix(REALSXP, c.gram ? p : 0, c.gram ? p : 0));
-    SEXP Xg = PROTECT(Rf_allocVector(REALSXP, c.xg ? p : 0));
+    const int nth = s->have_eval ? s->eval_fam.ef.nth : 0, npk = GG_FM_EFO_NPK(nth);
+    SEXP Xg = PROTECT(Rf_allocMatrix(REALSXP, c.xg ? p : 0, c.xg ? nth : 0));
     c.A = REAL(A);
     c.Xg = REAL(Xg);
     session_run(s, op_ef_rows, &c, "the extended family's outer rows");
     const gg_outer_rows *r = &s->rows;
+    SEXP Dth = PROTECT(Rf_allocVector(REALSXP, c.level >= 2 ? nth : 1));
+    SEXP Dth2 = PROTECT(Rf_allocVector(REALSXP, c.level >= 2 ? npk : 1));
+    for (int k = 0; k < XLENGTH(Dth); k++)
+        REAL(Dth)[k] = c.level >= 2 ? r->ef_sums[1 + k] : NA_REAL;
+    for (int k = 0; k < XLENGTH(Dth2); k++)
+        REAL(Dth2)[k] = c.level >= 2 ? r->ef_sums[1 + nth + k] : NA_REAL;
     SET_VECTOR_ELT(out, 0, Rf_ScalarReal(r->ef_sums[0]));
-    SET_VECTOR_ELT(out, 1, Rf_ScalarReal(c.level >= 2 ? r->ef_sums[1] : NA_REAL));
-    SET_VECTOR_ELT(out, 2, Rf_ScalarReal(c.level >= 2 ? r->ef_sums[2] : NA_REAL));
+    SET_VECTOR_ELT(out, 1, Dth);
+    SET_VECTOR_ELT(out, 2, Dth2);
     if (c.gram) SET_VECTOR_ELT(out, 3, A);
     if (c.xg) SET_VECTOR_ELT(out, 4, Xg);
     if (c.vectors) {
         const double *v[] = {r->eta, r->mu, r->w, r->ewf};
         for (int i = 0; i < 4; i++) SET_VECTOR_ELT(out, 5 + i, host_vector(v[i], s->d.n));
     }
-    UNPROTECT(3);
+    UNPROTECT(5);
     return out;
 }
 

@@ -85,24 +85,24 @@ GG_FM void gg_fm_betar_dd(double y, double mu, double wt, const gg_fm_efpar *par
     if (level < 1) return;
     const double th3 = pow(theta, 3);
     const double psi2_muth = gg_fm_tetragamma(muth), psi2_onemuth = gg_fm_tetragamma(onemuth);
-    r->Dth = 2 * wt * theta * (-mu * log_yoney - log1p(-y) + mu * psi0_muth +
+    r->Dth[0] = 2 * wt * theta * (-mu * log_yoney - log1p(-y) + mu * psi0_muth +
                                onemu * psi0_onemuth - gg_fm_digamma(theta));
-    r->Dmuth = r->Dmu + 2 * wt * th2 * (mu * psi1_muth - onemu * psi1_onemuth);
+    r->Dmuth[0] = r->Dmu + 2 * wt * th2 * (mu * psi1_muth - onemu * psi1_onemuth);
     r->Dmu3 = 2 * wt * th3 * (psi2_muth - psi2_onemuth);
-    r->Dmu2th = 2 * r->Dmu2 + 2 * wt * th3 * (mu * psi2_muth + onemu * psi2_onemuth);
+    r->Dmu2th[0] = 2 * r->Dmu2 + 2 * wt * th3 * (mu * psi2_muth + onemu * psi2_onemuth);
     if (level < 2) return;
     const double th4 = pow(theta, 4), mu2 = mu * mu, onemu2 = onemu * onemu;
     const double psi3_muth = gg_fm_pentagamma(muth), psi3_onemuth = gg_fm_pentagamma(onemuth);
     r->Dmu4 = 2 * wt * th4 * (psi3_muth + psi3_onemuth);
-    r->Dth2 = r->Dth + 2 * wt * th2 * (mu2 * psi1_muth + onemu2 * psi1_onemuth -
+    r->Dth2[0] = r->Dth[0] + 2 * wt * th2 * (mu2 * psi1_muth + onemu2 * psi1_onemuth -
                                        gg_fm_trigamma(theta));
-    r->Dmuth2 = r->Dmuth + 2 * wt * th2 * (mu2 * theta * psi2_muth + 2 * mu * psi1_muth -
+    r->Dmuth2[0] = r->Dmuth[0] + 2 * wt * th2 * (mu2 * theta * psi2_muth + 2 * mu * psi1_muth -
                                            theta * onemu2 * psi2_onemuth -
                                            2 * onemu * psi1_onemuth);
-    r->Dmu2th2 = 2 * r->Dmu2th + 2 * wt * th3 * (mu2 * theta * psi3_muth + 3 * mu * psi2_muth +
+    r->Dmu2th2[0] = 2 * r->Dmu2th[0] + 2 * wt * th3 * (mu2 * theta * psi3_muth + 3 * mu * psi2_muth +
                                                  onemu2 * theta * psi3_onemuth +
                                                  3 * onemu * psi2_onemuth);
-    r->Dmu3th = 3 * r->Dmu3 + 2 * wt * th4 * (mu * psi3_muth - onemu * psi3_onemuth);
+    r->Dmu3th[0] = 3 * r->Dmu3 + 2 * wt * th4 * (mu * psi3_muth - onemu * psi3_onemuth);
 }
 
 #endif

@@ -45,18 +45,18 @@ GG_FM void gg_fm_nb_dd(double y, double mu, double wt, const gg_fm_efpar *par, i
     r->Dmu2 = -2 * wt * (yth / muth2 - y / (mu * mu));
     r->EDmu2 = 2 * wt * (1 / mu - 1 / muth);
     if (level < 1) return;
-    r->Dth = -2 * wt * th * (log(yth / muth) + (1 - yth / muth));
-    r->Dmuth = 2 * wt * th * (1 - yth / muth) / muth;
+    r->Dth[0] = -2 * wt * th * (log(yth / muth) + (1 - yth / muth));
+    r->Dmuth[0] = 2 * wt * th * (1 - yth / muth) / muth;
     r->Dmu3 = 4 * wt * (yth / pow(muth, 3) - y / pow(mu, 3));
-    r->Dmu2th = 2 * wt * th * (2 * yth / muth - 1) / muth2;
+    r->Dmu2th[0] = 2 * wt * th * (2 * yth / muth - 1) / muth2;
     if (level < 2) return;
     r->Dmu4 = 2 * wt * (6 * y / pow(mu, 4) - 6 * yth / pow(muth, 4));
-    r->Dth2 = -2 * wt * th * (log(yth / muth) + th * yth / muth2 - yth / muth - 2 * th / muth +
+    r->Dth2[0] = -2 * wt * th * (log(yth / muth) + th * yth / muth2 - yth / muth - 2 * th / muth +
                               1 + th / yth);
-    r->Dmuth2 = 2 * wt * th * (2 * th * yth / muth2 - yth / muth - 2 * th / muth + 1) / muth;
-    r->Dmu2th2 = 2 * wt * th * (-6 * yth * th / muth2 + 2 * yth / muth + 4 * th / muth - 1) /
+    r->Dmuth2[0] = 2 * wt * th * (2 * th * yth / muth2 - yth / muth - 2 * th / muth + 1) / muth;
+    r->Dmu2th2[0] = 2 * wt * th * (-6 * yth * th / muth2 + 2 * yth / muth + 4 * th / muth - 1) /
                  muth2;
-    r->Dmu3th = 4 * wt * th * (1 - 3 * yth / muth) / pow(muth, 3);
+    r->Dmu3th[0] = 4 * wt * th * (1 - 3 * yth / muth) / pow(muth, 3);
 }
 
 #endif

@@ -11,9 +11,10 @@
  * probability f = F(alpha_y - mu) - F(alpha_{y-1} - mu), F logistic.  The
  * expressions are ocat()'s own: Fdiff() for f, abcd() for the derivatives
  * of F at the two cut points, Dd's clamp f >= .Machine$double.xmin for the
- * derivatives but not for dev.resids.  Of Dd(level = 2) only Dth and Dth2
- * are computed.  ocat's ls() is identically zero: its sums get 0.  A y
- * that is not an integer in 1..R gives NaN. */
+ * derivatives but not for dev.resids.  The theta sums take Dd(level = 2)'s
+ * Dth and Dth2 only; gg_fm_ocat_dd (for efam_outer.h) is all of Dd.
+ * ocat's ls() is identically zero: its sums get 0.  A y that is not an
+ * integer in 1..R gives NaN. */
 #ifndef GAMGPU_EFAM_OCAT_H
 #define GAMGPU_EFAM_OCAT_H
 
@@ -83,6 +84,127 @@ GG_FM double gg_fm_ocat_dd0(double y, double mu, double wt, const gg_fm_efpar *p
     *Dmu = -2 * wt * a / f;                           /* ocat()$Dd, level 0 */
     *EDmu2 = 2 * wt * (a * a / f - b) / f;
     return -2 * wt * log(f0);                         /* dev.resids: no clamp */
+}
+
+/* ocat's abcd(x, level): o[0..3] = aj, bj, cj (level > 0), dj (level > 1),
+ * the derivatives of F at x, signed as Dd takes them */
+GG_FM void gg_fm_ocat_abcd(double x, int level, double *o)
+{
+    const double h = x > 0 ? -1.0 : 1.0, ex = exp(x * h), ex1 = ex + 1;
+    double ex1k = ex1 * ex1;
+    o[0] = -ex / ex1k;
+    ex1k = ex1k * ex1;
+    const double ex2 = ex * ex;
+    o[1] = h * (ex - ex * ex) / ex1k;
+    if (level > 0) {
+        ex1k = ex1k * ex1;
+        const double ex3 = ex2 * ex;
+        o[2] = (-ex3 + 4 * ex2 - ex) / ex1k;
+        if (level > 1) {
+            ex1k = ex1k * ex1;
+            const double ex4 = ex3 * ex;
+            o[3] = h * (-ex4 + 11 * ex3 - 11 * ex2 + ex) / ex1k;
+        }
+    }
+}
+
+/* ocat()$Dd(y, mu, theta, wt, level) in mgcv's expressions, for
+ * efam_outer.h: theta's R - 2 columns and their pairs (mgcv's packing),
+ * the derivatives in each cut point taken to theta through which cut
+ * points of category y it moves (ar.k, ar1.k, ar.kj, ar1.kj there) */
+GG_FM void gg_fm_ocat_dd(double y, double mu, double wt, const gg_fm_efpar *par, int level,
+                         gg_fm_efdd *r)
+{
+    const int R = par->nth + 2;
+    double al0, al1;
+    if (!gg_fm_ocat_cuts(y, par, &al0, &al1)) {
+        r->Dmu = r->Dmu2 = r->EDmu2 = GG_FM_NAN;
+        return;
+    }
+    const int yi = (int) y;
+    const double al1mu = al1 - mu, al0mu = al0 - mu, f0 = gg_fm_ocat_fdiff(al0mu, al1mu);
+    const double f = f0 < GG_FM_OCAT_XMIN ? GG_FM_OCAT_XMIN : f0;   /* pmax, NaN kept */
+    double q1[4] = {0, 0, 0, 0}, q0[4] = {0, 0, 0, 0};
+    gg_fm_ocat_abcd(al1mu, level, q1);
+    gg_fm_ocat_abcd(al0mu, level, q0);
+    const double a1 = q1[0], a0 = q0[0], a = a1 - a0;
+    const double b1 = q1[1], b0 = q0[1], b = b1 - b0;
+    r->Dmu = -2 * wt * a / f;
+    const double a2 = a * a;
+    r->Dmu2 = r->EDmu2 = 2 * wt * (a2 / f - b) / f;
+    if (R < 3 || level < 1) return;
+    const double c1 = q1[2], c0 = q0[2], c = c1 - c0;
+    const double f2 = f * f, a3 = a2 * a;
+    r->Dmu3 = 2 * wt * (-c - 2 * a3 / f2 + 3 * a * b / f) / f;
+    const double Dmua0 = 2 * (a0 * a / f - b0) / f;
+    const double Dmua1 = -2 * (a1 * a / f - b1) / f;
+    const double Dmu2a0 = -2 * (c0 + (a0 * (2 * a2 / f - b) - 2 * b0 * a) / f) / f;
+    const double Dmu2a1 = 2 * (c1 + (2 * (a1 * a2 / f - b1 * a) - a1 * b) / f) / f;
+    const double Da0 = -2 * a0 / f, Da1 = 2 * a1 / f;
+    for (int k = 1; k <= R - 2; k++) {
+        const double etk = exp(par->th[k - 1]);
+        double t = 0, mt = 0, m2t = 0;
+        if (yi == k + 1) {
+            t = wt * Da1 * etk;
+            mt = wt * Dmua1 * etk;
+            m2t = wt * Dmu2a1 * etk;
+        } else if (yi > k + 1 && yi < R) {
+            t = wt * (Da1 + Da0) * etk;
+            mt = wt * (Dmua1 + Dmua0) * etk;
+            m2t = wt * (Dmu2a1 + Dmu2a0) * etk;
+        } else if (yi == R) {
+            t = wt * Da0 * etk;
+            mt = wt * Dmua0 * etk;
+            m2t = wt * Dmu2a0 * etk;
+        }
+        r->Dth[k - 1] = t;
+        r->Dmuth[k - 1] = mt;
+        r->Dmu2th[k - 1] = m2t;
+    }
+    if (level < 2) return;
+    const double d1 = q1[3], d0 = q0[3], d = d1 - d0;
+    r->Dmu4 = 2 * wt * ((3 * (b * b) + 4 * a * c) / f + a2 * (6 * a2 / f - 12 * b) / f2 - d) / f;
+    const double Dmu3a0 = 2 *
+                          ((a0 * c + 3 * c0 * a + 3 * b0 * b) / f - d0 +
+                           6 * a * (a0 * a2 / f - b0 * a - a0 * b) / f2) / f;
+    const double Dmu3a1 = 2 *
+                          (d1 - (a1 * c + 3 * (c1 * a + b1 * b)) / f +
+                           6 * a * (b1 * a - a1 * a2 / f + a1 * b) / f2) / f;
+    const double Dmua0a0 = 2 * (c0 + (2 * a0 * (b0 - a0 * a / f) - b0 * a) / f) / f;
+    const double Dmua1a1 = 2 * ((b1 * a + 2 * a1 * (b1 - a1 * a / f)) / f - c1) / f;
+    const double Dmua0a1 = 2 * (a0 * (2 * a1 * a / f - b1) - b0 * a1) / f2;
+    const double Dmu2a0a0 = 2 *
+                            (d0 + (b0 * (2 * b0 - b) + 2 * c0 * (a0 - a)) / f +
+                             2 * (b0 * a2 + a0 * (3 * a0 * a2 / f - 4 * b0 * a - a0 * b)) / f2) /
+                            f;
+    const double Dmu2a1a1 = 2 *
+                            ((2 * c1 * (a + a1) + b1 * (2 * b1 + b)) / f +
+                             2 * (a1 * (3 * a1 * a2 / f - a1 * b) - b1 * a * (a + 4 * a1)) / f2 -
+                             d1) / f;
+    const double Dmu2a0a1 = 0;
+    const double Da0a0 = 2 * (b0 + (a0 * a0) / f) / f;
+    const double Da1a1 = -2 * (b1 - (a1 * a1) / f) / f;
+    const double Da0a1 = -2 * a0 * a1 / f2;
+    int i = 0;
+    for (int j = 1; j <= R - 2; j++)
+        for (int k = j; k <= R - 2; k++, i++) {
+            const double etk = exp(par->th[k - 1]), etj = exp(par->th[j - 1]);
+            const double ark = (yi == R || yi <= k) ? 0 : etk, ar1k = yi < k + 2 ? 0 : etk;
+            const double arj = (yi == R || yi <= j) ? 0 : etj, ar1j = yi < j + 2 ? 0 : etj;
+            double arkj = 0, ar1kj = 0;
+            if (k == j) {
+                arkj = (yi > k && yi < R) ? etk : 0;
+                ar1kj = yi > k + 1 ? etk : 0;
+                r->Dmu3th[k - 1] = yi >= j ? wt * (Dmu3a1 * ark + Dmu3a0 * ar1k) : 0;
+            }
+            r->Dth2[i] = wt * (Da1a1 * ark * arj + Da0a1 * ark * ar1j + Da1 * arkj +
+                               Da0a0 * ar1k * ar1j + Da0a1 * ar1k * arj + Da0 * ar1kj);
+            r->Dmuth2[i] = wt * (Dmua1a1 * ark * arj + Dmua0a1 * ark * ar1j + Dmua1 * arkj +
+                                 Dmua0a0 * ar1k * ar1j + Dmua0a1 * ar1k * arj + Dmua0 * ar1kj);
+            r->Dmu2th2[i] = wt * (Dmu2a1a1 * ark * arj + Dmu2a0a1 * ark * ar1j + Dmu2a1 * arkj +
+                                  Dmu2a0a0 * ar1k * ar1j + Dmu2a0a1 * ar1k * arj +
+                                  Dmu2a0 * ar1kj);
+        }
 }
 
 GG_FM void gg_fm_ocat_theta_row(double y, double mu, double wt, const gg_fm_efpar *par,

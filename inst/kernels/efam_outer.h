@@ -1,6 +1,7 @@
 /* efam_outer.h -- the rows of gam()'s REML and ML for an extended family
- * with one theta (nb(), tw(), betar(): R/outer_efam.R), row by row: mgcv's
- * family$Dd (efam_nb.h, efam_tw.h, efam_betar.h) taken through the link as its dDeta()
+ * (nb(), tw(), betar(), scat(), ziP(), ocat(): R/outer_efam.R), row by row:
+ * mgcv's family$Dd (efam_nb.h, efam_tw.h, efam_betar.h, efam_scat.h,
+ * efam_zip.h, efam_ocat.h) taken through the link as its dDeta()
  * takes it, and from those the vectors gam.fit4's Newton iteration and
  * its derivatives weight their products with.  Written once for the host
  * (src/outer_rows.c) and NVRTC (inst/kernels/outer.cu), as outer_math.h
@@ -10,25 +11,35 @@
 
 #include "efam_math.h"
 
-/* 1 for a family and link whose rows are here: nb() (negbin with efam
- * set), tw() and betar(), with mgcv's links for them */
-GG_FM int gg_fm_ef_outer_ok(int f, int l)
+/* 1 for a family, link and count of theta values whose rows are here:
+ * nb() (negbin with efam set), tw(), betar() (one theta), scat() and ziP()
+ * (two), ocat(R) (R - 2, at most GG_FM_EFO_MAXTH), with mgcv's links for
+ * them */
+GG_FM int gg_fm_ef_outer_ok(int f, int l, int nth)
 {
     if (f == GG_FM_NEGBIN || f == GG_FM_TW)
-        return l == GG_FM_LOG || l == GG_FM_IDENTITY || l == GG_FM_SQRT;
+        return nth == 1 && (l == GG_FM_LOG || l == GG_FM_IDENTITY || l == GG_FM_SQRT);
     if (f == GG_FM_BETAR)
-        return l == GG_FM_LOGIT || l == GG_FM_PROBIT || l == GG_FM_CLOGLOG ||
-               l == GG_FM_CAUCHIT;
+        return nth == 1 && (l == GG_FM_LOGIT || l == GG_FM_PROBIT || l == GG_FM_CLOGLOG ||
+                            l == GG_FM_CAUCHIT);
+    if (f == GG_FM_SCAT)
+        return nth == 2 && (l == GG_FM_IDENTITY || l == GG_FM_LOG || l == GG_FM_INVERSE);
+    if (f == GG_FM_ZIP)
+        return nth == 2 && l == GG_FM_IDENTITY;
+    if (f == GG_FM_OCAT)
+        return nth >= 1 && nth <= GG_FM_EFO_MAXTH && l == GG_FM_IDENTITY;
     return 0;
 }
 
 /* mgcv's dDeta(y, mu, wt, theta, fam, level): Dd's derivatives in mu
  * taken to eta's, with fix.family.link's g2g, g3g, g4g (d^k eta / d mu^k
- * over (d eta / d mu)^k) in its expressions for the links above */
+ * over (d eta / d mu)^k) in its expressions for the links above; theta's
+ * nth (par->nth) and their pairs packed as gg_fm_efdd's */
 typedef struct gg_fm_efdeta {
-    double Deta, Deta2, EDeta2;
-    double Dth, Detath, Deta3, Deta2th;
-    double Deta4, Dth2, Detath2, Deta2th2, Deta3th;
+    double Deta, Deta2, EDeta2, Deta3, Deta4;
+    double Dth[GG_FM_EFO_MAXTH], Detath[GG_FM_EFO_MAXTH], Deta2th[GG_FM_EFO_MAXTH],
+           Deta3th[GG_FM_EFO_MAXTH];
+    double Dth2[GG_FM_EFO_MAXPK], Detath2[GG_FM_EFO_MAXPK], Deta2th2[GG_FM_EFO_MAXPK];
 } gg_fm_efdeta;
 
 GG_FM void gg_fm_ef_dd(int f, double y, double mu, double wt, const gg_fm_efpar *par,
@@ -36,26 +47,35 @@ GG_FM void gg_fm_ef_dd(int f, double y, double mu, double wt, const gg_fm_efpar 
 {
     if (f == GG_FM_TW) gg_fm_tw_dd(y, mu, wt, par, level, r);
     else if (f == GG_FM_BETAR) gg_fm_betar_dd(y, mu, wt, par, level, r);
+    else if (f == GG_FM_SCAT) gg_fm_scat_dd(y, mu, wt, par, level, r);
+    else if (f == GG_FM_ZIP) gg_fm_zip_dd(y, mu, wt, par, level, r);
+    else if (f == GG_FM_OCAT) gg_fm_ocat_dd(y, mu, wt, par, level, r);
     else gg_fm_nb_dd(y, mu, wt, par, level, r);
 }
 
-GG_FM void gg_fm_ef_deta(int l, double mu, int level, const gg_fm_efdd *r, gg_fm_efdeta *d)
+GG_FM void gg_fm_ef_deta(int l, double mu, int nth, int level, const gg_fm_efdd *r,
+                         gg_fm_efdeta *d)
 {
+    const int npk = GG_FM_EFO_NPK(nth);
     if (l == GG_FM_IDENTITY) {
         d->Deta = r->Dmu;
         d->Deta2 = r->Dmu2;
         d->EDeta2 = r->EDmu2;
         if (level < 1) return;
-        d->Dth = r->Dth;
-        d->Detath = r->Dmuth;
         d->Deta3 = r->Dmu3;
-        d->Deta2th = r->Dmu2th;
+        for (int j = 0; j < nth; j++) {
+            d->Dth[j] = r->Dth[j];
+            d->Detath[j] = r->Dmuth[j];
+            d->Deta2th[j] = r->Dmu2th[j];
+        }
         if (level < 2) return;
         d->Deta4 = r->Dmu4;
-        d->Dth2 = r->Dth2;
-        d->Detath2 = r->Dmuth2;
-        d->Deta2th2 = r->Dmu2th2;
-        d->Deta3th = r->Dmu3th;
+        for (int j = 0; j < nth; j++) d->Deta3th[j] = r->Dmu3th[j];
+        for (int j = 0; j < npk; j++) {
+            d->Dth2[j] = r->Dth2[j];
+            d->Detath2[j] = r->Dmuth2[j];
+            d->Deta2th2[j] = r->Dmu2th2[j];
+        }
         return;
     }
     double g2g, g3g, g4g;
@@ -67,6 +87,10 @@ GG_FM void gg_fm_ef_deta(int l, double mu, int level, const gg_fm_efdd *r, gg_fm
         g2g = -gg_fm_rpow(mu, -0.5);
         g3g = 3 * gg_fm_rpow(mu, -1);
         g4g = -15 * gg_fm_rpow(mu, -1.5);
+    } else if (l == GG_FM_INVERSE) {
+        g2g = 2 * mu;
+        g3g = 6 * (mu * mu);
+        g4g = 24 * pow(mu, 3);
     } else if (l == GG_FM_LOGIT) {
         const double a = 1 - mu;
         g2g = mu * mu - a * a;
@@ -96,61 +120,70 @@ GG_FM void gg_fm_ef_deta(int l, double mu, int level, const gg_fm_efdd *r, gg_fm
     d->EDeta2 = r->EDmu2 * ig12;
     if (level < 1) return;
     const double ig13 = ig12 * ig1, g2g2 = g2g * g2g;
-    d->Dth = r->Dth;
-    d->Detath = r->Dmuth * ig1;
     d->Deta3 = r->Dmu3 * ig13 - 3 * r->Dmu2 * g2g * ig12 + r->Dmu * (3 * g2g2 - g3g) * ig1;
-    d->Deta2th = r->Dmu2th * ig12 - r->Dmuth * g2g * ig1;
+    for (int j = 0; j < nth; j++) {
+        d->Dth[j] = r->Dth[j];
+        d->Detath[j] = r->Dmuth[j] * ig1;
+        d->Deta2th[j] = r->Dmu2th[j] * ig12 - r->Dmuth[j] * g2g * ig1;
+    }
     if (level < 2) return;
     d->Deta4 = (ig12 * ig12) * r->Dmu4 - 6 * r->Dmu3 * ig13 * g2g +
                r->Dmu2 * (15 * g2g2 - 4 * g3g) * ig12 -
                r->Dmu * (15 * pow(g2g, 3) - 10 * g2g * g3g + g4g) * ig1;
-    d->Dth2 = r->Dth2;
-    d->Detath2 = r->Dmuth2 * ig1;
-    d->Deta2th2 = ig12 * r->Dmu2th2 - r->Dmuth2 * g2g * ig1;
-    d->Deta3th = ig13 * r->Dmu3th - 3 * r->Dmu2th * g2g * ig12 +
-                 r->Dmuth * (3 * g2g2 - g3g) * ig1;
+    for (int j = 0; j < nth; j++)
+        d->Deta3th[j] = ig13 * r->Dmu3th[j] - 3 * r->Dmu2th[j] * g2g * ig12 +
+                        r->Dmuth[j] * (3 * g2g2 - g3g) * ig1;
+    for (int j = 0; j < npk; j++) {
+        d->Dth2[j] = r->Dth2[j];
+        d->Detath2[j] = r->Dmuth2[j] * ig1;
+        d->Deta2th2[j] = ig12 * r->Dmu2th2[j] - r->Dmuth2[j] * g2g * ig1;
+    }
 }
 
 /* One row of the outer iteration at mu (R/outer_efam.R's names): Newton's
  * weight w = Deta2 / 2 and its eta derivatives w1 = Deta3 / 2, w2 =
- * Deta4 / 2, dev1 = Deta, Fisher's weight wf = pmax(EDeta2 / 2, 0), and
- * theta's terms g = Detath, a = Deta2th / 2, b = Detath2 / 2, c =
- * Deta3th / 2, d = Deta2th2 / 2, Dth, Dth2 (level 2; level 0: w, dev1, wf
- * only, the rest 0).  good: the row's derivatives are finite, as
- * efam_pirls() (level 0) and efam_outer_score() (level 2) check them. */
+ * Deta4 / 2, dev1 = Deta, Fisher's weight wf = pmax(EDeta2 / 2, 0) and
+ * (level 2) theta's columns th[] above and the row's Dth, Dth2 (level 0:
+ * w, dev1, wf only, the rest 0).  good: the row's derivatives are finite,
+ * as efam_pirls() (level 0) and efam_outer_score() (level 2) check them. */
 typedef struct gg_fm_eforow {
     double w, w1, w2, dev1, wf;
-    double g, a, b, c, d, dth, dth2;
+    double th[GG_FM_EFO_NCOL(GG_FM_EFO_MAXTH)];
+    double dth[GG_FM_EFO_MAXTH], dth2[GG_FM_EFO_MAXPK];
     int good;
 } gg_fm_eforow;
 
-GG_FM gg_fm_eforow gg_fm_ef_outer_row(int f, int l, double y, double pw, double mu,
-                                      const gg_fm_efpar *par, int level)
+GG_FM void gg_fm_ef_outer_row(int f, int l, double y, double pw, double mu,
+                              const gg_fm_efpar *par, int level, gg_fm_eforow *o)
 {
-    gg_fm_efdd r = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    gg_fm_efdeta e = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    const int nth = par->nth, npk = GG_FM_EFO_NPK(nth);
+    gg_fm_efdd r = {0};
+    gg_fm_efdeta e = {0};
     gg_fm_ef_dd(f, y, mu, pw, par, level, &r);
-    gg_fm_ef_deta(l, mu, level, &r, &e);
-    gg_fm_eforow o;
-    o.w = e.Deta2 / 2;
-    o.dev1 = e.Deta;
+    gg_fm_ef_deta(l, mu, nth, level, &r, &e);
+    o->w = e.Deta2 / 2;
+    o->dev1 = e.Deta;
     const double wf = e.EDeta2 / 2;
-    o.wf = wf < 0 ? 0 : wf;           /* (pmax(0, NaN) is NaN) */
-    o.w1 = e.Deta3 / 2;
-    o.w2 = e.Deta4 / 2;
-    o.g = e.Detath;
-    o.a = e.Deta2th / 2;
-    o.b = e.Detath2 / 2;
-    o.c = e.Deta3th / 2;
-    o.d = e.Deta2th2 / 2;
-    o.dth = e.Dth;
-    o.dth2 = e.Dth2;
+    o->wf = wf < 0 ? 0 : wf;           /* (pmax(0, NaN) is NaN) */
+    o->w1 = e.Deta3 / 2;
+    o->w2 = e.Deta4 / 2;
     int good = GG_FM_ISFINITE(e.Deta) && GG_FM_ISFINITE(e.Deta2);
-    if (level >= 2)
-        good = good && GG_FM_ISFINITE(e.Deta3) && GG_FM_ISFINITE(e.Deta4) &&
-               GG_FM_ISFINITE(e.Dth) && GG_FM_ISFINITE(e.Detath) && GG_FM_ISFINITE(e.Deta2th);
-    o.good = good;
-    return o;
+    if (level >= 2) good = good && GG_FM_ISFINITE(e.Deta3) && GG_FM_ISFINITE(e.Deta4);
+    for (int j = 0; j < nth; j++) {
+        o->th[GG_FM_EFO_G(nth) + j] = e.Detath[j];
+        o->th[GG_FM_EFO_A(nth) + j] = e.Deta2th[j] / 2;
+        o->th[GG_FM_EFO_C(nth) + j] = e.Deta3th[j] / 2;
+        o->dth[j] = e.Dth[j];
+        if (level >= 2)
+            good = good && GG_FM_ISFINITE(e.Dth[j]) && GG_FM_ISFINITE(e.Detath[j]) &&
+                   GG_FM_ISFINITE(e.Deta2th[j]);
+    }
+    for (int j = 0; j < npk; j++) {
+        o->th[GG_FM_EFO_B(nth) + j] = e.Detath2[j] / 2;
+        o->th[GG_FM_EFO_D(nth) + j] = e.Deta2th2[j] / 2;
+        o->dth2[j] = e.Dth2[j];
+    }
+    o->good = good;
 }
 
 #endif

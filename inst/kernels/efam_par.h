@@ -20,14 +20,38 @@ typedef struct gg_fm_efpar {
     int    scale_est;          /* 1: log scale is parameter nth (tw) */
 } gg_fm_efpar;
 
-/* mgcv's family$Dd(y, mu, theta, wt, level) of a family with one theta,
- * one row (efam_nb.h's and efam_tw.h's gg_fm_*_dd, for efam_outer.h):
- * the deviance's derivatives in mu and theta to the levels dDeta() takes */
+/* The outer rows in C (efam_outer.h) take families of at most
+ * GG_FM_EFO_MAXTH theta values: nb(), tw(), betar() (one), scat(), ziP()
+ * (two), ocat(R) (R - 2). */
+#define GG_FM_EFO_MAXTH 4
+#define GG_FM_EFO_NPK(nth) ((nth) * ((nth) + 1) / 2)  /* theta's pairs */
+#define GG_FM_EFO_MAXPK GG_FM_EFO_NPK(GG_FM_EFO_MAXTH)
+
+/* mgcv's family$Dd(y, mu, theta, wt, level), one row (efam_nb.h's,
+ * efam_tw.h's, ... gg_fm_*_dd, for efam_outer.h): the deviance's
+ * derivatives in mu and theta to the levels dDeta() takes, theta's second
+ * derivatives packed as mgcv packs them, row by row of the upper triangle
+ * ((1,1), (1,2), ..., (1,nth), (2,2), ...) */
 typedef struct gg_fm_efdd {
-    double Dmu, Dmu2, EDmu2;                        /* level 0 */
-    double Dth, Dmuth, Dmu3, Dmu2th;                /* level 1 */
-    double Dmu4, Dth2, Dmuth2, Dmu2th2, Dmu3th;     /* level 2 */
+    double Dmu, Dmu2, EDmu2;                                /* level 0 */
+    double Dmu3, Dth[GG_FM_EFO_MAXTH], Dmuth[GG_FM_EFO_MAXTH],
+           Dmu2th[GG_FM_EFO_MAXTH];                         /* level 1 */
+    double Dmu4, Dmu3th[GG_FM_EFO_MAXTH], Dth2[GG_FM_EFO_MAXPK],
+           Dmuth2[GG_FM_EFO_MAXPK], Dmu2th2[GG_FM_EFO_MAXPK]; /* level 2 */
 } gg_fm_efdd;
+
+/* The theta columns of a row (src/outer_rows.h's block eth, n x
+ * GG_FM_EFO_NCOL(nth)): g_j = Detath_j, a_j = Deta2th_j / 2, c_j =
+ * Deta3th_j / 2 (nth each), b_jk = Detath2_jk / 2, d_jk = Deta2th2_jk / 2
+ * (the pairs each, packed as mgcv's) */
+#define GG_FM_EFO_NCOL(nth) (3 * (nth) + 2 * GG_FM_EFO_NPK(nth))
+#define GG_FM_EFO_G(nth) 0
+#define GG_FM_EFO_A(nth) (nth)
+#define GG_FM_EFO_C(nth) (2 * (nth))
+#define GG_FM_EFO_B(nth) (3 * (nth))
+#define GG_FM_EFO_D(nth) (3 * (nth) + GG_FM_EFO_NPK(nth))
+/* the rows' sums: rows not finite, then sum Dth (nth), sum Dth2 (pairs) */
+#define GG_FM_EFO_NSUM(nth) (1 + (nth) + GG_FM_EFO_NPK(nth))
 
 /* the sums' layout (efam_math.h) */
 #define GG_FM_EF_DEV 0

@@ -393,20 +393,20 @@ GG_FM void gg_fm_tw_dd(double y, double mu, double wt, const gg_fm_efpar *par, i
     if (level < 1) return;
     double dpth1, dpth2;
     gg_fm_tw_dpth(th, a, b, &dpth1, &dpth2);
-    gg_fm_tw_dth(y, mu, wt, th, a, b, &r->Dth, &r->Dth2);
+    gg_fm_tw_dth(y, mu, wt, th, a, b, &r->Dth[0], &r->Dth2[0]);
     const double logmu = log(mu), mup1 = gg_fm_rpow(mu, -p - 1);
     const double muth0 = 2 * wt * logmu * (ymupi - mu1p);
     const double mu2th0 = 2 * wt * (mup1 * y * (1 - p * logmu) - (logmu * (1 - p) + 1) / mup);
-    r->Dmuth = muth0 * dpth1;
+    r->Dmuth[0] = muth0 * dpth1;
     r->Dmu3 = -2 * wt * mup1 * p * (y / mu * (p + 1) + 1 - p);
-    r->Dmu2th = mu2th0 * dpth1;
+    r->Dmu2th[0] = mu2th0 * dpth1;
     if (level < 2) return;
     const double mup2 = mup1 / mu, lm2 = logmu * logmu, d12 = dpth1 * dpth1;
     r->Dmu4 = 2 * wt * mup2 * p * (p + 1) * (y * (p + 2) / mu + 1 - p);
-    r->Dmuth2 = 2 * wt * ((mu1p * lm2 - lm2 * ymupi) * d12) + muth0 * dpth2;
-    r->Dmu2th2 = 2 * wt * ((mup1 * logmu * y * (logmu * p - 2) +
+    r->Dmuth2[0] = 2 * wt * ((mu1p * lm2 - lm2 * ymupi) * d12) + muth0 * dpth2;
+    r->Dmu2th2[0] = 2 * wt * ((mup1 * logmu * y * (logmu * p - 2) +
                             logmu / mup * (logmu * (1 - p) + 2)) * d12) + mu2th0 * dpth2;
-    r->Dmu3th = 2 * wt * mup1 * (y / mu * (logmu * (1 + p) * p - p - p - 1) +
+    r->Dmu3th[0] = 2 * wt * mup1 * (y / mu * (logmu * (1 + p) * p - p - p - 1) +
                                  logmu * (1 - p) * p + p - 1 + p) * dpth1;
 }
 

@@ -73,38 +73,41 @@ outer_newton(int f, int l, double th, const double *__restrict__ y,
 }
 
 // An extended family's rows at mu (efam_outer.h's gg_fm_ef_outer_row,
-// level 0 or 2, parameters par): w, w1, w2, dev1, Fisher's weight wf and
-// theta's terms g, a, b, c, d; partial[b], partial[nb + b], partial[2 nb
-// + b] = block b's rows not finite, sum Dth, sum Dth2 (nb = the grid).
+// level 0 or 2, parameters par with nth theta values): w, w1, w2, dev1,
+// Fisher's weight wf and theta's block th (n x GG_FM_EFO_NCOL(nth));
+// partial[k nb + b] = block b's sum k of GG_FM_EFO_NSUM(nth): rows not
+// finite, Dth, Dth2 (nb = the grid).
 extern "C" __global__ void __launch_bounds__(NTHREADS)
 outer_ef_rows(int f, int l, int level, gg_fm_efpar par, const double *__restrict__ y,
               const double *__restrict__ pw, const double *__restrict__ mu, long long n,
               double *__restrict__ w, double *__restrict__ w1, double *__restrict__ w2,
-              double *__restrict__ dev1, double *__restrict__ wf, double *__restrict__ g,
-              double *__restrict__ a, double *__restrict__ b, double *__restrict__ c,
-              double *__restrict__ d, double *__restrict__ partial)
+              double *__restrict__ dev1, double *__restrict__ wf, double *__restrict__ th,
+              double *__restrict__ partial)
 {
-    double bad = 0.0, dth = 0.0, dth2 = 0.0;
+    const int nth = par.nth, npk = GG_FM_EFO_NPK(nth), ncol = GG_FM_EFO_NCOL(nth);
+    const int ns = GG_FM_EFO_NSUM(nth);
+    double s[GG_FM_EFO_NSUM(GG_FM_EFO_MAXTH)];
+    for (int k = 0; k < ns; k++)
+        s[k] = 0.0;
+    gg_fm_eforow o;
     for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long) gridDim.x * blockDim.x) {
-        const gg_fm_eforow o = gg_fm_ef_outer_row(f, l, y[i], pw[i], mu[i], &par, level);
+        gg_fm_ef_outer_row(f, l, y[i], pw[i], mu[i], &par, level, &o);
         w[i] = o.w;
         w1[i] = o.w1;
         w2[i] = o.w2;
         dev1[i] = o.dev1;
         wf[i] = o.wf;
-        g[i] = o.g;
-        a[i] = o.a;
-        b[i] = o.b;
-        c[i] = o.c;
-        d[i] = o.d;
-        bad += o.good ? 0.0 : 1.0;
-        dth += o.dth;
-        dth2 += o.dth2;
+        for (int k = 0; k < ncol; k++)
+            th[i + k * n] = o.th[k];
+        s[0] += o.good ? 0.0 : 1.0;
+        for (int k = 0; k < nth; k++)
+            s[1 + k] += o.dth[k];
+        for (int k = 0; k < npk; k++)
+            s[1 + nth + k] += o.dth2[k];
     }
-    block_sum(bad, partial);
-    block_sum(dth, partial + gridDim.x);
-    block_sum(dth2, partial + 2 * gridDim.x);
+    for (int k = 0; k < ns; k++)
+        block_sum(s[k], partial + k * gridDim.x);
 }
 
 // gam.fit4's Newton rows at an extended family's rows: weights wout = w,
@@ -128,7 +131,7 @@ outer_ef_newton(long long n, int mask, const double *__restrict__ w,
 
 // out[i] = scale a[i] b[i] c[i] + add[i], a null factor taken as 1 and a
 // null add as 0: the weights of the derivative products (w' eta_k, h w',
-// w' eta_k + a, ...), a copy, or zeros.
+// w' eta_k + a, a_k eta_j + b_jk, ...), a copy, or zeros.
 extern "C" __global__ void
 outer_prod(long long n, double scale, const double *__restrict__ a,
            const double *__restrict__ b, const double *__restrict__ c,

@@ -1,6 +1,6 @@
 # The extended families' rows of gam()'s REML and ML in C (inst/kernels/
 # efam_outer.h; src/outer_rows.c on the CPU, inst/kernels/outer.cu on the
-# device): nb()'s, tw()'s and betar()'s Dd and dDeta() against mgcv's, and the
+# device): nb()'s, tw()'s, betar()'s and scat()'s Dd and dDeta() against mgcv's, and the
 # criterion, its gradient and Hessian from them against the same from
 # mgcv's dDeta() in R (R/outer_efam.R's efam_rows_r()).
 #
@@ -22,6 +22,12 @@ ef_rows_data <- function(n = 500, seed = 3) {
   d$ytw <- mgcv::rTweedie(exp(0.8 + f), p = 1.5, phi = 0.9)
   d$ypos <- exp(1 + f)      # (a mean far from 0 for the identity and sqrt links)
   d$ybe <- stats::plogis(f - 0.5 + stats::rnorm(n) * 0.6)
+  d$ysc <- pmax(exp(1 + f) + stats::rt(n, df = 5) * 0.3, 0.05)   # (log, inverse links)
+  d$yzp <- stats::rpois(n, exp(0.8 + f)) * stats::rbinom(n, 1, 0.7)
+  # (ordered categories 1..6 and 1..8 from a latent f + logistic noise)
+  lat <- 2 * f + stats::rlogis(n)
+  d$yo6 <- findInterval(lat, c(-2, -0.8, 0, 0.8, 2)) + 1
+  d$yo8 <- findInterval(lat, c(-3, -2, -1, -0.3, 0.3, 1, 2)) + 1
   d
 }
 
@@ -33,34 +39,69 @@ ef_rows_cases <- function() {
   }
   for (l in c("logit", "probit", "cloglog", "cauchit"))
     cs[[length(cs) + 1]] <- list(fam = mgcv::betar(theta = 2, link = l), name = "betar")
+  for (l in c("identity", "log", "inverse"))
+    cs[[length(cs) + 1]] <- list(fam = mgcv::scat(theta = c(-4, -1.2), link = l),
+                                 name = "scat")
+  for (th in list(c(-0.5, 0.3), c(1.2, -2)))
+    cs[[length(cs) + 1]] <- list(fam = mgcv::ziP(theta = th), name = "ziP")
+  # (ocat(R): R - 2 = 1 to 4 thetas, the most the rows in C take)
+  # (ocat()'s theta: R - 2 log increments of the cut points past the first, -1)
+  for (R in 3:6) for (th in list(seq(-0.4, 0.5, length.out = R - 2), rep(c(0.7, -1), 2)[1:(R - 2)])) {
+    fam <- mgcv::ocat(R = R)
+    fam$putTheta(th)
+    cs[[length(cs) + 1]] <- list(fam = fam, name = "ocat")
+  }
   cs
 }
 
-test_that("nb()'s, tw()'s and betar()'s dDeta() in C are mgcv's, for their links, levels 0 and 2", {
+# the response and a mean on the family's scale for ef_rows_cases()' family
+ef_rows_yu <- function(cs, d) {
+  R <- if (cs$name == "ocat") length(cs$fam$getTheta()) + 2
+  y <- switch(cs$name, negbin = d$ynb, tw = d$ytw, betar = d$ybe, scat = d$ysc, ziP = d$yzp,
+              ocat = pmin(d$yo6, R))
+  mu <- switch(cs$name, betar = stats::plogis(qlogis(d$ybe) + 0.3),
+               ziP = 0.8 + sin(2 * pi * d$x0),
+               ocat = 2 * sin(2 * pi * d$x0) + 0.3 * d$x1, d$ypos)
+  list(y = y, mu = mu)
+}
+
+test_that("the extended families' dDeta() in C is mgcv's, for their links, levels 0, 1 and 2", {
   d <- ef_rows_data()
   for (cs in ef_rows_cases()) {
     fam <- mgcv:::fix.family.link(cs$fam)
-    y <- switch(cs$name, negbin = d$ynb, tw = d$ytw, betar = d$ybe)
-    mu <- if (cs$name == "betar") stats::plogis(qlogis(d$ybe) + 0.3) else d$ypos
+    yu <- ef_rows_yu(cs, d)
+    y <- yu$y
+    mu <- yu$mu
     ef <- list(theta = fam$getTheta(),
-               aux = switch(cs$name, tw = c(1.01, 1.99), betar = 1e-10, numeric(0)))
-    for (deriv in c(0L, 2L)) {
+               aux = switch(cs$name, tw = c(1.01, 1.99), betar = 1e-10, scat = 3,
+                            ziP = c(0, 0), numeric(0)))
+    for (deriv in 0:2) {
       r <- mgcv:::dDeta(y, mu, d$wt, fam$getTheta(), fam, deriv)
       g <- .Call(gamgpu:::gg_efam_deta_r, cs$name, fam$link, mu, as.double(y), d$wt, ef, deriv)
-      nm <- if (deriv == 0L) c("Deta", "Deta2", "EDeta2") else names(g)
+      nm <- c("Deta", "Deta2", "EDeta2", if (deriv > 0L) c("Dth", "Detath", "Deta3", "Deta2th"),
+              if (deriv > 1L) c("Deta4", "Dth2", "Detath2", "Deta2th2", "Deta3th"))
       for (k in nm) {
         label <- paste(cs$name, fam$link, deriv, k)
-        expect_length(g[[k]], length(mu))
-        err <- abs(g[[k]] - r[[k]]) / pmax(abs(r[[k]]), 1e-10 * max(abs(r[[k]])))
+        rk <- as.matrix(r[[k]])     # (a family with one theta has vectors)
+        expect_identical(dim(g[[k]]), dim(rk), label = label)
+        err <- abs(g[[k]] - rk) / pmax(abs(rk), 1e-10 * max(abs(rk)))
         expect_lt(max(err), if (cs$name == "betar") 1e-10 else 1e-12, label = label)
-        expect_lt(max(abs(g[[k]] - r[[k]])) / max(abs(r[[k]])), 1e-13, label = label)
+        expect_lt(max(abs(g[[k]] - rk)) / max(abs(rk)), 1e-13, label = label)
       }
     }
   }
   expect_error(.Call(gamgpu:::gg_efam_deta_r, "binomial", "logit", d$ypos, d$ynb + 0, d$wt,
                      list(theta = 0), 0L), class = "gamgpu_bad_family")
+  expect_error(.Call(gamgpu:::gg_efam_deta_r, "ziP", "log", d$ypos, d$ynb + 0, d$wt,
+                     list(theta = c(0, 0), aux = c(0, 0)), 0L), class = "gamgpu_bad_link")
+  # (ocat()'s rows in C take at most four thetas: R <= 6)
+  expect_error(.Call(gamgpu:::gg_efam_deta_r, "ocat", "identity", d$ypos, pmin(d$yo8, 7), d$wt,
+                     list(theta = rep(0, 5)), 0L), class = "gamgpu_bad_family")
+  # (a family's count of theta values is its own)
   expect_error(.Call(gamgpu:::gg_efam_deta_r, "scat", "identity", d$ypos, d$ynb + 0, d$wt,
-                     list(theta = c(0, 0), aux = 3), 0L), class = "gamgpu_bad_family")
+                     list(theta = 0, aux = 3), 0L), class = "gamgpu_bad_family")
+  expect_error(.Call(gamgpu:::gg_efam_deta_r, "negbin", "log", d$ypos, d$ynb + 0, d$wt,
+                     list(theta = c(0, 1)), 0L), class = "gamgpu_bad_family")
 })
 
 # The outer problem of a formula, its rows in C (rows = "auto") or in R
@@ -92,7 +133,14 @@ test_that("the criterion from the rows in C equals the one from mgcv's dDeta() i
                   list(ypos ~ s(x0), mgcv::tw(link = "identity"), 1),
                   list(ybe ~ s(x0) + s(x1), mgcv::betar(), c(-1, 0)),
                   list(ybe ~ s(x0), mgcv::betar(link = "probit"), 0.5),
-                  list(ynb ~ s(x0), mgcv::nb(theta = 3), 0))) {
+                  list(ynb ~ s(x0), mgcv::nb(theta = 3), 0),
+                  list(ysc ~ s(x0) + s(x1), mgcv::scat(), c(-1, 0.5)),
+                  list(ysc ~ s(x0), mgcv::scat(link = "log"), 0),
+                  list(ysc ~ s(x0), mgcv::scat(link = "inverse"), 1),
+                  list(ysc ~ s(x0), mgcv::scat(theta = c(6, 0.4)), -0.5),
+                  list(yzp ~ s(x0) + s(x1), mgcv::ziP(), c(0, 1)),
+                  list(yo6 ~ s(x0), mgcv::ocat(R = 6), 0),
+                  list(pmin(yo6, 3) ~ s(x0) + s(x1), mgcv::ocat(R = 3), c(-0.5, 0.5)))) {
     label <- paste(cs[[2]]$family, cs[[2]]$link)
     Pc <- ef_problem(cs[[1]], cs[[2]], d, "auto")
     Pr <- ef_problem(cs[[1]], cs[[2]], d, "R")
@@ -108,7 +156,7 @@ test_that("the criterion from the rows in C equals the one from mgcv's dDeta() i
   }
 })
 
-test_that("gam_gpu() takes nb(), tw() and betar() rows in C and says where the others' are", {
+test_that("gam_gpu() takes the extended families' rows in C and says where they are not", {
   d <- ef_rows_data(n = 400)
   ctl <- gam_gpu_control(epsilon = 1e-10, newton.tol = 1e-9)
   g <- gam_gpu(ynb ~ s(x0) + s(x1), family = mgcv::nb(), data = d, method = "REML",
@@ -117,10 +165,20 @@ test_that("gam_gpu() takes nb(), tw() and betar() rows in C and says where the o
   b <- gam_gpu(ybe ~ s(x0), family = mgcv::betar(), data = d, method = "REML",
                device = "off", control = ctl)
   expect_identical(b$device$outer_rows, "cpu")
-  d$ysc <- sin(2 * pi * d$x0) + stats::rt(nrow(d), df = 4) * 0.4
   sc <- gam_gpu(ysc ~ s(x0), family = mgcv::scat(), data = d, method = "REML",
                 device = "off", control = ctl)
-  expect_match(sc$device$outer_rows, "^R \\(mgcv's dDeta\\(\\): scaled t")
+  expect_identical(sc$device$outer_rows, "cpu")
+  d$yzp <- stats::rpois(nrow(d), exp(1 + sin(2 * pi * d$x0))) * stats::rbinom(nrow(d), 1, 0.7)
+  zp <- gam_gpu(yzp ~ s(x0), family = mgcv::ziP(), data = d, method = "REML",
+                device = "off", control = ctl)
+  expect_identical(zp$device$outer_rows, "cpu")
+  oc <- gam_gpu(yo6 ~ s(x0), family = mgcv::ocat(R = 6), data = d, method = "REML",
+                device = "off", control = ctl)
+  expect_identical(oc$device$outer_rows, "cpu")
+  # (more than four cut points to estimate: mgcv's dDeta() in R, said so)
+  o8 <- gam_gpu(yo8 ~ s(x0), family = mgcv::ocat(R = 8), data = d, method = "REML",
+                device = "off", control = ctl)
+  expect_match(o8$device$outer_rows, "^R \\(mgcv's dDeta\\(\\): .* 6 cut points to estimate")
 })
 
 test_that("a session's extended-family rows need their eval, a family they have and level 0 or 2", {
@@ -154,7 +212,7 @@ test_that("a session's extended-family rows need their eval, a family they have 
   expect_equal(r$Dth, sum(dd$Dth), tolerance = 1e-13)
   expect_equal(r$Dth2, sum(dd$Dth2), tolerance = 1e-13)
   expect_equal(r$XtWX, crossprod(X, X * dd$Deta2 / 2), tolerance = 1e-13)
-  expect_equal(r$Xg, drop(crossprod(X, dd$Detath / 2)), tolerance = 1e-13)
+  expect_equal(r$Xg, crossprod(X, dd$Detath / 2), tolerance = 1e-13)
   expect_identical(r$bad, 0)
   g <- .Call(gamgpu:::gg_session_ef_newton_r, ses, FALSE)
   eta <- log(mu)
@@ -166,12 +224,16 @@ test_that("a session's extended-family rows need their eval, a family they have 
                class = "gamgpu_bad_input")
 })
 
-test_that("on the GPU, nb()'s, tw()'s and betar()'s rows stay on the device and give the CPU's criterion", {
+test_that("on the GPU, the extended families' rows stay on the device and give the CPU's criterion", {
   skip_if_no_device()
   d <- ef_rows_data(n = 30000)
   for (cs in list(list(ynb ~ s(x0) + s(x1) + offset(off), mgcv::nb(), c(-1, 0.5)),
                   list(ytw ~ s(x0) + s(x1), mgcv::tw(), c(-2, -0.5)),
                   list(ybe ~ s(x0) + s(x1), mgcv::betar(link = "cloglog"), c(-1, 0)),
+                  list(ysc ~ s(x0) + s(x1), mgcv::scat(), c(-1, 0.5)),
+                  list(ysc ~ s(x0), mgcv::scat(link = "log"), 0),
+                  list(yzp ~ s(x0) + s(x1), mgcv::ziP(), c(0, 1)),
+                  list(yo6 ~ s(x0) + s(x1), mgcv::ocat(R = 6), c(-0.5, 0.5)),
                   list(ynb ~ s(x0), mgcv::nb(link = "sqrt"), 0))) {
     label <- paste(cs[[2]]$family, cs[[2]]$link)
     Pc <- ef_problem(cs[[1]], cs[[2]], d, "auto", 0L)
