@@ -531,7 +531,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                    paste(sprintf("method = \"%s\"%s needs gam()'s bases,", method,
                                  if (outer) paste(" for a", family$family, "model") else ""),
                          "which gam_gpu() sets up for",
-                         "plain formulas with mgcv", paste(.gg_lean_mgcv, collapse = ", "),
+                         "plain formulas where its setup probe matched this mgcv",
                          "only; use method = \"fREML\", or mgcv::gam()"))
     if (is.null(G)) G <- setup(FALSE)
     # bam()'s scale rule: 0 is 1 for binomial and poisson, else estimated

@@ -42,7 +42,7 @@
 # AR.start is one more column of the model frames, "(AR.start)", as in
 # bam(); rho does not reach the setup.
 # What the lean path does not cover goes to bam() itself (lean_setup_ok):
-# another mgcv version, bam() arguments beyond the model frame's (paraPen,
+# an mgcv whose bam() the probe below does not match, bam() arguments beyond the model frame's (paraPen,
 # discrete, G, drop.intercept, ...), formula lists, general families,
 # na.action other than na.omit/na.exclude.  Any error on
 # the lean path also hands over to bam(), so errors are bam()'s own
@@ -52,9 +52,64 @@
 # when dropping unused levels drops a factor's contrasts; here once.
 # Option gamgpu.lean_setup = FALSE forces bam() throughout.
 
-# mgcv versions whose bam(fit = FALSE) the lean path reproduces (checked by
-# tests/testthat/test-setup.R).
-.gg_lean_mgcv <- c("1.8.41")
+# Which mgcv the lean path reproduces is decided by behaviour, not by
+# version number: once per session, lean_probe() sets up a small model
+# (a factor, weights, AR.start, an offset, more rows than chunk.size) both ways and
+# learns the steps that differ between mgcv releases -- whether bam()
+# passes the family through fix.family() (1.9-x does), and which of the
+# call's argument names it records (weights.name, AR.sname) -- then checks
+# that the lean setup with those steps is identical to bam()'s.  Anything
+# else that differs turns the lean path off for the session, the reason
+# kept (lean_setup_status()), so that every setup is then bam()'s own.
+.gg_lean <- new.env(parent = emptyenv())
+
+lean_setup_status <- function() {
+  if (is.null(.gg_lean$status))
+    .gg_lean$status <- tryCatch(lean_probe(),
+                                error = function(e) list(ok = FALSE, why = conditionMessage(e)))
+  .gg_lean$status
+}
+
+# The probe's data use no random numbers (the caller's RNG state is left
+# as it was; bam() restores its own draws through temp.seed()).
+lean_probe <- function() {
+  n <- 240L
+  u <- (seq_len(n) * 0.6180339887498949) %% 1
+  probe <- data.frame(x0 = u, x1 = (seq_len(n) * 0.4142135623730951) %% 1,
+                      fac = factor(c("a", "b", "c")[(seq_len(n) * 7L) %% 3L + 1L]),
+                      w = 1 + 0.5 * sin(seq_len(n)), off = cos(seq_len(n)) / 10,
+                      ar = seq_len(n) %% 40L == 1L)
+  probe$y <- sin(2 * pi * probe$x0) + probe$x1 + as.integer(probe$fac) / 4 + 0.1 * cos(7 * seq_len(n))
+  env <- environment()
+  # (the family as an object, as gam_gpu() puts it in the call)
+  mc <- bquote(mgcv::bam(y ~ s(x0, k = 6) + s(x1, bs = "cr", k = 5) + fac + offset(off),
+                         data = probe, weights = w, AR.start = ar, family = .(stats::gaussian()),
+                         method = "fREML", fit = FALSE, chunk.size = 60L))
+  quiet <- function(expr) suppressWarnings(expr)
+  Gb <- quiet(eval(mc, env))
+  steps <- list(fix_family = !identical(Gb$family$initialize, stats::gaussian()$initialize),
+                call_names = intersect(c("weights.name", "AR.sname"), names(Gb)))
+  .gg_lean$steps <- steps
+  Gl <- quiet(lean_setup(mc, env))
+  if (is.null(Gl)) return(list(ok = FALSE, why = "the lean setup handed the probe to bam()"))
+  if (!identical(Gl, Gb)) {
+    bad <- names(Gb)[!vapply(names(Gb), function(nm) identical(Gl[[nm]], Gb[[nm]]), NA)]
+    return(list(ok = FALSE, why = sprintf("bam(fit = FALSE) of mgcv %s differs from the lean setup in %s",
+                                          utils::packageVersion("mgcv"),
+                                          paste(c(bad, if (!identical(names(Gl), names(Gb)))
+                                            "its components' names"), collapse = ", "))))
+  }
+  list(ok = TRUE, why = "")
+}
+
+# The steps of bam()'s setup that differ between mgcv releases, as the
+# probe found them (the probe itself runs with the defaults of 1.8-41,
+# then learns bam()'s).
+lean_steps <- function() {
+  if (is.null(.gg_lean$steps)) lean_setup_status()
+  if (is.null(.gg_lean$steps)) list(fix_family = FALSE, call_names = character(0))
+  else .gg_lean$steps
+}
 
 # bam() arguments the lean path handles; anything else in the call goes to
 # bam().
@@ -85,7 +140,7 @@ gg_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mode
 
 # Whether the lean path covers this call (cheap checks, before any data).
 lean_setup_ok <- function(mc, env) {
-  if (!(as.character(utils::packageVersion("mgcv")) %in% .gg_lean_mgcv)) return(FALSE)
+  if (!lean_setup_status()$ok) return(FALSE)
   m <- tryCatch(match.call(mgcv::bam, mc), error = function(e) NULL)
   if (is.null(m)) return(FALSE)
   nm <- names(m)[-1L]
@@ -118,6 +173,8 @@ lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mo
   control <- mgcv::gam.control()
   m <- match.call(mgcv::bam, mc)
   family <- m$family
+  steps <- lean_steps()
+  if (steps$fix_family) family <- mgcv_fun("fix.family")(family)
   scale <- if (family$family %in% c("poisson", "binomial")) 1 else -1
   efam <- inherits(family, "extended.family")
   if (efam) family <- mgcv::fix.family.link(family)
@@ -162,7 +219,7 @@ lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mo
   terms <- attr(mf, "terms")
 
   ## variable summaries, on the data before subset and NA handling
-  vars <- mgcv_fun("all.vars1")(gp$fake.formula[-2])
+  vars <- all_vars1(gp$fake.formula[-2])
   inp <- parse(text = paste("list(", paste(vars, collapse = ","), ")"))
   if (!is.list(data) && !is.data.frame(data)) data <- as.data.frame(data)
   dl <- eval(inp, data, env)
@@ -237,6 +294,8 @@ lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mo
   if (G$m) for (i in 1:G$m) G$min.edf <- G$min.edf + G$smooth[[i]]$null.space.dim
   G$discretize <- FALSE
   G$formula <- formula
+  for (nm in steps$call_names)        # (bam()'s substitute(weights), substitute(AR.start))
+    G[[nm]] <- m[[switch(nm, weights.name = "weights", AR.sname = "AR.start")]]
   environment(G$pterms) <- environment(G$terms) <- environment(G$pred.formula) <-
     environment(G$formula) <- .BaseNamespaceEnv
   G$efam <- efam
@@ -249,6 +308,14 @@ lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mo
 }
 
 mgcv_fun <- function(name) get(name, envir = asNamespace("mgcv"), inherits = FALSE)
+
+# mgcv's all.vars1() (named all_vars1() from 1.9-0), whichever this mgcv has.
+all_vars1 <- function(formula) {
+  ns <- asNamespace("mgcv")
+  f <- if (exists("all_vars1", envir = ns, inherits = FALSE)) mgcv_fun("all_vars1")
+       else mgcv_fun("all.vars1")
+  f(formula)
+}
 
 # The mini frame with the rows `rows` of mf in place of its last (random)
 # rows: the rows where each smooth's basis has its largest absolute row

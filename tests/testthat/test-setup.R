@@ -3,7 +3,7 @@
 # that the bases come from mini.mf()'s subsample); the same RNG state after;
 # bam() itself where the lean path does not apply; identical gam_gpu() fits.
 
-lean_mgcv <- as.character(utils::packageVersion("mgcv")) %in% gamgpu:::.gg_lean_mgcv
+lean_mgcv <- gamgpu:::lean_setup_status()$ok
 
 setup_data <- function(n = 30000, seed = 11) {
   set.seed(seed)
@@ -315,11 +315,34 @@ test_that("the automatic row names are reset as the expanded 1:n would be", {
   expect_identical(gamgpu:::lean_reset_row_names(a), a)
 })
 
-test_that("the lean path is taken exactly on the mgcv versions it was checked against", {
-  # its tests below skip on other versions; there the lean path is off, and
-  # gg_setup() is bam(fit = FALSE) itself
+test_that("the lean path is taken where its probe found bam()'s setup reproduced", {
+  # (mgcv 1.8-41 and 1.9-3 both pass the probe: CI runs this file under each)
+  st <- gamgpu:::lean_setup_status()
+  expect_true(st$ok, label = st$why)
   mc <- setup_call(y ~ s(x0), data = quote(dat))
   expect_identical(gamgpu:::lean_setup_ok(mc, environment()), lean_mgcv)
+  # a release whose bam() the probe does not match turns the lean path off,
+  # the reason kept, and gg_setup() is bam(fit = FALSE) itself
+  lean <- get(".gg_lean", envir = asNamespace("gamgpu"))
+  old <- as.list(lean)
+  restore <- function() { rm(list = ls(lean), envir = lean); list2env(old, lean) }
+  lean$steps <- list(fix_family = !lean$steps$fix_family, call_names = lean$steps$call_names)
+  G_other <- tryCatch(gamgpu:::lean_setup(mc, environment()), finally = restore())
+  expect_false(identical(G_other, eval(mc)))
+  probe_with <- function(fn) {
+    f <- gamgpu:::lean_probe
+    environment(f) <- list2env(list(lean_setup = fn), parent = asNamespace("gamgpu"))
+    f()
+  }
+  st <- probe_with(function(mc, env) { G <- eval(mc, env); G$cmX <- G$cmX + 1; G })
+  expect_false(st$ok)
+  expect_match(st$why, "differs from the lean setup in cmX")
+  lean$status <- st
+  tryCatch({
+    expect_false(gamgpu:::lean_setup_ok(mc, environment()))
+    expect_identical(gamgpu:::gg_setup(mc, environment()), eval(mc))
+  }, finally = restore())
+  expect_true(gamgpu:::lean_setup_ok(mc, environment()))
 })
 
 test_that("outside the lean path gg_setup() is bam()", {
