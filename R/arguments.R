@@ -87,8 +87,9 @@ gg_argument_table <- function() {
                  "drop coef (the fit starts as bam's does without it)"),
     argument_row("drop.unused.levels", "honoured", "setup", "as bam()"),
     argument_row("G", "honoured", "gamgpu",
-                 "a setup object from gam_gpu(fit = FALSE) or bam(fit = FALSE) (not discrete):",
-                 "fitted without redoing the setup, as bam(G = G)"),
+                 "a setup object from gam_gpu(fit = FALSE), bam(fit = FALSE) (not discrete)",
+                 "or gam(fit = FALSE): fitted without redoing the setup, as bam(G = G) and",
+                 "gam(G = G)"),
     argument_row("fit", "honoured", "gamgpu",
                  "FALSE returns the setup object, as bam(fit = FALSE)",
                  "(made with discrete = FALSE)"),
@@ -351,9 +352,10 @@ check_setup_object <- function(G, given, fit_wanted, call = sys.call(-1)) {
     gamgpu_abort("gamgpu_unsupported_argument",
                  "fit = FALSE with G: G is already the setup object", call = call,
                  arguments = "fit")
-  if (!inherits(G, "bam.prefit") || is.null(G$mf))
+  if (!inherits(G, c("bam.prefit", "gam.prefit")) || is.null(G$mf))
     gamgpu_abort("gamgpu_bad_input",
-                 "'G' must be the setup object of gam_gpu(fit = FALSE) or mgcv::bam(fit = FALSE)",
+                 paste("'G' must be the setup object of gam_gpu(fit = FALSE),",
+                       "mgcv::bam(fit = FALSE) or mgcv::gam(fit = FALSE)"),
                  call = call)
   if (isTRUE(G$discretize))
     gamgpu_abort("gamgpu_unsupported_argument",

@@ -306,9 +306,10 @@ classify_setup_error <- function(e) {
 #'     fit: what \code{bam(fit = FALSE)} returns (class
 #'     \code{"bam.prefit"}, made with \code{discrete = FALSE}), which
 #'     \code{gam_gpu(G =)} and \code{mgcv::bam(G =)} fit.}
-#'   \item{\code{G}}{a setup object from \code{gam_gpu(fit = FALSE)} or
-#'     \code{bam(fit = FALSE)} (not discrete), fitted without redoing the
-#'     setup, as \code{bam(G = G)}: the formula, family, data and the other
+#'   \item{\code{G}}{a setup object from \code{gam_gpu(fit = FALSE)},
+#'     \code{bam(fit = FALSE)} (not discrete) or \code{gam(fit = FALSE)},
+#'     fitted without redoing the setup, as \code{bam(G = G)} and
+#'     \code{gam(G = G)}: the formula, family, data and the other
 #'     setup arguments come from \code{G} and may not be given again;
 #'     \code{sp}, \code{scale}, \code{gamma}, \code{method},
 #'     \code{device} and \code{control} may.}
@@ -406,6 +407,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   scale <- dots$scale
   if (!is.null(G_supplied)) {
     check_setup_object(G_supplied, names(cl)[-1L], fit_wanted)
+    if (inherits(G_supplied, "gam.prefit"))
+      G_supplied <- as_bam_setup(G_supplied, why = "G, gam()'s setup object, holds X")
     family <- G_supplied$family
   }
   family <- resolve_family(family, env)
@@ -515,25 +518,18 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     mc$chunk.size <- control$chunk.size
     # gam()'s methods get gam()'s bases (R/setup.R): for "ML" they are
     # required, for "REML", "GCV.Cp" and "GACV.Cp" they make the fit gam()'s to
-    # rounding rather than to the optimizer's tolerance
+    # rounding rather than to the optimizer's tolerance; the lean setup
+    # builds them where it takes the call, gam(fit = FALSE) elsewhere
     setup <- function(gam_bases)
       withCallingHandlers(
-        tryCatch(gg_setup(mc, env, control$nthreads, gam_bases, plan),
+        tryCatch(gg_setup(mc, env, control$nthreads, gam_bases, plan, method_given),
                  error = classify_setup_error),
         warning = function(w) {
           if (grepl("chunk.size", conditionMessage(w), fixed = TRUE))
             invokeRestart("muffleWarning")
         })
     basis_facts_option()
-    G <- if (method != "fREML") setup(TRUE)
-    if (is.null(G) && (method == "ML" || outer))
-      gamgpu_abort("gamgpu_unsupported_method",
-                   paste(sprintf("method = \"%s\"%s needs gam()'s bases,", method,
-                                 if (outer) paste(" for a", family$family, "model") else ""),
-                         "which gam_gpu() sets up for",
-                         "plain formulas where its setup probe matched this mgcv",
-                         "only; use method = \"fREML\", or mgcv::gam()"))
-    if (is.null(G)) G <- setup(FALSE)
+    G <- setup(method != "fREML")
     # bam()'s scale rule: 0 is 1 for binomial and poisson, else estimated
     if (scale == 0) scale <- if (family$family %in% c("binomial", "poisson")) 1 else -1
     G$scale <- scale
@@ -648,7 +644,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   ## (on the device for a GPU fit: model_matrix_plan() in model_matrix.R)
   ## (its threads and forked workers within control nthreads, as the fit's)
   X <- if (nrow(G$X) == n)
-    no_recipe("mgcv's setup built X on every row (n <= chunk.size)") else
+    no_recipe(if (is.null(attr(G, "gg_x_reason")))
+      "mgcv's setup built X on every row (n <= chunk.size)" else attr(G, "gg_x_reason")) else
     model_matrix_plan(G, G$mf, threads = min(setup_threads(n), control$nthreads))
   x_reason <- NULL                  # why X is built in R, naming the term
   if (inherits(X, "gg_no_recipe")) {

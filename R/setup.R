@@ -125,7 +125,8 @@ lean_steps <- function() {
 #' @return what \code{eval(mc, env)} returns (an object of class
 #'   \code{"bam.prefit"}), built by the lean path where it applies.
 #' @noRd
-gg_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mode = 0L)) {
+gg_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mode = 0L),
+                     gam_method = "REML") {
   if (!isFALSE(getOption("gamgpu.lean_setup")) && lean_setup_ok(mc, env)) {
     # (a device's failure to build gam()'s bases under "required" is the
     # caller's error, not a reason to hand over to bam())
@@ -134,22 +135,68 @@ gg_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mode
     if (!is.null(G)) return(G)
   }
   if (gam_bases)
-    return(NULL)
+    return(gam_setup(mc, env, lean_setup_why(mc, env), gam_method))
   eval(mc, env)
+}
+
+# gam()'s bases where the lean path does not cover the call: the setup
+# object of mgcv::gam(fit = FALSE) itself -- gam()'s model frame, bases,
+# constraints and X on every row, whatever the mgcv release -- in the
+# shape of bam()'s (as_bam_setup()).  X is then the setup's own, not built
+# from a recipe; `why` says why (fit$device$model_matrix_reason).
+gam_setup <- function(mc, env, why, method = "REML") {
+  # (bam()'s own arguments left out; AR1 residuals are refused with gam()'s
+  # methods)
+  gcall <- mc[!(names(mc) %in% c("chunk.size", "rho", "AR.start", "discrete", "nthreads",
+                                 "cluster", "samfrac", "use.chol", "gc.level", "coef"))]
+  gcall[[1L]] <- quote(mgcv::gam)
+  gcall$method <- method
+  gcall$fit <- FALSE
+  G <- eval(gcall, env)
+  as_bam_setup(G, if (is.null(gcall$na.action)) stats::na.omit else eval(gcall$na.action, env),
+               sprintf("gam()'s own setup built X on every row (%s)", why))
+}
+
+# A setup object of mgcv::gam(fit = FALSE) ("gam.prefit") with the
+# components bam(fit = FALSE)'s has beside it, which gam_gpu() reads.
+as_bam_setup <- function(G, na.action = stats::na.omit, why = "") {
+  G$discretize <- FALSE
+  G$efam <- inherits(G$family, "extended.family")
+  # (gam()'s and bam()'s rule for scale = 0: known, 1, for binomial and
+  # poisson; estimated otherwise)
+  if (is.null(G$scale))
+    G$scale <- if (G$family$family %in% c("binomial", "poisson")) 1 else -1
+  G$na.action <- na.action
+  if (is.null(G$gp)) G$gp <- mgcv::interpret.gam(G$formula)
+  class(G) <- "bam.prefit"
+  attr(G, "gg_x_reason") <- why
+  G
+}
+
+# Why the lean path does not cover this call ("" when it does).
+lean_setup_why <- function(mc, env) {
+  if (isFALSE(getOption("gamgpu.lean_setup"))) return("option gamgpu.lean_setup = FALSE")
+  st <- lean_setup_status()
+  if (!st$ok) return(st$why)
+  why <- attr(lean_setup_ok(mc, env), "why")
+  if (is.null(why)) "the lean setup could not build gam()'s bases for this call" else why
 }
 
 # Whether the lean path covers this call (cheap checks, before any data).
 lean_setup_ok <- function(mc, env) {
-  if (!lean_setup_status()$ok) return(FALSE)
+  no <- function(why) structure(FALSE, why = why)
+  if (!lean_setup_status()$ok) return(no(lean_setup_status()$why))
   m <- tryCatch(match.call(mgcv::bam, mc), error = function(e) NULL)
-  if (is.null(m)) return(FALSE)
+  if (is.null(m)) return(no("the call is not one of bam()'s"))
   nm <- names(m)[-1L]
-  if (is.null(nm) || !all(nm %in% .gg_lean_args)) return(FALSE)
-  if (!isFALSE(m$fit) || !identical(m$method, "fREML")) return(FALSE)
+  if (is.null(nm) || !all(nm %in% .gg_lean_args))
+    return(no(sprintf("the lean setup does not take %s",
+                      paste0("'", setdiff(nm, .gg_lean_args), "'", collapse = ", "))))
+  if (!isFALSE(m$fit) || !identical(m$method, "fREML")) return(no("not a setup call"))
   fam <- m$family
   if (!inherits(fam, "family") || inherits(fam, "general.family") ||
       !is.null(fam$drop.intercept) || !is.character(fam$family))
-    return(FALSE)
+    return(no(sprintf("the lean setup does not take the %s family", fam$family[1L])))
   TRUE
 }
 

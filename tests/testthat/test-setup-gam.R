@@ -1,0 +1,80 @@
+# gam()'s own setup (R/setup.R: gam_setup(), as_bam_setup()): where the
+# lean setup does not cover a call with gam()'s methods -- an argument it
+# does not take, an mgcv whose bam() its probe does not match, the option
+# gamgpu.lean_setup = FALSE -- the setup object is gam(fit = FALSE)'s, and
+# the fit is gam()'s; a setup object G from gam(fit = FALSE) is taken as
+# gam(G = G) takes it.
+
+gam_setup_data <- function(n = 600, seed = 5) {
+  set.seed(seed)
+  d <- mgcv::gamSim(1, n = n, dist = "normal", scale = 2, verbose = FALSE)
+  d$yp <- stats::rpois(n, exp(d$f / 6))
+  d$fac <- factor(sample(letters[1:5], n, TRUE))
+  d
+}
+
+tight <- function() mgcv::gam.control(epsilon = 1e-12, newton = list(conv.tol = 1e-10))
+gg_tight <- function() gam_gpu_control(epsilon = 1e-12, newton.tol = 1e-10)
+
+# fitted values within tol of their range, and the criterion no worse than
+# gam()'s beyond rounding
+expect_gam_fit <- function(g, m, tol, label = "") {
+  expect_true(g$converged, label = label)
+  rg <- diff(range(m$fitted.values))
+  expect_lt(max(abs(g$fitted.values - m$fitted.values)) / rg, tol, label = label)
+  expect_lt(g$gcv.ubre - m$gcv.ubre, 1e-8 * abs(m$gcv.ubre), label = label)
+}
+
+test_that("a call the lean setup does not take gets gam()'s setup, and gam()'s fit", {
+  d <- gam_setup_data()
+  pp <- list(x1 = list(diag(1)))
+  for (meth in c("REML", "ML")) {
+    g <- gam_gpu(y ~ s(x0) + x1 + s(x2), data = d, method = meth, paraPen = pp,
+                 device = "off", control = gg_tight())
+    m <- mgcv::gam(y ~ s(x0) + x1 + s(x2), data = d, method = meth, paraPen = pp,
+                   control = tight())
+    expect_gam_fit(g, m, 1e-7, meth)
+    expect_identical(g$device$model_matrix, "matrix")
+    expect_match(g$device$model_matrix_reason, "gam\\(\\)'s own setup .*'paraPen'")
+  }
+  g <- gam_gpu(yp ~ s(x0) + x1 + s(x2, by = fac), family = poisson, data = d, method = "REML",
+               paraPen = pp, device = "off", control = gg_tight())
+  m <- mgcv::gam(yp ~ s(x0) + x1 + s(x2, by = fac), family = poisson, data = d,
+                 method = "REML", paraPen = pp, control = tight())
+  expect_gam_fit(g, m, 1e-6, "poisson paraPen")
+})
+
+test_that("without the lean setup gam()'s methods fit on gam()'s own setup, to the same fit", {
+  d <- gam_setup_data()
+  fit <- function() gam_gpu(yp ~ s(x0) + s(x1, bs = "cr") + fac, family = poisson, data = d,
+                            method = "REML", device = "off", control = gg_tight())
+  lean <- fit()
+  old <- options(gamgpu.lean_setup = FALSE)
+  on.exit(options(old))
+  own <- fit()
+  expect_match(own$device$model_matrix_reason, "option gamgpu.lean_setup = FALSE")
+  expect_lt(max(abs(own$fitted.values - lean$fitted.values)), 1e-10 * diff(range(lean$fitted.values)))
+  m <- mgcv::gam(yp ~ s(x0) + s(x1, bs = "cr") + fac, family = poisson, data = d,
+                 method = "REML", control = tight())
+  expect_gam_fit(own, m, 1e-6)
+})
+
+test_that("G from gam(fit = FALSE) is fitted as gam(G = G) fits it", {
+  d <- gam_setup_data()
+  G <- mgcv::gam(y ~ s(x0) + s(x1) + s(x2), data = d, fit = FALSE)
+  g <- gam_gpu(G = G, method = "GCV.Cp", device = "off")
+  m <- mgcv::gam(G = G)
+  expect_gam_fit(g, m, 1e-8)
+  expect_match(g$device$model_matrix_reason, "gam\\(\\)'s setup object")
+  # (with its lsp0 changed, as ?gam's two-part fit does)
+  G$lsp0 <- log(m$sp * 10)
+  g <- gam_gpu(G = G, method = "GCV.Cp", device = "off")
+  m <- mgcv::gam(G = G)
+  expect_gam_fit(g, m, 1e-8, "lsp0")
+  Gp <- mgcv::gam(yp ~ s(x0) + s(x1), family = poisson, data = d, fit = FALSE)
+  g <- gam_gpu(G = Gp, method = "REML", device = "off", control = gg_tight())
+  m <- mgcv::gam(G = Gp, method = "REML", control = tight())
+  expect_gam_fit(g, m, 1e-6, "poisson")
+  expect_identical(g$scale.estimated, FALSE)
+  expect_error(gam_gpu(G = G, data = d), class = "gamgpu_unsupported_argument")
+})
