@@ -27,3 +27,9 @@ gamgpu_warn <- function(class, message, call = sys.call(-1), ...) {
 device_error <- function(e)
   any(startsWith(class(e), "gamgpu_device_")) ||
     inherits(e, c("gamgpu_kernel_compile", "gamgpu_nvrtc_unavailable"))
+
+# Signal a classed message (class, "gamgpu_message", "message", "condition").
+gamgpu_inform <- function(class, message) {
+  base::message(structure(class = c(class, "gamgpu_message", "message", "condition"),
+                          list(message = paste0(message, "\n"), call = NULL)))
+}

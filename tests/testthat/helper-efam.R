@@ -1,5 +1,8 @@
 # Shared by the extended-family tests (test-efam-*.R): simulated data for
 # each family and the comparison with mgcv::bam() on the same call.
+# (A link held in a variable reaches mgcv's family constructors through
+# do.call(): mgcv 1.9-x reads `link` by substitute(), so nb(link = lk)
+# would ask for a link named "lk".)
 
 efam_sim <- function(family, n = 2000, seed = 3) {
   set.seed(seed)

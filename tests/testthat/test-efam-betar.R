@@ -13,8 +13,8 @@ test_that("betar(): theta estimated as bam() estimates it", {
 test_that("betar(): other links and settings, as bam()", {
   d <- efam_sim("betar", seed = 5)
   for (lk in c("probit", "cloglog")) {
-    b <- mgcv::bam(y ~ s(x0) + s(x1) + s(x2), family = mgcv::betar(link = lk), data = d)
-    g <- gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::betar(link = lk), data = d, device = "off")
+    b <- mgcv::bam(y ~ s(x0) + s(x1) + s(x2), family = do.call(mgcv::betar, list(link = lk)), data = d)
+    g <- gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = do.call(mgcv::betar, list(link = lk)), data = d, device = "off")
     expect_efam_parity(g, b)
   }
   b <- mgcv::bam(y ~ s(x0) + s(x1) + s(x2), family = mgcv::betar(link = "cauchit"), data = d)

@@ -34,13 +34,13 @@ ef_rows_data <- function(n = 500, seed = 3) {
 ef_rows_cases <- function() {
   cs <- list()
   for (l in c("log", "identity", "sqrt")) {
-    cs[[length(cs) + 1]] <- list(fam = mgcv::nb(theta = 2.5, link = l), name = "negbin")
-    cs[[length(cs) + 1]] <- list(fam = mgcv::tw(theta = 1.4, link = l), name = "tw")
+    cs[[length(cs) + 1]] <- list(fam = do.call(mgcv::nb, list(theta = 2.5, link = l)), name = "negbin")
+    cs[[length(cs) + 1]] <- list(fam = do.call(mgcv::tw, list(theta = 1.4, link = l)), name = "tw")
   }
   for (l in c("logit", "probit", "cloglog", "cauchit"))
-    cs[[length(cs) + 1]] <- list(fam = mgcv::betar(theta = 2, link = l), name = "betar")
+    cs[[length(cs) + 1]] <- list(fam = do.call(mgcv::betar, list(theta = 2, link = l)), name = "betar")
   for (l in c("identity", "log", "inverse"))
-    cs[[length(cs) + 1]] <- list(fam = mgcv::scat(theta = c(-4, -1.2), link = l),
+    cs[[length(cs) + 1]] <- list(fam = do.call(mgcv::scat, list(theta = c(-4, -1.2), link = l)),
                                  name = "scat")
   for (th in list(c(-0.5, 0.3), c(1.2, -2)))
     cs[[length(cs) + 1]] <- list(fam = mgcv::ziP(theta = th), name = "ziP")

@@ -108,7 +108,7 @@ expect_scat_rows <- function(d, lab) {
 test_that("scat() rows: dev.resids, Dd, ls, dDeta's w and z, mustart as mgcv's", {
   for (lk in c("identity", "log", "inverse"))
     for (th1 in c(-2, 0, 1.5, 4)) for (th2 in c(-1, 0.5, 2)) {
-      fam <- mgcv::scat(link = lk)
+      fam <- do.call(mgcv::scat, list(link = lk))
       fam$putTheta(c(th1, th2))
       expect_identical(fam$getTheta(), c(th1, th2))
       expect_scat_rows(scat_rows(fam), sprintf("scat(link = %s), theta = (%g, %g)", lk, th1, th2))

@@ -93,10 +93,10 @@ tw_ls <- function(fam, ...) {
 tw_cases <- function() {
   out <- list()
   for (link in c("log", "identity", "sqrt", "inverse")) {
-    out <- c(out, list(mgcv::tw(theta = 1.011, link = link), mgcv::tw(theta = 1.5, link = link),
-                       mgcv::tw(theta = 1.989, link = link),
-                       mgcv::tw(link = link, a = 1.1, b = 1.8),
-                       mgcv::tw(theta = 1.101, link = link, a = 1.1, b = 1.8)))
+    out <- c(out, list(do.call(mgcv::tw, list(theta = 1.011, link = link)), do.call(mgcv::tw, list(theta = 1.5, link = link)),
+                       do.call(mgcv::tw, list(theta = 1.989, link = link)),
+                       do.call(mgcv::tw, list(link = link, a = 1.1, b = 1.8)),
+                       do.call(mgcv::tw, list(theta = 1.101, link = link, a = 1.1, b = 1.8))))
   }
   out
 }

@@ -20,8 +20,8 @@ test_that("scat(): other links and settings, as bam()", {
   d <- efam_sim("scat", seed = 5)
   d$y <- d$y - min(d$y) + 1          # the log and inverse links need mu > 0
   for (lk in c("log")) {
-    b <- mgcv::bam(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(link = lk), data = d)
-    g <- gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(link = lk), data = d, device = "off")
+    b <- mgcv::bam(y ~ s(x0) + s(x1) + s(x2), family = do.call(mgcv::scat, list(link = lk)), data = d)
+    g <- gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = do.call(mgcv::scat, list(link = lk)), data = d, device = "off")
     expect_efam_parity(g, b, eta_tol = 1e-8, theta_tol = 1e-6, edf_tol = 1e-7)  # flat df: see above
   }
   b <- mgcv::bam(y ~ s(x0) + s(x1) + s(x2), family = mgcv::scat(min.df = 5), data = d)

@@ -15,8 +15,8 @@ test_that("tw(): theta estimated as bam() estimates it", {
 test_that("tw(): other links and settings, as bam()", {
   d <- efam_sim("tw", seed = 5)
   for (lk in c("sqrt", "inverse")) {
-    b <- with_mgcv_bam(y ~ s(x0) + s(x1) + s(x2), family = mgcv::tw(link = lk), data = d)
-    g <- gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = mgcv::tw(link = lk), data = d, device = "off")
+    b <- with_mgcv_bam(y ~ s(x0) + s(x1) + s(x2), family = do.call(mgcv::tw, list(link = lk)), data = d)
+    g <- gam_gpu(y ~ s(x0) + s(x1) + s(x2), family = do.call(mgcv::tw, list(link = lk)), data = d, device = "off")
     expect_efam_parity(g, b)
   }
   b <- with_mgcv_bam(y ~ s(x0) + s(x1) + s(x2), family = mgcv::tw(a = 1.2, b = 1.8), data = d)

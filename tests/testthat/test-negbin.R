@@ -37,7 +37,7 @@ expect_negbin_parity <- function(g, b, tol = 1e-9) {
 test_that("negbin(theta) with log and sqrt links, as bam()", {
   d <- nb_data()
   for (lk in c("log", "sqrt")) {
-    fam <- mgcv::negbin(3, link = lk)
+    fam <- do.call(mgcv::negbin, list(3, link = lk))
     b <- mgcv::bam(y ~ s(x0) + s(x1) + s(x2, bs = "cr"), family = fam, data = d)
     g <- gam_gpu(y ~ s(x0) + s(x1) + s(x2, bs = "cr"), family = fam, data = d, device = "off")
     expect_negbin_parity(g, b)
@@ -79,7 +79,7 @@ test_that("the engine's negbin rows are R's family functions", {
   eta <- log(runif(length(y), 0.5, 20))
   wt <- runif(length(y), 0.2, 3)
   for (lk in c("log", "sqrt", "identity")) {
-    fam <- mgcv::negbin(2.5, link = lk)
+    fam <- do.call(mgcv::negbin, list(2.5, link = lk))
     e <- fam$linkfun(exp(eta))
     r <- .Call(gamgpu:::gg_family_rows, "negbin", lk, e, y, wt, 2.5)
     mu <- fam$linkinv(e)
@@ -111,7 +111,7 @@ test_that("negbin(theta) on the device equals the CPU and launches the row kerne
   skip_if_no_device()
   d <- nb_data(6000, seed = 6)
   for (lk in c("log", "sqrt")) {
-    fam <- mgcv::negbin(3, link = lk)
+    fam <- do.call(mgcv::negbin, list(3, link = lk))
     gc <- gam_gpu(y ~ s(x0) + s(x1) + s(x2, bs = "cr"), family = fam, data = d, device = "off")
     gd <- expect_device_fit(gam_gpu(y ~ s(x0) + s(x1) + s(x2, bs = "cr"), family = fam,
                                     data = d, device = "required"))

@@ -78,3 +78,26 @@ test_that("G from gam(fit = FALSE) is fitted as gam(G = G) fits it", {
   expect_identical(g$scale.estimated, FALSE)
   expect_error(gam_gpu(G = G, data = d), class = "gamgpu_unsupported_argument")
 })
+
+test_that("a model bam()'s setup fails on and gam()'s does not is set up by gam(), and said so", {
+  # (mgcv 1.9-x's gam.side() fails on bam()'s sweep-and-drop constraint of
+  # a smooth nested in another; mgcv 1.8-41's does not)
+  d <- gam_setup_data(n = 1500)
+  f <- y ~ s(x0) + te(x0, x1, k = c(4, 4))
+  b <- tryCatch(mgcv::bam(f, data = d, fit = FALSE), error = function(e) e)
+  if (inherits(b, "error")) {
+    expect_message(g <- gam_gpu(f, data = d, device = "off", control = gg_tight()),
+                   class = "gamgpu_mgcv_difference")
+    expect_match(g$device$model_matrix_reason, "bam\\(\\)'s setup failed")
+    # fREML of an additive model is gam()'s REML on gam()'s setup
+    m <- mgcv::gam(f, data = d, method = "REML", control = tight())
+    expect_gam_fit(g, m, 1e-7)
+  } else {
+    expect_silent(g <- gam_gpu(f, data = d, device = "off"))
+    m <- mgcv::bam(f, data = d)
+    expect_lt(max(abs(g$fitted.values - m$fitted.values)) / diff(range(m$fitted.values)), 1e-9)
+  }
+  # where gam()'s setup fails too, the error is the setup's
+  expect_error(gam_gpu(y ~ s(x0, k = 50), data = d[1:30, ], device = "off"),
+               class = "gamgpu_error")
+})
