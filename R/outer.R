@@ -212,11 +212,24 @@ outer_pirls <- function(P, Sl, beta, maxit, eps) {
     # (the first step halves towards gam.fit3's null coefficients, the
     # least squares fit of the link of mean(y))
     base <- beta
+    # (where no halving lowers the penalized deviance -- a rise at rounding
+    # level, as when a smoothing parameter of 1e7 or more makes the penalty
+    # most of it -- the full step is taken if it rose by no more than
+    # gam.fit3's div.thresh, as gam.fit3 takes it)
+    div_thresh <- 10 * (0.1 + abs(pdev)) * sqrt(.Machine$double.eps)
+    full <- NULL
     repeat {
       # an invalid linear predictor gives a non-finite deviance: halved
       e1 <- tryCatch(P$eval(b1), gamgpu_nonfinite = function(err) NULL)
       pdev1 <- if (is.null(e1)) Inf else e1$dev + pen(b1)
       if (is.finite(pdev1) && (is.null(beta) || pdev1 <= pdev + 1e-12 * abs(pdev))) break
+      if (is.null(full)) full <- list(b1 = b1, pdev1 = pdev1)
+      if (halves >= 60L && is.finite(full$pdev1) && full$pdev1 - pdev <= div_thresh) {
+        b1 <- full$b1
+        e1 <- P$eval(b1)
+        pdev1 <- full$pdev1
+        break
+      }
       if (halves >= 60L)
         gamgpu_abort("gamgpu_numerical", "the penalized IRLS step could not be corrected",
                      call = NULL)

@@ -297,10 +297,18 @@ efam_pirls <- function(P, Sl, th, beta, maxit, eps) {
     b1 <- backsolve(R, forwardsolve(t(R), g$XtWz))
     nxt <- state(b1)
     halves <- 0L
-    # (the first step halves towards gam.fit4's null coefficients)
+    # (the first step halves towards gam.fit4's null coefficients; where no
+    # halving lowers the penalized deviance, the full step is taken if it
+    # rose by no more than gam.fit4's div.thresh, as outer_pirls() does)
     base <- cur$beta
+    full <- nxt
+    div_thresh <- 10 * (0.1 + abs(cur$pdev)) * sqrt(.Machine$double.eps)
     while (!is.finite(nxt$pdev) ||
            (!is.null(cur$beta) && nxt$pdev > cur$pdev + 1e-12 * abs(cur$pdev))) {
+      if (halves >= 60L && is.finite(full$pdev) && full$pdev - cur$pdev <= div_thresh) {
+        nxt <- state(full$beta)
+        break
+      }
       if (halves >= 60L)
         gamgpu_abort("gamgpu_numerical", "the penalized Newton step could not be corrected",
                      call = NULL)

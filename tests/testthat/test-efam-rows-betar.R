@@ -29,7 +29,7 @@ betar_rel <- function(a, b, scale = pmax(abs(a), abs(b))) {
 # preinitialize (as bgam.fit does before the fit) and a few y at 0 and 1
 betar_rows <- function(lk, th, n = 60, seed = 1) {
   set.seed(seed)
-  fam <- mgcv::fix.family.link(mgcv::betar(theta = -exp(th), link = lk))
+  fam <- mgcv::fix.family.link(do.call(mgcv::betar, list(theta = -exp(th), link = lk)))
   mu <- stats::runif(n, 0.02, 0.98)
   eta <- fam$linkfun(mu)
   mu <- fam$linkinv(eta)

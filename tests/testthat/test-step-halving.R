@@ -4,7 +4,9 @@
 # its halve mode.  Gamma(log) data with a heavy right tail (shape 0.3) make
 # a step overshoot at these seeds (found by a search over seeds and
 # designs; smooth data never halve).  The fits must still be bam's, and the
-# counter fit$device$counters["halve_eta"] shows that halving ran.
+# counter fit$device$counters["halve_eta"] shows that halving ran.  Last,
+# the penalized IRLS of gam()'s outer iteration (R/outer.R), where a rise
+# at rounding level is taken as gam.fit3 takes it.
 
 halving_data <- function(seed, n = 400) {
   set.seed(seed)
@@ -40,5 +42,27 @@ test_that("the device halves the same steps and lands on the CPU engine's fit", 
     expect_identical(dev$iter, cpu$iter, label = label)
     expect_lt(rel_err(coef(dev), coef(cpu)), 1e-9, label = label)
     expect_lt(rel_err(fitted(dev), fitted(cpu)), 1e-9, label = label)
+  }
+})
+
+test_that("a step whose penalized deviance rises only by rounding is taken, as gam.fit3 takes it", {
+  # (?smooth.construct.ps.smooth.spec: s(z)'s smoothing parameter near 1e7
+  # makes the penalty most of the penalized deviance, which no halving of
+  # a step then lowers)
+  set.seed(6)
+  x <- sort(runif(200) * 10)
+  z <- runif(200)
+  y <- rpois(200, exp(sin(x * 2 * pi / 10) + 0.5))
+  f <- y ~ s(x, bs = "cp", k = 12) + s(z, bs = "ps", k = 13)
+  kn <- list(x = seq(0, 10, length = 13), z = (-3):13 / 10)
+  for (m in c("GCV.Cp", "REML")) {
+    g <- gam_gpu(f, family = poisson, knots = kn, method = m, device = "off")
+    b <- mgcv::gam(f, family = poisson, knots = kn, method = m)
+    expect_true(g$converged, label = m)
+    expect_identical(g$outer.info$conv, "full convergence", label = m)
+    # (gam() stops on the flat end of s(z); gam_gpu's criterion is no worse)
+    expect_lt(g$gcv.ubre - b$gcv.ubre, 1e-9 * abs(b$gcv.ubre), label = m)
+    expect_lt(max(abs(g$fitted.values - b$fitted.values)) / diff(range(b$fitted.values)),
+              1e-3, label = m)
   }
 })
