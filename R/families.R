@@ -251,3 +251,53 @@ mgcv_visible <- function(f) {
   environment(f) <- env
   f
 }
+
+# Which release's estimate.theta() bam() estimates an extended family's
+# theta with, found by behaviour, not version number: mgcv 1.9-0 changed
+# it (only the parameters not yet converged step; other thresholds), and
+# the engine has both (engine_pirls.c: 0 is 1.8-41's, 1 is 1.9-x's).  Once
+# per session a small scat() model, whose theta the two rules estimate
+# apart, is fitted by bam() and by the engine under each rule; the rule
+# whose theta is bam()'s is used for every fit (efam_theta_rule_status()
+# says which, and how far apart).
+.gg_theta <- new.env(parent = emptyenv())
+
+efam_theta_rule <- function() {
+  if (!is.null(.gg_theta$probing)) return(.gg_theta$probing)
+  efam_theta_rule_status()$rule
+}
+
+efam_theta_rule_status <- function() {
+  if (is.null(.gg_theta$status))
+    .gg_theta$status <- tryCatch(efam_theta_probe(), error = function(e)
+      list(rule = 0L, why = paste("the probe failed:", conditionMessage(e))))
+  .gg_theta$status
+}
+
+efam_theta_probe <- function() {
+  n <- 1000L
+  i <- seq_len(n)
+  x <- (i * 0.6180339887498949) %% 1
+  # (t(4) noise without random numbers: its quantiles at a low-discrepancy
+  # sequence)
+  e <- 0.7 * stats::qt((i * 0.4142135623730951 + 0.5 / n) %% 1, df = 4)
+  probe <- data.frame(x = x, y = sin(2 * pi * x) + e)
+  b <- mgcv::bam(y ~ s(x, k = 8), family = mgcv::scat(), data = probe)
+  th_b <- b$family$getTheta()
+  dist <- vapply(0:1, function(r) {
+    .gg_theta$probing <- r
+    on.exit(.gg_theta$probing <- NULL)
+    g <- gam_gpu(y ~ s(x, k = 8), family = mgcv::scat(), data = probe, device = "off")
+    max(abs(g$family$getTheta() - th_b))
+  }, 0)
+  rule <- which.min(dist) - 1L
+  if (min(dist) > 1e-8)
+    gamgpu_inform("gamgpu_mgcv_difference",
+                  sprintf(paste("neither of gamgpu's estimate.theta() rules reproduces bam()'s",
+                                "theta under mgcv %s (%.2g apart at best): extended families'",
+                                "theta may differ from bam()'s by that much"),
+                          utils::packageVersion("mgcv"), min(dist)))
+  list(rule = rule, distance = dist,
+       why = sprintf("bam()'s theta is %.2g from the 1.8-41 rule's, %.2g from the 1.9-x rule's",
+                     dist[1], dist[2]))
+}

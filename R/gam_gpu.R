@@ -426,6 +426,11 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     gamgpu_abort("gamgpu_bad_method",
                  paste("method = \"UBRE\" is not one of gam()'s: UBRE is what \"GCV.Cp\"",
                        "minimises when the scale is known (give 'scale' > 0)"))
+  if (identical(method, "NCV"))
+    gamgpu_abort("gamgpu_unsupported_method",
+                 paste("method = \"NCV\" (mgcv 1.9's neighbourhood cross-validation) is not",
+                       "available in gamgpu yet: use \"REML\" (or \"fREML\"), or mgcv's gam()",
+                       "or bam() for NCV"))
   if (!is.character(method) || length(method) != 1L ||
       !(method %in% c("fREML", "REML", "ML", "P-REML", "P-ML", "GCV.Cp", "GACV.Cp")))
     gamgpu_abort("gamgpu_bad_method",
@@ -719,6 +724,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                # outer iteration's optimum, where it then stops)
                beta_start = if (!is.null(lap)) as.double(lap$beta),
                theta_estimated = as.integer(eng_fam$estimated),
+               theta_rule = if (!is.null(ef) && (isTRUE(eng_fam$estimated) || ef$ef$scale_est == 1))
+                 efam_theta_rule() else 0L,
                ml = as.integer(method == "ML" && !outer),
                unit_weights = as.integer(chk[["w_not_one"]] == 0))
   t1 <- proc.time()[["elapsed"]]

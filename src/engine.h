@@ -78,7 +78,12 @@ typedef struct gg_fit_spec {
      * family.ef.th; with family.ef.scale_est (tw()) its scale too, and
      * `scale` (known to the REML fit) is where it starts */
     int           theta_estimated;
+    /* which release's estimate.theta() (engine_pirls.c): mgcv 1.8-41's or
+     * 1.9-x's, as R finds mgcv's own behaving (R/families.R) */
+    int           theta_rule;
 } gg_fit_spec;
+
+enum { GG_THETA_RULE_1_8 = 0, GG_THETA_RULE_1_9 = 1 };
 
 /* Outputs; every pointer is caller-allocated with the size shown
  * (p = columns, m = penalties, nsp = free smoothing parameters,

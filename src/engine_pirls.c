@@ -111,24 +111,36 @@ static int ef_nll(ef_theta *e, const double *x, int deriv, double *nll, double *
 
 /* estimate.theta(): from x (ns values, updated), Newton steps on the
  * estimated parameters lo..ns-1 along the eigenvectors of their Hessian
- * (eigenvalues made positive, floored at 1e-7 of the largest), the step
- * scaled to at most 4 in any parameter, halved up to 25 times while the
- * likelihood does not improve; stops when every |g| <= tol |nll|.
- * *failed is set when a step could not be improved (mgcv warns). */
-static int ef_estimate(ef_theta *e, double *x, int *failed, gg_status *st)
+ * (eigenvalues made positive, floored at a fraction of the largest), the
+ * step scaled to at most 4 in any parameter, halved up to 25 times while
+ * the likelihood does not improve.  *failed is set when a step could not
+ * be improved (mgcv warns).  Two rules, as mgcv's releases have them
+ * (spec->theta_rule, chosen in R by behaviour: R/families.R):
+ *   GG_THETA_RULE_1_8 (mgcv 1.8-41): every parameter steps, floor 1e-7,
+ *     a step is halved while nll rises at all, stop when every
+ *     |g| <= tol |nll|;
+ *   GG_THETA_RULE_1_9 (mgcv 1.9-x): only the parameters not yet
+ *     converged (|g| > tol (|nll| + 1)) step, floor 1e-5, a step is halved
+ *     while nll rises by more than eps^0.75 |nll|, stop when none is left. */
+static int ef_estimate(ef_theta *e, double *x, int rule, int *failed, gg_status *st)
 {
+    enum { NMAX = GG_FM_EF_MAXTH + 1 };
     const double tol = 1e-7;
-    const int ns = e->ns, lo = e->lo, k = ns - lo;
-    double nll, nll1, g[GG_FM_EF_MAXTH + 1], H[(GG_FM_EF_MAXTH + 1) * (GG_FM_EF_MAXTH + 1)];
-    double g1[GG_FM_EF_MAXTH + 1], H1[(GG_FM_EF_MAXTH + 1) * (GG_FM_EF_MAXTH + 1)];
-    double Hk[(GG_FM_EF_MAXTH + 1) * (GG_FM_EF_MAXTH + 1)], ev[GG_FM_EF_MAXTH + 1];
-    double V[(GG_FM_EF_MAXTH + 1) * (GG_FM_EF_MAXTH + 1)], step[GG_FM_EF_MAXTH + 1],
-        x1[GG_FM_EF_MAXTH + 1];
+    const int r19 = rule == GG_THETA_RULE_1_9;
+    const double floor_rel = r19 ? 1e-5 : 1e-7;
+    const int ns = e->ns, lo = e->lo;
+    double nll, nll1, g[NMAX], H[NMAX * NMAX], g1[NMAX], H1[NMAX * NMAX];
+    double Hk[NMAX * NMAX], ev[NMAX], V[NMAX * NMAX], step[NMAX], x1[NMAX];
+    int act[NMAX];           /* the parameters that step */
     *failed = 0;
     if (ef_nll(e, x, 2, &nll, g, H, st)) return -1;
     for (int it = 0; it < 100; it++) {
+        int k = 0;
+        for (int i = lo; i < ns; i++)
+            if (!r19 || fabs(g[i]) > tol * (fabs(nll) + 1)) act[k++] = i;
+        if (k == 0) break;   /* (1.9-x: every parameter converged) */
         for (int i = 0; i < k; i++)
-            for (int j = 0; j < k; j++) Hk[i + k * j] = H[(lo + i) + ns * (lo + j)];
+            for (int j = 0; j < k; j++) Hk[i + k * j] = H[act[i] + ns * act[j]];
         if (gg_eigen_sym(k, Hk, ev, V, st)) return -1;
         int pdef = 1;
         double emax = 0;
@@ -139,15 +151,15 @@ static int ef_estimate(ef_theta *e, double *x, int *failed, gg_status *st)
         if (!pdef)
             for (int i = 0; i < k; i++) {
                 ev[i] = fabs(ev[i]);
-                if (ev[i] < emax * 1e-7) ev[i] = emax * 1e-7;
+                if (ev[i] < emax * floor_rel) ev[i] = emax * floor_rel;
             }
         double ms = 0;
         for (int i = 0; i < ns; i++) step[i] = 0;
         for (int j = 0; j < k; j++) {
             double c = 0;
-            for (int i = 0; i < k; i++) c += V[i + k * j] * g[lo + i];
+            for (int i = 0; i < k; i++) c += V[i + k * j] * g[act[i]];
             c /= ev[j];
-            for (int i = 0; i < k; i++) step[lo + i] -= V[i + k * j] * c;
+            for (int i = 0; i < k; i++) step[act[i]] -= V[i + k * j] * c;
         }
         for (int i = 0; i < ns; i++) if (fabs(step[i]) > ms) ms = fabs(step[i]);
         if (ms > 4)
@@ -155,7 +167,8 @@ static int ef_estimate(ef_theta *e, double *x, int *failed, gg_status *st)
         for (int i = 0; i < ns; i++) x1[i] = x[i] + step[i];
         if (ef_nll(e, x1, 2, &nll1, g1, H1, st)) return -1;
         int halvings = 0;
-        while (!(nll1 <= nll)) {
+        const double slack = r19 ? pow(DBL_EPSILON, 0.75) * fabs(nll) : 0;
+        while (!(nll1 - nll <= slack)) {
             for (int i = 0; i < ns; i++) step[i] /= 2;
             halvings++;
             int moved = 0;
@@ -176,9 +189,11 @@ static int ef_estimate(ef_theta *e, double *x, int *failed, gg_status *st)
             memcpy(g, g1, sizeof g);
             memcpy(H, H1, sizeof H);
         }
-        int small = 1;
-        for (int i = lo; i < ns; i++) if (fabs(g[i]) > tol * fabs(nll)) small = 0;
-        if (small) break;
+        if (!r19) {
+            int small = 1;
+            for (int i = lo; i < ns; i++) if (fabs(g[i]) > tol * fabs(nll)) small = 0;
+            if (small) break;
+        }
     }
     /* the family carries the estimate (ef_nll left the last trial there) */
     for (int i = 0; i < e->nth; i++) e->fam->ef.th[i] = x[i];
@@ -321,7 +336,7 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
             int failed = 0;
             for (int i = 0; i < eft.nth; i++) efx[i] = famv.ef.th[i];
             if (famv.ef.scale_est) efx[eft.nth] = log(spec->yvar * 0.1);
-            if ((rc = ef_estimate(&eft, efx, &failed, st))) goto done;
+            if ((rc = ef_estimate(&eft, efx, spec->theta_rule, &failed, st))) goto done;
             out->theta_failed = out->theta_failed || failed;
             if (famv.ef.scale_est) scale_known = exp(famv.ef.log_scale);
             if (famv.fam == GG_FAM_NEGBIN) famv.theta = exp(famv.ef.th[0]);

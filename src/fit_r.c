@@ -84,6 +84,8 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     memset(&sp, 0, sizeof sp);
     sp.family = gg_family_or_abort(family, link, gg_list_elt(spec, "theta"));
     sp.theta_estimated = gg_list_int(spec, "theta_estimated", 0, 0, 1, BAD_IN);
+    sp.theta_rule = gg_list_int(spec, "theta_rule", GG_THETA_RULE_1_8, GG_THETA_RULE_1_8,
+                                GG_THETA_RULE_1_9, BAD_IN);
     {   /* an extended family: its parameters (efam_r.c) */
         SEXP ef = gg_list_elt(spec, "ef");
         if (ef != R_NilValue) {

@@ -148,9 +148,13 @@ test_that("unknown and unnamed arguments are classed errors", {
 })
 
 test_that("method: fREML, REML, ML, P-REML, P-ML, GCV.Cp and GACV.Cp only, anything else a classed error", {
-  for (m in list("NCV", "QNCV", "UBRE", "fre", "p-reml", 1, c("fREML", "REML"),
-                 NA_character_))
+  for (m in list("QNCV", "UBRE", "fre", "p-reml", 1, c("fREML", "REML"), NA_character_))
     expect_error(fit_g(y ~ s(x0), data = d, method = m), class = "gamgpu_bad_method")
+  # mgcv 1.9's NCV, and its nei: refused by name, never another method
+  expect_error(fit_g(y ~ s(x0), data = d, method = "NCV"), "NCV",
+               class = "gamgpu_unsupported_method")
+  expect_error(fit_g(y ~ s(x0), data = d, method = "NCV", nei = list(a = 1:10)),
+               class = "gamgpu_unsupported_argument")
 })
 
 ## ---- honoured, against bam() ----------------------------------------------
