@@ -22,11 +22,15 @@ newton_step <- function(H, g) {
 halve_step <- function(score_at, score, step) {
   k <- 0L
   repeat {
-    e1 <- score_at(step)
-    if (e1$score <= score || k >= 30L) break
+    # (a trial point whose penalized IRLS cannot be corrected is no better:
+    # halved like a higher score; the error stands where every halving fails)
+    e1 <- tryCatch(score_at(step), gamgpu_numerical = function(err) err)
+    ok <- !inherits(e1, "error")
+    if ((ok && e1$score <= score) || k >= 30L) break
     step <- step / 2
     k <- k + 1L
   }
+  if (!ok) stop(e1)
   list(e1 = e1, step = step, calls = k + 1L)
 }
 

@@ -141,20 +141,26 @@ gg_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mode
   # bam()'s setup can fail where gam()'s works: mgcv 1.9-x's gam.side()
   # subsets a smooth's constraint as a matrix, which bam()'s sweep-and-drop
   # constraint (a column index) is not, so a model with a smooth nested in
-  # another (s(x0) + te(x0, x1)) stops there.  The model is then set up by
-  # gam(fit = FALSE), and said so: gam()'s QR constraints, after which
-  # gam.side() drops other columns of the nested term than bam() 1.8-41
-  # drops, so the fit is close to (9.7e-7 of the range in test-setup-gam),
-  # not the same as, bam()'s of mgcv 1.8-41.  Where gam() fails too, the
-  # error is bam()'s own.
-  Gg <- tryCatch(gam_setup(mc, env, "bam()'s setup failed, gam()'s did not"),
-                 error = function(e) NULL)
+  # another (s(x0) + te(x0, x1)) stops there.  The model is then set up
+  # with gam()'s QR identifiability constraints, and said so -- by the
+  # lean setup where it takes the call (bam()'s subsample, X then from its
+  # recipe), else by gam(fit = FALSE).  gam.side() then drops other
+  # columns of the nested term than bam() 1.8-41 drops, so the fit is
+  # close to (9.7e-7 of the range in test-setup-gam), not the same as,
+  # bam()'s of mgcv 1.8-41.  Where that setup fails too, the error is
+  # bam()'s own.
+  Gg <- if (!isFALSE(getOption("gamgpu.lean_setup")) && lean_setup_ok(mc, env))
+    tryCatch(lean_setup(mc, env, nthreads, FALSE, plan, qr_cons = TRUE),
+             error = function(e) NULL)
+  if (is.null(Gg))
+    Gg <- tryCatch(gam_setup(mc, env, "bam()'s setup failed, gam()'s did not"),
+                   error = function(e) NULL)
   if (is.null(Gg)) stop(G)
   gamgpu_inform("gamgpu_mgcv_difference",
                 sprintf(paste("bam(fit = FALSE) of mgcv %s fails on this model (%s); gamgpu set it",
-                              "up as gam() does, with gam()'s identifiability constraints",
-                              "(its side constraints then drop other columns than bam()'s",
-                              "of mgcv 1.8-41, whose fit is close to, not the same as, this one)"),
+                              "up with gam()'s QR identifiability constraints (its side",
+                              "constraints then drop other columns than bam()'s of mgcv 1.8-41,",
+                              "whose fit is close to, not the same as, this one)"),
                         utils::packageVersion("mgcv"), conditionMessage(G)))
   Gg
 }
@@ -236,7 +242,8 @@ lean_na_ok <- function(m, data, env) {
 # bam(fit = FALSE) of mgcv 1.8-41, non-discrete, one formula, a family of
 # class "family" or "extended.family" (not a general family); returns NULL
 # where it hands over to bam().
-lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mode = 0L)) {
+lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mode = 0L),
+                       qr_cons = FALSE) {
   control <- mgcv::gam.control()
   m <- match.call(mgcv::bam, mc)
   family <- m$family
@@ -324,7 +331,8 @@ lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mo
     G <- do.call("gam.setup", list(formula = gp_setup, pterms = pterms, data = mf0,
                                    knots = knots, sp = NULL, min.sp = NULL, H = NULL,
                                    absorb.cons = TRUE,
-                                   sparse.cons = if (gam_bases) 0 else -1, select = select,
+                                   sparse.cons = if (gam_bases || qr_cons) 0 else -1,
+                                   select = select,
                                    idLinksBases = TRUE,
                                    scale.penalty = control$scalePenalty, paraPen = NULL,
                                    apply.by = TRUE, drop.intercept = drop.intercept,

@@ -125,3 +125,16 @@ tp1_bytes <- function(smooths) {
       else 0, 0))
   }, 0))
 }
+
+# bam(formula, data, ..., fit = FALSE)'s setup object; where mgcv's bam()
+# fails on the model (mgcv 1.9-x's gam.side() on a smooth nested in
+# another), the one gam_gpu() makes then (R/setup.R: gg_setup()).
+bam_setup <- function(formula, data, ...) {
+  mc <- as.call(c(list(quote(mgcv::bam), formula = formula, data = data), list(...),
+                  list(fit = FALSE)))
+  tryCatch(eval(mc), error = function(e) {
+    mc$family <- stats::gaussian()
+    mc$method <- "fREML"
+    suppressMessages(gamgpu:::gg_setup(mc, environment()))
+  })
+}

@@ -11,7 +11,7 @@ test_that("the model matrix equals predict.gam's lpmatrix, in one block or sever
                 y ~ te(x0, x1, k = c(4, 5)) + s(x2, by = fac) + fac,
                 y ~ s(x2, bs = "cc") + ti(x0, x1, k = c(4, 4)) + s(fac, bs = "re"))
   for (f in forms) {
-    G <- mgcv::bam(f, data = d, fit = FALSE, chunk.size = 5000)
+    G <- bam_setup(f, data = d, chunk.size = 5000)
     expect_lt(nrow(G$X), n)                    # bam's subsample setup
     Gp <- G
     class(Gp) <- "gam"
@@ -44,7 +44,7 @@ test_that("the C cr/cs basis equals PredictMat: both constraint forms, by-variab
   n_checked <- 0
   for (f in forms) {
     # bam's setup constrains by sweep-and-drop, gam's by a QR factor
-    for (G in list(mgcv::bam(f, data = d, fit = FALSE), mgcv::gam(f, data = d, fit = FALSE))) {
+    for (G in list(bam_setup(f, data = d), mgcv::gam(f, data = d, fit = FALSE))) {
       for (s in G$smooth) {
         for (dd in list(d, nd)) {
           Xc <- gamgpu:::cr_matrix(s, dd)
@@ -58,7 +58,7 @@ test_that("the C cr/cs basis equals PredictMat: both constraint forms, by-variab
   }
   expect_equal(n_checked, 2 * 2 * (1 + 2 + 3))
   # outside its reach it declines, and PredictMat takes over
-  G <- mgcv::bam(y ~ s(x0) + te(x0, x1, k = c(4, 4)), data = d, fit = FALSE)
+  G <- bam_setup(y ~ s(x0) + te(x0, x1, k = c(4, 4)), data = d)
   expect_null(gamgpu:::cr_matrix(G$smooth[[1]], d))
   expect_null(gamgpu:::cr_matrix(G$smooth[[2]], d))
 })
@@ -76,7 +76,7 @@ test_that("the C thin plate basis equals PredictMat: 1-3 dimensions, orders, by,
                 y ~ s(x0, m = 3, k = 12) + s(x0, x1, m = 3))
   n_checked <- 0
   for (f in forms) {
-    for (G in list(mgcv::bam(f, data = d, fit = FALSE), mgcv::gam(f, data = d, fit = FALSE))) {
+    for (G in list(bam_setup(f, data = d), mgcv::gam(f, data = d, fit = FALSE))) {
       for (s in G$smooth) {
         for (dd in list(d, nd)) {
           ref <- mgcv::PredictMat(s, dd)
@@ -92,7 +92,7 @@ test_that("the C thin plate basis equals PredictMat: 1-3 dimensions, orders, by,
     }
   }
   expect_equal(n_checked, 2 * 2 * (1 + 2 + 3 + 1 + 1 + 2))
-  G <- mgcv::bam(y ~ te(x0, x1, k = c(4, 4)), data = d, fit = FALSE)
+  G <- bam_setup(y ~ te(x0, x1, k = c(4, 4)), data = d)
   expect_null(gamgpu:::tprs_matrix(G$smooth[[1]], d))
 })
 
@@ -108,7 +108,7 @@ test_that("the C te() of two cr margins equals PredictMat: by-variables, extrapo
                 y ~ te(x0, x1, by = fac) + fac, y ~ te(x0, x1, bs = "cs"))
   n_checked <- 0
   for (f in forms) {
-    for (G in list(mgcv::bam(f, data = d, fit = FALSE, chunk.size = 1000),
+    for (G in list(bam_setup(f, data = d, chunk.size = 1000),
                    mgcv::gam(f, data = d, fit = FALSE))) {
       for (s in G$smooth) {
         if (!inherits(s, "tensor.smooth")) next

@@ -88,10 +88,17 @@ test_that("a model bam()'s setup fails on and gam()'s does not is set up by gam(
   if (inherits(b, "error")) {
     expect_message(g <- gam_gpu(f, data = d, device = "off", control = gg_tight()),
                    class = "gamgpu_mgcv_difference")
-    expect_match(g$device$model_matrix_reason, "bam\\(\\)'s setup failed")
-    # fREML of an additive model is gam()'s REML on gam()'s setup
+    # fREML of an additive model is gam()'s REML on gam()'s setup (n <=
+    # chunk.size: the bases on every row, as gam()'s)
     m <- mgcv::gam(f, data = d, method = "REML", control = tight())
     expect_gam_fit(g, m, 1e-7)
+    # without the lean setup, gam(fit = FALSE)'s, which says so
+    withr_opt <- options(gamgpu.lean_setup = FALSE)
+    on.exit(options(withr_opt))
+    expect_message(g2 <- gam_gpu(f, data = d, device = "off", control = gg_tight()),
+                   class = "gamgpu_mgcv_difference")
+    expect_match(g2$device$model_matrix_reason, "bam\\(\\)'s setup failed")
+    expect_gam_fit(g2, m, 1e-7, "gam(fit = FALSE)")
   } else {
     expect_silent(g <- gam_gpu(f, data = d, device = "off"))
     m <- mgcv::bam(f, data = d)

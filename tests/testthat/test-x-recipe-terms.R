@@ -59,7 +59,7 @@ terms_qr <- c("ti", "t2", "t2_full", "t2_3", "t2_by")
 test_that("every common term has a recipe, and its host build is mgcv's model matrix", {
   d <- terms_data(6000)
   for (nm in names(terms_forms)) {
-    G <- mgcv::bam(terms_forms[[nm]], data = d, fit = FALSE, chunk.size = 2000)
+    G <- bam_setup(terms_forms[[nm]], data = d, chunk.size = 2000)
     plan <- gamgpu:::model_matrix_plan(G, G$mf, threads = 2L)
     expect_false(inherits(plan, "gg_no_recipe"), label = nm)
     if (inherits(plan, "gg_no_recipe")) next
@@ -82,8 +82,8 @@ test_that("every common term has a recipe, and its host build is mgcv's model ma
 
 test_that("x outside a cyclic or P-spline basis's knots is wrapped or continued as mgcv does", {
   d <- terms_data(3000)
-  G <- mgcv::bam(y ~ s(z, bs = "cc", k = 8) + s(x, bs = "ps", k = 8) + s(w, bs = "bs", k = 7),
-                 data = d, fit = FALSE,
+  G <- bam_setup(y ~ s(z, bs = "cc", k = 8) + s(x, bs = "ps", k = 8) + s(w, bs = "bs", k = 7),
+                 data = d,
                  knots = list(z = c(0.2, 0.8), x = seq(-0.6, 1.6, length.out = 12)))
   # cyclic P-splines wrap (their knots as mgcv places them, and given),
   # Gaussian processes extrapolate
@@ -142,7 +142,7 @@ test_that("fits through the recipe match bam() for every term", {
 test_that("by-factor smooths share one vector of codes and one of the covariate", {
   d <- terms_data(3000)
   d$h <- factor(sample(sprintf("l%02d", 1:30), nrow(d), TRUE))
-  G <- mgcv::bam(y ~ h + s(x, by = h, bs = "cr", k = 5), data = d, fit = FALSE,
+  G <- bam_setup(y ~ h + s(x, by = h, bs = "cr", k = 5), data = d,
                  chunk.size = 1000)
   plan <- gamgpu:::model_matrix_plan(G, G$mf)
   # 30 smooths: before codes, 60 n-row arrays went past the device's 40
@@ -171,7 +171,7 @@ test_that("parametric factors go as codes and contrasts, numerics as themselves"
   # (5: the intercept alone, as a block of ones)
   kinds <- list(c(4L, 5L), c(4L, 4L, 4L, 5L), c(4L, 4L, 0L, 0L), NULL, 4L, 0L)
   for (i in seq_along(forms)) {
-    G <- mgcv::bam(forms[[i]], data = d, fit = FALSE, chunk.size = 1000)
+    G <- bam_setup(forms[[i]], data = d, chunk.size = 1000)
     pb <- gamgpu:::parametric_blocks(G, G$mf)
     X <- .Call(gamgpu:::gg_xplan_build_r, list(n = nrow(d), p = G$nsdf, threads = 2L,
                                                blocks = pb))
@@ -183,7 +183,7 @@ test_that("parametric factors go as codes and contrasts, numerics as themselves"
                        label = deparse(forms[[i]]))
   }
   # a factor's block carries codes, not n x levels numbers
-  G <- mgcv::bam(forms[[1]], data = d, fit = FALSE, chunk.size = 1000)
+  G <- bam_setup(forms[[1]], data = d, chunk.size = 1000)
   pb <- gamgpu:::parametric_blocks(G, G$mf)
   expect_type(pb[[1]]$margins[[1]]$code, "integer")
   expect_null(pb[[1]]$D)
@@ -206,7 +206,7 @@ test_that("terms without a C evaluator stay in R and say which", {
                 y ~ s(x, bs = "cr") + s(x, z, w, u, v, bs = "gp", k = 30))
   why <- c("its basis (", "a Gaussian process margin of more than 4 variables")
   for (i in seq_along(forms)) {
-    G <- mgcv::bam(forms[[i]], data = d, fit = FALSE, chunk.size = 1000)
+    G <- bam_setup(forms[[i]], data = d, chunk.size = 1000)
     r <- gamgpu:::model_matrix_plan(G, G$mf)
     expect_s3_class(r, "gg_no_recipe")
     lab <- G$smooth[[length(G$smooth)]]$label
@@ -216,7 +216,7 @@ test_that("terms without a C evaluator stay in R and say which", {
 
 test_that("a recipe that disagrees with PredictMat on the sampled rows is not used", {
   d <- terms_data(3000)
-  G <- mgcv::bam(y ~ s(z, bs = "cc") + s(f, bs = "re"), data = d, fit = FALSE,
+  G <- bam_setup(y ~ s(z, bs = "cc") + s(f, bs = "re"), data = d,
                  chunk.size = 1000)
   # the recipe as smooth_recipe() makes it, then one knot moved
   bent <- function(s, mf, threads, codes) {

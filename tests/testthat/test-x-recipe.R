@@ -24,7 +24,7 @@ recipe_forms <- list(
   y ~ s(x0) + s(x1, k = 12) + fac + z,
   y ~ s(x0, x1, k = 25) + s(x2, bs = "cs") + offset(off),
   y ~ s(x0, bs = "cr", by = fac) + s(x1, by = z) + fac,
-  y ~ s(x0, bs = "ts") + s(x0, x1, k = 20) + s(x2, bs = "cr"),   # gam.side deletes columns
+  y ~ s(x0, bs = "ts") + s(x1) + s(x0, x1, k = 20) + s(x2, bs = "cr"),   # gam.side deletes columns
   y ~ te(x0, x1, k = c(4, 6)) + s(x2, bs = "cr") + fac,             # te of two cr margins
   y ~ te(x0, x2, by = fac) + fac
 )
@@ -32,7 +32,7 @@ recipe_forms <- list(
 test_that("the host build of the recipe equals the model matrix built in R, bit for bit", {
   d <- recipe_data(6000)
   for (f in recipe_forms) {
-    G <- mgcv::bam(f, data = d, fit = FALSE, chunk.size = 2000)
+    G <- bam_setup(f, data = d, chunk.size = 2000)
     expect_lt(nrow(G$X), nrow(d))
     plan <- gamgpu:::model_matrix_plan(G, G$mf, threads = 2L)
     expect_false(is.null(plan))
@@ -46,7 +46,7 @@ test_that("the host build of the recipe equals the model matrix built in R, bit 
   # the intercept is a block of ones the backend writes (no n-row column in
   # R), with factors and numerics beside it or alone
   for (f in recipe_forms[c(1, 2, 5)]) {
-    G <- mgcv::bam(f, data = d, fit = FALSE, chunk.size = 2000)
+    G <- bam_setup(f, data = d, chunk.size = 2000)
     plan <- gamgpu:::model_matrix_plan(G, G$mf, threads = 2L)
     kinds <- vapply(plan$blocks, function(b) b$kind, 1L)
     expect_identical(sum(kinds == 5L), 1L)
@@ -55,19 +55,19 @@ test_that("the host build of the recipe equals the model matrix built in R, bit 
     expect_identical(c(ones$col0, ones$ncol), c(1L, 1L))
   }
   # deletions really happened in the last model, and the recipe honoured them
-  G <- mgcv::bam(recipe_forms[[5]], data = d, fit = FALSE, chunk.size = 2000)
+  G <- bam_setup(recipe_forms[[5]], data = d, chunk.size = 2000)
   expect_true(any(vapply(G$smooth, function(s) !is.null(attr(s, "del.index")), NA)))
 })
 
 test_that("a smooth without a C evaluator, or the option, keeps X in R and says why", {
   d <- recipe_data(3000)
-  G <- mgcv::bam(y ~ s(x0, bs = "cr") + s(x1, x2, bs = "ds"), data = d, fit = FALSE,
+  G <- bam_setup(y ~ s(x0, bs = "cr") + s(x1, x2, bs = "ds"), data = d,
                  chunk.size = 1000)
   r <- gamgpu:::model_matrix_plan(G, G$mf)
   expect_s3_class(r, "gg_no_recipe")
   expect_match(attr(r, "reason"), "s(x1,x2)", fixed = TRUE)
   d$f <- factor(sample(letters[1:5], nrow(d), replace = TRUE))
-  G <- mgcv::bam(y ~ s(x0, bs = "cr") + s(x1, x2, bs = "ds"), data = d, fit = FALSE,
+  G <- bam_setup(y ~ s(x0, bs = "cr") + s(x1, x2, bs = "ds"), data = d,
                  chunk.size = 1000)
   r <- gamgpu:::model_matrix_plan(G, G$mf)
   expect_match(attr(r, "reason"), "s(x1,x2): its basis (duchon.spline) has no C evaluator",
@@ -77,7 +77,7 @@ test_that("a smooth without a C evaluator, or the option, keeps X in R and says 
   expect_identical(f$device$model_matrix, "matrix")
   expect_identical(f$device$model_matrix_reason, attr(r, "reason"))
   expect_output(print(f), "Model matrix: built in R (s(x1,x2): its basis", fixed = TRUE)
-  G <- mgcv::bam(y ~ s(x0, bs = "cr"), data = d, fit = FALSE, chunk.size = 1000)
+  G <- bam_setup(y ~ s(x0, bs = "cr"), data = d, chunk.size = 1000)
   local_gg_options(gamgpu.x_recipe = FALSE)
   expect_identical(attr(gamgpu:::model_matrix_plan(G, G$mf), "reason"),
                    "option gamgpu.x_recipe is FALSE")
@@ -85,7 +85,7 @@ test_that("a smooth without a C evaluator, or the option, keeps X in R and says 
 
 test_that("option gamgpu.tensor_cores is TRUE or FALSE, and reaches the plan", {
   d <- recipe_data(3000)
-  G <- mgcv::bam(y ~ s(x0), data = d, fit = FALSE, chunk.size = 1000)
+  G <- bam_setup(y ~ s(x0), data = d, chunk.size = 1000)
   expect_true(gamgpu:::model_matrix_plan(G, G$mf)$tensor_cores)
   local({
     local_gg_options(gamgpu.tensor_cores = FALSE)
@@ -123,7 +123,7 @@ test_that("CPU fits from the recipe are identical to fits from the R-built matri
 
 test_that("malformed recipes are classed errors, not crashes", {
   d <- recipe_data(3000)
-  G <- mgcv::bam(y ~ s(x0, bs = "cr") + fac, data = d, fit = FALSE, chunk.size = 1000)
+  G <- bam_setup(y ~ s(x0, bs = "cr") + fac, data = d, chunk.size = 1000)
   plan <- gamgpu:::model_matrix_plan(G, G$mf)
   kinds <- vapply(plan$blocks, function(b) b$kind, 1L)
   cr <- which(kinds == 1L)
