@@ -132,12 +132,12 @@ gg_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mode
     # caller's error, not a reason to hand over to bam())
     G <- tryCatch(lean_setup(mc, env, nthreads, gam_bases, plan),
                   error = function(e) if (device_error(e)) stop(e) else NULL)
-    if (!is.null(G)) return(G)
+    if (!is.null(G)) return(with_smooth_offsets(G, !gam_bases))
   }
   if (gam_bases)
     return(gam_setup(mc, env, lean_setup_why(mc, env), gam_method))
   G <- tryCatch(eval(mc, env), error = function(e) e)
-  if (!inherits(G, "error")) return(G)
+  if (!inherits(G, "error")) return(with_smooth_offsets(G, TRUE))
   # bam()'s setup can fail where gam()'s works: mgcv 1.9-x's gam.side()
   # subsets a smooth's constraint as a matrix, which bam()'s sweep-and-drop
   # constraint (a column index) is not, so a model with a smooth nested in
@@ -163,6 +163,32 @@ gg_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mode
                               "whose fit is close to, not the same as, this one)"),
                         utils::packageVersion("mgcv"), conditionMessage(G)))
   Gg
+}
+
+# A smooth can carry an offset of its own (PredictMat()'s "offset"
+# attribute: a soap film's known boundary values), which gam.setup() adds
+# to G$offset on the rows it sets up and gam() fits; bam()'s setup (and the
+# lean one, which is bam()'s) replaces G$offset by the model frame's
+# offset alone, so that bam() fits the model without it.  Here it is added
+# back over every row, and for bam()'s own method (fREML) that difference
+# from bam() is said.
+with_smooth_offsets <- function(G, say) {
+  if (!length(G$smooth) || is.null(G$mf)) return(G)
+  n <- nrow(G$mf)
+  few <- G$mf[seq_len(min(n, 20L)), , drop = FALSE]
+  has <- vapply(G$smooth, function(sm)
+    !is.null(tryCatch(attr(mgcv::PredictMat(sm, few), "offset"), error = function(e) NULL)), NA)
+  if (!any(has)) return(G)
+  off <- if (length(G$offset) == n) as.numeric(G$offset) else numeric(n)
+  for (sm in G$smooth[has]) off <- off + attr(mgcv::PredictMat(sm, G$mf), "offset")
+  G$offset <- off
+  if (say)
+    gamgpu_inform("gamgpu_mgcv_difference",
+                  sprintf(paste("%s carries an offset of its own (a soap film's known boundary",
+                                "values), which bam() leaves out of its fit; gamgpu includes it,",
+                                "as gam() does"),
+                          paste(vapply(G$smooth[has], function(sm) sm$label, ""), collapse = ", ")))
+  G
 }
 
 # gam()'s bases where the lean path does not cover the call: the setup

@@ -108,3 +108,29 @@ test_that("a model bam()'s setup fails on and gam()'s does not is set up by gam(
   expect_error(gam_gpu(y ~ s(x0, k = 50), data = d[1:30, ], device = "off"),
                class = "gamgpu_error")
 })
+
+test_that("a soap film's known boundary values (its offset) are fitted, as gam() fits them", {
+  # (?smooth.construct.so.smooth.spec: bam()'s setup leaves the smooth's
+  # offset out; gam_gpu's fREML includes it, and says so)
+  fsb <- list(mgcv::fs.boundary())
+  names(fsb[[1]]) <- c("v", "w")
+  knots <- data.frame(v = rep(seq(-0.5, 3, by = 0.5), 4),
+                      w = rep(c(-0.6, -0.3, 0.3, 0.6), rep(8, 4)))
+  set.seed(0)
+  v <- runif(600) * 5 - 1
+  w <- runif(600) * 2 - 1
+  d <- data.frame(v = v, w = w)[mgcv::inSide(fsb, x = v, y = w), ]   # (inSide() reads x's, y's names)
+  fsb[[1]]$f <- mgcv::fs.test(fsb[[1]]$v, fsb[[1]]$w, b = 1, exclude = FALSE)
+  d$y <- mgcv::fs.test(d$v, d$w, b = 1) + rnorm(nrow(d)) * 0.3
+  f <- y ~ s(v, w, bs = "so", xt = list(bnd = fsb, nmax = 100))
+  for (m in c("GCV.Cp", "REML")) {
+    g <- gam_gpu(f, data = d, knots = knots, method = m, device = "off", control = gg_tight())
+    b <- mgcv::gam(f, data = d, knots = knots, method = m, control = tight())
+    expect_gam_fit(g, b, 1e-7, m)
+  }
+  expect_message(g <- gam_gpu(f, data = d, knots = knots, device = "off", control = gg_tight()),
+                 "known boundary", class = "gamgpu_mgcv_difference")
+  expect_gam_fit(g, b, 1e-7, "fREML")
+  nd <- d[1:7, ]
+  expect_equal(predict(g, nd), predict(b, nd), tolerance = 1e-7)
+})
