@@ -49,8 +49,10 @@ test_that("Gamma log matches bam, scale estimated", {
   # te's second smoothing parameter sits at log 18, where REML is flat:
   # under other arithmetic than mgcv's (the GPU, OpenBLAS) the fits stop at
   # log sp 1.5e-3 apart there, and the linear predictors 4e-7 of their range
-  # apart (GPU machine, 2026-12-01); under the same arithmetic, 6.8e-10.
-  expect_agrees_with_mgcv(r$g, r$b, cross_tol = 1000)
+  # apart (GPU machine, 2026-12-01); under the same arithmetic, 6.8e-10
+  # with mgcv 1.8-41 and 1.9e-9 with 1.9-3 (whose Sl.setup() moves bam()'s
+  # stop along the flat end).
+  expect_agrees_with_mgcv(r$g, r$b, eta_tol = 3e-9, cross_tol = 1000)
   expect_true(r$g$scale.estimated)
   expect_equal(r$g$sig2, r$b$sig2, tolerance = 1e-5)
 })
