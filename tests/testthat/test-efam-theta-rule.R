@@ -15,10 +15,12 @@ test_that("scat()'s theta under the probe's rule is bam()'s; under the other it 
   f <- y ~ s(x0) + s(x1)
   b <- mgcv::bam(f, family = mgcv::scat(), data = d)
   g <- gam_gpu(f, family = mgcv::scat(), data = d, device = "off")
-  expect_lt(max(abs(g$family$getTheta() - b$family$getTheta())), 1e-8)
+  # (1e-12 apart on the 2-core machine, 3.2e-7 under the GPU machine's
+  # arithmetic; the other rule 8e-6 from bam()'s on both)
+  expect_lt(max(abs(g$family$getTheta() - b$family$getTheta())), 1e-6)
   th <- get(".gg_theta", envir = asNamespace("gamgpu"))
   th$probing <- 1L - gamgpu:::efam_theta_rule()
   other <- tryCatch(gam_gpu(f, family = mgcv::scat(), data = d, device = "off"),
                     finally = th$probing <- NULL)
-  expect_gt(max(abs(other$family$getTheta() - b$family$getTheta())), 1e-7)
+  expect_gt(max(abs(other$family$getTheta() - b$family$getTheta())), 4e-6)
 })

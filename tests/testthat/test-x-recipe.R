@@ -233,7 +233,10 @@ test_that("on the GPU, X built on the device gives the fit of the copied X", {
       expect_identical(coef(fr), coef(fm))
       expect_identical(fitted(fr), fitted(fm))
     } else {
-      expect_lt(rel_err(coef(fr), coef(fm)), 1e-9)
+      # (the basis's rounding through the fit: below 1e-9 under mgcv 1.8-41,
+      # 1.4e-9 under 1.9-3, whose Sl.setup() conditions the fit otherwise;
+      # H200, 2026-12-04)
+      expect_lt(rel_err(coef(fr), coef(fm)), 5e-9)
     }
     fc <- gam_gpu(f, data = d, device = "off", control = ctl)
     # the by-factor te sits in a flat REML direction: its log smoothing
