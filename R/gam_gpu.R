@@ -521,13 +521,22 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     mc$method <- "fREML"
     mc$fit <- FALSE
     mc$chunk.size <- control$chunk.size
+    # (the setup takes the data as evaluated once -- the promise that
+    # check_variables() forced -- so that a data expression that draws
+    # random numbers is not drawn a second time)
+    setup_env <- env
+    if (!missing(data)) {
+      setup_env <- new.env(parent = env)
+      assign(".gg_data", data, envir = setup_env)
+      mc$data <- quote(.gg_data)
+    }
     # gam()'s methods get gam()'s bases (R/setup.R): for "ML" they are
     # required, for "REML", "GCV.Cp" and "GACV.Cp" they make the fit gam()'s to
     # rounding rather than to the optimizer's tolerance; the lean setup
     # builds them where it takes the call, gam(fit = FALSE) elsewhere
     setup <- function(gam_bases)
       withCallingHandlers(
-        tryCatch(gg_setup(mc, env, control$nthreads, gam_bases, plan, method_given),
+        tryCatch(gg_setup(mc, setup_env, control$nthreads, gam_bases, plan, method_given),
                  error = classify_setup_error),
         warning = function(w) {
           if (grepl("chunk.size", conditionMessage(w), fixed = TRUE))

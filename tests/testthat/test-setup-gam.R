@@ -134,3 +134,16 @@ test_that("a soap film's known boundary values (its offset) are fitted, as gam()
   nd <- d[1:7, ]
   expect_equal(predict(g, nd), predict(b, nd), tolerance = 1e-7)
 })
+
+test_that("a data expression is evaluated once, as gam()'s model frame takes it", {
+  # (?summary.gam: data = data.frame(y = rnorm(n), ...) in the call; a second
+  # evaluation would draw other data)
+  set.seed(4)
+  g <- gam_gpu(y ~ s(x), data = data.frame(y = rnorm(300), x = runif(300)), method = "ML",
+               device = "off", control = gg_tight())
+  set.seed(4)
+  m <- mgcv::gam(y ~ s(x), data = data.frame(y = rnorm(300), x = runif(300)), method = "ML",
+                 control = tight())
+  expect_gam_fit(g, m, 1e-6)
+  expect_identical(g$y, m$y)
+})
