@@ -321,9 +321,10 @@ classify_setup_error <- function(e) {
 #'   \item{\code{in.out}}{\code{list(sp =, scale =)}, as \code{gam()}:
 #'     where the first REML optimization starts (\code{sp} one positive
 #'     value per smoothing parameter, those fixed by \code{sp} included;
-#'     \code{scale} used when the scale is estimated).  It changes the
-#'     path, not the optimum: the fit is the same to the optimizer's
-#'     tolerance.}
+#'     \code{scale} used when the scale is estimated), for fREML's and
+#'     for the outer iteration of gam()'s methods (not yet for an
+#'     extended family's, where it is refused).  It changes the path, not
+#'     the optimum: the fit is the same to the optimizer's tolerance.}
 #'   \item{\code{optimizer}}{gam()'s default, \code{c("outer", "newton")}
 #'     (or \code{"outer"}), with gam()'s methods: the outer Newton
 #'     iteration gamgpu runs for them.  Any other optimizer, or
@@ -470,7 +471,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                  sprintf(paste("method = \"%s\" is available for the %s families so far (not %s);",
                                "use \"fREML\", or mgcv::gam() for this family"),
                          method, paste(outer_families, collapse = ", "), family$family))
-  if (outer && !is.null(dots$in.out))
+  if (efam_outer && !is.null(dots$in.out))
     gamgpu_abort("gamgpu_unsupported_argument",
                  sprintf("'in.out' with method = \"%s\" for a %s model is not available; drop it",
                          method, family$family),
@@ -701,7 +702,10 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
       efam_outer_smoothing(G, X, y, w, offset, family, S, Lg, lsp0, method, gamma, scale,
                            plan, control) else
       outer_smoothing(G, X, y, w, offset, family, S, Lg, lsp0, method, gamma, scale,
-                      plan, control, trials)
+                      plan, control, trials,
+                      start = if (!is.null(dots$in.out))
+                        list(lsp = log(dots$in.out$sp)[if (is.null(sp)) TRUE else sp < 0],
+                             lscale = log(dots$in.out$scale)))
     lsp0 <- lap$lsp
     L <- Lg[, integer(0), drop = FALSE]
     lap$sp.names <- sp.names
@@ -728,7 +732,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                yvar = lean_var(y, control$nthreads), hat = control$hat,
                device_mode = plan$mode, device_ordinal = plan$ordinal,
                ar_rho = if (is.null(ar)) 0 else ar$rho, ar_start = ar$start,
-               theta_start = theta_start, theta = eng_fam$theta,
+               theta_start = if (!outer) theta_start, theta = eng_fam$theta,
                # (gam()'s methods: the engine's penalized IRLS starts at the
                # outer iteration's optimum, where it then stops)
                beta_start = if (!is.null(lap)) as.double(lap$beta),

@@ -566,7 +566,7 @@ outer_newton <- function(P, L, lsp0, theta0, control) {
 # free log smoothing parameters' map (identity when none is fixed), lsp0
 # its offset.
 outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, gamma, scale,
-                              plan, control, trials = NULL) {
+                              plan, control, trials = NULL, start = NULL) {
   P <- outer_problem(G, X, y, w, offset, family, S, method, gamma, scale, plan,
                        control$nthreads, trials)
   on.exit(P$close())
@@ -574,15 +574,20 @@ outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, gamm
   nr <- ncol(L)
   # mgcv's starting smoothing parameters from X'WX at the family's start
   # (initial.sp())
+  # (or gam()'s in.out: start$lsp, the free log smoothing parameters, and
+  # start$lscale, the log scale where it is estimated)
   theta0 <- numeric(nr)
-  if (nr > 0) {
+  if (!is.null(start)) {
+    theta0 <- start$lsp
+    if (P$lphi) theta0 <- c(theta0, start$lscale)
+  } else if (nr > 0) {
     sp0 <- mgcv_fun("initial.sp")(P$eval(NULL)$XtWX, G$S, G$off, XX = TRUE)
     if (length(sp0) == nrow(L)) {
       theta0 <- qr.coef(qr(L), log(pmax(sp0, .Machine$double.xmin)) - lsp0)
       theta0[!is.finite(theta0)] <- 0
     }
   }
-  if (P$lphi) {
+  if (P$lphi && is.null(start)) {
     # log scale starts from the Pearson statistic of a fit at the start
     f0 <- outer_pirls(P, Reduce(`+`, Map(`*`, exp(drop(L %*% theta0) + lsp0), P$S), P$H),
                         NULL, control$maxit, 1e-8)

@@ -47,3 +47,28 @@ test_that("bad in.out is a classed error", {
                    list(sp = c(1, 1), scale = 1, foo = 2)))
     expect_error(gam_gpu(f, data = d, in.out = bad, device = "off"), class = "gamgpu_bad_input")
 })
+
+test_that("in.out starts gam()'s outer iteration too, as gam() takes it", {
+  # (?gam.models-like: poisson REML and Gamma ML from a given start; the
+  # fit is gam()'s with the same in.out, and the start is read)
+  d <- in_out_data(seed = 23)
+  d$yg <- rgamma(nrow(d), shape = 3, scale = exp(d$f / 8) / 3)
+  ctl_b <- mgcv::gam.control(epsilon = 1e-10, newton = list(conv.tol = 1e-9))
+  ctl_g <- gam_gpu_control(epsilon = 1e-10, newton.tol = 1e-9)
+  for (cs in list(list(yp ~ s(x0) + s(x1) + s(x2), poisson(), "REML", list(sp = c(1, 2, 3), scale = 1)),
+                  list(yg ~ s(x0) + s(x1), Gamma(link = "log"), "ML", list(sp = c(5, 0.2), scale = 0.4)))) {
+    b <- mgcv::gam(cs[[1]], family = cs[[2]], data = d, method = cs[[3]], in.out = cs[[4]],
+                   control = ctl_b)
+    g <- gam_gpu(cs[[1]], family = cs[[2]], data = d, method = cs[[3]], in.out = cs[[4]],
+                 control = ctl_g, device = "off")
+    g0 <- gam_gpu(cs[[1]], family = cs[[2]], data = d, method = cs[[3]], control = ctl_g,
+                  device = "off")
+    expect_true(g$converged)
+    expect_lt(max(abs(g$fitted.values - b$fitted.values)) / diff(range(b$fitted.values)), 1e-6,
+              label = cs[[3]])
+    expect_lt(g$gcv.ubre - b$gcv.ubre, 1e-9 * abs(b$gcv.ubre), label = cs[[3]])
+    # (another start, another path to the same optimum)
+    expect_false(identical(g$outer.info$iter, g0$outer.info$iter) &&
+                   identical(g$outer.info$score.hist, g0$outer.info$score.hist), label = cs[[3]])
+  }
+})
