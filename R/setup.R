@@ -155,7 +155,9 @@ gg_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mode
   if (is.null(Gg))
     Gg <- tryCatch(gam_setup(mc, env, "bam()'s setup failed, gam()'s did not"),
                    error = function(e) NULL)
-  if (is.null(Gg)) stop(G)
+  # (bam()'s "more coefficients than data", which gam(fit = FALSE) leaves
+  # to its fit, stays bam()'s error)
+  if (is.null(Gg) || ncol(Gg$X) > nrow(Gg$mf)) stop(G)
   gamgpu_inform("gamgpu_mgcv_difference",
                 sprintf(paste("bam(fit = FALSE) of mgcv %s fails on this model (%s); gamgpu set it",
                               "up with gam()'s QR identifiability constraints (its side",
