@@ -33,19 +33,20 @@
 #'   class \code{gamgpu_not_converged} is given if reached).
 #' @param epsilon convergence tolerance on the relative change of the
 #'   deviance, as in \code{mgcv::gam.control()}.
-#' @param newton.maxit maximum Newton iterations of each REML optimization
-#'   (and of the Newton iteration of \code{method = "GACV.Cp"} and of gam()'s
-#'   methods beyond additive models).  For \code{method = "GCV.Cp"} on an
+#' @param newton.maxit maximum Newton iterations of each smoothing
+#'   parameter optimization: bam()'s fREML iteration, and gam()'s outer
+#'   iteration (mgcv's \code{newton()}, which gam_gpu follows step for step,
+#'   for \code{"REML"}, \code{"ML"}, \code{"GACV.Cp"} and \code{"GCV.Cp"}
+#'   beyond additive models).  For \code{method = "GCV.Cp"} on an
 #'   additive model gamgpu takes gam()'s optimizer, \code{mgcv::magic()} at
 #'   \code{gam.control()}'s defaults; given \code{newton.maxit} or
-#'   \code{newton.tol}, it takes its own Newton iteration on the GCV or
-#'   UBRE score with these settings instead.
-#' @param newton.tol convergence tolerance of the REML Newton iteration
-#'   (mgcv's \code{fast.REML.fit} uses \code{sqrt(.Machine$double.eps)}); for
-#'   the GCV, GACV and UBRE Newton iterations, the largest gradient relative
-#'   to the score.  gam()'s outer iteration for an extended family stops by
-#'   \code{newton()}'s test at this \code{conv.tol} when it is given, else
-#'   at \code{gam.control()}'s (1e-6), as \code{gam()} does.
+#'   \code{newton.tol}, it takes Newton's method on the GCV or UBRE score
+#'   with these settings instead.
+#' @param newton.tol convergence tolerance of the fREML Newton iteration
+#'   (mgcv's \code{fast.REML.fit} uses \code{sqrt(.Machine$double.eps)}).
+#'   For gam()'s methods it is \code{newton()}'s \code{conv.tol} where it
+#'   is given, else \code{gam.control()}'s (1e-6), so that gam_gpu stops
+#'   where \code{gam()} stops.
 #' @param chunk.size the size of the subsample of rows mgcv's \code{bam()}
 #'   setup builds the bases on (\code{bam()}'s \code{chunk.size}; with at
 #'   most this many rows the setup uses them all).

@@ -451,7 +451,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   additive <- family$family == "gaussian" && family$link == "identity"
   # GCV.Cp and GACV.Cp for additive models: the prediction-error criteria of
   # R/gcv.R, from one Gram product
-  pe_method <- additive && method %in% c("GCV.Cp", "GACV.Cp") && !fixed_pen
+  # (GCV.Cp's magic() takes gam()'s fixed penalty, as gam.fit()'s does)
+  pe_method <- additive && (method == "GCV.Cp" || (method == "GACV.Cp" && !fixed_pen))
   # REML, ML and GCV.Cp beyond the additive model: gam.fit3()'s criteria
   # (the Laplace approximation; GCV or UBRE) with its outer Newton around a
   # fully converged penalized IRLS (R/outer.R), for the exponential families
@@ -462,8 +463,13 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   efam_outer <- !is.null(efam_name(family)) && method != "fREML"
   method_given <- method          # (gam() names its score after it)
   if (efam_outer) method <- efam_outer_method(method)
-  outer <- efam_outer || method %in% c("P-REML", "P-ML") || fixed_pen ||
-    (!additive && method %in% c("REML", "ML", "GCV.Cp", "GACV.Cp"))
+  # (an additive model's REML and ML too, on the problem reduced to p rows:
+  # gam()'s optimizer, stopping where gam() stops; with AR1 residuals,
+  # bam()'s, the engine's)
+  ar1 <- !is.null(cl$rho) && !identical(eval(cl$rho, env), 0)
+  outer <- efam_outer || method %in% c("P-REML", "P-ML") || (fixed_pen && !pe_method) ||
+    (!additive && method %in% c("REML", "ML", "GCV.Cp", "GACV.Cp")) ||
+    (additive && method %in% c("REML", "ML") && !ar1)
   outer_families <- c("gaussian", "binomial", "poisson", "Gamma", "inverse.gaussian",
                       "negbin", "tweedie", "quasibinomial", "quasipoisson")
   if (outer && !efam_outer && !(engine_family(family)$name %in% outer_families))
@@ -706,6 +712,10 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                       start = if (!is.null(dots$in.out))
                         list(lsp = log(dots$in.out$sp)[if (is.null(sp)) TRUE else sp < 0],
                              lscale = log(dots$in.out$scale)))
+    # (an additive model that is not identifiable: the engine's REML or ML)
+    if (is.null(lap)) outer <- FALSE
+  }
+  if (outer) {
     lsp0 <- lap$lsp
     L <- Lg[, integer(0), drop = FALSE]
     lap$sp.names <- sp.names
@@ -817,10 +827,14 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   # (GCV.Cp, GACV.Cp: the engine fit has no smoothing parameter left to
   # choose; GACV's Newton is gcv_newton()'s, GCV's and UBRE's optimizer is
   # magic(), which, as in gam(), reports in fit$mgcv.conv and does not warn)
+  # (gam()'s warnings where newton() stops short of convergence)
   if (!is.null(lap) && !lap$converged)
     gamgpu_warn("gamgpu_not_converged",
-                sprintf("%s Newton iteration reached its limit of %d iterations",
-                        method, control$newton.maxit))
+                if (identical(lap$conv, "step failed"))
+                  sprintf("%s Newton iteration terminated with step failure - check results carefully",
+                          method)
+                else sprintf("%s Newton iteration reached its limit of %d iterations",
+                             method, control$newton.maxit))
   if (is.null(lap) && (if (is.null(gcv)) sc[["newton.status"]] == 2
                        else is.null(gcv$magic) && !gcv$converged))
     gamgpu_warn("gamgpu_not_converged",

@@ -23,7 +23,7 @@
 # with its gradient and Hessian in lsp.  P: the problem from gcv_problem().
 gcv_score <- function(P, lsp, deriv = TRUE) {
   lam <- exp(lsp)
-  H <- P$XtWX
+  H <- P$XtWX + P$H
   for (j in seq_along(P$S)) H <- H + lam[j] * P$S[[j]]
   R <- chol(H, pivot = FALSE)
   Hi <- chol2inv(R)
@@ -79,55 +79,41 @@ gcv_score <- function(P, lsp, deriv = TRUE) {
 # The problem for gcv_score(): the Gram product through the fitting
 # backends (X a matrix or its recipe; on the device when plan says), the
 # penalties at full size, the sizes and settings.
-gcv_problem <- function(X, y, w, offset, S, off, gamma, scale, plan, nthreads) {
+gcv_problem <- function(X, y, w, offset, S, off, gamma, scale, plan, nthreads, H = NULL) {
   g <- .Call(gg_model_gram_r, X, y, w, offset, plan$mode, plan$ordinal, nthreads)
   n <- length(y)
   p <- ncol(g$XtWX)
   Sf <- embed_penalties(S, off, p)
+  # (gam()'s fixed penalty H, from min.sp or H, in every penalty sum)
   list(XtWX = g$XtWX, XtWz = drop(g$XtWz), zWz = g$zWz, S = Sf, n = n,
+       H = if (is.null(H)) matrix(0, p, p) else H + 0,
        gamma = gamma, scale = scale, device = g$device, fallback = g$fallback)
 }
 
 # Newton's method on the free log smoothing parameters rho (log sp = L rho
-# + lsp0): the Hessian's eigenvalues made positive, steps of at most 5 in
-# any rho, halved while the score rises; converged when the gradient is
-# small against the score (tol, relative) or the step vanishes; at most
-# maxit steps (gam_gpu_control()'s newton.tol and newton.maxit).  rho0:
-# where it starts (from mgcv's initial.sp()).
-gcv_newton <- function(P, L, lsp0, rho0, maxit, tol) {
+# + lsp0): mgcv's newton() (mgcv_newton(), gam.outer()'s optimizer), its
+# convergence test at conv.tol, at most maxit steps; rho0: where it starts
+# (from mgcv's initial.sp()).  newton()'s scale of the score is |score|
+# plus the fit's scale estimate, rss / (n - tr A).
+gcv_newton <- function(P, L, lsp0, rho0, maxit, conv.tol) {
   to_lsp <- function(rho) drop(L %*% rho) + lsp0
-  rho <- rho0
-  e <- gcv_score(P, to_lsp(rho))
-  converged <- FALSE
-  iter <- 0L
-  calls <- 1L
-  for (iter in seq_len(maxit)) {
-    g <- drop(crossprod(L, e$grad))
-    Hs <- crossprod(L, e$hess %*% L)
-    if (max(abs(g)) <= tol * (1 + abs(e$score))) {
-      converged <- TRUE
-      break
+  eval_at <- function(rho, deriv, from) {
+    e <- gcv_score(P, to_lsp(rho), deriv = deriv)
+    if (deriv) {
+      e$g <- drop(crossprod(L, e$grad))
+      e$Hs <- crossprod(L, e$hess %*% L)
     }
-    h <- halve_step(function(s) gcv_score(P, to_lsp(rho + s)), e$score, newton_step(Hs, g))
-    e1 <- h$e1
-    step <- h$step
-    calls <- calls + h$calls
-    if (e1$score > e$score) {               # no step lowers the score: at the optimum
-      converged <- TRUE
-      break
-    }
-    rho <- rho + step
-    small <- max(abs(step)) < 1e-9 || abs(e$score - e1$score) <= 1e-14 * abs(e$score)
-    e <- e1
-    if (small) {
-      converged <- TRUE
-      break
-    }
+    e$scale.est <- if (P$scale > 0) P$scale else e$rss / (P$n - e$tau)
+    e
   }
-  g <- drop(crossprod(L, e$grad))
-  list(rho = rho, lsp = to_lsp(rho), score = e$score, rss = e$rss, tau = e$tau, Hi = e$Hi,
-       iter = iter, calls = calls, converged = converged, grad = g,
-       hess = crossprod(L, e$hess %*% L))
+  trial_at <- function(rho, deriv, from)
+    tryCatch(eval_at(rho, deriv, from), error = function(err) list(score = Inf))
+  e <- mgcv_newton(function(rho, deriv, from)
+    if (is.null(from)) eval_at(rho, deriv, from) else trial_at(rho, deriv, from),
+    rho0, function(e) abs(e$score) + abs(e$scale.est), conv.tol = conv.tol, maxit = maxit)
+  list(rho = e$theta, lsp = to_lsp(e$theta), score = e$score, rss = e$rss, tau = e$tau,
+       Hi = e$Hi, iter = e$iter, calls = e$calls, converged = e$converged, conv = e$conv,
+       grad = e$g, hess = e$Hs)
 }
 
 # Smoothing parameters by GCV/UBRE for the additive model with free
@@ -135,7 +121,7 @@ gcv_newton <- function(P, L, lsp0, rho0, maxit, tol) {
 # gcv_newton() for GACV and where the Newton settings are given).
 gcv_smoothing <- function(G, X, y, w, offset, S, L, lsp0, gamma, scale, plan, control,
                           criterion = "GCV") {
-  P <- gcv_problem(X, y, w, offset, S, G$off, gamma, scale, plan, control$nthreads)
+  P <- gcv_problem(X, y, w, offset, S, G$off, gamma, scale, plan, control$nthreads, G$H)
   P$criterion <- criterion
   nfree <- ncol(L)
   if (nfree == 0L)
@@ -147,13 +133,17 @@ gcv_smoothing <- function(G, X, y, w, offset, S, L, lsp0, gamma, scale, plan, co
   # settings are given (gam_gpu_control(newton.tol =, newton.maxit =))
   if (criterion == "GCV" && !any(c("newton.tol", "newton.maxit") %in% attr(control, "given")))
     return(gcv_magic(P, G, w, L, lsp0, gamma, scale))
+  # (GCV and UBRE count the rows of nonzero weight, as magic()'s n.score)
+  if (criterion == "GCV") P$n <- sum(w != 0)
   # mgcv's starting values (initial.sp() from X'WX), mapped onto rho
   sp0 <- mgcv_fun("initial.sp")(P$XtWX, G$S, G$off, XX = TRUE)
   rho0 <- if (length(sp0) == nrow(L)) {
     qr.coef(qr(L), log(pmax(sp0, .Machine$double.xmin)) - lsp0)
   } else numeric(nfree)
   rho0[!is.finite(rho0)] <- 0
-  res <- gcv_newton(P, L, lsp0, rho0, maxit = control$newton.maxit, tol = control$newton.tol)
+  conv_tol <- if ("newton.tol" %in% attr(control, "given")) control$newton.tol else
+    mgcv::gam.control()$newton$conv.tol
+  res <- gcv_newton(P, L, lsp0, rho0, maxit = control$newton.maxit, conv.tol = conv_tol)
   res$device <- P$device
   res$XtWX <- P$XtWX
   res
@@ -230,7 +220,7 @@ gcv_flat_end_minimum <- function(P, L, lsp0, rho, score) {
       best <- list(rho = r1, score = s1)
   }
   if (is.null(best)) return(NULL)
-  nw <- tryCatch(gcv_newton(P, L, lsp0, best$rho, maxit = 200L, tol = 1e-7),
+  nw <- tryCatch(gcv_newton(P, L, lsp0, best$rho, maxit = 200L, conv.tol = 1e-7),
                  error = function(err) NULL)
   if (!is.null(nw) && nw$score < score - 1e-6 * abs(score)) nw else NULL
 }
@@ -253,7 +243,8 @@ gcv_finish <- function(fit, gcv, scale, method = "GCV.Cp") {
     # (gam() labels its GACV.Cp of an additive model "magic" too, with the
     # record of its outer Newton iteration in outer.info)
     fit$optimizer <- if (method == "GACV.Cp") "magic" else c("outer", "newton")
-    conv <- if (gcv$converged) "full convergence" else "iteration limit reached"
+    conv <- if (!is.null(gcv$conv)) gcv$conv else
+      if (gcv$converged) "full convergence" else "iteration limit reached"
     fit$outer.info <- list(conv = conv, iter = gcv$iter, grad = gcv$grad, hess = gcv$hess,
                            score.calls = gcv$calls)
     fit$mgcv.conv <- NULL

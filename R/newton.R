@@ -1,38 +1,6 @@
-# The step rules shared by the R-level Newton optimizers of the smoothing
-# parameters (R/gcv.R's GCV/GACV for additive models, R/outer.R's outer
-# iteration): mgcv's fast.REML.fit and newton() rules -- the Hessian's
-# eigenvalues made positive, steps of at most 5 in any parameter, halved
-# while the score rises.
-
-# The Newton step -H^-1 g with H's eigenvalues replaced by their absolute
-# values (floored at .Machine$double.eps^0.7 of the largest, as newton()
-# floors them: a flat end's curvature, far below the others', keeps its
-# full step), scaled to at most 5 in any coordinate.
-newton_step <- function(H, g) {
-  ev <- eigen(H, symmetric = TRUE)
-  d <- pmax(abs(ev$values), .Machine$double.eps^0.7 * max(abs(ev$values), 1e-300))
-  step <- -drop(ev$vectors %*% (crossprod(ev$vectors, g) / d))
-  if (max(abs(step)) > 5) step <- step * 5 / max(abs(step))
-  step
-}
-
-# Halves `step` (at most 30 times) until score_at(step)'s $score is no
-# higher than `score`; returns the last evaluation (e1), the step taken and
-# the number of evaluations.
-halve_step <- function(score_at, score, step) {
-  k <- 0L
-  repeat {
-    # (a trial point whose penalized IRLS cannot be corrected is no better:
-    # halved like a higher score; the error stands where every halving fails)
-    e1 <- tryCatch(score_at(step), gamgpu_numerical = function(err) err)
-    ok <- !inherits(e1, "error")
-    if ((ok && e1$score <= score) || k >= 30L) break
-    step <- step / 2
-    k <- k + 1L
-  }
-  if (!ok) stop(e1)
-  list(e1 = e1, step = step, calls = k + 1L)
-}
+# The R-level Newton optimizer of the smoothing parameters (R/gcv.R's
+# GACV and GCV for additive models, R/outer.R's outer iteration): mgcv's
+# newton(), and the p x p helpers they share.
 
 # The penalties at full size: S[[j]] placed at rows and columns off[j] ...
 # of a p x p zero matrix.
@@ -57,4 +25,157 @@ sym_inverse_logdet <- function(H) {
   d <- ev$values
   if (!all(is.finite(d)) || min(abs(d)) <= 1e-13 * max(abs(d))) return(NULL)
   list(inv = ev$vectors %*% (t(ev$vectors) / d), ldet = sum(log(abs(d))), posdef = FALSE)
+}
+
+# mgcv's newton() (gam.outer()'s optimizer) step for step, on an
+# evaluator instead of gam.fit3(): eval_at(theta, deriv, from) returns the
+# score at theta (with its gradient g and Hessian Hs in theta where deriv)
+# and the fit that later evaluations start from; scale_of(e) is newton()'s
+# scale of the score.  The same Newton steps on the same parameters (those
+# whose gradient or curvature is not negligible), the same halvings and
+# steepest-descent trials, the same acceptance of a step (the score lower
+# and the quadratic model within qerror.thresh of it) and the same
+# convergence test at conv.tol: on a criterion with a flat end or several
+# minima it stops where gam() stops, not merely at an equally good point.
+# Returns the last accepted evaluation with theta, iter, calls, conv
+# (newton()'s words) and converged, score.hist.
+mgcv_newton <- function(eval_at, theta, scale_of, conv.tol = 1e-6, maxNstep = 5,
+                        maxSstep = 2, maxHalf = 30, maxit = 200L) {
+  eps <- .Machine$double.eps
+  calls <- 0L
+  ev <- function(th, deriv, from) {
+    calls <<- calls + 1L
+    eval_at(th, deriv, from)
+  }
+  quad <- function(step) sum(grad * step) + 0.5 * drop(crossprod(step, hess %*% step))
+  qerr <- function(pc, sc) abs(pc - sc) / (max(abs(pc), abs(sc)) + score.scale * conv.tol)
+  e <- b <- ev(theta, TRUE, NULL)
+  old.score <- score <- e$score
+  grad <- e$g
+  hess <- e$Hs
+  score.scale <- scale_of(e)
+  uconv.ind <- abs(grad) > score.scale * conv.tol
+  if (!any(uconv.ind)) uconv.ind[] <- TRUE
+  hist <- numeric(0)
+  qerror.thresh <- 0.8
+  ii <- 0L
+  converged <- !length(theta)
+  i <- 0L
+  accept <- function(f, th) {
+    old.score <<- score
+    e <<- b <<- f
+    theta <<- th
+    score <<- f$score
+    grad <<- f$g
+    hess <<- f$Hs
+  }
+  if (length(theta)) for (i in seq_len(maxit)) {
+    if (!any(uconv.ind)) uconv.ind[which(abs(grad) == max(abs(grad)))] <- TRUE
+    eh <- eigen(hess[uconv.ind, uconv.ind, drop = FALSE], symmetric = TRUE)
+    d <- eh$values
+    U <- eh$vectors
+    indef <- sum(-d > abs(d[1]) * eps^0.5) > 0
+    if (indef && length(d) == 1L) indef <- d < -score.scale * eps^0.5
+    pdef <- !any(d < 0)
+    d <- abs(d)
+    low.d <- max(d) * eps^0.7
+    if (any(d < low.d)) pdef <- FALSE
+    d[d < low.d] <- low.d
+    d[d != 0] <- 1 / d[d != 0]
+    Nstep <- 0 * grad
+    Nstep[uconv.ind] <- -drop(U %*% (d * crossprod(U, grad[uconv.ind])))
+    Sstep <- -grad / max(abs(grad))
+    ms <- max(abs(Nstep))
+    if (ms > maxNstep) Nstep <- maxNstep * Nstep / ms
+    sd.unused <- TRUE
+    lsp1 <- theta + Nstep
+    b <- ev(lsp1, pdef, e)
+    score1 <- b$score
+    ii <- 0L
+    score.change <- score1 - score
+    qerror <- qerr(quad(Nstep), score.change)
+    score2 <- NA_real_
+    if (is.finite(score1) && score.change < 0 && pdef && qerror < qerror.thresh) {
+      accept(b, lsp1)
+    } else if (!is.finite(score1) || score1 >= score || qerror >= qerror.thresh) {
+      step <- Nstep
+      while ((!is.finite(score1) || score1 >= score || qerror >= qerror.thresh) && ii < maxHalf) {
+        if (ii == 3L && i < 10L) {
+          s.length <- min(sqrt(sum(step^2)), maxSstep)
+          step <- Sstep * s.length / sqrt(sum(Sstep^2))
+          sd.unused <- FALSE
+        } else step <- step / 2
+        lsp1 <- theta + step
+        b1 <- ev(lsp1, FALSE, e)
+        score1 <- b1$score
+        score.change <- score1 - score
+        qerror <- if (ii > min(4, maxHalf / 2)) qerror.thresh / 2 else
+          qerr(quad(step), score.change)
+        if (is.finite(score1) && score.change < 0 && qerror < qerror.thresh) {
+          if (pdef || !sd.unused) {
+            accept(ev(lsp1, TRUE, e), lsp1)
+          } else {
+            b <- b1
+            score2 <- score1
+          }
+          score1 <- score - abs(score) - 1
+        }
+        if (!is.finite(score1) || score1 >= score || qerror >= qerror.thresh) ii <- ii + 1L
+      }
+      if (!pdef && sd.unused && ii < maxHalf) score1 <- score2
+    }
+    if (!pdef && sd.unused) {
+      # the steepest-descent line, halved until the score rises again
+      step <- Sstep * 2
+      kk <- 0L
+      score2 <- NA_real_
+      lsp2 <- NULL
+      repeat {
+        step <- step / 2
+        kk <- kk + 1L
+        lsp3 <- theta + step
+        b1 <- ev(lsp3, FALSE, e)
+        score3 <- b1$score
+        score.change <- score3 - score
+        qerror <- qerr(quad(step), score.change)
+        if (!is.finite(score2) || (is.finite(score3) && score3 <= score2 &&
+                                     qerror < qerror.thresh)) {
+          score2 <- score3
+          lsp2 <- lsp3
+        }
+        if ((is.finite(score2) && is.finite(score3) && score2 < score && score3 > score2) ||
+            kk == 40L) break
+      }
+      if (is.finite(score2) && (!is.finite(score1) || score2 < score1)) {
+        lsp1 <- lsp2
+        score1 <- score2
+      }
+      accept(ev(lsp1, TRUE, e), lsp1)
+    }
+    hist <- c(hist, score)
+    converged <- !indef
+    score.scale <- scale_of(b)
+    uconv.ind <- abs(grad) > score.scale * conv.tol * 0.1 |
+      abs(diag(hess)) > score.scale * conv.tol * 0.1
+    if (any(abs(grad) > score.scale * conv.tol * 5)) converged <- FALSE
+    if (abs(old.score - score) > score.scale * conv.tol) {
+      if (converged) uconv.ind[] <- TRUE
+      converged <- FALSE
+    }
+    if (ii == maxHalf) converged <- TRUE
+    if (converged) break
+  }
+  # (newton() calls it "step failed" where no halving lowers the score; where
+  # its gradient test is met too the score is at its minimum to rounding --
+  # whether a last halving lowers it by 1e-13 is chance -- and gamgpu calls
+  # that convergence)
+  if (ii == maxHalf && !any(abs(grad) > score.scale * conv.tol * 5)) ii <- 0L
+  e$theta <- theta
+  e$iter <- i
+  e$calls <- calls
+  e$conv <- if (ii == maxHalf) "step failed" else
+    if (!converged) "iteration limit reached" else "full convergence"
+  e$converged <- converged && ii < maxHalf
+  e$score.hist <- hist
+  e
 }

@@ -278,7 +278,10 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
   # the rows at the fit, in the session: Newton's weights and their
   # derivatives (Newton's X'WX for a link that is not canonical; for a
   # canonical one they are Fisher's, the last penalized IRLS step's)
-  rw <- P$rows(pearson = pearson, gram = !fam$fisher)
+  # (GCV, UBRE, GACV beyond the additive model: the fitted values too, for
+  # gam.fit3's scale estimate that newton() scales its tests by)
+  fletcher <- pe && !identical(fam$family, "gaussian")
+  rw <- P$rows(pearson = pearson, gram = !fam$fisher, vectors = fletcher)
   H <- (if (fam$fisher) f$XtWX else rw$XtWX) + Sl
   Hd <- sym_inverse_logdet(H)
   if (is.null(Hd))
@@ -303,10 +306,10 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
                 GCV = n * f$dev / delta^2,
                 GACV = f$dev / n + 2 * gam * Pst * trA / (n * delta),
                 UBRE = f$dev / n - phi + 2 * gam * phi * trA / n)
-    # the fit's scale, for newton()'s convergence scale (gam.fit3's
-    # scale.est; its deviance form: Fletcher's Pearson form needs another
-    # pass over the rows, and a tolerance needs no more)
-    out$scale.est <- if (P$scale > 0) P$scale else f$dev / (n - trA)
+    # the fit's scale, for newton()'s convergence scale: gam.fit3's
+    # scale.est, Fletcher's (whatever the scale; for gaussian data the
+    # Pearson statistic is the deviance)
+    out$scale.est <- if (fletcher) outer_fletcher_scale(P, rw$mu, trA) else f$dev / (n - trA)
   } else {
     lm <- outer_ldet(P, Hd)
     ldetH <- lm$ldet
@@ -465,10 +468,10 @@ outer_param_map <- function(L, nth, lphi) {
   J
 }
 
-# Newton's method on the free parameters theta = (rho, [log phi]), log sp =
-# L rho + lsp0: the Hessian's eigenvalues made positive, steps of at most 5,
-# halved while the score rises (gam.outer()'s newton(), and gcv_newton()'s
-# rules); each evaluation starts its penalized IRLS from the last accepted
+# Newton's method on the free parameters theta = ([theta], rho, [log
+# phi]), log sp = L rho + lsp0: mgcv's newton() (mgcv_newton()), gam()'s
+# outer optimizer, at gam.control()'s conv.tol or newton.tol where it is
+# given; each evaluation starts its penalized IRLS from the last accepted
 # fit.
 outer_newton <- function(P, L, lsp0, theta0, control) {
   nr <- ncol(L)
@@ -477,85 +480,34 @@ outer_newton <- function(P, L, lsp0, theta0, control) {
   # criterion P$score_fn, R/outer_efam.R)
   nth <- if (is.null(P$nth)) 0L else P$nth
   J <- outer_param_map(L, nth, !known)
-  eval_at <- function(theta, from) {
+  eval_at <- function(theta, deriv, from) {
     lsp <- drop(L %*% theta[nth + seq_len(nr)]) + lsp0
     lphi <- if (known) NULL else theta[nth + nr + 1L]
-    e <- if (is.null(P$score_fn)) outer_score(P, lsp, lphi, from$beta, control) else
-      P$score_fn(P, lsp, lphi, from$beta, control, th = theta[seq_len(nth)])
-    # map the gradient and Hessian in ([theta], lsp, [lphi]) to theta
-    e$g <- drop(crossprod(J, e$grad))
-    e$Hs <- crossprod(J, e$hess %*% J)
+    beta <- if (is.null(from)) NULL else from$beta
+    e <- if (is.null(P$score_fn)) outer_score(P, lsp, lphi, beta, control, deriv = deriv) else
+      P$score_fn(P, lsp, lphi, beta, control, deriv = deriv, th = theta[seq_len(nth)])
+    if (deriv) {
+      # the gradient and Hessian in ([theta], lsp, [lphi]) mapped to theta
+      e$g <- drop(crossprod(J, e$grad))
+      e$Hs <- crossprod(J, e$hess %*% J)
+    }
     e
   }
-  theta <- theta0
-  e <- eval_at(theta, list(beta = NULL))
-  calls <- 1L
-  converged <- FALSE
-  hist <- e$score
-  iter <- 0L
-  tol <- control$newton.tol
-  # newton()'s scale of the score -- |score| + |log scale| for REML and ML,
-  # |score| + the fit's scale estimate for GCV, GACV and UBRE (a flat end
-  # of a GCV score with a small scale is followed as far as gam() follows
-  # it) -- and its rule for parameters at a flat end of the criterion
-  # (gradient and curvature both negligible): they leave the step, which
-  # keeps the others' Newton step well conditioned
+  # (a trial point whose penalized IRLS cannot be corrected scores as
+  # gam.fit3's failed fit does: not finite, so newton() halves the step)
+  trial_at <- function(theta, deriv, from) {
+    if (is.null(from)) return(eval_at(theta, deriv, from))
+    tryCatch(eval_at(theta, deriv, from), gamgpu_numerical = function(err) list(score = Inf))
+  }
+  # newton()'s scale of the score: |score| + |log scale| for REML and ML,
+  # |score| + the fit's scale estimate for GCV, GACV and UBRE
   scale_of <- function(e) abs(e$score) +
     if (is.null(e$scale.est)) abs(log(e$phi)) else abs(e$scale.est)
-  # (GCV and UBRE: no scale parameter)
-  if (length(theta)) for (iter in seq_len(control$newton.maxit)) {
-    ss <- scale_of(e)
-    if (max(abs(e$g)) <= 0.1 * ss * tol) {
-      converged <- TRUE
-      break
-    }
-    live <- abs(e$g) > 0.1 * ss * tol | abs(diag(e$Hs)) > 0.1 * ss * tol
-    if (!any(live)) {
-      converged <- TRUE
-      break
-    }
-    step <- numeric(length(theta))
-    step[live] <- newton_step(e$Hs[live, live, drop = FALSE], e$g[live])
-    h <- halve_step(function(s) eval_at(theta + s, e), e$score, step)
-    e1 <- h$e1
-    step <- h$step
-    calls <- calls + h$calls
-    if (e1$score > e$score) {             # no step lowers the score: at the optimum
-      converged <- TRUE
-      break
-    }
-    theta <- theta + step
-    small <- max(abs(step)) < 1e-9 || abs(e$score - e1$score) <= 1e-14 * abs(e$score)
-    # (P$conv_tol: newton()'s own test as well -- every gradient within 5
-    # conv.tol of the score's scale and the score's change within one --
-    # where the criterion's flat ends would otherwise be followed for
-    # scores that change by a part in 1e10)
-    ss1 <- scale_of(e1)
-    if (!is.null(P$conv_tol))
-      small <- small || (max(abs(e1$g)) <= 5 * ss1 * P$conv_tol &&
-                           abs(e$score - e1$score) <= ss1 * P$conv_tol)
-    e <- e1
-    hist <- c(hist, e$score)
-    # (and, whatever the test, a flat end followed for five steps that
-    # together lowered the score by less than a hundredth of newton.tol of
-    # its scale, with every gradient within newton()'s 5 tol: stopped --
-    # the gradient along a flat end can fade too slowly for the test above
-    # to be met within newton.maxit)
-    nh <- length(hist)
-    if (nh > 5 && hist[nh - 5] - hist[nh] <= 0.01 * ss1 * tol &&
-        max(abs(e$g)) <= 5 * ss1 * tol)
-      small <- TRUE
-    if (small) {
-      converged <- TRUE
-      break
-    }
-  } else converged <- TRUE
-  e$theta <- theta
-  e$lsp <- drop(L %*% theta[nth + seq_len(nr)]) + lsp0
-  e$iter <- iter
-  e$calls <- calls
-  e$converged <- converged
-  e$score.hist <- hist
+  conv_tol <- if ("newton.tol" %in% attr(control, "given")) control$newton.tol else
+    mgcv::gam.control()$newton$conv.tol
+  e <- mgcv_newton(trial_at, theta0, scale_of, conv.tol = conv_tol,
+                   maxit = control$newton.maxit)
+  e$lsp <- drop(L %*% e$theta[nth + seq_len(nr)]) + lsp0
   e
 }
 
@@ -572,6 +524,19 @@ outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, gamm
   on.exit(P$close())
   fam <- P$fam
   nr <- ncol(L)
+  # (an additive model's criterion is a function of X'WX, X'Wz and z'Wz:
+  # the optimizer works on the problem reduced to p rows, one Gram product
+  # over the data)
+  # (NULL where X'WX + S is not of full rank: the engine's route, which
+  # fits rank-deficient models in bam()'s convention)
+  Pn <- P
+  if (identical(fam$family, "gaussian") && identical(fam$link, "identity")) {
+    Pn <- outer_reduced_problem(P, G, S, family, method, gamma, scale, control)
+    # (with gam()'s fixed penalty, which the engine's REML does not take:
+    # the rows themselves, as for the other families)
+    if (is.null(Pn) && is.null(G$H)) return(NULL)
+    if (is.null(Pn)) Pn <- P else on.exit(Pn$close(), add = TRUE)
+  }
   # mgcv's starting smoothing parameters from X'WX at the family's start
   # (initial.sp())
   # (or gam()'s in.out: start$lsp, the free log smoothing parameters, and
@@ -581,20 +546,17 @@ outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, gamm
     theta0 <- start$lsp
     if (P$lphi) theta0 <- c(theta0, start$lscale)
   } else if (nr > 0) {
-    sp0 <- mgcv_fun("initial.sp")(P$eval(NULL)$XtWX, G$S, G$off, XX = TRUE)
+    sp0 <- mgcv_fun("initial.sp")(Pn$eval(NULL)$XtWX, G$S, G$off, XX = TRUE)
     if (length(sp0) == nrow(L)) {
       theta0 <- qr.coef(qr(L), log(pmax(sp0, .Machine$double.xmin)) - lsp0)
       theta0[!is.finite(theta0)] <- 0
     }
   }
-  if (P$lphi && is.null(start)) {
-    # log scale starts from the Pearson statistic of a fit at the start
-    f0 <- outer_pirls(P, Reduce(`+`, Map(`*`, exp(drop(L %*% theta0) + lsp0), P$S), P$H),
-                        NULL, control$maxit, 1e-8)
-    pear <- P$rows(pearson = TRUE)$pearson
-    theta0 <- c(theta0, log(max(pear / max(1, P$n - P$p), 1e-10)))
-  }
-  res <- outer_newton(P, L, lsp0, theta0, control)
+  # (log scale starts, as gam()'s, from get.null.coef()'s null scale over
+  # 10: the deviance per row of the fit at mean(y))
+  if (P$lphi && is.null(start))
+    theta0 <- c(theta0, log(sum(fam$dev.resids(P$y, mean(P$y) + 0 * P$y, P$w)) / P$n / 10))
+  res <- outer_newton(Pn, L, lsp0, theta0, control)
   # the rows at the optimum (the session's last eval may be a rejected
   # trial step's): eta, mu and Newton's weights
   P$eval(res$beta, gram = FALSE)
@@ -608,6 +570,62 @@ outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, gamm
   wf <- P$w * fam$mu.eta(res$eta)^2 / fam$variance(res$mu)
   wf[!is.finite(wf)] <- 0
   outer_fisher_rows(res, P, wf)
+}
+
+# The additive model's problem on p rows: Rx (Rx'Rx = X'WX, pivoted
+# Cholesky) in X's place with unit weights, f (Rx'f = X'Wz) as the
+# response, and the residual sum of squares beyond them added to every
+# deviance, so that the penalized IRLS, the deviance, its derivatives and
+# the criterion are those of the n rows at p x p cost (as gcv_magic()
+# reduces GCV's); the likelihood's terms in n and the weights (ls, n) stay
+# the full problem's.  The reduced rows are host work, not the device's.
+# NULL where the model is not identifiable (X'WX + S not of full rank).
+outer_reduced_problem <- function(P, G, S, family, method, gamma, scale, control) {
+  z <- P$y - P$off
+  g <- P$gram(P$w, z)
+  p <- P$p
+  R <- suppressWarnings(chol(g$XtWX, pivot = TRUE))
+  piv <- attr(R, "pivot")
+  r <- attr(R, "rank")
+  f <- numeric(p)
+  if (r > 0)
+    f[seq_len(r)] <- backsolve(R[seq_len(r), seq_len(r), drop = FALSE],
+                               drop(g$XtWz)[piv][seq_len(r)], transpose = TRUE)
+  if (r < p) R[(r + 1L):p, ] <- 0
+  Rx <- R[, order(piv), drop = FALSE]
+  extra <- max(0, g$zWz - sum(f^2))
+  # identifiable: X'WX + S of full rank, each penalty scaled to X'WX's size
+  nx <- max(abs(g$XtWX))
+  St <- g$XtWX / nx + P$H / max(1, max(abs(P$H)))
+  for (Sk in P$S) St <- St + Sk / max(abs(Sk))
+  if (attr(suppressWarnings(chol(St, pivot = TRUE)), "rank") < p) return(NULL)
+  Pr <- outer_problem(G, Rx, f, rep(1, p), NULL, family, S, method, gamma, scale,
+                      list(mode = 0L, ordinal = 0L), control$nthreads)
+  eval0 <- Pr$eval
+  rows0 <- Pr$rows
+  Pr$eval <- function(beta, gram = TRUE) {
+    e <- eval0(beta, gram)
+    e$dev <- e$dev + extra
+    e
+  }
+  Pr$rows <- function(pearson = FALSE, gram = FALSE, vectors = FALSE) {
+    rw <- rows0(pearson, gram, vectors)
+    if (pearson) rw$pearson <- rw$pearson + extra
+    rw
+  }
+  for (nm in c("n", "n_pos", "ls", "ls_n", "unit_trials")) Pr[[nm]] <- P[[nm]]
+  Pr
+}
+
+# gam.fit3's scale.est at fitted values mu with tr(A) trA: Fletcher's,
+# the Pearson statistic over n - tr(A), divided by 1 + s.bar.
+outer_fletcher_scale <- function(P, mu, trA) {
+  fam <- P$fam
+  V <- fam$variance(mu)
+  scale.est <- sum(P$w * (P$y - mu)^2 / V) / (P$n - trA)
+  s.bar <- max(-0.9, mean(fam$dvar(mu) * (P$y - mu) / V))
+  if (is.finite(s.bar)) scale.est <- scale.est / (1 + s.bar)
+  scale.est
 }
 
 # What gam.fit3.post.proc() needs of the rows at the optimum, with
@@ -640,14 +658,7 @@ outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control, aic0 =
   # gam()'s scale when estimated is not the REML one (reml.scale) but
   # gam.fit3's scale.est: Fletcher's Pearson estimate with tr(A)
   trA <- P$p - sum(tcrossprod(lap$rV) * lap$Sl)
-  scale.est <- NA
-  if (!known) {
-    V <- fam$variance(lap$mu)
-    pearson <- sum(P$w * (P$y - lap$mu)^2 / V)
-    scale.est <- pearson / (P$n - trA)
-    s.bar <- max(-0.9, mean(fam$dvar(lap$mu) * (P$y - lap$mu) / V))
-    if (is.finite(s.bar)) scale.est <- scale.est / (1 + s.bar)
-  }
+  scale.est <- if (known) NA else outer_fletcher_scale(P, lap$mu, trA)
   fit$reml.scale <- if (pe) NA else lap$phi
   fit$scale <- fit$sig2 <- if (known) P$scale else scale.est
   fit <- outer_post_proc(fit, lap, G, outer_param_map(L, 0L, P$lphi), c(lsp0, if (P$lphi) 0),
@@ -682,8 +693,7 @@ outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control, aic0 =
 outer_post_proc <- function(fit, lap, G, Lx, lsp0x, obj, control, sp_index, sp.names) {
   P <- lap$P
   fit$optimizer <- c("outer", "newton")
-  conv <- if (lap$converged) "full convergence" else "iteration limit reached"
-  fit$outer.info <- list(conv = conv, iter = lap$iter, grad = lap$g, hess = lap$Hs,
+  fit$outer.info <- list(conv = lap$conv, iter = lap$iter, grad = lap$g, hess = lap$Hs,
                          score.hist = lap$score.hist)
   fit$mgcv.conv <- NULL
   ev <- eigen(lap$XWX, symmetric = TRUE)

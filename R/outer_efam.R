@@ -467,10 +467,6 @@ efam_outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method,
   P <- efam_outer_problem(G, X, y, w, offset, family, S, method, gamma, scale, plan,
                           control$nthreads)
   on.exit(P$close())
-  # newton()'s convergence test at gam.control()'s conv.tol, or at
-  # newton.tol where it is given
-  P$conv_tol <- if ("newton.tol" %in% attr(control, "given")) control$newton.tol else
-    mgcv::gam.control()$newton$conv.tol
   fam <- P$fam
   nr <- ncol(L)
   th0 <- if (P$nth > 0) P$theta() else numeric(0)

@@ -9,7 +9,8 @@
 #
 #   Rscript tools/help_examples.R [out.csv]
 #
-# Outcomes per call: "agree" (fitted values within 1e-6 of their range),
+# Outcomes per call: "agree" (fitted values within 1e-6 of their range,
+# the range floored at 1e-8 of the response's),
 # "better" (further apart, with a criterion strictly lower than mgcv's --
 # both report the same score, REML, ML, GCV or UBRE, minimised), "differ"
 # (neither), "setup" (fit = FALSE: not compared), "mgcv_error" (mgcv's own
@@ -55,7 +56,11 @@ wrapper <- c(
   "    what <- 'setup'",
   "  } else {",
   "    fm <- as.numeric(ref$fitted.values); fg <- as.numeric(r$fitted.values)",
-  "    rg <- diff(range(fm)); if (!is.finite(rg) || rg == 0) rg <- max(abs(fm), 1)",
+  "    # (the range floored at 1e-8 of the response's: a fit shrunk to a",
+  "    # constant has fitted values whose range is rounding, 1e-12 of y's)",
+  "    yr <- suppressWarnings(diff(range(as.numeric(ref$y), finite = TRUE)))",
+  "    rg <- max(diff(range(fm)), if (is.finite(yr)) 1e-8 * yr else 0)",
+  "    if (!is.finite(rg) || rg == 0) rg <- max(abs(fm), 1)",
   "    fd <- if (length(fm) == length(fg)) max(abs(fm - fg)) / rg else Inf",
   "    cg <- as.numeric(r$gcv.ubre)[1]; cm <- as.numeric(ref$gcv.ubre)[1]",
   "    what <- if (is.finite(fd) && fd <= 1e-6) 'agree' else",

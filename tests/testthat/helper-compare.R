@@ -51,6 +51,9 @@ expect_agrees_with_mgcv <- function(g, b, eta_tol = 1e-9, edf_tol = 1e-7, reml_t
 
 tight <- function() mgcv::gam.control(epsilon = 1e-10)
 tight_gg <- function() gam_gpu_control(epsilon = 1e-10)
+# gam()'s methods beside gam(control = gam.control(epsilon = 1e-10, newton =
+# list(conv.tol = 1e-9))): newton()'s test at the same conv.tol
+tight_gam_gg <- function() gam_gpu_control(epsilon = 1e-10, newton.tol = 1e-9)
 
 sim_data <- function(n = 3000, seed = 3) {
   set.seed(seed)

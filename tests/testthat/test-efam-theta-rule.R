@@ -6,7 +6,9 @@
 test_that("the probe finds the rule whose theta is bam()'s, the other one far from it", {
   st <- gamgpu:::efam_theta_rule_status()
   expect_true(st$rule %in% 0:1)
-  expect_lt(st$distance[st$rule + 1L], 1e-10)
+  # (4e-14 on the 2-core machine, 5.6e-9 under the GPU machine's BLAS; the
+  # other rule 1.4e-5 away on both)
+  expect_lt(st$distance[st$rule + 1L], 1e-8)
   expect_gt(st$distance[2L - st$rule], 1e-7)
 })
 

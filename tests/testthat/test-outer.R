@@ -58,7 +58,7 @@ test_that("REML and ML are gam()'s: canonical and non-canonical links, estimated
   for (m in c("REML", "ML")) for (cs in cases) {
     b <- mgcv::gam(cs[[1]], family = cs[[2]], data = d, method = m, control = tight_gam())
     g <- gam_gpu(cs[[1]], family = cs[[2]], data = d, method = m, device = "off",
-                 control = tight_gg())
+                 control = tight_gam_gg())
     # (under ML the poisson and cbind binomial fits put s(x2) on a plateau,
     # log sp 17 to 18, where the two optimizers stop 1e-6 apart in score)
     outer_agrees(g, b, paste(m, cs[[3]]), score_tol = 1e-9, eta_tol = 1e-6,
@@ -78,7 +78,7 @@ test_that("along a flat end of the criterion only the score is gam()'s", {
       b <- mgcv::gam(yb ~ s(x0) + s(x1) + s(x2), family = cs[[1]], data = d, method = m,
                      control = tight_gam())
       g <- gam_gpu(yb ~ s(x0) + s(x1) + s(x2), family = cs[[1]], data = d, method = m,
-                   device = "off", control = tight_gg())
+                   device = "off", control = tight_gam_gg())
       label <- paste(m, cs[[2]])
       expect_true(isTRUE(g$converged), label = label)
       rel <- (g$gcv.ubre[[1]] - b$gcv.ubre[[1]]) / abs(b$gcv.ubre[[1]])
@@ -102,7 +102,7 @@ test_that("at gam()'s smoothing parameters every field is gam()'s", {
       b <- mgcv::gam(cs[[1]], family = cs[[2]], data = d, method = m, sp = b0$sp,
                      control = tight_gam())
       g <- gam_gpu(cs[[1]], family = cs[[2]], data = d, method = m, sp = b0$sp,
-                   device = "off", control = tight_gg())
+                   device = "off", control = tight_gam_gg())
       label <- paste(m, cs[[3]])
       expect_lt(abs(g$gcv.ubre[[1]] - b$gcv.ubre[[1]]) / abs(b$gcv.ubre[[1]]), 1e-13,
                 label = label)
@@ -177,7 +177,7 @@ test_that("GCV.Cp is gam()'s: UBRE with a known scale, GCV with an estimated one
   for (cs in cases) {
     b <- mgcv::gam(cs[[1]], family = cs[[2]], data = d, control = tight_gam())
     g <- gam_gpu(cs[[1]], family = cs[[2]], data = d, method = "GCV.Cp", device = "off",
-                 control = tight_gg())
+                 control = tight_gam_gg())
     label <- cs[[4]]
     expect_identical(g$method, cs[[3]], label = label)
     expect_identical(b$method, cs[[3]], label = label)
@@ -203,19 +203,19 @@ test_that("a known scale, gamma and partly fixed smoothing parameters are gam()'
   b <- mgcv::gam(f, family = Gamma(link = "log"), data = d, method = "REML", scale = 0.4,
                  control = tight_gam())
   g <- gam_gpu(f, family = Gamma(link = "log"), data = d, method = "REML", scale = 0.4,
-               device = "off", control = tight_gg())
+               device = "off", control = tight_gam_gg())
   expect_false(g$scale.estimated)
   expect_equal(g$scale, 0.4)
   outer_agrees(g, b, "known scale")
   b <- mgcv::gam(f, family = Gamma(link = "log"), data = d, method = "REML", gamma = 1.4,
                  control = tight_gam())
   g <- gam_gpu(f, family = Gamma(link = "log"), data = d, method = "REML", gamma = 1.4,
-               device = "off", control = tight_gg())
+               device = "off", control = tight_gam_gg())
   outer_agrees(g, b, "gamma 1.4")
   b <- mgcv::gam(f, family = Gamma(link = "log"), data = d, method = "ML", sp = c(-1, 3, -1),
                  control = tight_gam())
   g <- gam_gpu(f, family = Gamma(link = "log"), data = d, method = "ML", sp = c(-1, 3, -1),
-               device = "off", control = tight_gg())
+               device = "off", control = tight_gam_gg())
   outer_agrees(g, b, "one sp fixed")
   expect_equal(unname(g$full.sp[2]), 3)
   expect_identical(names(g$sp), names(b$sp))
@@ -232,7 +232,7 @@ test_that("P-REML and P-ML are gam()'s: the Pearson scale, and REML or ML with a
     label <- paste(m, cs[[3]])
     b <- mgcv::gam(cs[[1]], family = cs[[2]], data = d, method = m, control = tight_gam())
     g <- gam_gpu(cs[[1]], family = cs[[2]], data = d, method = m, device = "off",
-                 control = tight_gg())
+                 control = tight_gam_gg())
     expect_identical(names(g$gcv.ubre), m, label = label)
     # (Gamma's P-ML puts s(x1) and s(x2) on a plateau, log sp 10 to 13,
     # where the optimizers stop at different points)
@@ -253,7 +253,7 @@ test_that("GACV.Cp is gam()'s: GACV with an estimated scale, UBRE with a known o
     b <- mgcv::gam(cs[[1]], family = cs[[2]], data = d, method = "GACV.Cp",
                    control = tight_gam())
     g <- gam_gpu(cs[[1]], family = cs[[2]], data = d, method = "GACV.Cp", device = "off",
-                 control = tight_gg())
+                 control = tight_gam_gg())
     expect_identical(g$method, cs[[3]], label = label)
     expect_identical(b$method, cs[[3]], label = label)
     expect_identical(names(g$gcv.ubre), "GACV.Cp", label = label)
@@ -279,7 +279,7 @@ test_that("the aic is family$aic's, from the fit's own C sums where dev is not r
   for (cs in cases) {
     w <- if (is.null(cs[[3]])) rep(1, nrow(d)) else d[[cs[[3]]]]
     g <- gam_gpu(cs[[1]], family = cs[[2]], data = d, weights = w, method = "REML",
-                 device = "off", control = tight_gg())
+                 device = "off", control = tight_gam_gg())
     b <- mgcv::gam(cs[[1]], family = cs[[2]], data = d, weights = w, method = "REML",
                    sp = g$sp, control = tight_gam())
     # gam()'s aic at the same smoothing parameters (its fit to its tolerance)

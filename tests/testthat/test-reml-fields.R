@@ -1,5 +1,6 @@
-# gam()'s fields of a "REML" or "ML" fit of an additive model, which the
-# engine fits (R/outer.R: reml_vc_finish): Vc, V.sp and edf2 with the log
+# gam()'s fields of a "REML" or "ML" fit of an additive model (R/outer.R:
+# the outer iteration on the problem reduced to p rows, and
+# gam.fit3.post.proc()): Vc, V.sp and edf2 with the log
 # scale among the parameters (as gam.fit3.post.proc() has them; bam()'s
 # profile it out: Vc 14% apart on airquality), db.drho for every
 # smoothing parameter, and the aic of a known scale (gam.fit3's dev1 =
@@ -25,7 +26,7 @@ test_that("Vc, V.sp, edf2, db.drho and AIC of REML and ML are gam()'s", {
     args <- c(list(cs$f, method = m), cs[setdiff(names(cs), "f")])
     b <- do.call(mgcv::gam, c(args, list(control = mgcv::gam.control(
       epsilon = 1e-10, newton = list(conv.tol = 1e-9)))))
-    g <- do.call(gam_gpu, c(args, list(device = "off")))
+    g <- do.call(gam_gpu, c(args, list(device = "off", control = tight_gam_gg())))
     label <- paste(nm, m)
     expect_identical(dim(g$Vc), dim(b$Vc), label = label)
     expect_lt(rel(g$Vc, b$Vc), 1e-6, label = paste(label, "Vc"))

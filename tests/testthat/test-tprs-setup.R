@@ -77,7 +77,7 @@ test_that("a REML fit on bases built this way is gam()'s", {
   b <- mgcv::gam(f, family = binomial(), data = d, method = "REML",
                  control = mgcv::gam.control(epsilon = 1e-10, newton = list(conv.tol = 1e-9)))
   g <- gam_gpu(f, family = binomial(), data = d, method = "REML", device = "off",
-               control = gam_gpu_control(epsilon = 1e-10))
+               control = tight_gam_gg())
   expect_true(g$converged)
   expect_lt(abs(g$gcv.ubre[[1]] - b$gcv.ubre[[1]]) / abs(b$gcv.ubre[[1]]), 1e-9)
   expect_lt(max(abs(g$fitted.values - b$fitted.values)), 1e-6)
