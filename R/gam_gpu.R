@@ -874,6 +874,9 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   if (discrete) fit$device$discrete <- .gg_discrete_note
   # GCV.Cp, GACV.Cp: where the criterion's Gram product ran ("cuda:0", "cpu")
   if (!is.null(gcv)) fit$device$gcv_gram <- gcv$device
+  # (and where the fit is at a lower minimum than gam()'s optimizer stops
+  # at, what each scored)
+  if (!is.null(gcv$below)) fit$device$optimum <- gcv$below
   # REML, ML (Laplace): where its Gram products ran, and how many
   if (!is.null(lap)) {
     fit$device$outer_gram <- lap$P$env$device

@@ -189,7 +189,11 @@ gcv_magic <- function(P, G, w, L, lsp0, gamma, scale) {
   score <- mr$score
   converged <- isTRUE(mr$gcv.info$fully.converged)
   nw <- gcv_flat_end_minimum(P, L, lsp0, rho, e$score)
+  below <- NULL
   if (!is.null(nw)) {
+    below <- sprintf(paste("magic() stopped at %s %.10g; along a flat end of the score a lower",
+                           "minimum, %.10g, where this fit is"),
+                     if (scale > 0) "UBRE" else "GCV", mr$score, nw$score)
     rho <- nw$rho
     lsp <- nw$lsp
     e <- gcv_score(P, lsp, deriv = FALSE)
@@ -198,7 +202,7 @@ gcv_magic <- function(P, G, w, L, lsp0, gamma, scale) {
   }
   c(e[c("rss", "tau", "Hi")],
     list(rho = rho, lsp = lsp, score = score, magic = mr$gcv.info, device = P$device,
-         XtWX = P$XtWX, converged = converged, n_score = n_score))
+         XtWX = P$XtWX, converged = converged, n_score = n_score, below = below))
 }
 
 # A GCV or UBRE score with two minima, one along a smoothing parameter's

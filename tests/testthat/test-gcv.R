@@ -186,3 +186,23 @@ test_that("GCV.Cp's Newton takes gam_gpu_control()'s newton.maxit and newton.tol
   expect_lt(loose$outer.info$iter, tight$outer.info$iter)
   expect_gte(loose$gcv.ubre[[1]], tight$gcv.ubre[[1]])
 })
+
+test_that("a lower GCV minimum than magic()'s is said so in the fit", {
+  # (?choose.k: residuals of a fit with too low a k, refitted with "cs"
+  # shrinkage; magic() stops at GCV 4.4947, a flat end holds 4.4484)
+  set.seed(1)
+  dat <- mgcv::gamSim(1, n = 400, scale = 2, verbose = FALSE)
+  b0 <- mgcv::gam(y ~ s(x0, k = 6) + s(x1, k = 6) + s(x2, k = 6) + s(x3, k = 6), data = dat)
+  dat$rsd <- residuals(b0)
+  b <- mgcv::gam(rsd ~ s(x2, k = 40, bs = "cs"), gamma = 1.4, data = dat)
+  g <- gam_gpu(rsd ~ s(x2, k = 40, bs = "cs"), gamma = 1.4, data = dat, method = "GCV.Cp",
+               device = "off")
+  expect_lt(g$gcv.ubre[[1]], b$gcv.ubre[[1]] - 0.04)
+  expect_match(g$device$optimum, "magic\\(\\) stopped at GCV 4.49")
+  # where magic()'s is the minimum, nothing to say
+  b <- mgcv::gam(rsd ~ s(x0, k = 40, bs = "cs"), gamma = 1.4, data = dat)
+  g <- gam_gpu(rsd ~ s(x0, k = 40, bs = "cs"), gamma = 1.4, data = dat, method = "GCV.Cp",
+               device = "off")
+  expect_null(g$device$optimum)
+  expect_lt(abs(g$gcv.ubre[[1]] / b$gcv.ubre[[1]] - 1), 1e-12)
+})
