@@ -17,6 +17,25 @@
   ocat = "identity",
   Gamma = c("inverse", "log", "identity"),
   inverse.gaussian = c("1/mu^2", "inverse", "log", "identity"))
+.gg_power_link_families <- c("poisson", "quasipoisson", "negbin", "Gamma", "inverse.gaussian",
+                             "tweedie")
+
+# lambda of R's power(lambda) link ("mu^lambda": lambda > 0, not 1), as the
+# link's own functions hold it; NULL for any other link.
+link_power <- function(family) {
+  if (!is.character(family$link) || !startsWith(family$link, "mu^")) return(NULL)
+  la <- get0("lambda", envir = environment(family$linkfun), inherits = FALSE)
+  if (!is.numeric(la) || length(la) != 1L)
+    la <- log(family$linkfun(exp(1)))              # (fix.family.link()'s way)
+  if (is.finite(la) && la > 0 && la != 1) la else NULL
+}
+
+# The link as the engine's C takes it: its name, or for a power link
+# "mu^" and lambda to every digit (the name R gives it rounds lambda).
+engine_link <- function(family) {
+  la <- link_power(family)
+  if (is.null(la)) family$link else sprintf("mu^%.17g", la)
+}
 
 # Under "auto", a model this small fits faster on the CPU than the device's
 # fixed costs (launches, copies) allow: the threshold is option
@@ -85,10 +104,18 @@ resolve_family <- function(family, env) {
     gamgpu_abort("gamgpu_bad_family",
                  sprintf("family '%s' is not supported; supported: %s", family$family,
                          paste(names(.gg_links), collapse = ", ")), call = NULL)
-  if (!(family$link %in% links))
+  # (R's power(lambda) links, "mu^lambda", for the families of a positive
+  # mean: mgcv's Tweedie() takes them by name, R's families as link-glm
+  # objects)
+  power_ok <- engine_family(family)$name %in% .gg_power_link_families &&
+    !is.null(link_power(family))
+  if (!(family$link %in% links) && !power_ok)
     gamgpu_abort("gamgpu_bad_link",
                  sprintf("link '%s' is not supported for family '%s' (supported: %s)",
-                         family$link, family$family, paste(links, collapse = ", ")),
+                         family$link, family$family,
+                         paste(c(links, if (engine_family(family)$name %in%
+                                            .gg_power_link_families) "power()"),
+                               collapse = ", ")),
                  call = NULL)
   family
 }
@@ -173,7 +200,10 @@ classify_setup_error <- function(e) {
 #'   mgcv's \code{negbin(theta)} with one known theta (links log, sqrt,
 #'   identity; the scale estimated, as \code{bam()}) or \code{Tweedie(p)}
 #'   with a known power 1 < p <= 2 (links log, identity, sqrt, inverse; the
-#'   scale estimated); or one of mgcv's extended families \code{nb()},
+#'   scale estimated); R's \code{power(lambda)} links for the families of a
+#'   positive mean (poisson, quasipoisson, Gamma, inverse.gaussian,
+#'   \code{negbin}, \code{Tweedie}, as in \code{Tweedie(1.25,
+#'   power(0.1))}); or one of mgcv's extended families \code{nb()},
 #'   \code{tw()}, \code{betar()}, \code{scat()}, \code{ziP()} and
 #'   \code{ocat()} (at most 12 categories), each with the links mgcv allows,
 #'   their parameters theta estimated between iterations as \code{bam()}'s
@@ -767,7 +797,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     L <- matrix(0, length(lsp0_fit), 0L)
   }
   engine_fit <- function(spec)
-    .Call(gg_fit, X, y, w, offset, eng_fam$name, family$link, S_fit, as.integer(off_fit), L,
+    .Call(gg_fit, X, y, w, offset, eng_fam$name, engine_link(family), S_fit, as.integer(off_fit), L,
           if (length(S_fit)) as.numeric(lsp0_fit) else NULL, spec, unclass(control))
   res <- engine_fit(spec)
   if (!is.null(G$H)) res$rho.full <- res$rho.full[seq_along(S)]

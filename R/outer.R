@@ -126,7 +126,7 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
        eval = function(beta, gram = TRUE) {
          if (gram) count()
          .Call(gg_session_eval_r, ses, if (!is.null(beta)) as.double(beta), eng$name,
-               fam$link, gram, eng$theta)
+               engine_link(fam), gram, eng$theta)
        },
        null_coef = function() B$null_coef(fam$linkfun(mean(y))),
        # gam.fit3's rows at the last eval, kept in the session (C:
@@ -136,12 +136,12 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
        # statistic, X'WX with Newton's weights (gram), the vectors (vectors)
        rows = function(pearson = FALSE, gram = FALSE, vectors = FALSE) {
          if (gram) count()
-         .Call(gg_session_rows_r, ses, eng$name, fam$link, pearson, gram, vectors, eng$theta)
+         .Call(gg_session_rows_r, ses, eng$name, engine_link(fam), pearson, gram, vectors, eng$theta)
        },
        # Newton's penalized IRLS step at the last eval (X'WX, X'Wz), NULL
        # where some Newton weight is not positive
        newton_gram = function() {
-         g <- .Call(gg_session_newton_gram_r, ses, eng$name, fam$link, eng$theta)
+         g <- .Call(gg_session_newton_gram_r, ses, eng$name, engine_link(fam), eng$theta)
          if (!is.null(g)) count()
          g
        },

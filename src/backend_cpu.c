@@ -104,7 +104,7 @@ static int cpu_init_eta(gg_backend *be, const gg_family *fam, gg_status *st)
     cpu_state *s = S(be);
     for (size_t i = 0; i < s->d.n; i++) {
         double mu = gg_family_mustart(fam, s->d.y[i], s->d.pw[i]);
-        double eta = gg_linkfun(fam->link, mu);
+        double eta = gg_linkfun(gg_family_link(fam), mu);
         if (!gg_start_valid(fam, eta))
             return gg_fail(st, "gamgpu_bad_start",
                            "cannot find valid starting values for the %s family "
@@ -155,7 +155,7 @@ static int cpu_row_state(gg_backend *be, const gg_family *fam, double *dev,
     const double *off = s->d.offset;
     if (fam->efam)
         for (size_t i = 0; i < s->d.n; i++)
-            D += gg_fm_ef_row((int) fam->fam, (int) fam->link, s->d.y[i], s->d.pw[i],
+            D += gg_fm_ef_row((int) fam->fam, gg_family_link(fam), s->d.y[i], s->d.pw[i],
                               off ? off[i] : 0.0, s->eta[i], &fam->ef, &s->mu[i], &s->w[i],
                               &s->z[i]);
     else

@@ -1150,7 +1150,8 @@ static int cuda_init_eta(gg_backend *be, const gg_family *fam, gg_status *st)
     double t0 = now();
     if (gg_cuda_enter(s->ordinal, st) != 0)
         return -1;
-    int f = (int) fam->fam, l = (int) fam->link, efam = fam->efam, rc = -1;
+    int f = (int) fam->fam, efam = fam->efam, rc = -1;
+    gg_fm_link l = gg_family_link(fam);
     gg_fm_efpar par = fam->ef;
     long long n = (long long) s->n;
     void *args[] = {&f, &l, &efam, &par, &s->y, &s->pw, &n, &s->eta, &s->eta_old, &s->partial};
@@ -1166,7 +1167,7 @@ static int cuda_init_eta(gg_backend *be, const gg_family *fam, gg_status *st)
             gg_cu.cuMemcpyDtoH(y, s->y, s->n * sizeof(double)) == CUDA_SUCCESS &&
             gg_cu.cuMemcpyDtoH(pw, s->pw, s->n * sizeof(double)) == CUDA_SUCCESS)
             for (row = 0; row < s->n; row++)
-                if (!gg_start_valid(fam, gg_linkfun(fam->link, gg_family_mustart(fam, y[row], pw[row]))))
+                if (!gg_start_valid(fam, gg_linkfun(gg_family_link(fam), gg_family_mustart(fam, y[row], pw[row]))))
                     break;
         gg_fail(st, "gamgpu_bad_start",
                 "cannot find valid starting values for the %s family with %s link "
@@ -1240,7 +1241,8 @@ static int cuda_row_state(gg_backend *be, const gg_family *fam, double *dev, gg_
     double t0 = now();
     if (gg_cuda_enter(s->ordinal, st) != 0)
         return -1;
-    int f = (int) fam->fam, l = (int) fam->link, efam = fam->efam;
+    int f = (int) fam->fam, efam = fam->efam;
+    gg_fm_link l = gg_family_link(fam);
     double th = fam->theta;
     gg_fm_efpar par = fam->ef;
     long long n = (long long) s->n;

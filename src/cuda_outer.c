@@ -173,7 +173,8 @@ static int outer_rows(gg_backend *be, const gg_family *fam, int fisher, int pear
         goto done;
     o->have = 0;
     o->efam = 0;
-    int f = (int) fam->fam, l = (int) fam->link;
+    int f = (int) fam->fam;
+    gg_fm_link l = gg_family_link(fam);
     double th = fam->theta;
     long long n = (long long) r.n;
     CUdeviceptr *v = o->v;
@@ -281,7 +282,8 @@ static int outer_newton_gram(gg_backend *be, const gg_family *fam, double *A, do
     if (o == NULL)
         goto done;
     o->have = 0;          /* as the host's: the rows are the last eval's no more */
-    int f = (int) fam->fam, l = (int) fam->link;
+    int f = (int) fam->fam;
+    gg_fm_link l = gg_family_link(fam);
     double th = fam->theta, bad = 0, zwz;
     long long n = (long long) r.n;
     void *args[] = {&f, &l, &th, &r.y, &r.pw, &r.off, &r.eta, &r.mu, &n, &r.w, &r.z,
@@ -492,7 +494,8 @@ static int outer_ef_rows(gg_backend *be, const gg_family *fam, int level, double
     if (o == NULL)
         goto done;
     o->have = 0;
-    int f = (int) fam->fam, l = (int) fam->link, lev = level;
+    int f = (int) fam->fam, lev = level;
+    gg_fm_link l = gg_family_link(fam);
     gg_fm_efpar par = fam->ef;
     long long n = (long long) r.n;
     CUdeviceptr *v = o->v;

@@ -79,12 +79,12 @@ SEXP gg_efam_rows_r(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt, SEXP ef, 
     const double *e = REAL(eta), *yy = REAL(y), *ww = REAL(wt);
     double s[GG_FM_EF_MAXSUM];
     for (R_xlen_t i = 0; i < n; i++) {
-        const double mu = gg_fm_linkinv((int) f.link, e[i]);
+        const double mu = gg_fm_linkinv(gg_family_link(&f), e[i]);
         o[0][i] = mu;
         o[1][i] = gg_fm_ef_dd0((int) f.fam, yy[i], mu, ww[i], &par, &o[2][i], &o[3][i]);
         o[4][i] = gg_fm_ef_mustart((int) f.fam, yy[i], ww[i], &par);
         double m2;
-        gg_fm_ef_row((int) f.fam, (int) f.link, yy[i], ww[i], 0.0, e[i], &par, &m2, &o[5][i],
+        gg_fm_ef_row((int) f.fam, gg_family_link(&f), yy[i], ww[i], 0.0, e[i], &par, &m2, &o[5][i],
                      &o[6][i]);
         memset(s, 0, sizeof s);
         gg_fm_ef_theta_row((int) f.fam, yy[i], mu, ww[i], &par, d, s);
@@ -102,7 +102,7 @@ SEXP gg_efam_deta_r(SEXP family, SEXP link, SEXP mu, SEXP y, SEXP wt, SEXP ef, S
 {
     const gg_family f = gg_family_named_or_abort(family, link);
     const gg_fm_efpar par = gg_efpar_or_abort(ef);
-    if (!gg_fm_ef_outer_ok((int) f.fam, (int) f.link, par.nth) || par.nth > GG_FM_EFO_MAXTH)
+    if (!gg_fm_ef_outer_ok((int) f.fam, gg_family_link(&f), par.nth) || par.nth > GG_FM_EFO_MAXTH)
         gg_abort("gamgpu_bad_family", "the outer iteration's extended-family rows are nb()'s "
                  "and tw()'s (links log, identity, sqrt) and betar()'s (logit, probit, "
                  "cloglog, cauchit) with one theta, scat()'s (identity, log, inverse) and "
@@ -128,7 +128,7 @@ SEXP gg_efam_deta_r(SEXP family, SEXP link, SEXP mu, SEXP y, SEXP wt, SEXP ef, S
         gg_fm_efdd r = {0};
         gg_fm_efdeta e = {0};
         gg_fm_ef_dd((int) f.fam, yy[i], m[i], ww[i], &par, d, &r);
-        gg_fm_ef_deta((int) f.link, m[i], nth, d, &r, &e);
+        gg_fm_ef_deta(gg_family_link(&f), m[i], nth, d, &r, &e);
         const double *v[] = {&e.Deta, &e.Deta2, &e.EDeta2, e.Dth, e.Detath, &e.Deta3,
                              e.Deta2th, &e.Deta4, e.Dth2, e.Detath2, e.Deta2th2, e.Deta3th};
         for (int k = 0; k < 12; k++)

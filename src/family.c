@@ -8,6 +8,7 @@
 #include "../inst/kernels/efam_math.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 
@@ -34,9 +35,14 @@ static const struct { const char *name; gg_link_id id; } link_names[] = {
 
 #define NELEM(a) ((int) (sizeof(a) / sizeof((a)[0])))
 
-/* Links R allows for each family (as in stats::binomial() etc.). */
+/* Links R allows for each family (as in stats::binomial() etc.); R's
+ * power(lambda) links (which its families take as "link-glm" objects, and
+ * mgcv's Tweedie() by name) for the families of a positive mean. */
 static int link_allowed(gg_family_id f, gg_link_id l)
 {
+    if (l == GG_LINK_POWER)
+        return f == GG_FAM_POISSON || f == GG_FAM_QUASIPOISSON || f == GG_FAM_NEGBIN ||
+               f == GG_FAM_GAMMA || f == GG_FAM_INVGAUSS || f == GG_FAM_TWEEDIE;
     switch (f) {
     case GG_FAM_GAUSSIAN:
         return l == GG_LINK_IDENTITY || l == GG_LINK_LOG || l == GG_LINK_INVERSE;
@@ -80,13 +86,26 @@ int gg_family_lookup(const char *family, const char *link, gg_family *out,
                        "family '%s' is not supported (supported: gaussian, "
                        "binomial, quasibinomial, poisson, quasipoisson, Gamma, "
                        "inverse.gaussian, negbin, tweedie, tw, betar, scat, ziP, ocat)", family);
+    gg_link_id lid = 0;
+    double power = 0;
     for (int i = 0; i < NELEM(link_names); i++)
         if (strcmp(link, link_names[i].name) == 0) li = i;
-    if (li < 0 || !link_allowed(fam_names[fi].id, link_names[li].id))
+    if (li >= 0) {
+        lid = link_names[li].id;
+    } else if (strncmp(link, "mu^", 3) == 0) {
+        /* R's power(lambda): lambda > 0 and != 1 (power() names the others
+         * "log" and "identity") */
+        char *end = NULL;
+        power = strtod(link + 3, &end);
+        if (end != link + 3 && *end == '\0' && isfinite(power) && power > 0 && power != 1)
+            lid = GG_LINK_POWER;
+    }
+    if (lid == 0 || !link_allowed(fam_names[fi].id, lid))
         return gg_fail(st, "gamgpu_bad_link",
                        "link '%s' is not supported for family '%s'", link, family);
     out->fam = fam_names[fi].id;
-    out->link = link_names[li].id;
+    out->link = lid;
+    out->link_power = power;
     out->theta = 0;
     out->efam = gg_family_is_efam(out->fam);
     memset(&out->ef, 0, sizeof out->ef);
@@ -104,6 +123,7 @@ const char *gg_family_name(gg_family_id f)
 
 const char *gg_link_name(gg_link_id l)
 {
+    if (l == GG_LINK_POWER) return "mu^lambda";
     for (int i = 0; i < NELEM(link_names); i++)
         if (link_names[i].id == l) return link_names[i].name;
     return "?";
@@ -128,20 +148,20 @@ _Static_assert(GG_LINK_IDENTITY == GG_FM_IDENTITY && GG_LINK_LOG == GG_FM_LOG &&
                GG_LINK_INVERSE == GG_FM_INVERSE && GG_LINK_LOGIT == GG_FM_LOGIT &&
                GG_LINK_PROBIT == GG_FM_PROBIT && GG_LINK_CLOGLOG == GG_FM_CLOGLOG &&
                GG_LINK_CAUCHIT == GG_FM_CAUCHIT && GG_LINK_SQRT == GG_FM_SQRT &&
-               GG_LINK_INVSQUARE == GG_FM_INVSQUARE,
+               GG_LINK_INVSQUARE == GG_FM_INVSQUARE && GG_LINK_POWER == GG_FM_POWER,
                "link codes must match family_math.h");
 
 double gg_pnorm(double x)                   { return gg_fm_pnorm(x); }
 double gg_qnorm(double p)                   { return gg_fm_qnorm(p); }
-double gg_linkfun(gg_link_id l, double mu)  { return gg_fm_linkfun((int) l, mu); }
-double gg_linkinv(gg_link_id l, double eta) { return gg_fm_linkinv((int) l, eta); }
-double gg_mu_eta(gg_link_id l, double eta)  { return gg_fm_mu_eta((int) l, eta); }
+double gg_linkfun(gg_fm_link l, double mu)  { return gg_fm_linkfun(l, mu); }
+double gg_linkinv(gg_fm_link l, double eta) { return gg_fm_linkinv(l, eta); }
+double gg_mu_eta(gg_fm_link l, double eta)  { return gg_fm_mu_eta(l, eta); }
 double gg_variance(const gg_family *fam, double mu)
 {
     return gg_fm_variance((int) fam->fam, mu, fam->theta);
 }
 int    gg_mu_valid(gg_family_id f, double mu) { return gg_fm_mu_valid((int) f, mu); }
-int    gg_eta_valid(gg_link_id l, double eta) { return gg_fm_eta_valid((int) l, eta); }
+int    gg_eta_valid(gg_fm_link l, double eta) { return gg_fm_eta_valid(l, eta); }
 
 double gg_dev_resid(const gg_family *fam, double y, double mu, double wt)
 {
@@ -165,7 +185,7 @@ double gg_mustart(gg_family_id f, double y, double wt)
 
 int gg_start_valid(const gg_family *fam, double eta)
 {
-    return gg_fm_start_valid((int) fam->fam, (int) fam->link, eta);
+    return gg_fm_start_valid((int) fam->fam, gg_family_link(fam), eta);
 }
 
 int gg_y_valid(gg_family_id f, double y)
@@ -187,6 +207,6 @@ int gg_y_valid(gg_family_id f, double y)
 double gg_irls_row(const gg_family *fam, double y, double pw, double off,
                    double eta, double *mu, double *w, double *z)
 {
-    return gg_fm_irls_row((int) fam->fam, (int) fam->link, y, pw, off, eta, fam->theta, mu, w,
+    return gg_fm_irls_row((int) fam->fam, gg_family_link(fam), y, pw, off, eta, fam->theta, mu, w,
                           z);
 }

@@ -11,6 +11,7 @@
 
 #include "status.h"
 #include "../inst/kernels/efam_par.h"
+#include "../inst/kernels/family_math.h"
 
 typedef enum {
     GG_FAM_GAUSSIAN = 1,
@@ -39,24 +40,34 @@ typedef enum {
     GG_LINK_CLOGLOG,
     GG_LINK_CAUCHIT,
     GG_LINK_SQRT,
-    GG_LINK_INVSQUARE          /* "1/mu^2" */
+    GG_LINK_INVSQUARE,         /* "1/mu^2" */
+    GG_LINK_POWER              /* R's power(lambda), "mu^lambda": link_power */
 } gg_link_id;
 
 typedef struct gg_family {
     gg_family_id fam;
     gg_link_id   link;
+    double       link_power;   /* GG_LINK_POWER's lambda (> 0, != 1); 0 for the others */
     double       theta;        /* negbin: theta (> 0); Tweedie: p in (1, 2]; 0 for the others */
     int          efam;         /* 1: an extended family, fitted by efam_math.h's rows
                                   (nb() with theta estimated is negbin with efam = 1) */
     gg_fm_efpar  ef;           /* an extended family's theta and settings */
 } gg_family;
 
+/* The family's link as the row functions take it (code and power). */
+static inline gg_fm_link gg_family_link(const gg_family *f)
+{
+    gg_fm_link l = {(int) f->link, f->link_power};
+    return l;
+}
+
 /* 1 for the families that exist only as extended ones (tw, betar, ...). */
 int gg_family_is_efam(gg_family_id f);
 
 /* Looks names up as R spells them ("binomial", "1/mu^2"; "negbin" for
- * mgcv's negbin(theta), whose theta the caller sets); checks that the link
- * is one R allows for the family.  0 = OK. */
+ * mgcv's negbin(theta), whose theta the caller sets; R's power(lambda)
+ * links as "mu^" and lambda to full precision, "mu^0.10000000000000001");
+ * checks that the link is one R allows for the family.  0 = OK. */
 int gg_family_lookup(const char *family, const char *link, gg_family *out,
                      gg_status *st);
 const char *gg_family_name(gg_family_id f);
@@ -64,9 +75,9 @@ const char *gg_link_name(gg_link_id l);
 /* 1 when the scale parameter is estimated (all but binomial and poisson). */
 int gg_family_scale_estimated(gg_family_id f);
 
-double gg_linkfun(gg_link_id l, double mu);
-double gg_linkinv(gg_link_id l, double eta);
-double gg_mu_eta(gg_link_id l, double eta);
+double gg_linkfun(gg_fm_link l, double mu);
+double gg_linkinv(gg_fm_link l, double eta);
+double gg_mu_eta(gg_fm_link l, double eta);
 double gg_variance(const gg_family *fam, double mu);
 /* Unit deviance times the prior weight (R's dev.resids, before the sqrt). */
 double gg_dev_resid(const gg_family *fam, double y, double mu, double wt);
@@ -78,7 +89,7 @@ double gg_family_mustart(const gg_family *fam, double y, double wt);
 int    gg_y_valid(gg_family_id f, double y);
 /* family$validmu / link valideta. */
 int    gg_mu_valid(gg_family_id f, double mu);
-int    gg_eta_valid(gg_link_id l, double eta);
+int    gg_eta_valid(gg_fm_link l, double eta);
 /* A usable starting eta: finite, valid for the link, its mean valid. */
 int    gg_start_valid(const gg_family *fam, double eta);
 

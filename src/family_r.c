@@ -64,12 +64,12 @@ SEXP gg_family_rows(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt, SEXP thet
     for (int i = 0; i < 8; i++) o[i] = REAL(VECTOR_ELT(res, i));
     const double *e = REAL(eta), *yy = REAL(y), *ww = REAL(wt);
     for (R_xlen_t i = 0; i < n; i++) {
-        double mu = gg_linkinv(f.link, e[i]);
+        double mu = gg_linkinv(gg_family_link(&f), e[i]);
         o[0][i] = mu;
-        o[1][i] = gg_mu_eta(f.link, e[i]);
+        o[1][i] = gg_mu_eta(gg_family_link(&f), e[i]);
         o[2][i] = gg_variance(&f, mu);
         o[3][i] = gg_dev_resid(&f, yy[i], mu, ww[i]);
-        o[4][i] = gg_linkfun(f.link, mu);
+        o[4][i] = gg_linkfun(gg_family_link(&f), mu);
         o[5][i] = gg_mustart(f.fam, yy[i], ww[i]);
         double m2;
         gg_irls_row(&f, yy[i], ww[i], 0.0, e[i], &m2, &o[6][i], &o[7][i]);

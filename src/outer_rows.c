@@ -140,7 +140,8 @@ static int fetch_state(gg_backend *be, gg_outer_rows *r, gg_status *st)
 
 typedef struct rows_ctx {
     const gg_data *d;
-    int f, l;
+    int f;
+    gg_fm_link l;
     double th;          /* negbin's theta, Tweedie's p */
     gg_outer_rows *r;
     double *part;       /* nb: Pearson sums */
@@ -175,7 +176,7 @@ int gg_outer_rows_compute(gg_backend *be, const gg_data *d, const gg_family *fam
     const size_t n = d->n;
     r->have = 0;
     r->efam = 0;
-    const int fisher = gg_fm_canonical((int) fam->fam, (int) fam->link);
+    const int fisher = gg_fm_canonical((int) fam->fam, gg_family_link(fam));
     if (be->ops->outer != NULL) {
         r->n = n;
         r->on_backend = 1;
@@ -195,7 +196,7 @@ int gg_outer_rows_compute(gg_backend *be, const gg_data *d, const gg_family *fam
     r->fam = *fam;
     double *part = malloc((n_blocks(n) + 1) * sizeof(double));
     if (part == NULL) return oom(st);
-    rows_ctx c = {d, (int) fam->fam, (int) fam->link, fam->theta, r, part};
+    rows_ctx c = {d, (int) fam->fam, gg_family_link(fam), fam->theta, r, part};
     run_blocks(n, rows_block, &c);
     double ps = 0;
     sum_parts(part, n_blocks(n), 1, &ps);
@@ -207,7 +208,9 @@ int gg_outer_rows_compute(gg_backend *be, const gg_data *d, const gg_family *fam
 
 typedef struct ef_rows_ctx {
     const gg_data *d;
-    int f, l, level;
+    int f;
+    gg_fm_link l;
+    int level;
     const gg_fm_efpar *par;
     gg_outer_rows *r;
     double *part;       /* nb x GG_FM_EFO_NSUM(nth): rows not finite, Dth, Dth2 */
@@ -242,7 +245,7 @@ int gg_outer_ef_rows_compute(gg_backend *be, const gg_data *d, const gg_family *
 {
     const size_t n = d->n;
     r->have = 0;
-    if (!fam->efam || !gg_fm_ef_outer_ok((int) fam->fam, (int) fam->link, fam->ef.nth) ||
+    if (!fam->efam || !gg_fm_ef_outer_ok((int) fam->fam, gg_family_link(fam), fam->ef.nth) ||
         fam->ef.nth > GG_FM_EFO_MAXTH || (level != 0 && level != 2))
         return gg_fail(st, "gamgpu_internal_error",
                        "outer rows: an extended family's rows are nb()'s, tw()'s, betar()'s "
@@ -266,7 +269,7 @@ int gg_outer_ef_rows_compute(gg_backend *be, const gg_data *d, const gg_family *
     const int ns = GG_FM_EFO_NSUM(r->nth);
     double *part = malloc((nb + 1) * (size_t) ns * sizeof(double));
     if (part == NULL) return oom(st);
-    ef_rows_ctx c = {d, (int) fam->fam, (int) fam->link, level, &fam->ef, r, part};
+    ef_rows_ctx c = {d, (int) fam->fam, gg_family_link(fam), level, &fam->ef, r, part};
     run_blocks(n, ef_rows_block, &c);
     sum_parts(part, nb, ns, r->ef_sums);
     free(part);
@@ -351,7 +354,8 @@ int gg_outer_rows_gram(gg_backend *be, gg_outer_rows *r, double *A, gg_status *s
 
 typedef struct newton_ctx {
     const gg_data *d;
-    int f, l;
+    int f;
+    gg_fm_link l;
     double th;
     const gg_outer_rows *r;
     double *w, *z;
@@ -383,7 +387,7 @@ int gg_outer_newton_gram(gg_backend *be, const gg_data *d, const gg_family *fam,
     const size_t nb = n_blocks(n);
     int *bad = calloc(nb + 1, sizeof(int));
     if (bad == NULL) return oom(st);
-    newton_ctx c = {d, (int) fam->fam, (int) fam->link, fam->theta, r, r->V, r->V + n, bad};
+    newton_ctx c = {d, (int) fam->fam, gg_family_link(fam), fam->theta, r, r->V, r->V + n, bad};
     run_blocks(n, newton_block, &c);
     *ok = 1;
     for (size_t k = 0; k < nb; k++)

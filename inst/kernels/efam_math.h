@@ -95,14 +95,14 @@ GG_FM double gg_fm_ef_mustart(int f, double y, double wt, const gg_fm_efpar *par
  * z = (eta - offset) - Deta.EDeta2 = (eta - offset) - Dmu / (EDmu2 ig1);
  * rows where either is not finite get w = z = 0.  Returns the row's
  * dev.resids. */
-GG_FM double gg_fm_ef_row(int f, int l, double y, double pw, double off, double eta,
+GG_FM double gg_fm_ef_row(int f, gg_fm_link l, double y, double pw, double off, double eta,
                           const gg_fm_efpar *par, double *mu, double *w, double *z)
 {
     const double m = gg_fm_linkinv(l, eta);
     double Dmu, EDmu2;
     const double dev = gg_fm_ef_dd0(f, y, m, pw, par, &Dmu, &EDmu2);
     double ww, zz;
-    if (l == GG_FM_IDENTITY) {
+    if (l.code == GG_FM_IDENTITY) {
         ww = EDmu2 * 0.5;
         zz = (eta - off) - Dmu / EDmu2;
     } else {

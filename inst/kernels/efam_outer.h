@@ -15,19 +15,19 @@
  * nb() (negbin with efam set), tw(), betar() (one theta), scat() and ziP()
  * (two), ocat(R) (R - 2, at most GG_FM_EFO_MAXTH), with mgcv's links for
  * them */
-GG_FM int gg_fm_ef_outer_ok(int f, int l, int nth)
+GG_FM int gg_fm_ef_outer_ok(int f, gg_fm_link l, int nth)
 {
     if (f == GG_FM_NEGBIN || f == GG_FM_TW)
-        return nth == 1 && (l == GG_FM_LOG || l == GG_FM_IDENTITY || l == GG_FM_SQRT);
+        return nth == 1 && (l.code == GG_FM_LOG || l.code == GG_FM_IDENTITY || l.code == GG_FM_SQRT);
     if (f == GG_FM_BETAR)
-        return nth == 1 && (l == GG_FM_LOGIT || l == GG_FM_PROBIT || l == GG_FM_CLOGLOG ||
-                            l == GG_FM_CAUCHIT);
+        return nth == 1 && (l.code == GG_FM_LOGIT || l.code == GG_FM_PROBIT || l.code == GG_FM_CLOGLOG ||
+                            l.code == GG_FM_CAUCHIT);
     if (f == GG_FM_SCAT)
-        return nth == 2 && (l == GG_FM_IDENTITY || l == GG_FM_LOG || l == GG_FM_INVERSE);
+        return nth == 2 && (l.code == GG_FM_IDENTITY || l.code == GG_FM_LOG || l.code == GG_FM_INVERSE);
     if (f == GG_FM_ZIP)
-        return nth == 2 && l == GG_FM_IDENTITY;
+        return nth == 2 && l.code == GG_FM_IDENTITY;
     if (f == GG_FM_OCAT)
-        return nth >= 1 && nth <= GG_FM_EFO_MAXTH && l == GG_FM_IDENTITY;
+        return nth >= 1 && nth <= GG_FM_EFO_MAXTH && l.code == GG_FM_IDENTITY;
     return 0;
 }
 
@@ -53,11 +53,11 @@ GG_FM void gg_fm_ef_dd(int f, double y, double mu, double wt, const gg_fm_efpar 
     else gg_fm_nb_dd(y, mu, wt, par, level, r);
 }
 
-GG_FM void gg_fm_ef_deta(int l, double mu, int nth, int level, const gg_fm_efdd *r,
+GG_FM void gg_fm_ef_deta(gg_fm_link l, double mu, int nth, int level, const gg_fm_efdd *r,
                          gg_fm_efdeta *d)
 {
     const int npk = GG_FM_EFO_NPK(nth);
-    if (l == GG_FM_IDENTITY) {
+    if (l.code == GG_FM_IDENTITY) {
         d->Deta = r->Dmu;
         d->Deta2 = r->Dmu2;
         d->EDeta2 = r->EDmu2;
@@ -79,34 +79,34 @@ GG_FM void gg_fm_ef_deta(int l, double mu, int nth, int level, const gg_fm_efdd 
         return;
     }
     double g2g, g3g, g4g;
-    if (l == GG_FM_LOG) {
+    if (l.code == GG_FM_LOG) {
         g2g = -1;
         g3g = 2;
         g4g = -6;
-    } else if (l == GG_FM_SQRT) {
+    } else if (l.code == GG_FM_SQRT) {
         g2g = -gg_fm_rpow(mu, -0.5);
         g3g = 3 * gg_fm_rpow(mu, -1);
         g4g = -15 * gg_fm_rpow(mu, -1.5);
-    } else if (l == GG_FM_INVERSE) {
+    } else if (l.code == GG_FM_INVERSE) {
         g2g = 2 * mu;
         g3g = 6 * (mu * mu);
         g4g = 24 * pow(mu, 3);
-    } else if (l == GG_FM_LOGIT) {
+    } else if (l.code == GG_FM_LOGIT) {
         const double a = 1 - mu;
         g2g = mu * mu - a * a;
         g3g = 2 * pow(mu, 3) + 2 * pow(a, 3);
         g4g = 6 * pow(mu, 4) - 6 * pow(a, 4);
-    } else if (l == GG_FM_PROBIT) {
+    } else if (l.code == GG_FM_PROBIT) {
         const double eta = gg_fm_qnorm(mu);
         g2g = eta;
         g3g = 1 + 2 * (eta * eta);
         g4g = 7 * eta + 6 * pow(eta, 3);
-    } else if (l == GG_FM_CLOGLOG) {
+    } else if (l.code == GG_FM_CLOGLOG) {
         const double l1m = log1p(-mu);
         g2g = -l1m - 1;
         g3g = l1m * (2 * l1m + 3) + 2;
         g4g = -l1m * (l1m * (6 * l1m + 11) + 12) - 6;
-    } else if (l == GG_FM_CAUCHIT) {
+    } else if (l.code == GG_FM_CAUCHIT) {
         const double eta = gg_fm_qcauchy(mu), eta2 = eta * eta, e1 = 1 + eta2;
         g2g = eta / e1;
         g3g = (1 + 3 * eta2) / (e1 * e1);
@@ -153,7 +153,7 @@ typedef struct gg_fm_eforow {
     int good;
 } gg_fm_eforow;
 
-GG_FM void gg_fm_ef_outer_row(int f, int l, double y, double pw, double mu,
+GG_FM void gg_fm_ef_outer_row(int f, gg_fm_link l, double y, double pw, double mu,
                               const gg_fm_efpar *par, int level, gg_fm_eforow *o)
 {
     const int nth = par->nth, npk = GG_FM_EFO_NPK(nth);

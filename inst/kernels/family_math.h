@@ -7,7 +7,8 @@
  *
  * The constants and clamps reproduce R's own family objects (stats'
  * family.R and family.c) so mu, dmu/deta, variance and deviance agree with
- * glm()/mgcv.  Family and link codes are those of src/family.h.  th is
+ * glm()/mgcv.  Family and link codes are those of src/family.h; a link
+ * is passed as gg_fm_link, its code with R's power(lambda)'s lambda.  th is
  * the family's parameter where it has one (negbin: theta, the size of the
  * negative binomial, variance mu + mu^2 / theta; Tweedie: the power p,
  * variance mu^p); the others ignore it. */
@@ -57,6 +58,10 @@ static inline double gg_fm_lgamma_host(double x)
 #define GG_FM_CAUCHIT   7
 #define GG_FM_SQRT      8
 #define GG_FM_INVSQUARE 9
+#define GG_FM_POWER     10  /* R's power(lambda): mu^lambda, lambda > 0, != 1 */
+
+/* A link: its code and, for GG_FM_POWER, lambda (0 for the others). */
+typedef struct gg_fm_link { int code; double power; } gg_fm_link;
 
 #define GG_FM_EPS     2.220446049250313080847e-16   /* DBL_EPSILON */
 #define GG_FM_THRESH  30.0
@@ -108,9 +113,9 @@ GG_FM double gg_fm_qcauchy(double p)
     return 1.0 / tan(GG_FM_PI * (1.0 - p));
 }
 
-GG_FM double gg_fm_linkfun(int l, double mu)
+GG_FM double gg_fm_linkfun(gg_fm_link l, double mu)
 {
-    switch (l) {
+    switch (l.code) {
     case GG_FM_IDENTITY: return mu;
     case GG_FM_LOG: return log(mu);
     case GG_FM_INVERSE: return 1.0 / mu;
@@ -120,13 +125,14 @@ GG_FM double gg_fm_linkfun(int l, double mu)
     case GG_FM_CAUCHIT: return gg_fm_qcauchy(mu);
     case GG_FM_SQRT: return sqrt(mu);
     case GG_FM_INVSQUARE: return 1.0 / (mu * mu);
+    case GG_FM_POWER: return pow(mu, l.power);
     }
     return GG_FM_NAN;
 }
 
-GG_FM double gg_fm_linkinv(int l, double eta)
+GG_FM double gg_fm_linkinv(gg_fm_link l, double eta)
 {
-    switch (l) {
+    switch (l.code) {
     case GG_FM_IDENTITY: return eta;
     case GG_FM_LOG: { double e = exp(eta); return e > GG_FM_EPS ? e : GG_FM_EPS; }
     case GG_FM_INVERSE: return 1.0 / eta;
@@ -153,13 +159,17 @@ GG_FM double gg_fm_linkinv(int l, double eta)
     }
     case GG_FM_SQRT: return eta * eta;
     case GG_FM_INVSQUARE: return 1.0 / sqrt(eta);
+    case GG_FM_POWER: {
+        const double m = pow(eta, 1.0 / l.power);
+        return m > GG_FM_EPS ? m : GG_FM_EPS;
+    }
     }
     return GG_FM_NAN;
 }
 
-GG_FM double gg_fm_mu_eta(int l, double eta)
+GG_FM double gg_fm_mu_eta(gg_fm_link l, double eta)
 {
-    switch (l) {
+    switch (l.code) {
     case GG_FM_IDENTITY: return 1.0;
     case GG_FM_LOG: { double e = exp(eta); return e > GG_FM_EPS ? e : GG_FM_EPS; }
     case GG_FM_INVERSE: return -1.0 / (eta * eta);
@@ -180,6 +190,10 @@ GG_FM double gg_fm_mu_eta(int l, double eta)
     }
     case GG_FM_SQRT: return 2.0 * eta;
     case GG_FM_INVSQUARE: return -1.0 / (2.0 * pow(eta, 1.5));
+    case GG_FM_POWER: {
+        const double d = (1.0 / l.power) * pow(eta, 1.0 / l.power - 1.0);
+        return d > GG_FM_EPS ? d : GG_FM_EPS;
+    }
     }
     return GG_FM_NAN;
 }
@@ -278,19 +292,20 @@ GG_FM int gg_fm_mu_valid(int f, double mu)
     }
 }
 
-GG_FM int gg_fm_eta_valid(int l, double eta)
+GG_FM int gg_fm_eta_valid(gg_fm_link l, double eta)
 {
-    switch (l) {
+    switch (l.code) {
     case GG_FM_INVERSE: return GG_FM_ISFINITE(eta) && eta != 0;
     case GG_FM_INVSQUARE: return eta > 0;
-    case GG_FM_SQRT: return GG_FM_ISFINITE(eta) && eta > 0;
+    case GG_FM_SQRT:
+    case GG_FM_POWER: return GG_FM_ISFINITE(eta) && eta > 0;
     default: return 1;
     }
 }
 
 /* A starting value the IRLS can use: finite, valid for the link, and its
  * mean valid for the family. */
-GG_FM int gg_fm_start_valid(int f, int l, double eta)
+GG_FM int gg_fm_start_valid(int f, gg_fm_link l, double eta)
 {
     return GG_FM_ISFINITE(eta) && gg_fm_eta_valid(l, eta) &&
            gg_fm_mu_valid(f, gg_fm_linkinv(l, eta));
@@ -300,7 +315,7 @@ GG_FM int gg_fm_start_valid(int f, int l, double eta)
  * working response z = (eta - offset) + (y - mu)/mu_eta, as mgcv's
  * bgam.fit.  Rows with zero prior weight or mu_eta == 0 get w = z = 0.
  * Returns the row's deviance contribution. */
-GG_FM double gg_fm_irls_row(int f, int l, double y, double pw, double off, double eta,
+GG_FM double gg_fm_irls_row(int f, gg_fm_link l, double y, double pw, double off, double eta,
                             double th, double *mu, double *w, double *z)
 {
     double m = gg_fm_linkinv(l, eta);

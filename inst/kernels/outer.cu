@@ -20,7 +20,7 @@
 // wF2 too), dev1, and with pearson pe1, pe2 and partial[b] = block b's
 // part of the Pearson statistic.  th: negbin's theta, Tweedie's p.
 extern "C" __global__ void __launch_bounds__(NTHREADS)
-outer_rows(int f, int l, int fisher, int pearson, double th, const double *__restrict__ y,
+outer_rows(int f, gg_fm_link l, int fisher, int pearson, double th, const double *__restrict__ y,
            const double *__restrict__ pw, const double *__restrict__ mu, long long n,
            double *__restrict__ w, double *__restrict__ w1, double *__restrict__ w2,
            double *__restrict__ wF1, double *__restrict__ wF2, double *__restrict__ dev1,
@@ -54,7 +54,7 @@ outer_rows(int f, int l, int fisher, int pearson, double th, const double *__res
 // weights w and working response z (gg_fm_newton_row); partial[b] = the
 // rows of block b whose Newton weight is not positive.
 extern "C" __global__ void __launch_bounds__(NTHREADS)
-outer_newton(int f, int l, double th, const double *__restrict__ y,
+outer_newton(int f, gg_fm_link l, double th, const double *__restrict__ y,
              const double *__restrict__ pw, const double *__restrict__ off,
              const double *__restrict__ eta, const double *__restrict__ mu, long long n,
              double *__restrict__ w, double *__restrict__ z, double *__restrict__ partial)
@@ -78,7 +78,7 @@ outer_newton(int f, int l, double th, const double *__restrict__ y,
 // partial[k nb + b] = block b's sum k of GG_FM_EFO_NSUM(nth): rows not
 // finite, Dth, Dth2 (nb = the grid).
 extern "C" __global__ void __launch_bounds__(NTHREADS)
-outer_ef_rows(int f, int l, int level, gg_fm_efpar par, const double *__restrict__ y,
+outer_ef_rows(int f, gg_fm_link l, int level, gg_fm_efpar par, const double *__restrict__ y,
               const double *__restrict__ pw, const double *__restrict__ mu, long long n,
               double *__restrict__ w, double *__restrict__ w1, double *__restrict__ w2,
               double *__restrict__ dev1, double *__restrict__ wf, double *__restrict__ th,

@@ -20,9 +20,9 @@ GG_FM double gg_fm_probit_den(double eta)
 }
 
 /* d^2 eta / d mu^2 */
-GG_FM double gg_fm_d2link(int l, double mu)
+GG_FM double gg_fm_d2link(gg_fm_link l, double mu)
 {
-    switch (l) {
+    switch (l.code) {
     case GG_FM_IDENTITY: return 0.0;
     case GG_FM_LOG: return -1.0 / (mu * mu);
     case GG_FM_INVERSE: return 2.0 / (mu * mu * mu);
@@ -41,14 +41,18 @@ GG_FM double gg_fm_d2link(int l, double mu)
     }
     case GG_FM_SQRT: return -0.25 * pow(mu, -1.5);
     case GG_FM_INVSQUARE: return 6.0 * pow(mu, -4.0);
+    case GG_FM_POWER: {
+        const double la = l.power;
+        return la * (la - 1.0) * pow(mu, la - 2.0);
+    }
     }
     return GG_FM_NAN;
 }
 
 /* d^3 eta / d mu^3 */
-GG_FM double gg_fm_d3link(int l, double mu)
+GG_FM double gg_fm_d3link(gg_fm_link l, double mu)
 {
-    switch (l) {
+    switch (l.code) {
     case GG_FM_IDENTITY: return 0.0;
     case GG_FM_LOG: return 2.0 / (mu * mu * mu);
     case GG_FM_INVERSE: {
@@ -73,14 +77,18 @@ GG_FM double gg_fm_d3link(int l, double mu)
     }
     case GG_FM_SQRT: return 0.375 * pow(mu, -2.5);
     case GG_FM_INVSQUARE: return -24.0 * pow(mu, -5.0);
+    case GG_FM_POWER: {
+        const double la = l.power;
+        return (la - 2.0) * (la - 1.0) * la * pow(mu, la - 3.0);
+    }
     }
     return GG_FM_NAN;
 }
 
 /* d^4 eta / d mu^4 */
-GG_FM double gg_fm_d4link(int l, double mu)
+GG_FM double gg_fm_d4link(gg_fm_link l, double mu)
 {
-    switch (l) {
+    switch (l.code) {
     case GG_FM_IDENTITY: return 0.0;
     case GG_FM_LOG: return -6.0 / (mu * mu * mu * mu);
     case GG_FM_INVERSE: {
@@ -106,6 +114,10 @@ GG_FM double gg_fm_d4link(int l, double mu)
     }
     case GG_FM_SQRT: return -0.9375 * pow(mu, -3.5);
     case GG_FM_INVSQUARE: return 120.0 * pow(mu, -6.0);
+    case GG_FM_POWER: {
+        const double la = l.power;
+        return (la - 3.0) * (la - 2.0) * (la - 1.0) * la * pow(mu, la - 4.0);
+    }
     }
     return GG_FM_NAN;
 }
@@ -162,16 +174,16 @@ GG_FM double gg_fm_d3var(int f, double mu, double th)
 
 /* 1 when the link is the family's canonical one (Newton's weights are
  * Fisher's) */
-GG_FM int gg_fm_canonical(int f, int l)
+GG_FM int gg_fm_canonical(int f, gg_fm_link l)
 {
     switch (f) {
-    case GG_FM_GAUSSIAN: return l == GG_FM_IDENTITY;
+    case GG_FM_GAUSSIAN: return l.code == GG_FM_IDENTITY;
     case GG_FM_POISSON:
-    case GG_FM_QUASIPOISSON: return l == GG_FM_LOG;
+    case GG_FM_QUASIPOISSON: return l.code == GG_FM_LOG;
     case GG_FM_BINOMIAL:
-    case GG_FM_QUASIBINOMIAL: return l == GG_FM_LOGIT;
-    case GG_FM_GAMMA: return l == GG_FM_INVERSE;
-    case GG_FM_INVGAUSS: return l == GG_FM_INVSQUARE;
+    case GG_FM_QUASIBINOMIAL: return l.code == GG_FM_LOGIT;
+    case GG_FM_GAMMA: return l.code == GG_FM_INVERSE;
+    case GG_FM_INVGAUSS: return l.code == GG_FM_INVSQUARE;
     }
     return 0;
 }
@@ -183,7 +195,7 @@ GG_FM int gg_fm_canonical(int f, int l)
  * d eta^2; dev1 = d deviance / d eta = -2 pw (y - mu) / (V g1). */
 typedef struct gg_fm_orow { double g1, w, w1, w2, dev1; } gg_fm_orow;
 
-GG_FM gg_fm_orow gg_fm_outer_row(int f, int l, int fisher, double y, double pw, double mu,
+GG_FM gg_fm_orow gg_fm_outer_row(int f, gg_fm_link l, int fisher, double y, double pw, double mu,
                                  double th)
 {
     gg_fm_orow r;
@@ -220,7 +232,7 @@ GG_FM gg_fm_orow gg_fm_outer_row(int f, int l, int fisher, double y, double pw, 
 
 /* The row's Pearson term p = pw (y - mu)^2 / V and its derivatives in eta
  * (pe1 = dp / d eta, pe2 = d^2 p / d eta^2), g1 = d eta / d mu. */
-GG_FM double gg_fm_pearson_row(int f, int l, double y, double pw, double mu, double g1,
+GG_FM double gg_fm_pearson_row(int f, gg_fm_link l, double y, double pw, double mu, double g1,
                                double th, double *pe1, double *pe2)
 {
     const double res = y - mu, V = gg_fm_variance(f, mu, th);
@@ -238,7 +250,7 @@ GG_FM double gg_fm_pearson_row(int f, int l, double y, double pw, double mu, dou
  * (mu.eta alpha), both 0 where either is not usable.  Returns 0 when alpha
  * <= 0 on a row with positive prior weight (Newton's weights are not all
  * positive: Fisher's are used then), 1 otherwise. */
-GG_FM int gg_fm_newton_row(int f, int l, double y, double pw, double off, double eta,
+GG_FM int gg_fm_newton_row(int f, gg_fm_link l, double y, double pw, double off, double eta,
                            double mu, double th, double *w, double *z)
 {
     const double me = gg_fm_mu_eta(l, eta), V = gg_fm_variance(f, mu, th);

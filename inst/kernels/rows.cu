@@ -16,7 +16,7 @@
 // efam_math.h's mustart with its parameters par); partial[b] = number of
 // rows of block b without a valid start (the host then finds which).
 extern "C" __global__ void __launch_bounds__(NTHREADS)
-rows_init_eta(int fam, int link, int efam, gg_fm_efpar par, const double *__restrict__ y,
+rows_init_eta(int fam, gg_fm_link link, int efam, gg_fm_efpar par, const double *__restrict__ y,
               const double *__restrict__ pw, long long n, double *__restrict__ eta,
               double *__restrict__ eta_old, double *__restrict__ partial)
 {
@@ -69,7 +69,7 @@ extern "C" __global__ void rows_eta_step(int mode, long long n, double *__restri
 // from its derivatives (efam_math.h) with parameters par.  Launched with
 // NTHREADS threads per block.
 extern "C" __global__ void __launch_bounds__(NTHREADS)
-rows_state(int fam, int link, double th, int efam, gg_fm_efpar par, const double *__restrict__ y,
+rows_state(int fam, gg_fm_link link, double th, int efam, gg_fm_efpar par, const double *__restrict__ y,
            const double *__restrict__ pw,
            const double *__restrict__ off, const double *__restrict__ eta, long long n,
            double *__restrict__ mu, double *__restrict__ w, double *__restrict__ z,
