@@ -352,9 +352,10 @@ classify_setup_error <- function(e) {
 #'     where the first REML optimization starts (\code{sp} one positive
 #'     value per smoothing parameter, those fixed by \code{sp} included;
 #'     \code{scale} used when the scale is estimated), for fREML's and
-#'     for the outer iteration of gam()'s methods (not yet for an
-#'     extended family's, where it is refused).  It changes the path, not
-#'     the optimum: the fit is the same to the optimizer's tolerance.}
+#'     for the outer iteration of gam()'s methods (an extended family's
+#'     theta starts from the family's, as in \code{gam()}).  It changes
+#'     the path, not the optimum: the fit is the same to the optimizer's
+#'     tolerance.}
 #'   \item{\code{optimizer}}{gam()'s default, \code{c("outer", "newton")}
 #'     (or \code{"outer"}), with gam()'s methods: the outer Newton
 #'     iteration gamgpu runs for them.  Any other optimizer, or
@@ -507,11 +508,6 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                  sprintf(paste("method = \"%s\" is available for the %s families so far (not %s);",
                                "use \"fREML\", or mgcv::gam() for this family"),
                          method, paste(outer_families, collapse = ", "), family$family))
-  if (efam_outer && !is.null(dots$in.out))
-    gamgpu_abort("gamgpu_unsupported_argument",
-                 sprintf("'in.out' with method = \"%s\" for a %s model is not available; drop it",
-                         method, family$family),
-                 arguments = "in.out")
   if (fixed_pen && !is.null(cl$rho) && !identical(eval(cl$rho, env), 0))
     gamgpu_abort("gamgpu_unsupported_argument",
                  paste("gam()'s fixed penalty (min.sp, H) with AR1 residuals (rho) is not",
@@ -734,14 +730,15 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   lap <- NULL
   if (outer) {
     Lg <- if (is.null(L)) diag(length(lsp0)) else L
+    # (gam()'s in.out: where the outer iteration starts)
+    start <- if (!is.null(dots$in.out))
+      list(lsp = log(dots$in.out$sp)[if (is.null(sp)) TRUE else sp < 0],
+           lscale = log(dots$in.out$scale))
     lap <- if (efam_outer)
       efam_outer_smoothing(G, X, y, w, offset, family, S, Lg, lsp0, method, gamma, scale,
-                           plan, control) else
+                           plan, control, start = start) else
       outer_smoothing(G, X, y, w, offset, family, S, Lg, lsp0, method, gamma, scale,
-                      plan, control, trials,
-                      start = if (!is.null(dots$in.out))
-                        list(lsp = log(dots$in.out$sp)[if (is.null(sp)) TRUE else sp < 0],
-                             lscale = log(dots$in.out$scale)))
+                      plan, control, trials, start = start)
     # (an additive model that is not identifiable: the engine's REML or ML)
     if (is.null(lap)) outer <- FALSE
   }

@@ -461,9 +461,11 @@ efam_outer_derivs <- function(P, rw, beta, lam, Pm, Hi, Sl) {
 # phi]) from the family's theta, initial.spg()'s smoothing parameters and
 # (scale estimated) a tenth of the null model's deviance per row; then the
 # rows at the optimum that gam.fit3.post.proc() needs: Fisher's weights
-# (pmax(E D'' / 2, 0), gam.fit4's), X'W_F X and the leverages.
+# (pmax(E D'' / 2, 0), gam.fit4's), X'W_F X and the leverages.  start:
+# gam()'s in.out (start$lsp the free log smoothing parameters, start$lscale
+# the log scale where it is a parameter; theta starts from the family's).
 efam_outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, gamma,
-                                 scale, plan, control) {
+                                 scale, plan, control, start = NULL) {
   P <- efam_outer_problem(G, X, y, w, offset, family, S, method, gamma, scale, plan,
                           control$nthreads)
   on.exit(P$close())
@@ -471,7 +473,9 @@ efam_outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method,
   nr <- ncol(L)
   th0 <- if (P$nth > 0) P$theta() else numeric(0)
   rho0 <- numeric(nr)
-  if (nr > 0) {
+  if (!is.null(start)) {
+    rho0 <- start$lsp
+  } else if (nr > 0) {
     # initial.spg(): the weights at the family's start
     mu0 <- P$mustart()
     Dd0 <- fam$Dd(y, mu0, fam$getTheta(), w)
@@ -484,13 +488,13 @@ efam_outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method,
       rho0[!is.finite(rho0)] <- 0
     }
   }
-  start <- c(th0, rho0)
+  theta0 <- c(th0, rho0)
   if (P$lphi) {
-    # get.null.coef()'s null scale over 10
+    # get.null.coef()'s null scale over 10, or in.out's
     null_scale <- sum(fam$dev.resids(y, mean(y) + 0 * y, w)) / P$n
-    start <- c(start, log(null_scale / 10))
+    theta0 <- c(theta0, if (!is.null(start)) start$lscale else log(null_scale / 10))
   }
-  res <- outer_newton(P, L, lsp0, start, control)
+  res <- outer_newton(P, L, lsp0, theta0, control)
   # the fit at the optimum (the last evaluation may be a rejected step's)
   e <- efam_outer_score(P, res$lsp, if (P$lphi) res$theta[P$nth + nr + 1L], res$beta,
                         control, deriv = FALSE, th = res$theta[seq_len(P$nth)])

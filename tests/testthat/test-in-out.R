@@ -72,3 +72,32 @@ test_that("in.out starts gam()'s outer iteration too, as gam() takes it", {
                    identical(g$outer.info$score.hist, g0$outer.info$score.hist), label = cs[[3]])
   }
 })
+
+test_that("in.out starts an extended family's outer iteration, theta from the family's", {
+  # (nb(): theta and the smoothing parameters; tw(): p, the smoothing
+  # parameters and the log scale, which in.out's scale starts)
+  d <- in_out_data(seed = 29)
+  d$yn <- rnbinom(nrow(d), mu = exp(d$f / 6), size = 2)
+  d$yt <- mgcv::rTweedie(exp(d$f / 6), p = 1.5, phi = 1.2)
+  ctl_b <- mgcv::gam.control(epsilon = 1e-10, newton = list(conv.tol = 1e-9))
+  ctl_g <- gam_gpu_control(epsilon = 1e-10, newton.tol = 1e-9)
+  for (cs in list(list(yn ~ s(x0) + s(x1), mgcv::nb, list(sp = c(3, 0.5), scale = 1)),
+                  list(yt ~ s(x0) + s(x1), mgcv::tw, list(sp = c(0.2, 4), scale = 2)))) {
+    lab <- cs[[2]]()$family
+    b <- with_mgcv(mgcv::gam(cs[[1]], family = cs[[2]](), data = d, method = "REML",
+                             in.out = cs[[3]], control = ctl_b))
+    g <- gam_gpu(cs[[1]], family = cs[[2]](), data = d, method = "REML", in.out = cs[[3]],
+                 control = ctl_g, device = "off")
+    g0 <- gam_gpu(cs[[1]], family = cs[[2]](), data = d, method = "REML", control = ctl_g,
+                  device = "off")
+    expect_identical(g$outer.info$conv, "full convergence", label = lab)
+    expect_lt(max(abs(g$fitted.values - b$fitted.values)) / diff(range(b$fitted.values)), 1e-6,
+              label = lab)
+    expect_lt(abs(g$gcv.ubre[[1]] / b$gcv.ubre[[1]] - 1), 1e-9, label = lab)
+    expect_lt(max(abs(g$family$getTheta() - b$family$getTheta())), 1e-5, label = lab)
+    # (another start, another path)
+    expect_false(identical(g$outer.info$score.hist, g0$outer.info$score.hist), label = lab)
+    expect_gt(abs(g$outer.info$score.hist[[1]] - g0$outer.info$score.hist[[1]]), 1e-6,
+              label = lab)
+  }
+})

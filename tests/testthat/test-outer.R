@@ -302,11 +302,6 @@ test_that("what gam_gpu has not got of gam()'s methods is refused with what to d
                class = "gamgpu_unsupported_method")
   expect_error(gam_gpu(yp ~ s(x0), family = poisson(), data = d, method = "UBRE"),
                class = "gamgpu_bad_method")
-  # (in.out with an extended family's outer iteration; the exponential
-  # families' take it: test-in-out.R)
-  expect_error(gam_gpu(yp ~ s(x0), family = mgcv::nb(), data = d, method = "REML",
-                       in.out = list(sp = 1, scale = 1)),
-               class = "gamgpu_unsupported_argument")
 })
 
 test_that("on the GPU, the outer iteration's products run on the device and give the CPU's fit", {
