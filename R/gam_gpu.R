@@ -826,6 +826,9 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     v <- reml_bam_convention(G, res, n, gamma)
     if (!is.null(v)) fit$gcv.ubre[] <- v
   }
+  # (no smoothing parameter to estimate: bam()'s "REML", R/bam_no_sp.R)
+  if (method == "fREML" && nfree == 0 && is.null(ar))
+    fit <- bam_no_sp_reml(fit, G, res, family, n, gamma, scale, control)
   # gam()'s REML and ML scores keep the gaussian log likelihood's weight
   # term, sum(log(w)) / 2 (family$ls), which bam()'s leaves out; and its Vc
   # keeps the log scale among the parameters (R/outer.R)
