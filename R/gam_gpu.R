@@ -290,7 +290,14 @@ classify_setup_error <- function(e) {
 #'   \code{gamgpu_bad_method}.  Pick \code{"fREML"} for big data (it is
 #'   the fastest by far, and REML is less prone to under-smoothing than
 #'   GCV), \code{"REML"} or \code{"ML"} to reproduce a \code{gam()} fit
-#'   that used them, \code{"GCV.Cp"} one that used its default.
+#'   that used them, \code{"GCV.Cp"} one that used its default.  gam()'s
+#'   methods start and step as \code{gam()} does (its optimizer,
+#'   \code{newton()}, from its starting values, to its convergence test), so
+#'   that a criterion with a flat end or several minima ends where
+#'   \code{gam()}'s does; where gamgpu finds a lower GCV minimum than
+#'   \code{magic()} stops at, \code{fit$device$optimum} says so.  With no
+#'   smoothing parameter to estimate, \code{"fREML"} is \code{bam()}'s
+#'   \code{"REML"}, as \code{bam()} makes it.
 #' @param sp optional smoothing parameters, one per free smoothing parameter
 #'   of the model; negative entries are estimated, the others fixed.
 #' @param knots optional knots, passed to mgcv's setup.
