@@ -278,10 +278,11 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
   # the rows at the fit, in the session: Newton's weights and their
   # derivatives (Newton's X'WX for a link that is not canonical; for a
   # canonical one they are Fisher's, the last penalized IRLS step's)
-  # (GCV, UBRE, GACV beyond the additive model: the fitted values too, for
-  # gam.fit3's scale estimate that newton() scales its tests by)
+  # (GCV, UBRE, GACV beyond the additive model: the Pearson statistic and
+  # s.bar's sum too, for gam.fit3's scale estimate that newton() scales its
+  # tests by)
   fletcher <- pe && !identical(fam$family, "gaussian")
-  rw <- P$rows(pearson = pearson, gram = !fam$fisher, vectors = fletcher)
+  rw <- P$rows(pearson = pearson || fletcher, gram = !fam$fisher)
   H <- (if (fam$fisher) f$XtWX else rw$XtWX) + Sl
   Hd <- sym_inverse_logdet(H)
   if (is.null(Hd))
@@ -309,7 +310,8 @@ outer_score <- function(P, lsp, lphi, beta, control, deriv = TRUE) {
     # the fit's scale, for newton()'s convergence scale: gam.fit3's
     # scale.est, Fletcher's (whatever the scale; for gaussian data the
     # Pearson statistic is the deviance)
-    out$scale.est <- if (fletcher) outer_fletcher_scale(P, rw$mu, trA) else f$dev / (n - trA)
+    out$scale.est <- if (fletcher) fletcher_scale(rw$pearson, rw$sbar_sum, n, trA) else
+      f$dev / (n - trA)
   } else {
     lm <- outer_ldet(P, Hd)
     ldetH <- lm$ldet
@@ -618,12 +620,18 @@ outer_reduced_problem <- function(P, G, S, family, method, gamma, scale, control
 }
 
 # gam.fit3's scale.est at fitted values mu with tr(A) trA: Fletcher's,
-# the Pearson statistic over n - tr(A), divided by 1 + s.bar.
+# the Pearson statistic over n - tr(A), divided by 1 + s.bar (s.bar the
+# mean of dvar(mu) (y - mu) / V(mu) over the rows).
 outer_fletcher_scale <- function(P, mu, trA) {
   fam <- P$fam
   V <- fam$variance(mu)
-  scale.est <- sum(P$w * (P$y - mu)^2 / V) / (P$n - trA)
-  s.bar <- max(-0.9, mean(fam$dvar(mu) * (P$y - mu) / V))
+  fletcher_scale(sum(P$w * (P$y - mu)^2 / V), sum(fam$dvar(mu) * (P$y - mu) / V), P$n, trA)
+}
+
+# The same from the two sums over the rows (the session's rows compute them).
+fletcher_scale <- function(pearson, sbar_sum, n, trA) {
+  scale.est <- pearson / (n - trA)
+  s.bar <- max(-0.9, sbar_sum / n)
   if (is.finite(s.bar)) scale.est <- scale.est / (1 + s.bar)
   scale.est
 }

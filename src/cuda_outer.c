@@ -160,7 +160,7 @@ static CUdeviceptr col(CUdeviceptr base, size_t n, int j)
 /* ---- the ops ------------------------------------------------------------ */
 
 static int outer_rows(gg_backend *be, const gg_family *fam, int fisher, int pearson,
-                      double *pearson_stat, gg_status *st)
+                      double stats[2], gg_status *st)
 {
     gg_cuda_rows r;
     gg_cuda_rows_of(be, &r);
@@ -181,11 +181,9 @@ static int outer_rows(gg_backend *be, const gg_family *fam, int fisher, int pear
     void *args[] = {&f, &l, &fisher, &pearson, &th, &r.y, &r.pw, &r.mu, &n, &v[GG_OR_W],
                     &v[GG_OR_W1], &v[GG_OR_W2], &v[GG_OR_WF1], &v[GG_OR_WF2],
                     &v[GG_OR_DEV1], &v[GG_OR_PE1], &v[GG_OR_PE2], &r.partial};
-    double ps = 0;
     if (launch(&r, o->f_rows, args, "outer: launching outer_rows", st) ||
-        gg_cuda_partial_sums(be, 1, &ps, st))
+        gg_cuda_partial_sums(be, 2, stats, st))
         goto done;
-    *pearson_stat = ps;
     o->have = 1;
     o->fisher = fisher;
     o->pearson = pearson;

@@ -151,7 +151,7 @@ static void rows_block(void *c_, size_t i0, size_t i1, size_t b)
 {
     const rows_ctx *c = c_;
     gg_outer_rows *r = c->r;
-    double s = 0;
+    double s = 0, sb = 0;
     for (size_t i = i0; i < i1; i++) {
         const double y = c->d->y[i], pw = c->d->pw[i], mu = r->mu[i];
         const gg_fm_orow o = gg_fm_outer_row(c->f, c->l, r->fisher, y, pw, mu, c->th);
@@ -164,10 +164,13 @@ static void rows_block(void *c_, size_t i0, size_t i1, size_t b)
             r->wF1[i] = F.w1;
             r->wF2[i] = F.w2;
         }
-        if (r->pearson)
+        if (r->pearson) {
             s += gg_fm_pearson_row(c->f, c->l, y, pw, mu, o.g1, c->th, r->pe1 + i, r->pe2 + i);
+            sb += gg_fm_sbar_row(c->f, y, mu, c->th);
+        }
     }
-    c->part[b] = s;
+    c->part[2 * b] = s;
+    c->part[2 * b + 1] = sb;
 }
 
 int gg_outer_rows_compute(gg_backend *be, const gg_data *d, const gg_family *fam,
@@ -183,8 +186,10 @@ int gg_outer_rows_compute(gg_backend *be, const gg_data *d, const gg_family *fam
         r->fisher = fisher;
         r->pearson = pearson;
         r->fam = *fam;
-        if (be->ops->outer->rows(be, fam, fisher, pearson, &r->pearson_stat, st)) return -1;
-        if (!pearson) r->pearson_stat = NAN;
+        double stats[2] = {0, 0};
+        if (be->ops->outer->rows(be, fam, fisher, pearson, stats, st)) return -1;
+        r->pearson_stat = pearson ? stats[0] : NAN;
+        r->sbar_sum = pearson ? stats[1] : NAN;
         r->have = 1;
         return 0;
     }
@@ -194,14 +199,15 @@ int gg_outer_rows_compute(gg_backend *be, const gg_data *d, const gg_family *fam
     r->fisher = fisher;
     r->pearson = pearson;
     r->fam = *fam;
-    double *part = malloc((n_blocks(n) + 1) * sizeof(double));
+    double *part = malloc(2 * (n_blocks(n) + 1) * sizeof(double));
     if (part == NULL) return oom(st);
     rows_ctx c = {d, (int) fam->fam, gg_family_link(fam), fam->theta, r, part};
     run_blocks(n, rows_block, &c);
-    double ps = 0;
-    sum_parts(part, n_blocks(n), 1, &ps);
+    double ps[2] = {0, 0};
+    sum_parts(part, n_blocks(n), 2, ps);
     free(part);
-    r->pearson_stat = pearson ? ps : NAN;
+    r->pearson_stat = pearson ? ps[0] : NAN;
+    r->sbar_sum = pearson ? ps[1] : NAN;
     r->have = 1;
     return 0;
 }

@@ -57,6 +57,7 @@ typedef struct gg_outer_rows {
     double *V;                 /* n x k: columns for X' V */
     int Mcap, kcap;
     double pearson_stat;       /* sum pw (y - mu)^2 / V */
+    double sbar_sum;           /* sum dV/dmu (y - mu) / V: n times Fletcher's s.bar */
     double ef_sums[GG_FM_EFO_NSUM(GG_FM_EFO_MAXTH)];  /* efam: rows not finite,
                                   sum Dth (nth), sum Dth2 (theta's pairs) */
 } gg_outer_rows;
@@ -79,9 +80,10 @@ typedef struct gg_outer_derivs gg_outer_derivs;
 struct gg_outer_ops {
     /* the rows at the backend's last row_state() (its eta and mu): fisher,
      * the link is canonical (Fisher's weights are Newton's: wF1, wF2 not
-     * computed); pearson, pe1, pe2 and *pearson_stat too */
+     * computed); pearson, pe1, pe2 and stats too (the Pearson statistic,
+     * s.bar's sum) */
     int (*rows)(gg_backend *be, const gg_family *fam, int fisher, int pearson,
-                double *pearson_stat, gg_status *st);
+                double stats[2], gg_status *st);
     /* one vector of the rows to host memory out[n] (GG_OR_ETH: the block,
      * out[n x GG_FM_EFO_NCOL(nth)]) */
     int (*fetch)(gg_backend *be, gg_outer_vec which, double *out, gg_status *st);

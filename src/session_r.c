@@ -477,7 +477,8 @@ static SEXP host_vector(const double *v, size_t n)
 /* gam.fit3's rows at the last eval, kept in the session for
  * gg_session_derivs_r(): Newton's weights and their derivatives (Fisher's
  * too for a link that is not canonical), with pearson the Pearson terms'.
- * Returns the Pearson statistic, with gram TRUE X' W X with Newton's
+ * Returns the Pearson statistic and s.bar's sum (with pearson), with gram
+ * TRUE X' W X with Newton's
  * weights, with vectors TRUE the rows (eta, mu, Newton's weights w and
  * their derivatives w1, w2, Fisher's wF1, wF2, dev1 and with pearson pe1,
  * pe2). */
@@ -490,12 +491,13 @@ SEXP gg_session_rows_r(SEXP ptr, SEXP family, SEXP link, SEXP pearson, SEXP gram
     rows_ctx c = {gg_family_or_abort(family, link, theta), Rf_asLogical(pearson) == TRUE,
                   want, vec, NULL};
     const char *names[] = {"pearson", "XtWX", "eta", "mu", "w", "w1", "w2", "wF1", "wF2",
-                           "dev1", "pe1", "pe2"};
-    SEXP out = PROTECT(gg_named_list(12, names));
+                           "dev1", "pe1", "pe2", "sbar_sum"};
+    SEXP out = PROTECT(gg_named_list(13, names));
     SEXP A = PROTECT(Rf_allocMatrix(REALSXP, want ? p : 0, want ? p : 0));
     c.A = REAL(A);
     session_run(s, op_rows, &c, "the outer iteration's rows");
     SET_VECTOR_ELT(out, 0, Rf_ScalarReal(s->rows.pearson_stat));
+    SET_VECTOR_ELT(out, 12, Rf_ScalarReal(s->rows.sbar_sum));
     if (want) SET_VECTOR_ELT(out, 1, A);
     if (vec) {
         const gg_outer_rows *r = &s->rows;

@@ -17,8 +17,9 @@
 
 // The rows at mu: Newton's weights w and their derivatives w1, w2 (with
 // fisher 0 -- a link that is not canonical -- Fisher's derivatives wF1,
-// wF2 too), dev1, and with pearson pe1, pe2 and partial[b] = block b's
-// part of the Pearson statistic.  th: negbin's theta, Tweedie's p.
+// wF2 too), dev1, and with pearson pe1, pe2, partial[b] = block b's part
+// of the Pearson statistic and partial[nb + b] its part of s.bar's sum (nb
+// = the grid).  th: negbin's theta, Tweedie's p.
 extern "C" __global__ void __launch_bounds__(NTHREADS)
 outer_rows(int f, gg_fm_link l, int fisher, int pearson, double th, const double *__restrict__ y,
            const double *__restrict__ pw, const double *__restrict__ mu, long long n,
@@ -26,7 +27,7 @@ outer_rows(int f, gg_fm_link l, int fisher, int pearson, double th, const double
            double *__restrict__ wF1, double *__restrict__ wF2, double *__restrict__ dev1,
            double *__restrict__ pe1, double *__restrict__ pe2, double *__restrict__ partial)
 {
-    double s = 0.0;
+    double s = 0.0, sb = 0.0;
     for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long) gridDim.x * blockDim.x) {
         const double yi = y[i], pi = pw[i], mi = mu[i];
@@ -43,11 +44,13 @@ outer_rows(int f, gg_fm_link l, int fisher, int pearson, double th, const double
         if (pearson) {
             double a, b;
             s += gg_fm_pearson_row(f, l, yi, pi, mi, o.g1, th, &a, &b);
+            sb += gg_fm_sbar_row(f, yi, mi, th);
             pe1[i] = a;
             pe2[i] = b;
         }
     }
     block_sum(s, partial);
+    block_sum(sb, partial + gridDim.x);
 }
 
 // Newton's penalized IRLS rows at eta (offset off, may be null) and mu:

@@ -245,6 +245,13 @@ GG_FM double gg_fm_pearson_row(int f, gg_fm_link l, double y, double pw, double 
     return pw * res * res / V;
 }
 
+/* The row's term of Fletcher's s.bar (gam.fit3's scale estimate:
+ * mean(dvar(mu) (y - mu) / V(mu)), over every row). */
+GG_FM double gg_fm_sbar_row(int f, double y, double mu, double th)
+{
+    return gg_fm_dvar(f, mu, th) * (y - mu) / gg_fm_variance(f, mu, th);
+}
+
 /* Newton's penalized IRLS row at eta (offset off included) and mu: the
  * weight pw alpha mu.eta^2 / V and working response (eta - off) + (y - mu) /
  * (mu.eta alpha), both 0 where either is not usable.  Returns 0 when alpha
