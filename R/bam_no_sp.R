@@ -8,7 +8,7 @@
 # either way; the score and its name are bam()'s only this way (nb() on
 # MASS::quine: REML 140.60, where the engine's fREML score is 209.49).
 # Returns the fit with bam()'s method, score and optimizer record.
-bam_no_sp_reml <- function(fit, G, res, family, nobs, gamma, scale, control) {
+bam_no_sp_reml <- function(fit, G, res, family, nobs, gamma, scale) {
   p <- ncol(res$R)
   Gw <- G
   Gw$y <- res$working.f

@@ -515,11 +515,11 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                  sprintf(paste("method = \"%s\" is available for the %s families so far (not %s);",
                                "use \"fREML\", or mgcv::gam() for this family"),
                          method, paste(outer_families, collapse = ", "), family$family))
-  if (fixed_pen && !is.null(cl$rho) && !identical(eval(cl$rho, env), 0))
+  if (fixed_pen && ar1)
     gamgpu_abort("gamgpu_unsupported_argument",
                  paste("gam()'s fixed penalty (min.sp, H) with AR1 residuals (rho) is not",
                        "available: drop one of them"), arguments = "rho")
-  if (outer && !is.null(cl$rho) && !identical(eval(cl$rho, env), 0))
+  if (outer && ar1)
     gamgpu_abort("gamgpu_unsupported_method",
                  sprintf("method = \"%s\" with AR1 residuals (rho) is available for gaussian identity models only; use \"fREML\"",
                          method))
@@ -527,7 +527,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     gamgpu_abort("gamgpu_unsupported_argument",
                  sprintf("'in.out' with method = \"%s\" is not available; drop it", method),
                  arguments = "in.out")
-  if (pe_method && !is.null(cl$rho) && !identical(eval(cl$rho, env), 0))
+  if (pe_method && ar1)
     gamgpu_abort("gamgpu_unsupported_method",
                  sprintf("method = \"%s\" with AR1 residuals (rho) is not available; use \"fREML\"",
                          method))
@@ -835,7 +835,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   }
   # (no smoothing parameter to estimate: bam()'s "REML", R/bam_no_sp.R)
   if (method == "fREML" && nfree == 0 && is.null(ar))
-    fit <- bam_no_sp_reml(fit, G, res, family, n, gamma, scale, control)
+    fit <- bam_no_sp_reml(fit, G, res, family, n, gamma, scale)
   # gam()'s REML and ML scores keep the gaussian log likelihood's weight
   # term, sum(log(w)) / 2 (family$ls), which bam()'s leaves out; and its Vc
   # keeps the log scale among the parameters (R/outer.R)

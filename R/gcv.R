@@ -106,11 +106,9 @@ gcv_newton <- function(P, L, lsp0, rho0, maxit, conv.tol) {
     e$scale.est <- if (P$scale > 0) P$scale else e$rss / (P$n - e$tau)
     e
   }
-  trial_at <- function(rho, deriv, from)
-    tryCatch(eval_at(rho, deriv, from), error = function(err) list(score = Inf))
-  e <- mgcv_newton(function(rho, deriv, from)
-    if (is.null(from)) eval_at(rho, deriv, from) else trial_at(rho, deriv, from),
-    rho0, function(e) abs(e$score) + abs(e$scale.est), conv.tol = conv.tol, maxit = maxit)
+  # (a trial point where X'WX + S is not positive definite: chol()'s error)
+  e <- mgcv_newton(eval_at, rho0, function(e) abs(e$score) + abs(e$scale.est),
+                   conv.tol = conv.tol, maxit = maxit, fail = "error")
   list(rho = e$theta, lsp = to_lsp(e$theta), score = e$score, rss = e$rss, tau = e$tau,
        Hi = e$Hi, iter = e$iter, calls = e$calls, converged = e$converged, conv = e$conv,
        grad = e$g, hess = e$Hs)
@@ -141,9 +139,8 @@ gcv_smoothing <- function(G, X, y, w, offset, S, L, lsp0, gamma, scale, plan, co
     qr.coef(qr(L), log(pmax(sp0, .Machine$double.xmin)) - lsp0)
   } else numeric(nfree)
   rho0[!is.finite(rho0)] <- 0
-  conv_tol <- if ("newton.tol" %in% attr(control, "given")) control$newton.tol else
-    mgcv::gam.control()$newton$conv.tol
-  res <- gcv_newton(P, L, lsp0, rho0, maxit = control$newton.maxit, conv.tol = conv_tol)
+  res <- gcv_newton(P, L, lsp0, rho0, maxit = control$newton.maxit,
+                    conv.tol = gam_conv_tol(control))
   res$device <- P$device
   res$XtWX <- P$XtWX
   res
@@ -167,22 +164,14 @@ gcv_magic <- function(P, G, w, L, lsp0, gamma, scale) {
   p <- ncol(P$XtWX)
   n_score <- sum(w != 0)
   P$n <- n_score                                   # (the score's n, as magic()'s)
-  R <- suppressWarnings(chol(P$XtWX, pivot = TRUE))
-  piv <- attr(R, "pivot")
-  r <- attr(R, "rank")
-  f <- numeric(p)
-  if (r > 0)
-    f[seq_len(r)] <- backsolve(R[seq_len(r), seq_len(r), drop = FALSE], P$XtWz[piv][seq_len(r)],
-                               transpose = TRUE)
-  if (r < p) R[(r + 1L):p, ] <- 0
-  Rx <- R[, order(piv), drop = FALSE]              # Rx'Rx = X'WX
+  red <- gram_reduction(P$XtWX, P$XtWz, P$zWz)
   mgcv_ctl <- mgcv::gam.control()
-  mr <- mgcv::magic(f, Rx, rep(-1, ncol(L)), G$S, G$off, L = L, lsp0 = lsp0, rank = G$rank,
+  mr <- mgcv::magic(red$f, red$Rx, rep(-1, ncol(L)), G$S, G$off, L = L, lsp0 = lsp0, rank = G$rank,
                     H = G$H, C = matrix(0, 0, p), gamma = gamma,
                     scale = if (scale > 0) scale else -1, gcv = !(scale > 0),
                     control = list(tol = mgcv_ctl$mgcv.tol, step.half = mgcv_ctl$mgcv.half,
                                    rank.tol = mgcv_ctl$rank.tol),
-                    extra.rss = max(0, P$zWz - sum(f^2)), n.score = n_score)
+                    extra.rss = red$extra, n.score = n_score)
   rho <- log(mr$sp)
   lsp <- drop(L %*% rho) + lsp0
   e <- gcv_score(P, lsp, deriv = FALSE)

@@ -2,6 +2,30 @@
 # GACV and GCV for additive models, R/outer.R's outer iteration): mgcv's
 # newton(), and the p x p helpers they share.
 
+# The weighted least squares problem reduced to p rows from its Gram
+# products: Rx (Rx'Rx = X'WX, pivoted Cholesky; rows past its rank zero),
+# f (Rx'f = X'Wz) and the residual sum of squares beyond them, extra (as
+# bam() reduces its rows by QR).
+gram_reduction <- function(XtWX, XtWz, zWz) {
+  p <- ncol(XtWX)
+  R <- suppressWarnings(chol(XtWX, pivot = TRUE))
+  piv <- attr(R, "pivot")
+  r <- attr(R, "rank")
+  f <- numeric(p)
+  if (r > 0)
+    f[seq_len(r)] <- backsolve(R[seq_len(r), seq_len(r), drop = FALSE],
+                               drop(XtWz)[piv][seq_len(r)], transpose = TRUE)
+  if (r < p) R[(r + 1L):p, ] <- 0
+  list(Rx = R[, order(piv), drop = FALSE], f = f, extra = max(0, zWz - sum(f^2)))
+}
+
+# newton()'s conv.tol for gam()'s methods: newton.tol where it is given,
+# else gam.control()'s.
+gam_conv_tol <- function(control) {
+  if ("newton.tol" %in% attr(control, "given")) control$newton.tol else
+    mgcv::gam.control()$newton$conv.tol
+}
+
 # The penalties at full size: S[[j]] placed at rows and columns off[j] ...
 # of a p x p zero matrix.
 embed_penalties <- function(S, off, p) {
@@ -37,15 +61,19 @@ sym_inverse_logdet <- function(H) {
 # and the quadratic model within qerror.thresh of it) and the same
 # convergence test at conv.tol: on a criterion with a flat end or several
 # minima it stops where gam() stops, not merely at an equally good point.
-# Returns the last accepted evaluation with theta, iter, calls, conv
-# (newton()'s words) and converged, score.hist.
+# A trial evaluation that fails with a condition of class fail scores as
+# gam.fit3's failed fit does: not finite, so the step is halved (the
+# start's failure stands).  Returns the last accepted evaluation with
+# theta, iter, calls, conv (newton()'s words) and converged, score.hist.
 mgcv_newton <- function(eval_at, theta, scale_of, conv.tol = 1e-6, maxNstep = 5,
-                        maxSstep = 2, maxHalf = 30, maxit = 200L) {
+                        maxSstep = 2, maxHalf = 30, maxit = 200L, fail = "gamgpu_numerical") {
   eps <- .Machine$double.eps
   calls <- 0L
   ev <- function(th, deriv, from) {
     calls <<- calls + 1L
-    eval_at(th, deriv, from)
+    if (is.null(from)) return(eval_at(th, deriv, from))
+    tryCatch(eval_at(th, deriv, from), error = function(err)
+      if (inherits(err, fail)) list(score = Inf) else stop(err))
   }
   quad <- function(step) sum(grad * step) + 0.5 * drop(crossprod(step, hess %*% step))
   qerr <- function(pc, sc) abs(pc - sc) / (max(abs(pc), abs(sc)) + score.scale * conv.tol)

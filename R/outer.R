@@ -495,19 +495,11 @@ outer_newton <- function(P, L, lsp0, theta0, control) {
     }
     e
   }
-  # (a trial point whose penalized IRLS cannot be corrected scores as
-  # gam.fit3's failed fit does: not finite, so newton() halves the step)
-  trial_at <- function(theta, deriv, from) {
-    if (is.null(from)) return(eval_at(theta, deriv, from))
-    tryCatch(eval_at(theta, deriv, from), gamgpu_numerical = function(err) list(score = Inf))
-  }
   # newton()'s scale of the score: |score| + |log scale| for REML and ML,
   # |score| + the fit's scale estimate for GCV, GACV and UBRE
   scale_of <- function(e) abs(e$score) +
     if (is.null(e$scale.est)) abs(log(e$phi)) else abs(e$scale.est)
-  conv_tol <- if ("newton.tol" %in% attr(control, "given")) control$newton.tol else
-    mgcv::gam.control()$newton$conv.tol
-  e <- mgcv_newton(trial_at, theta0, scale_of, conv.tol = conv_tol,
+  e <- mgcv_newton(eval_at, theta0, scale_of, conv.tol = gam_conv_tol(control),
                    maxit = control$newton.maxit)
   e$lsp <- drop(L %*% e$theta[nth + seq_len(nr)]) + lsp0
   e
@@ -586,22 +578,14 @@ outer_reduced_problem <- function(P, G, S, family, method, gamma, scale, control
   z <- P$y - P$off
   g <- P$gram(P$w, z)
   p <- P$p
-  R <- suppressWarnings(chol(g$XtWX, pivot = TRUE))
-  piv <- attr(R, "pivot")
-  r <- attr(R, "rank")
-  f <- numeric(p)
-  if (r > 0)
-    f[seq_len(r)] <- backsolve(R[seq_len(r), seq_len(r), drop = FALSE],
-                               drop(g$XtWz)[piv][seq_len(r)], transpose = TRUE)
-  if (r < p) R[(r + 1L):p, ] <- 0
-  Rx <- R[, order(piv), drop = FALSE]
-  extra <- max(0, g$zWz - sum(f^2))
+  red <- gram_reduction(g$XtWX, g$XtWz, g$zWz)
+  extra <- red$extra
   # identifiable: X'WX + S of full rank, each penalty scaled to X'WX's size
   nx <- max(abs(g$XtWX))
   St <- g$XtWX / nx + P$H / max(1, max(abs(P$H)))
   for (Sk in P$S) St <- St + Sk / max(abs(Sk))
   if (attr(suppressWarnings(chol(St, pivot = TRUE)), "rank") < p) return(NULL)
-  Pr <- outer_problem(G, Rx, f, rep(1, p), NULL, family, S, method, gamma, scale,
+  Pr <- outer_problem(G, red$Rx, red$f, rep(1, p), NULL, family, S, method, gamma, scale,
                       list(mode = 0L, ordinal = 0L), control$nthreads)
   eval0 <- Pr$eval
   rows0 <- Pr$rows
