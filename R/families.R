@@ -36,15 +36,72 @@ tweedie_power <- function(family) get("p", envir = environment(family$variance))
 # case), and the engine's name for each (inst/kernels/efam_math.h).
 .gg_efam <- c("negative binomial" = "negbin", "tweedie" = "tw", "beta regression" = "betar",
               "scaled t" = "scat", "zero inflated poisson" = "ziP",
-              "ordered categorical" = "ocat")
+              "ordered categorical" = "ocat", "cnorm" = "cnorm", "censored normal" = "cnorm",
+              "clogistic" = "clog",
+              "cpois" = "cpois")
 
-# The engine's name of an extended family gamgpu fits, or NULL.
+# The engine's name of an extended family gamgpu fits, or NULL.  (cnorm()
+# is "censored normal" in mgcv 1.8-41, "cnorm" in 1.9-x, where cpois()
+# calls itself "cnorm" too until its fit's postproc renames it: it is the
+# "cnorm" without a theta.)
 efam_name <- function(family) {
   if (!inherits(family, "extended.family") || !is.character(family$family) ||
       length(family$family) != 1L || !is.function(family$getTheta))
     return(NULL)
   key <- tolower(trimws(sub("\\(.*$", "", family$family)))
+  if (key == "cnorm" && length(family$getTheta()) == 0L) return("cpois")
   if (key %in% names(.gg_efam)) .gg_efam[[key]] else NULL
+}
+
+# mgcv's censored families, whose response is cbind(y, yat) (efam_cens.h).
+is_censored_family <- function(family)
+  isTRUE(efam_name(family) %in% c("cnorm", "clog", "cpois"))
+
+# A censored family's response as the engine and the family's functions
+# take it, as its initialize makes it: the first column, the second as
+# attr(y, "censor") (yat == y uncensored, -Inf left and Inf right censored,
+# else the interval between the two).  cnorm()'s deviance has no rows
+# without the attribute (mgcv's dev.resids is 0 there), so its response
+# must be the matrix.
+censored_response <- function(y, family) {
+  name <- efam_name(family)
+  if (is.matrix(y)) {
+    if (ncol(y) != 2L)
+      gamgpu_abort("gamgpu_bad_response",
+                   sprintf("%s(): the response must be a two-column matrix cbind(y, yat)", name),
+                   call = NULL)
+    yat <- as.double(y[, 2])
+    y <- as.double(y[, 1])
+    attr(y, "censor") <- yat
+  } else if (name == "cnorm") {
+    gamgpu_abort("gamgpu_bad_response",
+                 paste("cnorm() needs a two-column response cbind(y, yat) (cbind(y, y) where",
+                       "nothing is censored): mgcv's cnorm() has no deviance for a vector",
+                       "response"), call = NULL)
+  }
+  yat <- attr(y, "censor")
+  if (!is.null(yat) && anyNA(yat))
+    gamgpu_abort("gamgpu_bad_response",
+                 sprintf("%s(): the response's second column has missing values", name),
+                 call = NULL)
+  if (name == "cpois") {
+    # (mgcv's cpois() has no deviance for an observed count that is not a
+    # whole number >= 0: dpois() is 0 there)
+    yy <- as.double(y)
+    obs <- if (is.null(yat)) rep(TRUE, length(yy)) else yat == yy
+    if (any(obs & (yy < 0 | yy != round(yy))))
+      gamgpu_abort("gamgpu_bad_response",
+                   "cpois(): an uncensored response must be a whole number >= 0", call = NULL)
+  }
+  y
+}
+
+# y as a double vector, a censored family's attr(y, "censor") kept.
+y_double <- function(y) {
+  yat <- attr(y, "censor")
+  y <- as.double(y)
+  if (!is.null(yat)) attr(y, "censor") <- as.double(yat)
+  y
 }
 
 #' The family as the engine names it
@@ -89,6 +146,9 @@ efam_spec <- function(family, scale, y) {
                 betar = get(".betarEps", envir = environment(family$dev.resids)),
                 scat = get(".min.df", envir = environment(family$getTheta)),
                 ziP = c(get(".b", envir = environment(family$Dd)), 0),
+                # (the censored families' start, pmax(y, min(y > 0)), or y)
+                cnorm = , clog = , cpois =
+                  if (family$link == "identity") -Inf else as.numeric(min(y > 0)),
                 numeric(0))
   if (name == "tw" && !(aux[1] > 1 && aux[1] < aux[2] && aux[2] < 2))
     gamgpu_abort("gamgpu_bad_family",
@@ -168,7 +228,7 @@ efam_finish <- function(object, family, theta, theta_failed, G, nthreads = 1L) {
   posr <- NULL
   ef <- efam_spec(family, 1, y)$ef     # the final theta, for the C parts below
   dev_rows <- function(y, mu, wt, theta = NULL)
-    .Call(gg_efam_dev_resids_r, name, as.double(y), as.double(mu), as.double(wt), ef,
+    .Call(gg_efam_dev_resids_r, name, y_double(y), as.double(mu), as.double(wt), ef,
           nthreads)
   if (name == "ziP") {
     # ziP's postproc, as mgcv's, with its row-wise parts in C: the
@@ -193,10 +253,10 @@ efam_finish <- function(object, family, theta, theta_failed, G, nthreads = 1L) {
   } else if (!is.null(family$residuals)) {
     object$residuals <- stats::residuals(object)
   } else {
-    object$residuals <- sqrt(pmax(family$dev.resids(y, object$fitted.values, w), 0)) *
+    object$residuals <- sqrt(pmax(dev_rows(y, object$fitted.values, w), 0)) *
       sign(y - object$fitted.values)
   }
-  if (name %in% c("negbin", "tw", "scat", "ocat")) {
+  if (name %in% c("negbin", "tw", "scat", "ocat", "cnorm", "clog", "cpois")) {
     # postproc's find.null.dev() sums dev.resids over all rows some twenty
     # times (optimize()): the family copy it gets has them from C
     fam_post$dev.resids <- dev_rows
@@ -240,14 +300,16 @@ efam_deviance_residuals <- function(object, family, lf, l2 = NULL) {
   sqrt(res) * sign(y - mu)
 }
 
-# mgcv's tw() keeps some of its functions (aic, ls) in environments whose
-# parent is the global environment, where they look for mgcv's ldTweedie:
-# found only while mgcv is attached.  The copy of f returned here finds it
-# without attaching mgcv (and still finds the family's own settings).
+# mgcv's tw() and cnorm() keep some of their functions (aic, ls,
+# dev.resids) in environments whose parent is the global environment, where
+# they look for mgcv's ldTweedie and dpnorm: found only while mgcv is
+# attached.  The copy of f returned here finds them without attaching mgcv
+# (and still finds the family's own settings).
 mgcv_visible <- function(f) {
   if (!is.function(f)) return(f)
   env <- new.env(parent = environment(f))
   env$ldTweedie <- mgcv::ldTweedie
+  env$dpnorm <- mgcv_fun("dpnorm")
   environment(f) <- env
   f
 }

@@ -15,6 +15,9 @@
   scat = c("identity", "log", "inverse"),
   ziP = "identity",
   ocat = "identity",
+  cnorm = c("identity", "log", "sqrt"),
+  clog = c("identity", "log", "sqrt"),
+  cpois = c("log", "identity", "sqrt"),
   Gamma = c("inverse", "log", "identity"),
   inverse.gaussian = c("1/mu^2", "inverse", "log", "identity"))
 .gg_power_link_families <- c("poisson", "quasipoisson", "negbin", "Gamma", "inverse.gaussian",
@@ -81,7 +84,8 @@ resolve_family <- function(family, env) {
     gamgpu_abort("gamgpu_bad_family",
                  sprintf(paste("family '%s' (an mgcv extended family) is not supported;",
                                "of mgcv's extended families gamgpu fits nb(), tw(), betar(),",
-                               "scat(), ziP() and ocat(); the location-scale families",
+                               "scat(), ziP(), ocat(), cnorm(), clog() and cpois(); the",
+                               "location-scale families",
                                "(gaulss, ziplss, twlss, gevlss, gammals, gumbls, shash),",
                                "multinom, mvn and cox.ph are not supported: fit them with",
                                "mgcv::gam()"), family$family),
@@ -651,10 +655,14 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     trials <- nt
   } else if (binom && is.factor(y)) {
     y <- as.numeric(y != levels(y)[1L])
+  } else if (is_censored_family(family)) {
+    y <- censored_response(y, family)
   } else if (is.matrix(y) && ncol(y) > 1L) {
-    gamgpu_abort("gamgpu_bad_response", "a matrix response is only allowed for binomial families")
+    gamgpu_abort("gamgpu_bad_response",
+                 paste("a matrix response is only allowed for binomial families and the",
+                       "censored families cnorm(), clog() and cpois()"))
   }
-  y <- as.numeric(y)
+  y <- y_double(y)
   offset <- as.numeric(G$offset)
   if (length(offset) != n) offset <- NULL
   ## one pass over y, w and the offset in C (setup_stats.c): flags, y's range
@@ -800,9 +808,14 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     lsp0_fit <- c(lsp0, 0)
     L <- matrix(0, length(lsp0_fit), 0L)
   }
+  # (an extended family under gam()'s REML or ML: the outer iteration's
+  # gam.fit4 fit is the fit, efam_outer_finish(); the engine's one pass
+  # from it makes the object's other parts)
+  ctl_fit <- unclass(control)
+  if (efam_outer) ctl_fit$maxit <- 1L
   engine_fit <- function(spec)
     .Call(gg_fit, X, y, w, offset, eng_fam$name, engine_link(family), S_fit, as.integer(off_fit), L,
-          if (length(S_fit)) as.numeric(lsp0_fit) else NULL, spec, unclass(control))
+          if (length(S_fit)) as.numeric(lsp0_fit) else NULL, spec, ctl_fit)
   res <- engine_fit(spec)
   if (!is.null(G$H)) res$rho.full <- res$rho.full[seq_along(S)]
   # rank deficient (R/rank_deficient.R): with the scale estimated by REML,

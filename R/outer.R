@@ -66,7 +66,7 @@ outer_session <- function(G, X, y, w, offset, S, plan, nthreads) {
   UrS <- lapply(rS, function(r) crossprod(Ssp$Y, r))
   if (!is.null(G$H)) UrS <- c(UrS, list(crossprod(Ssp$Y, mgcv_fun("mroot")(G$H))))
   if (is.matrix(X)) storage.mode(X) <- "double"
-  ses <- .Call(gg_session_open_r, X, as.double(y), as.double(w),
+  ses <- .Call(gg_session_open_r, X, y_double(y), as.double(w),
                if (is.null(offset)) NULL else as.double(offset), plan$mode, plan$ordinal,
                as.integer(nthreads))
   env <- new.env()

@@ -70,7 +70,7 @@ efam_outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, sca
          e$mustart
        }))
   ses_rows <- rows == "auto" && efam_rows_in_c(family)
-  P <- c(P, if (ses_rows) efam_rows_session(B, fam, family) else efam_rows_r(B, P))
+  P <- c(P, if (ses_rows) efam_rows_session(B, fam, family, y) else efam_rows_r(B, P))
   # (where the rows were computed: the session's "cuda:0" or "cpu", or R)
   P$close <- function() {
     B$close()
@@ -80,19 +80,20 @@ efam_outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, sca
   P
 }
 
-# nb(), tw(), betar(), scat(), ziP() and ocat() with the links mgcv gives
-# them have their rows in C (inst/kernels/efam_outer.h) for up to four
-# thetas (GG_FM_EFO_MAXTH); ocat() with more than six categories (R - 2 > 4
-# cut points) keeps mgcv's dDeta() in R.
+# nb(), tw(), betar(), scat(), ziP(), ocat(), cnorm(), clog() and cpois()
+# with the links mgcv gives them have their rows in C (inst/kernels/
+# efam_outer.h) for up to four thetas (GG_FM_EFO_MAXTH); ocat() with more
+# than six categories (R - 2 > 4 cut points) keeps mgcv's dDeta() in R.
 efam_rows_in_c <- function(family) {
   name <- efam_name(family)
+  cens <- c("identity", "log", "sqrt")
   links <- list(negbin = c("log", "identity", "sqrt"), tw = c("log", "identity", "sqrt"),
                 betar = c("logit", "probit", "cloglog", "cauchit"),
                 scat = c("identity", "log", "inverse"), ziP = "identity",
-                ocat = "identity")
+                ocat = "identity", cnorm = cens, clog = cens, cpois = cens)
   nth <- length(family$getTheta())
   !is.null(name) && name %in% names(links) && family$link %in% links[[name]] &&
-    nth >= 1L && nth <= 4L
+    nth >= (name != "cpois") && nth <= 4L
 }
 
 # Why an extended family's rows are mgcv's dDeta() in R (fit$device$outer_rows).
@@ -117,11 +118,12 @@ efam_rows_r_reason <- function(family, rows) {
 #   newton(mask): gam.fit4's Newton system X'WX, X'(w (eta - offset) -
 #     Deta / 2), with mask the rows of w <= 0 left out;
 #   derivs(b1, Pm): efam_outer_derivs()'s row products (efam_rows_r()).
-efam_rows_session <- function(B, fam, family) {
+efam_rows_session <- function(B, fam, family, y) {
   ses <- B$ses
   eng <- engine_family(family)
-  # (tw()'s bounds of p, betar()'s eps for its starting mu: efam_spec())
-  aux <- efam_spec(family, 1, numeric(0))$ef$aux
+  # (tw()'s bounds of p, betar()'s eps, the censored families' floor for
+  # its starting mu: efam_spec())
+  aux <- efam_spec(family, 1, y)$ef$aux
   spec <- function(th) {
     th <- as.numeric(if (length(th)) th else fam$getTheta())
     list(theta = if (eng$name == "negbin") exp(th), ef = list(theta = th, aux = aux))
@@ -194,12 +196,14 @@ efam_rows_r <- function(B, P) {
       dd <- env$dd
       wn <- dd$Deta2 / 2
       h <- dd$Deta / 2
-      if (mask) {
-        keep <- dd$Deta2 > 0
-        wn[!keep] <- 0
-        h <- ifelse(keep, h, 0)
-      }
-      g <- B$gram(wn, env$eta - P$off)
+      e <- env$eta - P$off
+      # (gam.fit4's good rows: w and w (eta - offset) - Deta / 2 finite)
+      good <- is.finite(wn) & is.finite(wn * e - h)
+      keep <- good & (!mask | dd$Deta2 > 0)
+      wn[!keep] <- 0
+      h[!keep] <- 0
+      e[!good] <- 0
+      g <- B$gram(wn, e)
       list(XtWX = g$XtWX, XtWz = g$XtWz - drop(B$xt(h)))
     },
     # the row products of the derivatives in (theta, rho) at the level-2
@@ -501,6 +505,9 @@ efam_outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method,
   P$set_theta(e$th)
   fr <- P$rows(e$th, 0L, vectors = TRUE)
   res$th <- e$th
+  res$beta <- e$beta
+  res$pirls_converged <- e$pirls_converged
+  res$pirls_iter <- e$pirls_iter
   res$eta <- fr$eta
   res$mu <- fr$mu
   res$w <- fr$w
@@ -517,6 +524,14 @@ efam_outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control,
   known <- !P$lphi
   nr <- ncol(L)
   nth <- P$nth
+  # the fit is gam.fit4's at the optimum: its coefficients and vectors (the
+  # engine's bgam.fit iteration, from there, ends elsewhere for a family
+  # whose expected weights are not Newton's, cpois()'s)
+  fit$coefficients[] <- lap$beta
+  fit$linear.predictors <- lap$eta
+  fit$fitted.values <- lap$mu
+  fit$converged <- isTRUE(lap$pirls_converged)
+  fit$iter <- as.integer(lap$pirls_iter)
   fit$method <- method
   fit$gcv.ubre <- stats::setNames(lap$score, method_given)
   phi <- lap$phi

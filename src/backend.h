@@ -1,5 +1,5 @@
 /* backend.h -- the contract between the fitting engine and whatever holds
- * the data (CPU memory today, a GPU later).
+ * the data: the CPU backend (host memory) or the CUDA one (device memory).
  *
  * The engine owns every p x p quantity (penalties, REML, coefficients,
  * covariances); a backend owns every n-length one: the model matrix X, the
@@ -39,6 +39,8 @@ typedef struct gg_data {
     int           p;        /* columns of X */
     const double *X;        /* n x p, column-major, leading dimension n */
     const double *y;        /* n: response (binomial: proportion) */
+    const double *yat;      /* n: a censored family's second response column
+                               (attr(y, "censor"), efam_cens.h), or NULL */
     const double *pw;       /* n: prior weights (binomial: trials x weight) */
     const double *offset;   /* n, or NULL for none */
     const gg_xplan *xplan;  /* when X is NULL: how to build X (xplan.h);

@@ -155,7 +155,8 @@ static int cpu_row_state(gg_backend *be, const gg_family *fam, double *dev,
     const double *off = s->d.offset;
     if (fam->efam)
         for (size_t i = 0; i < s->d.n; i++)
-            D += gg_fm_ef_row((int) fam->fam, gg_family_link(fam), s->d.y[i], s->d.pw[i],
+            D += gg_fm_ef_row((int) fam->fam, gg_family_link(fam), s->d.y[i],
+                              s->d.yat ? s->d.yat[i] : s->d.y[i], s->d.pw[i],
                               off ? off[i] : 0.0, s->eta[i], &fam->ef, &s->mu[i], &s->w[i],
                               &s->z[i]);
     else
@@ -243,9 +244,10 @@ static void *ef_run(void *arg)
         double *t = j->part + b * (size_t) j->nsum;
         memset(t, 0, (size_t) j->nsum * sizeof(double));
         const size_t i1 = (b + 1) * EF_BLOCK < n ? (b + 1) * EF_BLOCK : n;
+        const double *y = j->s->d.y, *yat = j->s->d.yat;
         for (size_t i = b * EF_BLOCK; i < i1; i++)
-            gg_fm_ef_theta_row((int) j->fam->fam, j->s->d.y[i], j->s->mu[i], j->s->d.pw[i],
-                               &j->fam->ef, j->deriv, t);
+            gg_fm_ef_theta_row((int) j->fam->fam, y[i], yat ? yat[i] : y[i], j->s->mu[i],
+                               j->s->d.pw[i], &j->fam->ef, j->deriv, t);
     }
     return NULL;
 }

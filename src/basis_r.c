@@ -337,6 +337,7 @@ void gg_model_data_from_r(SEXP X, SEXP y, SEXP w, SEXP offset, gg_xplan *buf, gg
     d->n = (size_t) n;
     d->p = p;
     d->y = REAL(y);
+    d->yat = gg_y_censor(y);
     d->pw = REAL(w);
     d->offset = offset == R_NilValue ? NULL : REAL(offset);
 }

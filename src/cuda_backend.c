@@ -84,7 +84,7 @@ typedef struct cuda_state {
     gg_buflist   bufs;
     size_t       n;
     int          p;
-    CUdeviceptr  X, y, pw, off, eta, eta_old, mu, w, z, beta, gP, G, partial, M, h;
+    CUdeviceptr  X, y, yat, pw, off, eta, eta_old, mu, w, z, beta, gP, G, partial, M, h;
     gg_gram_plan plan;            /* resident plan: its slab height rules chunks */
     unsigned     row_blocks;      /* grid of the row kernels */
     double      *partial_host;    /* MAX_SUMS x row_blocks doubles, as partial */
@@ -1071,6 +1071,7 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
     /* the row state first: it must be resident */
     gg_buflist *b = &s->bufs;
     if (!(s->y = gg_buflist_alloc(b, n, LABEL, st)) ||
+        (d->yat && !(s->yat = gg_buflist_alloc(b, n, LABEL, st))) ||
         !(s->pw = gg_buflist_alloc(b, n, LABEL, st)) ||
         (d->offset && !(s->off = gg_buflist_alloc(b, n, LABEL, st))) ||
         !(s->eta = gg_buflist_alloc(b, n, LABEL, st)) ||
@@ -1131,6 +1132,7 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
                  (unsigned long) s->xs.chunk_rows);
     }
     if (gg_cuda_upload(LABEL, s->y, d->y, n, st) ||
+        (d->yat && gg_cuda_upload(LABEL, s->yat, d->yat, n, st)) ||
         (d->pw_ones ? fill_ones(s, s->pw, st) : gg_cuda_upload(LABEL, s->pw, d->pw, n, st)) ||
         (d->offset && gg_cuda_upload(LABEL, s->off, d->offset, n, st)) ||
         (s->ar.start && gg_cuda_upload(LABEL, s->ar.start, d->ar_start, n, st)))
@@ -1246,7 +1248,7 @@ static int cuda_row_state(gg_backend *be, const gg_family *fam, double *dev, gg_
     double th = fam->theta;
     gg_fm_efpar par = fam->ef;
     long long n = (long long) s->n;
-    void *args[] = {&f, &l, &th, &efam, &par, &s->y, &s->pw, &s->off, &s->eta, &n,
+    void *args[] = {&f, &l, &th, &efam, &par, &s->y, &s->yat, &s->pw, &s->off, &s->eta, &n,
                     &s->mu, &s->w, &s->z, &s->partial};
     int rc = launch_rows(s, s->f_state, args, work_stream(s), "engine: launching rows_state", st) ||
              sum_partials(s, 1, dev, st) ? -1 : 0;
@@ -1358,7 +1360,7 @@ static int cuda_ef_sums(gg_backend *be, const gg_family *fam, int deriv, double 
     int f = (int) fam->fam, nsum = GG_FM_EF_NSUM(fam->ef.nth, fam->ef.nth + fam->ef.scale_est);
     gg_fm_efpar par = fam->ef;
     long long n = (long long) s->n;
-    void *args[] = {&f, &par, &deriv, &nsum, &s->y, &s->pw, &s->mu, &n, &s->partial};
+    void *args[] = {&f, &par, &deriv, &nsum, &s->y, &s->yat, &s->pw, &s->mu, &n, &s->partial};
     int rc = launch_rows(s, s->f_ef, args, work_stream(s), "engine: launching rows_ef_sums",
                          st) ||
              sum_partials(s, nsum, out, st) ? -1 : 0;
@@ -1579,6 +1581,7 @@ void gg_cuda_rows_of(gg_backend *be, gg_cuda_rows *out)
     out->p = s->p;
     out->row_blocks = s->row_blocks;
     out->y = s->y;
+    out->yat = s->yat;
     out->pw = s->pw;
     out->off = s->off;
     out->eta = s->eta;

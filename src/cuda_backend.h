@@ -22,7 +22,7 @@ typedef struct gg_cuda_rows {
     size_t       n;
     int          p;
     unsigned     row_blocks;        /* the row kernels' grid */
-    CUdeviceptr  y, pw, off, eta, mu, w, z, h, partial;
+    CUdeviceptr  y, yat, pw, off, eta, mu, w, z, h, partial;  /* yat: 0 when none */
     CUstream     stream;
     int          ar_on;
     void       **outer;

@@ -497,7 +497,7 @@ static int outer_ef_rows(gg_backend *be, const gg_family *fam, int level, double
     gg_fm_efpar par = fam->ef;
     long long n = (long long) r.n;
     CUdeviceptr *v = o->v;
-    void *args[] = {&f, &l, &lev, &par, &r.y, &r.pw, &r.mu, &n, &v[GG_OR_W], &v[GG_OR_W1],
+    void *args[] = {&f, &l, &lev, &par, &r.y, &r.yat, &r.pw, &r.mu, &n, &v[GG_OR_W], &v[GG_OR_W1],
                     &v[GG_OR_W2], &v[GG_OR_DEV1], &v[GG_OR_EWF], &v[GG_OR_ETH], &r.partial};
     if (launch(&r, o->f_ef_rows, args, "outer: launching outer_ef_rows", st) ||
         gg_cuda_partial_sums(be, GG_FM_EFO_NSUM(o->nth), sums, st))

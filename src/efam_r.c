@@ -76,18 +76,18 @@ SEXP gg_efam_rows_r(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt, SEXP ef, 
     SET_VECTOR_ELT(res, 7, Rf_allocMatrix(REALSXP, (int) n, nsum));
     double *o[8];
     for (int i = 0; i < 8; i++) o[i] = REAL(VECTOR_ELT(res, i));
-    const double *e = REAL(eta), *yy = REAL(y), *ww = REAL(wt);
+    const double *e = REAL(eta), *yy = REAL(y), *ww = REAL(wt), *ya = gg_y_censor(y);
     double s[GG_FM_EF_MAXSUM];
     for (R_xlen_t i = 0; i < n; i++) {
-        const double mu = gg_fm_linkinv(gg_family_link(&f), e[i]);
+        const double mu = gg_fm_linkinv(gg_family_link(&f), e[i]), yat = ya ? ya[i] : yy[i];
         o[0][i] = mu;
-        o[1][i] = gg_fm_ef_dd0((int) f.fam, yy[i], mu, ww[i], &par, &o[2][i], &o[3][i]);
+        o[1][i] = gg_fm_ef_dd0((int) f.fam, yy[i], yat, mu, ww[i], &par, &o[2][i], &o[3][i]);
         o[4][i] = gg_fm_ef_mustart((int) f.fam, yy[i], ww[i], &par);
         double m2;
-        gg_fm_ef_row((int) f.fam, gg_family_link(&f), yy[i], ww[i], 0.0, e[i], &par, &m2, &o[5][i],
-                     &o[6][i]);
+        gg_fm_ef_row((int) f.fam, gg_family_link(&f), yy[i], yat, ww[i], 0.0, e[i], &par, &m2,
+                     &o[5][i], &o[6][i]);
         memset(s, 0, sizeof s);
-        gg_fm_ef_theta_row((int) f.fam, yy[i], mu, ww[i], &par, d, s);
+        gg_fm_ef_theta_row((int) f.fam, yy[i], yat, mu, ww[i], &par, d, s);
         for (int k = 0; k < nsum; k++) o[7][i + (size_t) k * n] = s[k];
     }
     UNPROTECT(1);
@@ -103,10 +103,11 @@ SEXP gg_efam_deta_r(SEXP family, SEXP link, SEXP mu, SEXP y, SEXP wt, SEXP ef, S
     const gg_family f = gg_family_named_or_abort(family, link);
     const gg_fm_efpar par = gg_efpar_or_abort(ef);
     if (!gg_fm_ef_outer_ok((int) f.fam, gg_family_link(&f), par.nth) || par.nth > GG_FM_EFO_MAXTH)
-        gg_abort("gamgpu_bad_family", "the outer iteration's extended-family rows are nb()'s "
-                 "and tw()'s (links log, identity, sqrt) and betar()'s (logit, probit, "
-                 "cloglog, cauchit) with one theta, scat()'s (identity, log, inverse) and "
-                 "ziP()'s (identity) with two, and ocat()'s (identity) with one to four");
+        gg_abort("gamgpu_bad_family", "the outer iteration's extended-family rows are nb()'s, "
+                 "tw()'s, cnorm()'s and clog()'s (links log, identity, sqrt) and betar()'s "
+                 "(logit, probit, cloglog, cauchit) with one theta, scat()'s (identity, log, "
+                 "inverse) and ziP()'s (identity) with two, ocat()'s (identity) with one to "
+                 "four and cpois()'s (log, identity, sqrt) with none");
     const int d = gg_as_int(deriv, "deriv", 0, 2, "gamgpu_bad_input");
     if (TYPEOF(mu) != REALSXP || TYPEOF(y) != REALSXP || TYPEOF(wt) != REALSXP)
         gg_abort("gamgpu_bad_input", "mu, y and wt must be double vectors");
@@ -123,11 +124,11 @@ SEXP gg_efam_deta_r(SEXP family, SEXP link, SEXP mu, SEXP y, SEXP wt, SEXP ef, S
         SET_VECTOR_ELT(res, i, Rf_allocMatrix(REALSXP, (int) n, cols[i]));
         o[i] = REAL(VECTOR_ELT(res, i));
     }
-    const double *m = REAL(mu), *yy = REAL(y), *ww = REAL(wt);
+    const double *m = REAL(mu), *yy = REAL(y), *ww = REAL(wt), *ya = gg_y_censor(y);
     for (R_xlen_t i = 0; i < n; i++) {
         gg_fm_efdd r = {0};
         gg_fm_efdeta e = {0};
-        gg_fm_ef_dd((int) f.fam, yy[i], m[i], ww[i], &par, d, &r);
+        gg_fm_ef_dd((int) f.fam, yy[i], ya ? ya[i] : yy[i], m[i], ww[i], &par, d, &r);
         gg_fm_ef_deta(gg_family_link(&f), m[i], nth, d, &r, &e);
         const double *v[] = {&e.Deta, &e.Deta2, &e.EDeta2, e.Dth, e.Detath, &e.Deta3,
                              e.Deta2th, &e.Deta4, e.Dth2, e.Detath2, e.Deta2th2, e.Deta3th};
@@ -261,7 +262,7 @@ SEXP gg_tw_aic_r(SEXP y, SEXP mu, SEXP wt, SEXP ef, SEXP dev, SEXP nthreads)
  * some twenty times over all rows (for nb, tw, scat, ocat), in R. */
 typedef struct devr_job {
     int fam;
-    const double *y, *mu, *wt;
+    const double *y, *yat, *mu, *wt;
     const gg_fm_efpar *par;
     double *out;
     size_t i0, i1;
@@ -272,7 +273,8 @@ static void *devr_run(void *arg)
     const devr_job *j = arg;
     double Dmu, EDmu2;
     for (size_t i = j->i0; i < j->i1; i++)
-        j->out[i] = gg_fm_ef_dd0(j->fam, j->y[i], j->mu[i], j->wt[i], j->par, &Dmu, &EDmu2);
+        j->out[i] = gg_fm_ef_dd0(j->fam, j->y[i], j->yat ? j->yat[i] : j->y[i], j->mu[i],
+                                 j->wt[i], j->par, &Dmu, &EDmu2);
     return NULL;
 }
 
@@ -304,7 +306,8 @@ SEXP gg_efam_dev_resids_r(SEXP family, SEXP y, SEXP mu, SEXP wt, SEXP ef, SEXP n
     const int nj = nb == 0 ? 0 : (nb < SAT_JOBS ? (int) nb : SAT_JOBS);
     for (int k = 0; k < nj; k++) {
         const size_t b0 = nb * k / nj, b1 = nb * (k + 1) / nj;
-        jobs[k] = (devr_job) {(int) f.fam, REAL(y), REAL(mu), REAL(w), &par, REAL(out),
+        jobs[k] = (devr_job) {(int) f.fam, REAL(y), gg_y_censor(y), REAL(mu), REAL(w), &par,
+                              REAL(out),
                               b0 * SAT_BLOCK, b1 * SAT_BLOCK < n ? b1 * SAT_BLOCK : n};
     }
     const int prev = gg_threads_set_limit(nt);

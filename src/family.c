@@ -24,7 +24,10 @@ static const struct { const char *name; gg_family_id id; } fam_names[] = {
     {"betar", GG_FAM_BETAR},
     {"scat", GG_FAM_SCAT},
     {"ziP", GG_FAM_ZIP},
-    {"ocat", GG_FAM_OCAT}};
+    {"ocat", GG_FAM_OCAT},
+    {"cnorm", GG_FAM_CNORM},             /* the censored ones (efam_cens.h) */
+    {"clog", GG_FAM_CLOG},
+    {"cpois", GG_FAM_CPOIS}};
 
 static const struct { const char *name; gg_link_id id; } link_names[] = {
     {"identity", GG_LINK_IDENTITY}, {"log", GG_LINK_LOG},
@@ -71,6 +74,10 @@ static int link_allowed(gg_family_id f, gg_link_id l)
     case GG_FAM_ZIP:
     case GG_FAM_OCAT:
         return l == GG_LINK_IDENTITY;
+    case GG_FAM_CNORM:
+    case GG_FAM_CLOG:
+    case GG_FAM_CPOIS:
+        return l == GG_LINK_IDENTITY || l == GG_LINK_LOG || l == GG_LINK_SQRT;
     }
     return 0;
 }
@@ -85,7 +92,8 @@ int gg_family_lookup(const char *family, const char *link, gg_family *out,
         return gg_fail(st, "gamgpu_bad_family",
                        "family '%s' is not supported (supported: gaussian, "
                        "binomial, quasibinomial, poisson, quasipoisson, Gamma, "
-                       "inverse.gaussian, negbin, tweedie, tw, betar, scat, ziP, ocat)", family);
+                       "inverse.gaussian, negbin, tweedie, tw, betar, scat, ziP, ocat, "
+                       "cnorm, clog, cpois)", family);
     gg_link_id lid = 0;
     double power = 0;
     for (int i = 0; i < NELEM(link_names); i++)
@@ -166,8 +174,10 @@ int    gg_eta_valid(gg_fm_link l, double eta) { return gg_fm_eta_valid(l, eta); 
 double gg_dev_resid(const gg_family *fam, double y, double mu, double wt)
 {
     if (fam->efam) {
+        /* (a censored family's rows as uncensored: its deviance, residuals
+         * and null deviance are R/families.R's efam_finish()'s) */
         double Dmu, EDmu2;
-        return gg_fm_ef_dd0((int) fam->fam, y, mu, wt, &fam->ef, &Dmu, &EDmu2);
+        return gg_fm_ef_dd0((int) fam->fam, y, y, mu, wt, &fam->ef, &Dmu, &EDmu2);
     }
     return gg_fm_dev_resid((int) fam->fam, y, mu, wt, fam->theta);
 }
@@ -185,6 +195,10 @@ double gg_mustart(gg_family_id f, double y, double wt)
 
 int gg_start_valid(const gg_family *fam, double eta)
 {
+    /* (the censored families start where their initialize puts them, a
+     * count of 0 at log(0) too, as gam.fit4 and bgam.fit do: the rows
+     * whose derivatives are not finite there sit out the first step) */
+    if (fam->efam && GG_FM_EF_CENSORED((int) fam->fam)) return 1;
     return gg_fm_start_valid((int) fam->fam, gg_family_link(fam), eta);
 }
 

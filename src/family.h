@@ -28,7 +28,10 @@ typedef enum {
     GG_FAM_BETAR = GG_FM_BETAR,
     GG_FAM_SCAT = GG_FM_SCAT,
     GG_FAM_ZIP = GG_FM_ZIP,
-    GG_FAM_OCAT = GG_FM_OCAT
+    GG_FAM_OCAT = GG_FM_OCAT,
+    GG_FAM_CNORM = GG_FM_CNORM,  /* censored: a second response column */
+    GG_FAM_CLOG = GG_FM_CLOG,
+    GG_FAM_CPOIS = GG_FM_CPOIS
 } gg_family_id;
 
 typedef enum {

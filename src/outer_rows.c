@@ -233,7 +233,8 @@ static void ef_rows_block(void *c_, size_t i0, size_t i1, size_t b)
     memset(s, 0, (size_t) ns * sizeof(double));
     gg_fm_eforow o;
     for (size_t i = i0; i < i1; i++) {
-        gg_fm_ef_outer_row(c->f, c->l, c->d->y[i], c->d->pw[i], r->mu[i], c->par, c->level, &o);
+        gg_fm_ef_outer_row(c->f, c->l, c->d->y[i], c->d->yat ? c->d->yat[i] : c->d->y[i],
+                           c->d->pw[i], r->mu[i], c->par, c->level, &o);
         r->w[i] = o.w;
         r->w1[i] = o.w1;
         r->w2[i] = o.w2;
@@ -294,9 +295,13 @@ int gg_outer_ef_newton(gg_backend *be, const gg_data *d, gg_outer_rows *r, int m
     if (work_alloc(r, 0, 3, st)) return -1;
     double *w = r->V, *z = r->V + n, *hd = r->V + 2 * n;
     for (size_t i = 0; i < n; i++) {
-        const int keep = !mask || r->w[i] > 0;
+        const double e = r->eta[i] - (d->offset != NULL ? d->offset[i] : 0.0);
+        /* (gam.fit4's good rows: w and w (eta - offset) - Deta / 2 finite;
+         * a censored family's start has rows at eta = -Inf) */
+        const int good = isfinite(r->w[i]) && isfinite(r->w[i] * e - r->dev1[i] / 2);
+        const int keep = good && (!mask || r->w[i] > 0);
         w[i] = keep ? r->w[i] : 0;
-        z[i] = r->eta[i] - (d->offset != NULL ? d->offset[i] : 0.0);
+        z[i] = good ? e : 0;
         hd[i] = keep ? r->dev1[i] / 2 : 0;
     }
     double zwz, *xd = malloc((size_t) p * sizeof(double));

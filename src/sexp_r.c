@@ -105,6 +105,16 @@ static void value_text(char *buf, size_t len, double x)
         snprintf(buf, len, "%.17g", x);
 }
 
+const double *gg_y_censor(SEXP y)
+{
+    SEXP yat = Rf_getAttrib(y, Rf_install("censor"));
+    if (yat == R_NilValue) return NULL;
+    if (TYPEOF(yat) != REALSXP || XLENGTH(yat) != XLENGTH(y))
+        gg_abort("gamgpu_bad_response",
+                 "attr(y, \"censor\") must be a double vector with one entry per row");
+    return REAL(yat);
+}
+
 double gg_as_real(SEXP v, const char *what, double lo, double hi, const char *cls)
 {
     const double x = one_number(v, what, cls);

@@ -36,6 +36,11 @@ int    gg_list_int(SEXP list, const char *name, int dflt, int lo, int hi, const 
 double gg_list_real(SEXP list, const char *name, double dflt, double lo, double hi,
                     const char *cls);
 
+/* A censored family's second response column, attr(y, "censor") (mgcv's
+ * cnorm(), clog(), cpois()): a double vector as long as y, or NULL where y
+ * has none. */
+const double *gg_y_censor(SEXP y);
+
 /* A CHARSXP (UTF-8) of s, which was malloc'd (or NULL: ""): s is freed on
  * every path, also when the allocation fails and longjmps.  token: from
  * R_MakeUnwindCont(), made and protected by the caller before it took s,

@@ -27,7 +27,9 @@
  *   [LSTH1(nth)+i]  ls$lsth1[i], i < ns
  *   [LSTH2(nth,ns)+k] ls$lsth2[i, j], i <= j packed as Dth2
  * Codes are family_math.h's GG_FM_* family codes and efam_par.h's; nb()
- * is family_math.h's negbin with par->th[0] = log theta (efam_nb.h). */
+ * is family_math.h's negbin with par->th[0] = log theta (efam_nb.h).  The
+ * censored families (efam_cens.h) take the row's second response column
+ * yat too: the dispatchers below pass it (y where there is none). */
 #ifndef GAMGPU_EFAM_MATH_H
 #define GAMGPU_EFAM_MATH_H
 
@@ -41,16 +43,18 @@
 #include "efam_scat.h"
 #include "efam_zip.h"
 #include "efam_ocat.h"
+#include "efam_cens.h"
 
 GG_FM int gg_fm_is_efam(int f)
 {
     return f == GG_FM_TW || f == GG_FM_BETAR || f == GG_FM_SCAT || f == GG_FM_ZIP ||
-           f == GG_FM_OCAT;
+           f == GG_FM_OCAT || GG_FM_EF_CENSORED(f);
 }
 
-GG_FM double gg_fm_ef_dd0(int f, double y, double mu, double wt, const gg_fm_efpar *par,
-                          double *Dmu, double *EDmu2)
+GG_FM double gg_fm_ef_dd0(int f, double y, double yat, double mu, double wt,
+                          const gg_fm_efpar *par, double *Dmu, double *EDmu2)
 {
+    if (GG_FM_EF_CENSORED(f)) return gg_fm_cens_dd0(f, y, yat, mu, wt, par, Dmu, EDmu2);
     switch (f) {
     case GG_FM_NEGBIN: return gg_fm_nb_dd0(y, mu, wt, par, Dmu, EDmu2);
     case GG_FM_TW: return gg_fm_tw_dd0(y, mu, wt, par, Dmu, EDmu2);
@@ -63,9 +67,13 @@ GG_FM double gg_fm_ef_dd0(int f, double y, double mu, double wt, const gg_fm_efp
     return GG_FM_NAN;
 }
 
-GG_FM void gg_fm_ef_theta_row(int f, double y, double mu, double wt, const gg_fm_efpar *par,
-                              int deriv, double *s)
+GG_FM void gg_fm_ef_theta_row(int f, double y, double yat, double mu, double wt,
+                              const gg_fm_efpar *par, int deriv, double *s)
 {
+    if (GG_FM_EF_CENSORED(f)) {
+        gg_fm_cens_theta_row(f, y, yat, mu, wt, par, deriv, s);
+        return;
+    }
     switch (f) {
     case GG_FM_NEGBIN: gg_fm_nb_ef_theta_row(y, mu, wt, par, deriv, s); return;
     case GG_FM_TW: gg_fm_tw_theta_row(y, mu, wt, par, deriv, s); return;
@@ -86,6 +94,9 @@ GG_FM double gg_fm_ef_mustart(int f, double y, double wt, const gg_fm_efpar *par
     case GG_FM_SCAT: return gg_fm_scat_mustart(y, wt, par);
     case GG_FM_ZIP: return gg_fm_zip_mustart(y, wt, par);
     case GG_FM_OCAT: return gg_fm_ocat_mustart(y, wt, par);
+    case GG_FM_CNORM:
+    case GG_FM_CLOG:
+    case GG_FM_CPOIS: return gg_fm_cens_mustart(y, par);
     }
     return GG_FM_NAN;
 }
@@ -95,12 +106,12 @@ GG_FM double gg_fm_ef_mustart(int f, double y, double wt, const gg_fm_efpar *par
  * z = (eta - offset) - Deta.EDeta2 = (eta - offset) - Dmu / (EDmu2 ig1);
  * rows where either is not finite get w = z = 0.  Returns the row's
  * dev.resids. */
-GG_FM double gg_fm_ef_row(int f, gg_fm_link l, double y, double pw, double off, double eta,
-                          const gg_fm_efpar *par, double *mu, double *w, double *z)
+GG_FM double gg_fm_ef_row(int f, gg_fm_link l, double y, double yat, double pw, double off,
+                          double eta, const gg_fm_efpar *par, double *mu, double *w, double *z)
 {
     const double m = gg_fm_linkinv(l, eta);
     double Dmu, EDmu2;
-    const double dev = gg_fm_ef_dd0(f, y, m, pw, par, &Dmu, &EDmu2);
+    const double dev = gg_fm_ef_dd0(f, y, yat, m, pw, par, &Dmu, &EDmu2);
     double ww, zz;
     if (l.code == GG_FM_IDENTITY) {
         ww = EDmu2 * 0.5;

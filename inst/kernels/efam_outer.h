@@ -12,9 +12,9 @@
 #include "efam_math.h"
 
 /* 1 for a family, link and count of theta values whose rows are here:
- * nb() (negbin with efam set), tw(), betar() (one theta), scat() and ziP()
- * (two), ocat(R) (R - 2, at most GG_FM_EFO_MAXTH), with mgcv's links for
- * them */
+ * nb() (negbin with efam set), tw(), betar(), cnorm(), clog() (one theta),
+ * scat() and ziP() (two), ocat(R) (R - 2, at most GG_FM_EFO_MAXTH), cpois()
+ * (none), with mgcv's links for them */
 GG_FM int gg_fm_ef_outer_ok(int f, gg_fm_link l, int nth)
 {
     if (f == GG_FM_NEGBIN || f == GG_FM_TW)
@@ -28,6 +28,9 @@ GG_FM int gg_fm_ef_outer_ok(int f, gg_fm_link l, int nth)
         return nth == 2 && l.code == GG_FM_IDENTITY;
     if (f == GG_FM_OCAT)
         return nth >= 1 && nth <= GG_FM_EFO_MAXTH && l.code == GG_FM_IDENTITY;
+    if (GG_FM_EF_CENSORED(f))
+        return nth == (f == GG_FM_CPOIS ? 0 : 1) &&
+               (l.code == GG_FM_IDENTITY || l.code == GG_FM_LOG || l.code == GG_FM_SQRT);
     return 0;
 }
 
@@ -42,10 +45,11 @@ typedef struct gg_fm_efdeta {
     double Dth2[GG_FM_EFO_MAXPK], Detath2[GG_FM_EFO_MAXPK], Deta2th2[GG_FM_EFO_MAXPK];
 } gg_fm_efdeta;
 
-GG_FM void gg_fm_ef_dd(int f, double y, double mu, double wt, const gg_fm_efpar *par,
-                       int level, gg_fm_efdd *r)
+GG_FM void gg_fm_ef_dd(int f, double y, double yat, double mu, double wt,
+                       const gg_fm_efpar *par, int level, gg_fm_efdd *r)
 {
-    if (f == GG_FM_TW) gg_fm_tw_dd(y, mu, wt, par, level, r);
+    if (GG_FM_EF_CENSORED(f)) gg_fm_cens_dd(f, y, yat, mu, wt, par, level, r);
+    else if (f == GG_FM_TW) gg_fm_tw_dd(y, mu, wt, par, level, r);
     else if (f == GG_FM_BETAR) gg_fm_betar_dd(y, mu, wt, par, level, r);
     else if (f == GG_FM_SCAT) gg_fm_scat_dd(y, mu, wt, par, level, r);
     else if (f == GG_FM_ZIP) gg_fm_zip_dd(y, mu, wt, par, level, r);
@@ -153,13 +157,13 @@ typedef struct gg_fm_eforow {
     int good;
 } gg_fm_eforow;
 
-GG_FM void gg_fm_ef_outer_row(int f, gg_fm_link l, double y, double pw, double mu,
+GG_FM void gg_fm_ef_outer_row(int f, gg_fm_link l, double y, double yat, double pw, double mu,
                               const gg_fm_efpar *par, int level, gg_fm_eforow *o)
 {
     const int nth = par->nth, npk = GG_FM_EFO_NPK(nth);
     gg_fm_efdd r = {0};
     gg_fm_efdeta e = {0};
-    gg_fm_ef_dd(f, y, mu, pw, par, level, &r);
+    gg_fm_ef_dd(f, y, yat, mu, pw, par, level, &r);
     gg_fm_ef_deta(l, mu, nth, level, &r, &e);
     o->w = e.Deta2 / 2;
     o->dev1 = e.Deta;

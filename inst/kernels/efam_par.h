@@ -9,6 +9,13 @@
 #define GG_FM_SCAT   12   /* scat(): scaled t */
 #define GG_FM_ZIP    13   /* ziP(): zero-inflated Poisson */
 #define GG_FM_OCAT   14   /* ocat(R): ordered categorical */
+#define GG_FM_CNORM  15   /* cnorm(): censored normal */
+#define GG_FM_CLOG   16   /* clog(): censored logistic */
+#define GG_FM_CPOIS  17   /* cpois(): censored Poisson */
+
+/* The censored families take a second response column, yat
+ * (attr(y, "censor"): efam_cens.h); the others ignore it. */
+#define GG_FM_EF_CENSORED(f) ((f) == GG_FM_CNORM || (f) == GG_FM_CLOG || (f) == GG_FM_CPOIS)
 
 #define GG_FM_EF_MAXTH 10  /* theta values of one family (ocat: R <= 12) */
 
@@ -21,8 +28,8 @@ typedef struct gg_fm_efpar {
 } gg_fm_efpar;
 
 /* The outer rows in C (efam_outer.h) take families of at most
- * GG_FM_EFO_MAXTH theta values: nb(), tw(), betar() (one), scat(), ziP()
- * (two), ocat(R) (R - 2). */
+ * GG_FM_EFO_MAXTH theta values: nb(), tw(), betar(), cnorm(), clog()
+ * (one), scat(), ziP() (two), ocat(R) (R - 2), cpois() (none). */
 #define GG_FM_EFO_MAXTH 4
 #define GG_FM_EFO_NPK(nth) ((nth) * ((nth) + 1) / 2)  /* theta's pairs */
 #define GG_FM_EFO_MAXPK GG_FM_EFO_NPK(GG_FM_EFO_MAXTH)

@@ -76,13 +76,14 @@ outer_newton(int f, gg_fm_link l, double th, const double *__restrict__ y,
 }
 
 // An extended family's rows at mu (efam_outer.h's gg_fm_ef_outer_row,
-// level 0 or 2, parameters par with nth theta values): w, w1, w2, dev1,
+// level 0 or 2, parameters par with nth theta values; yat: a censored
+// family's second response column, or null): w, w1, w2, dev1,
 // Fisher's weight wf and theta's block th (n x GG_FM_EFO_NCOL(nth));
 // partial[k nb + b] = block b's sum k of GG_FM_EFO_NSUM(nth): rows not
 // finite, Dth, Dth2 (nb = the grid).
 extern "C" __global__ void __launch_bounds__(NTHREADS)
 outer_ef_rows(int f, gg_fm_link l, int level, gg_fm_efpar par, const double *__restrict__ y,
-              const double *__restrict__ pw, const double *__restrict__ mu, long long n,
+              const double *__restrict__ yat, const double *__restrict__ pw, const double *__restrict__ mu, long long n,
               double *__restrict__ w, double *__restrict__ w1, double *__restrict__ w2,
               double *__restrict__ dev1, double *__restrict__ wf, double *__restrict__ th,
               double *__restrict__ partial)
@@ -95,7 +96,8 @@ outer_ef_rows(int f, gg_fm_link l, int level, gg_fm_efpar par, const double *__r
     gg_fm_eforow o;
     for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long) gridDim.x * blockDim.x) {
-        gg_fm_ef_outer_row(f, l, y[i], pw[i], mu[i], &par, level, &o);
+        gg_fm_ef_outer_row(f, l, y[i], yat != nullptr ? yat[i] : y[i], pw[i], mu[i], &par, level,
+                           &o);
         w[i] = o.w;
         w1[i] = o.w1;
         w2[i] = o.w2;
@@ -124,10 +126,12 @@ outer_ef_newton(long long n, int mask, const double *__restrict__ w,
 {
     for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long) gridDim.x * blockDim.x) {
-        const double wi = w[i];
-        const int keep = !mask || wi > 0;
+        const double wi = w[i], e = eta[i] - (off != nullptr ? off[i] : 0.0);
+        // (gam.fit4's good rows: w and w (eta - offset) - Deta / 2 finite)
+        const int good = isfinite(wi) && isfinite(wi * e - dev1[i] / 2);
+        const int keep = good && (!mask || wi > 0);
         wout[i] = keep ? wi : 0.0;
-        zout[i] = eta[i] - (off != nullptr ? off[i] : 0.0);
+        zout[i] = good ? e : 0.0;
         hdev[i] = keep ? dev1[i] / 2 : 0.0;
     }
 }

@@ -14,7 +14,8 @@
 
 // eta[i] = linkfun(mustart(y[i], pw[i])) (an extended family, efam != 0:
 // efam_math.h's mustart with its parameters par); partial[b] = number of
-// rows of block b without a valid start (the host then finds which).
+// rows of block b without a valid start (the host then finds which; a
+// censored family's start is taken as it is, family.c's gg_start_valid).
 extern "C" __global__ void __launch_bounds__(NTHREADS)
 rows_init_eta(int fam, gg_fm_link link, int efam, gg_fm_efpar par, const double *__restrict__ y,
               const double *__restrict__ pw, long long n, double *__restrict__ eta,
@@ -25,7 +26,7 @@ rows_init_eta(int fam, gg_fm_link link, int efam, gg_fm_efpar par, const double 
          i += (long long) gridDim.x * blockDim.x) {
         double e = gg_fm_linkfun(link, efam ? gg_fm_ef_mustart(fam, y[i], pw[i], &par)
                                             : gg_fm_mustart(fam, y[i], pw[i]));
-        if (!gg_fm_start_valid(fam, link, e))
+        if (!(efam && GG_FM_EF_CENSORED(fam)) && !gg_fm_start_valid(fam, link, e))
             bad += 1.0;
         eta[i] = e;
         eta_old[i] = e;
@@ -66,11 +67,12 @@ extern "C" __global__ void rows_eta_step(int mode, long long n, double *__restri
 // mu, w, z from eta for every row; partial[b] = block b's deviance sum.
 // off may be null (no offset); th: the family's parameter (negbin's
 // theta, Tweedie's p); an extended family (efam != 0): bgam.fit's rows
-// from its derivatives (efam_math.h) with parameters par.  Launched with
+// from its derivatives (efam_math.h) with parameters par (yat: a censored
+// family's second response column, or null).  Launched with
 // NTHREADS threads per block.
 extern "C" __global__ void __launch_bounds__(NTHREADS)
 rows_state(int fam, gg_fm_link link, double th, int efam, gg_fm_efpar par, const double *__restrict__ y,
-           const double *__restrict__ pw,
+           const double *__restrict__ yat, const double *__restrict__ pw,
            const double *__restrict__ off, const double *__restrict__ eta, long long n,
            double *__restrict__ mu, double *__restrict__ w, double *__restrict__ z,
            double *__restrict__ partial)
@@ -80,7 +82,8 @@ rows_state(int fam, gg_fm_link link, double th, int efam, gg_fm_efpar par, const
          i += (long long) gridDim.x * blockDim.x) {
         double m, wi, zi;
         const double o = off != nullptr ? off[i] : 0.0;
-        dev += efam ? gg_fm_ef_row(fam, link, y[i], pw[i], o, eta[i], &par, &m, &wi, &zi)
+        dev += efam ? gg_fm_ef_row(fam, link, y[i], yat != nullptr ? yat[i] : y[i], pw[i], o,
+                                   eta[i], &par, &m, &wi, &zi)
                     : gg_fm_irls_row(fam, link, y[i], pw[i], o, eta[i], th, &m, &wi, &zi);
         mu[i] = m;
         w[i] = wi;
@@ -95,14 +98,15 @@ rows_state(int fam, gg_fm_link link, double th, int efam, gg_fm_efpar par, const
 // sum k; summed on the host in block order.
 extern "C" __global__ void __launch_bounds__(NTHREADS)
 rows_ef_sums(int fam, gg_fm_efpar par, int deriv, int nsum, const double *__restrict__ y,
-             const double *__restrict__ pw, const double *__restrict__ mu, long long n,
+             const double *__restrict__ yat, const double *__restrict__ pw, const double *__restrict__ mu, long long n,
              double *__restrict__ partial)
 {
     double s[GG_FM_EF_MAXSUM];
     for (int k = 0; k < nsum; k++) s[k] = 0.0;
     for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long) gridDim.x * blockDim.x)
-        gg_fm_ef_theta_row(fam, y[i], mu[i], pw[i], &par, deriv, s);
+        gg_fm_ef_theta_row(fam, y[i], yat != nullptr ? yat[i] : y[i], mu[i], pw[i], &par, deriv,
+                           s);
     for (int k = 0; k < nsum; k++) {
         block_sum(s[k], partial + (size_t) k * gridDim.x);
         __syncthreads();
