@@ -353,8 +353,8 @@ SEXP gg_backend_check(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP lin
     gg_backend be;
     memset(&be, 0, sizeof be);
     if (gg_backend_cpu_init(&be, 7, &st)) gg_raise(&st);   /* small chunks: exercise the blocking */
-    gg_data d = {(size_t) n, p, REAL(X), REAL(y), REAL(w),
-                 offset == R_NilValue ? NULL : REAL(offset), NULL};
+    gg_data d = {.n = (size_t) n, .p = p, .X = REAL(X), .y = REAL(y), .pw = REAL(w),
+                 .offset = offset == R_NilValue ? NULL : REAL(offset)};
     int rc = be.ops->load(&be, &d, &st);
     if (rc == 0) rc = be.ops->xbeta(&be, REAL(beta), &st);
     if (rc == 0) rc = be.ops->row_state(&be, &f, REAL(VECTOR_ELT(res, 0)), &st);
