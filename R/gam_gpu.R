@@ -208,8 +208,14 @@ classify_setup_error <- function(e) {
 #'   positive mean (poisson, quasipoisson, Gamma, inverse.gaussian,
 #'   \code{negbin}, \code{Tweedie}, as in \code{Tweedie(1.25,
 #'   power(0.1))}); or one of mgcv's extended families \code{nb()},
-#'   \code{tw()}, \code{betar()}, \code{scat()}, \code{ziP()} and
-#'   \code{ocat()} (at most 12 categories), each with the links mgcv allows,
+#'   \code{tw()}, \code{betar()}, \code{scat()}, \code{ziP()},
+#'   \code{ocat()} (at most 12 categories) and the censored families
+#'   \code{cnorm()}, \code{clog()} and \code{cpois()} (the last two in mgcv
+#'   >= 1.9-2), whose response is \code{cbind(y, yat)} as mgcv's (a row
+#'   with \code{yat == y} observed, \code{-Inf} left and \code{Inf} right
+#'   censored at \code{y}, else censored to the interval between the two;
+#'   \code{cnorm()} takes only the matrix, as mgcv's has no deviance for a
+#'   vector), each with the links mgcv allows,
 #'   their parameters theta estimated between iterations as \code{bam()}'s
 #'   \code{estimate.theta()} estimates them (on the device for a GPU fit:
 #'   the row sums it needs), or fixed where the family was built with
@@ -275,7 +281,8 @@ classify_setup_error <- function(e) {
 #'   products, X b and X'v products, leverages -- in C in one model
 #'   session that holds X on the device for a GPU fit.  For mgcv's
 #'   extended families \code{nb()}, \code{tw()}, \code{betar()},
-#'   \code{scat()}, \code{ziP()} and \code{ocat()}, every method but
+#'   \code{scat()}, \code{ziP()}, \code{ocat()}, \code{cnorm()},
+#'   \code{clog()} and \code{cpois()}, every method but
 #'   \code{"fREML"} is gam()'s: \code{"REML"} or \code{"ML"} by gam.fit4's
 #'   Laplace approximation, Newton's method on the family's theta (unless
 #'   fixed), the log smoothing parameters and, for \code{tw()} without a
