@@ -820,10 +820,16 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   # from it makes the object's other parts)
   ctl_fit <- unclass(control)
   if (efam_outer) ctl_fit$maxit <- 1L
+  # (after gam()'s outer iteration the fit runs in its model session, which
+  # holds the data and X -- on the device for a GPU fit -- and is closed
+  # once the fit is done)
+  X_fit <- if (!is.null(lap)) lap$P$ses else X
+  if (!is.null(lap)) on.exit(lap$P$close(), add = TRUE)
   engine_fit <- function(spec)
-    .Call(gg_fit, X, y, w, offset, eng_fam$name, engine_link(family), S_fit, as.integer(off_fit), L,
-          if (length(S_fit)) as.numeric(lsp0_fit) else NULL, spec, ctl_fit)
+    .Call(gg_fit, X_fit, y, w, offset, eng_fam$name, engine_link(family), S_fit,
+          as.integer(off_fit), L, if (length(S_fit)) as.numeric(lsp0_fit) else NULL, spec, ctl_fit)
   res <- engine_fit(spec)
+  if (!is.null(lap)) lap$P$close()
   if (!is.null(G$H)) res$rho.full <- res$rho.full[seq_along(S)]
   # rank deficient (R/rank_deficient.R): with the scale estimated by REML,
   # bam()'s Mp moves the optimum -- fitted again with it where it differs

@@ -110,7 +110,7 @@ outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, p
   eng <- engine_family(family)
   # family$ls()'s n: the binomial trials per row (1 without cbind())
   ls_n <- if (is.null(trials)) rep(1, n) else trials
-  c(B[c("n", "p", "S", "UrS", "H", "N", "Mp", "env", "gram", "lev", "close")], list(
+  c(B[c("ses", "n", "p", "S", "UrS", "H", "N", "Mp", "env", "gram", "lev", "close")], list(
        y = y, w = w, off = if (is.null(offset)) 0 else offset,
        n_pos = sum(w > 0),   # (rows of positive weight: P-REML's and P-ML's scale)
        fam = fam,
@@ -510,12 +510,14 @@ outer_newton <- function(P, L, lsp0, theta0, control) {
 # of the rows at the optimum (X'W_F X and the leverages, Fisher's weights
 # W_F), so that X is not needed after the model session closes.  L: the
 # free log smoothing parameters' map (identity when none is fixed), lsp0
-# its offset.
+# its offset.  The model session stays open in the result (res$P$ses) for
+# the final fit, which runs on it; the caller closes it (P$close()).
 outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, gamma, scale,
                               plan, control, trials = NULL, start = NULL) {
   P <- outer_problem(G, X, y, w, offset, family, S, method, gamma, scale, plan,
                        control$nthreads, trials)
-  on.exit(P$close())
+  handed <- FALSE
+  on.exit(if (!handed) P$close())
   fam <- P$fam
   nr <- ncol(L)
   # (an additive model's criterion is a function of X'WX, X'Wz and z'Wz:
@@ -563,7 +565,9 @@ outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, gamm
   # as gam.fit3's 'weights'; Newton's are its 'working.weights')
   wf <- P$w * fam$mu.eta(res$eta)^2 / fam$variance(res$mu)
   wf[!is.finite(wf)] <- 0
-  outer_fisher_rows(res, P, wf)
+  res <- outer_fisher_rows(res, P, wf)
+  handed <- TRUE
+  res
 }
 
 # The additive model's problem on p rows: Rx (Rx'Rx = X'WX, pivoted

@@ -51,7 +51,7 @@ efam_outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, sca
   nth <- if (isTRUE(fam$n.theta > 0)) as.integer(fam$n.theta) else 0L
   lsf <- mgcv_visible(fam$ls)        # (tw()'s finds mgcv's ldTweedie)
   off <- if (is.null(offset)) 0 else offset
-  P <- c(B[c("n", "p", "S", "UrS", "H", "N", "Mp", "env", "gram", "lev", "xb", "xt")], list(
+  P <- c(B[c("ses", "n", "p", "S", "UrS", "H", "N", "Mp", "env", "gram", "lev", "xb", "xt")], list(
        y = y, w = w, off = off, fam = fam, nth = nth,
        ml = method == "ML", gamma = gamma, scale = scale, lphi = scale <= 0, crit = method,
        score_fn = efam_outer_score,
@@ -472,7 +472,9 @@ efam_outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method,
                                  scale, plan, control, start = NULL) {
   P <- efam_outer_problem(G, X, y, w, offset, family, S, method, gamma, scale, plan,
                           control$nthreads)
-  on.exit(P$close())
+  # (the session stays open for the final fit, as outer_smoothing()'s)
+  handed <- FALSE
+  on.exit(if (!handed) P$close())
   fam <- P$fam
   nr <- ncol(L)
   th0 <- if (P$nth > 0) P$theta() else numeric(0)
@@ -511,7 +513,9 @@ efam_outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method,
   res$eta <- fr$eta
   res$mu <- fr$mu
   res$w <- fr$w
-  outer_fisher_rows(res, P, fr$wf)
+  res <- outer_fisher_rows(res, P, fr$wf)
+  handed <- TRUE
+  res
 }
 
 # gam()'s fields of an extended family's REML or ML fit, on the engine's

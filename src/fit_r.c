@@ -31,6 +31,7 @@
 #include "interrupt.h"
 #include "interrupt_r.h"
 #include "sexp_r.h"
+#include "session_r.h"
 #include "basis_r.h"
 #include "threads.h"
 #include "xplan.h"
@@ -74,11 +75,21 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     const double t_enter = gg_now();
     gg_status st;
     gg_status_clear(&st);
-    /* X: a double matrix, or the recipe to build it (xplan.h) */
+    /* X: a double matrix, or the recipe to build it (xplan.h); or a model
+     * session (session_r.c) that holds the data and X already, where the
+     * outer iteration ran: the fit runs on its backend */
     gg_xplan xplan;
     gg_data d;
-    gg_model_data_from_r(X, y, w, offset, &xplan, &d);
+    gg_backend *ses_be = NULL;
+    int ses_on_device = 0;
+    const char *ses_fallback = "";
+    if (TYPEOF(X) == EXTPTRSXP)
+        ses_be = gg_session_backend(X, &d, &ses_on_device, &ses_fallback);
+    else
+        gg_model_data_from_r(X, y, w, offset, &xplan, &d);
     const int n = (int) d.n, p = d.p;
+    /* (in a session, y, the weights and the offset are the ones it was
+     * opened with; the arguments are not read) */
 
     gg_fit_spec sp;
     memset(&sp, 0, sizeof sp);
@@ -213,6 +224,8 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     /* AR1 residuals (bam's rho, AR.start): gaussian identity fits only */
     d.ar_rho = gg_list_real(spec, "ar_rho", 0, -1, 1, BAD_IN);
     d.ar_start = NULL;
+    if (d.ar_rho != 0 && ses_be != NULL)
+        gg_abort(BAD_IN, "AR1 residuals are not fitted in a model session");
     if (d.ar_rho != 0) {
         SEXP ars = gg_list_elt(spec, "ar_start");
         if (!(fabs(d.ar_rho) < 1) || !sp.additive)
@@ -252,11 +265,35 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
      * nthreads threads at once, this one included (threads.h) */
     const int prev_limit = gg_threads_set_limit(ctl.nthreads);
     gg_r_interrupt_arm();
-    gg_fit_rows_start(&fr, sp.family, (size_t) n, REAL(y), REAL(w), rows_out, ctl.nthreads);
+    gg_fit_rows_start(&fr, sp.family, (size_t) n, d.y, d.pw, rows_out, ctl.nthreads);
     ctl.iterations_done = gg_fit_rows_iterations_done;
     ctl.ctx = &fr;
     int rc = -1;
-    for (int on_device = mode > 0; on_device >= 0; on_device--) {
+    if (ses_be != NULL) {
+        /* the session's backend: loaded, X built; its fallback, if any,
+         * was counted when it happened */
+        gg_backend *be = ses_be;
+        const long c0[4] = {be->n_gram, be->n_xbeta, be->n_row_state, be->n_halve};
+        const double tt0 = be->t_transfer, tr0 = be->t_rows, tb0 = be->t_build;
+        gg_status_clear(&st);
+        t_pre = gg_now() - t_enter;
+        gg_fit_rows_new_attempt(&fr);
+        rc = gg_engine_fit(be, &pen, &sp, &ctl, &out, &st);
+        if (!gg_fit_rows_wait(&fr) && rc == 0)
+            rc = gg_fail(&st, "gamgpu_internal_error",
+                         "the engine returned without its final vectors");
+        counters[0] = be->n_gram - c0[0];
+        counters[1] = be->n_xbeta - c0[1];
+        counters[2] = be->n_row_state - c0[2];
+        counters[3] = be->n_halve - c0[3];
+        if (ses_on_device && be->placement[0]) gg_strlcpy(placement, be->placement, sizeof placement);
+        t_transfer = be->t_transfer - tt0;
+        t_rows = be->t_rows - tr0;
+        t_build = be->t_build - tb0;
+        if (rc == 0) backend_name = ses_on_device ? "cuda" : "cpu";
+        gg_strlcpy(fallback, ses_fallback, sizeof fallback);
+    }
+    for (int on_device = mode > 0; ses_be == NULL && on_device >= 0; on_device--) {
         gg_backend be;
         memset(&be, 0, sizeof be);   /* read below even when the init fails */
         gg_status_clear(&st);

@@ -238,6 +238,15 @@ SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP mode_, SEXP ord
     return ptr;
 }
 
+gg_backend *gg_session_backend(SEXP ptr, gg_data *d, int *on_device, const char **fallback)
+{
+    gg_session *s = session_get(ptr);
+    *d = s->d;
+    *on_device = s->on_device;
+    *fallback = s->fallback;
+    return &s->be;
+}
+
 SEXP gg_session_close_r(SEXP ptr)
 {
     if (TYPEOF(ptr) != EXTPTRSXP || R_ExternalPtrTag(ptr) != tag_session())

@@ -4,6 +4,8 @@
 
 #include <Rinternals.h>
 
+#include "backend.h"
+
 SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP mode, SEXP ordinal,
                        SEXP nthreads);
 SEXP gg_session_close_r(SEXP ptr);
@@ -20,5 +22,12 @@ SEXP gg_session_derivs_r(SEXP ptr, SEXP db, SEXP Ml, SEXP flags);
 SEXP gg_session_ef_eval_r(SEXP ptr, SEXP beta, SEXP family, SEXP link, SEXP theta, SEXP ef);
 SEXP gg_session_ef_rows_r(SEXP ptr, SEXP level, SEXP gram, SEXP xg, SEXP vectors);
 SEXP gg_session_ef_newton_r(SEXP ptr, SEXP mask);
+
+/* The session behind ptr (NULL-checked, open) as fit_r.c's final fit
+ * takes it, so that the fit runs on the backend that already holds the
+ * data and X: its backend, a copy of its data, whether it is the device's
+ * and why it left the device ("" if it did not).  Raises a classed error
+ * for a closed or reloaded session. */
+gg_backend *gg_session_backend(SEXP ptr, gg_data *d, int *on_device, const char **fallback);
 
 #endif

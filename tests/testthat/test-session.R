@@ -156,3 +156,23 @@ test_that("a device fault in a session: 'auto' moves it to the CPU, 'required' i
     expect_device_arena_empty()
   }
 })
+
+test_that("the final fit runs in a session, as on X itself; a closed one is refused", {
+  d <- session_data()
+  fit_on <- function(X) .Call(gamgpu:::gg_fit, X, d$y, d$w, d$off, "binomial", "probit",
+                              list(diag(d$p - 1)), 2L, NULL, log(0.5),
+                              list(nobs = d$n, scale = 1, beta_start = d$beta),
+                              unclass(gam_gpu_control()))
+  s <- open_session(d)
+  on.exit(.Call(gamgpu:::gg_session_close_r, s), add = TRUE)
+  a <- fit_on(s)
+  b <- fit_on(d$X)
+  expect_identical(a$backend, "cpu")
+  expect_lt(rel_err(a$coefficients, b$coefficients), 1e-12)
+  expect_lt(rel_err(a$fitted.values, b$fitted.values), 1e-12)
+  expect_equal(a$scalars[["reml"]], b$scalars[["reml"]], tolerance = 1e-12)
+  # (the session's backend counted the fit's passes only)
+  expect_identical(a$counters, b$counters)
+  .Call(gamgpu:::gg_session_close_r, s)
+  expect_error(fit_on(s), class = "gamgpu_stale_pointer")
+})
