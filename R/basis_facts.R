@@ -46,17 +46,21 @@ basis_facts_option <- function() {
   o
 }
 
-# The facts for every smooth spec, or NULL where the route does not apply:
-# list(specs = the specs marked for smooth.construct.gg_facts.smooth.spec(),
-# rows = the rows (of mf) to add to the mini frame).
+# The facts for every smooth spec, or where the route does not apply NULL
+# or an empty list whose attr "why" says why (fit$device$
+# model_matrix_reason): list(specs = the
+# specs marked for smooth.construct.gg_facts.smooth.spec(), rows = the rows
+# (of mf) to add to the mini frame).
 gam_basis_facts <- function(specs, mf, knots, threads, plan) {
+  none <- function(why) structure(list(), why = why)
   if (!length(specs)) return(NULL)
   n <- nrow(mf)
   terms <- unlist(lapply(specs, function(s) s$term))
-  if (anyDuplicated(terms)) return(NULL)
+  if (anyDuplicated(terms))
+    return(none("gam()'s bases of smooths that share a covariate are set up in R"))
   # (every spec a plain tp or cr smooth of numeric covariates, before any
   # work on the rows)
-  if (!all(vapply(specs, function(s) {
+  plain <- vapply(specs, function(s) {
     cl <- class(s)
     (identical(cl, "tp.smooth.spec") || identical(cl, "cr.smooth.spec")) &&
       identical(s$by, "NA") && is.null(s$id) && !isTRUE(s$fixed) &&
@@ -64,8 +68,11 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
         x <- mf[[v]]
         is.double(x) && is.null(dim(x)) && is.null(attr(x, "matrix"))
       }, NA))
-  }, NA)))
-    return(NULL)
+  }, NA)
+  if (!all(plain))
+    return(none(sprintf(paste("gam()'s bases are set up in R for every row where a term is not",
+                              "a plain tp or cr smooth of numeric covariates: %s"),
+                        specs[[which(!plain)[1L]]]$label)))
   dev <- device_of(plan)
   rows <- integer(0)
   out <- vector("list", length(specs))
@@ -75,15 +82,15 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
     cl <- class(s)
     f <- if (identical(cl, "tp.smooth.spec")) tprs_facts(s, mf, knots, threads, stand[[i]]) else
       cr_facts(s, mf, knots)
-    if (is.null(f)) return(NULL)
+    if (is.null(f)) return(none(sprintf("gam()'s basis of %s is set up in R", s$label)))
     # the basis on every row (the device's for a GPU fit), reduced in C
     X <- raw_basis_matrix(f$sm, mf, n, threads, dev)
-    if (is.null(X)) return(NULL)
+    if (is.null(X)) return(none(sprintf("gam()'s basis of %s is set up in R", s$label)))
     st <- .Call(gg_basis_stats_r, X, f$rms, threads)
     rm(X)
     if (!all(is.finite(st$scale) & st$scale > 0) || !all(is.finite(st$mean)) ||
         !is.finite(st$rowmax))
-      return(NULL)
+      return(none(sprintf("gam()'s basis of %s is set up in R", s$label)))
     f$scale <- st$scale
     f$mean <- st$mean
     f$threads <- threads

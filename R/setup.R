@@ -343,6 +343,15 @@ lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mo
   gp_setup <- gp
   facts <- if (gam_bases && nrow(mf) > chunk.size && use_basis_facts(plan))
     gam_basis_facts(gp$smooth.spec, mf, knots, nthreads, plan)
+  # (why gam()'s bases, and so X, are then set up in R on every row)
+  x_why <- if (!gam_bases || !is.null(facts$specs)) NULL else
+    if (nrow(mf) <= chunk.size) "mgcv's setup built X on every row (n <= chunk.size)" else
+    if (!use_basis_facts(plan))
+      paste("gam()'s bases set up on every row in R: a CPU fit takes the route over the",
+            "rows' facts only with options(gamgpu.basis_facts = TRUE)") else
+    if (!is.null(attr(facts, "why"))) attr(facts, "why") else
+      "gam()'s bases set up on every row in R"
+  if (!length(facts)) facts <- NULL
   mini <- function(chunk.size) {
     mf0 <- lean_mini_mf(mf, chunk.size, nthreads)
     if (!is.null(facts)) mf0 <- lean_mini_with_rows(mf0, mf, facts$rows)
@@ -407,6 +416,7 @@ lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mo
   G$na.action <- na.action
   G$gp <- gp
   class(G) <- "bam.prefit"
+  if (!is.null(x_why)) attr(G, "gg_x_reason") <- x_why
   G
 }
 

@@ -147,3 +147,29 @@ test_that("a data expression is evaluated once, as gam()'s model frame takes it"
   expect_gam_fit(g, m, 1e-6)
   expect_identical(g$y, m$y)
 })
+
+test_that("model_matrix_reason says why gam()'s bases, and so X, were set up in R", {
+  set.seed(1)
+  n <- 12000                                   # > chunk.size (10000)
+  d <- data.frame(x0 = runif(n), x1 = runif(n), x2 = runif(n), x3 = runif(n))
+  d$y <- rbinom(n, 1, plogis(sin(3 * d$x0) + d$x1 - 0.5))
+  fo <- y ~ s(x0) + s(x1, bs = "cr") + te(x2, x3, k = c(4, 4))
+  op <- options(gamgpu.basis_facts = NULL)
+  on.exit(options(op), add = TRUE)
+  g <- gam_gpu(fo, family = binomial(), data = d, method = "REML", device = "off")
+  expect_identical(g$device$model_matrix, "matrix")
+  expect_match(g$device$model_matrix_reason, "a CPU fit takes the route over the rows' facts",
+               fixed = TRUE)
+  options(gamgpu.basis_facts = TRUE)
+  g <- gam_gpu(fo, family = binomial(), data = d, method = "REML", device = "off")
+  expect_identical(g$device$model_matrix, "matrix")
+  expect_match(g$device$model_matrix_reason, "te(x2,x3)", fixed = TRUE)
+  # every term a plain tp or cr smooth: X from its recipe
+  g <- gam_gpu(y ~ s(x0) + s(x1, bs = "cr"), family = binomial(), data = d, method = "REML",
+               device = "off")
+  expect_identical(g$device$model_matrix, "recipe")
+  expect_null(g$device$model_matrix_reason)
+  g <- gam_gpu(y ~ s(x0) + s(x1, bs = "cr"), family = binomial(), data = d[1:2000, ],
+               method = "REML", device = "off")
+  expect_match(g$device$model_matrix_reason, "n <= chunk.size", fixed = TRUE)
+})
