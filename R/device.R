@@ -22,7 +22,14 @@
 #'   compiles for, as 90 for compute_90; empty when not probed or NVRTC
 #'   cannot list them), and `devices`, a data frame with one row per device
 #'   (ordinal, name, compute capability, multiprocessors, total and free
-#'   memory in bytes, the NVRTC architecture kernels are compiled for).
+#'   memory in bytes, the NVRTC architecture kernels are compiled for);
+#'   `blas`, the BLAS library R uses (its path), and `cpu_gram`, which
+#'   weighted Gram product the CPU engine takes by size class of the number
+#'   of columns: R's BLAS (the default), or with
+#'   \code{options(gamgpu.cpu_gram = "gamgpu")} gamgpu's own blocked
+#'   kernel over the fit's threads, or with \code{"auto"} whichever of the
+#'   two is faster here (timed once per size class on the first product of
+#'   at least 16384 rows), with what was timed so far.
 #' @examples
 #' gpu_info()
 #' @export
@@ -30,11 +37,64 @@ gpu_info <- function(device = gpu_policy()) {
   policy <- check_policy(device)
   info <- .Call(gg_gpu_info_r, policy != "off")
   info$policy <- policy
+  info$blas <- r_blas()
+  info$cpu_gram <- cpu_gram_table()
   if (policy == "off") {
     info$reason <- "device policy is \"off\": the driver was not probed"
     info$reason_class <- "gamgpu_device_off"
   }
   structure(info, class = "gamgpu_gpu_info")
+}
+
+# The BLAS library R uses (its file), or "" where R does not say.
+r_blas <- function() {
+  b <- tryCatch(unname(extSoftVersion()["BLAS"]), error = function(e) NA_character_)
+  if (is.na(b)) "" else b
+}
+
+# options(gamgpu.cpu_gram =): which weighted Gram product the CPU takes,
+# "blas" (the default: R's), "auto" (gamgpu's kernel where it is faster
+# than R's BLAS, timed here) or "gamgpu"; applied before a fit (a change
+# forgets the timings).
+cpu_gram_option <- function() {
+  o <- getOption("gamgpu.cpu_gram", "blas")
+  modes <- c(auto = 0L, gamgpu = 1L, blas = 2L)
+  if (!is.character(o) || length(o) != 1L || !(o %in% names(modes)))
+    gamgpu_abort("gamgpu_bad_input",
+                 "option gamgpu.cpu_gram must be \"auto\", \"gamgpu\" or \"blas\"",
+                 call = NULL)
+  m <- modes[[o]]
+  if (.Call(gg_cpu_gram_mode_r, NULL)$mode != m) .Call(gg_cpu_gram_mode_r, m)
+  invisible(o)
+}
+
+# The CPU engine's Gram products by size class of p (src/gram_cpu.c).
+cpu_gram_table <- function() {
+  m <- .Call(gg_cpu_gram_mode_r, NULL)
+  data.frame(p = c("< 32", "< 128", "< 512", ">= 512"),
+             product = c("not timed yet", "gamgpu's", "BLAS")[
+               if (m$mode == 0L) m$choice + 1L else rep(m$mode + 1L, 4)],
+             own_seconds = m$own_seconds, blas_seconds = m$blas_seconds,
+             stringsAsFactors = FALSE)
+}
+
+# fit$device$cpu_gram of a CPU fit with p columns: which product its Gram
+# steps took, and R's BLAS.
+cpu_gram_note <- function(p) {
+  m <- .Call(gg_cpu_gram_mode_r, NULL)
+  cls <- if (p < 32) 1L else if (p < 128) 2L else if (p < 512) 3L else 4L
+  ch <- if (m$mode == 0L) m$choice[cls] else m$mode
+  blas <- r_blas()
+  blas <- if (nzchar(blas)) sprintf("R's BLAS (%s)", blas) else "R's BLAS"
+  switch(ch + 1L,
+         sprintf("%s: no product was large enough to time gamgpu's kernel against it", blas),
+         sprintf("gamgpu's own kernel%s", if (m$mode == 0L)
+           sprintf(", faster here than %s (%.3g s against %.3g s on 8192 rows)", blas,
+                   m$own_seconds[cls], m$blas_seconds[cls]) else " (asked for)"),
+         sprintf("%s%s", blas, if (m$mode == 0L)
+           sprintf(", faster here than gamgpu's kernel (%.3g s against %.3g s on 8192 rows)",
+                   m$blas_seconds[cls], m$own_seconds[cls]) else
+             " (options(gamgpu.cpu_gram = \"gamgpu\") takes gamgpu's own kernel)"))
 }
 
 format_bytes <- function(x) {
@@ -54,6 +114,11 @@ print.gamgpu_gpu_info <- function(x, ...) {
         sprintf("CUDA (toolkit %s, CUDA %s)", x$toolkit, x$toolkit_version)
       else "CPU only", "\n", sep = "")
   cat("  policy:  ", x$policy, "\n", sep = "")
+  if (nzchar(x$blas)) cat("  BLAS:    ", x$blas, "\n", sep = "")
+  cat("  CPU Gram products: ", c("\"auto\": gamgpu's kernel where faster than the BLAS",
+                                 "gamgpu's kernel", "R's BLAS")[
+                                   .Call(gg_cpu_gram_mode_r, NULL)$mode + 1L],
+      " (options(gamgpu.cpu_gram))\n", sep = "")
   if (nzchar(x$driver_version))
     cat("  driver:  CUDA ", x$driver_version, "\n", sep = "")
   if (nzchar(x$nvrtc_version)) {

@@ -408,7 +408,9 @@ classify_setup_error <- function(e) {
 #'   the REML optimizer used (see \code{nthreads} in
 #'   \code{\link{gam_gpu_control}}); \code{discrete}, only when
 #'   \code{discrete = TRUE} was asked for, saying that the fit is exact;
-#'   for gam()'s outer iteration (methods other than \code{"fREML"} beyond
+#'   \code{cpu_gram}, for a fit on the CPU, which weighted Gram product its
+#'   steps took -- gamgpu's own kernel or R's BLAS (named), whichever was
+#'   faster on this machine (see \code{\link{gpu_info}}); for gam()'s outer iteration (methods other than \code{"fREML"} beyond
 #'   the additive model) \code{outer_gram}, where its model session ran
 #'   (\code{"cuda:0"}, \code{"cpu"}), \code{outer_grams}, its weighted
 #'   Gram products, \code{outer_seconds}, its seconds in host-device
@@ -553,6 +555,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     gamgpu_abort("gamgpu_bad_sp", "'sp' must be a numeric vector without NAs")
   policy <- check_policy(device)
   plan <- device_plan(policy, "engine")
+  cpu_gram_option()
   if (discrete) inform_discrete_exact()
   ## AR1 residuals: rho checked before mgcv's setup sees it (R/ar1.R)
   rho <- ar1_check_rho(if (is.null(cl$rho)) 0 else eval(cl$rho, env))
@@ -935,6 +938,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     # host threads of the REML optimizer's p x p products (1: no pool)
     reml_threads = as.integer(sc[["reml.threads"]]))
   if (discrete) fit$device$discrete <- .gg_discrete_note
+  # (a CPU fit: which weighted Gram product it took, and R's BLAS)
+  if (identical(res$backend, "cpu")) fit$device$cpu_gram <- cpu_gram_note(p)
   # GCV.Cp, GACV.Cp: where the criterion's Gram product ran ("cuda:0", "cpu")
   if (!is.null(gcv)) fit$device$gcv_gram <- gcv$device
   # (and where the fit is at a lower minimum than gam()'s optimizer stops

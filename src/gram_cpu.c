@@ -8,9 +8,15 @@
  * product; with any negative weight, (w X)' X through dgemm.  With AR1
  * residuals (bam's rho) each chunk holds the transformed rows
  * a_r x_r + c_r x_{r-1} (inst/kernels/ar1_math.h), which read one row
- * before the chunk, and goes through dsyrk unweighted. */
+ * before the chunk, and goes through dsyrk unweighted.
+ *
+ * Without AR1 rows, gamgpu's own kernel (gram_kernel.c, over the thread
+ * budget) takes the product instead when asked for (gg_cpu_gram_mode():
+ * always, or "auto": where it is faster than the BLAS R has, timed once
+ * per size class of p on the first large product). */
 #define USE_FC_LEN_T
 #include "gram_cpu.h"
+#include "gram_kernel.h"
 #include "interrupt.h"
 #include "../inst/kernels/ar1_math.h"
 
@@ -18,6 +24,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifndef FCONE
 #define FCONE
@@ -55,9 +62,82 @@ static void ar1_chunk(const double *X, size_t n, int p, const double *w, const d
         }
 }
 
+static int blas_gram(const double *X, size_t ldx, size_t n, int p, const double *w,
+                     const double *z, double *A, double *b, double *zwz, size_t chunk_rows,
+                     const gg_ar1 *ar, gg_status *st);
+
+/* ---- which product: the BLAS's or gamgpu's ------------------------------ */
+
+#define GG_GRAM_CLASSES 4          /* p < 32, < 128, < 512, larger */
+#define GG_GRAM_PROBE_ROWS 8192    /* rows timed, of a product at least twice that */
+
+static int gram_mode = GG_CPU_GRAM_BLAS;  /* R's default: options(gamgpu.cpu_gram) */
+static int gram_choice[GG_GRAM_CLASSES];          /* 0: undecided, 1: own, 2: BLAS */
+static double gram_secs[GG_GRAM_CLASSES][2];      /* the probe's seconds: own, BLAS */
+
+static int p_class(int p) { return p < 32 ? 0 : p < 128 ? 1 : p < 512 ? 2 : 3; }
+
+static double seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
+}
+
+void gg_cpu_gram_set_mode(int mode)
+{
+    gram_mode = mode;
+    memset(gram_choice, 0, sizeof gram_choice);
+}
+
+int gg_cpu_gram_mode(void) { return gram_mode; }
+
+int gg_cpu_gram_choice(int p, double *own_secs, double *blas_secs)
+{
+    const int c = p_class(p);
+    if (own_secs) *own_secs = gram_secs[c][0];
+    if (blas_secs) *blas_secs = gram_secs[c][1];
+    return gram_mode == GG_CPU_GRAM_OWN ? 1 : gram_mode == GG_CPU_GRAM_BLAS ? 2 : gram_choice[c];
+}
+
+/* Under "auto", the first product of a size class of p with enough rows
+ * times both on its first GG_GRAM_PROBE_ROWS rows (into A, b: overwritten
+ * by the product itself afterwards) and keeps the faster. */
+static int use_own(const double *X, size_t n, int p, const double *w, const double *z,
+                   double *A, double *b, gg_status *st)
+{
+    if (gram_mode != GG_CPU_GRAM_AUTO) return gram_mode == GG_CPU_GRAM_OWN;
+    const int c = p_class(p);
+    if (gram_choice[c] == 0 && n >= 2 * (size_t) GG_GRAM_PROBE_ROWS) {
+        double s, t0 = seconds();
+        if (gg_gram_kernel(X, n, GG_GRAM_PROBE_ROWS, p, w, z, A, b, &s, st)) return -1;
+        const double t_own = seconds() - t0;
+        t0 = seconds();
+        if (blas_gram(X, n, GG_GRAM_PROBE_ROWS, p, w, z, A, b, &s, 0, NULL, st)) return -1;
+        const double t_blas = seconds() - t0;
+        gram_secs[c][0] = t_own;
+        gram_secs[c][1] = t_blas;
+        gram_choice[c] = t_own < t_blas ? 1 : 2;
+    }
+    return gram_choice[c] == 1;
+}
+
 int gg_cpu_gram(const double *X, size_t n, int p, const double *w, const double *z,
                 double *A, double *b, double *zwz, size_t chunk_rows, const gg_ar1 *ar,
                 gg_status *st)
+{
+    if (ar == NULL && n > 0 && p > 0) {
+        const int own = use_own(X, n, p, w, z, A, b, st);
+        if (own < 0) return -1;
+        if (own) return gg_gram_kernel(X, n, n, p, w, z, A, b, zwz, st);
+    }
+    return blas_gram(X, n, n, p, w, z, A, b, zwz, chunk_rows, ar, st);
+}
+
+/* The BLAS's product over rows [0, n) of X (leading dimension ldx). */
+static int blas_gram(const double *X, size_t ldx_, size_t n, int p, const double *w,
+                     const double *z, double *A, double *b, double *zwz, size_t chunk_rows,
+                     const gg_ar1 *ar, gg_status *st)
 {
     memset(A, 0, (size_t) p * p * sizeof(double));
     if (z != NULL) {
@@ -85,7 +165,7 @@ int gg_cpu_gram(const double *X, size_t n, int p, const double *w, const double 
                        (unsigned long) chunk, p);
     }
     const double one = 1.0;
-    const int inc = 1, ldx = (int) n;
+    const int inc = 1, ldx = (int) ldx_;
     double s = 0;
     for (size_t r0 = 0; r0 < n; r0 += chunk) {
         const int m = (int) (n - r0 < chunk ? n - r0 : chunk);
@@ -97,7 +177,7 @@ int gg_cpu_gram(const double *X, size_t n, int p, const double *w, const double 
         }
         if (ar != NULL) {
             /* A += X~'X~, b += X~'z~, s += z~'z~ */
-            ar1_chunk(X, n, p, w, z, ar, r0, m, WX, v, ca, ca + chunk);
+            ar1_chunk(X, ldx_, p, w, z, ar, r0, m, WX, v, ca, ca + chunk);
             F77_CALL(dsyrk)("U", "T", &p, &m, &one, WX, &m, &one, A, &p FCONE FCONE);
             if (z != NULL) {
                 for (int i = 0; i < m; i++)
@@ -112,7 +192,7 @@ int gg_cpu_gram(const double *X, size_t n, int p, const double *w, const double 
             v[i] = nonneg ? sqrt(wi) : wi;
         }
         for (int j = 0; j < p; j++) {
-            const double *xj = X + (size_t) j * n + r0;
+            const double *xj = X + (size_t) j * ldx_ + r0;
             double *wxj = WX + (size_t) j * m;
             for (int i = 0; i < m; i++)
                 wxj[i] = xj[i] * v[i];

@@ -26,4 +26,16 @@ int gg_cpu_gram(const double *X, size_t n, int p, const double *w, const double 
                 double *A, double *b, double *zwz, size_t chunk_rows, const gg_ar1 *ar,
                 gg_status *st);
 
+/* Which product gg_cpu_gram() takes without AR1 rows: "auto" (the faster
+ * here, timed once per size class of p), gamgpu's own kernel
+ * (gram_kernel.c) or the BLAS's.  Setting the mode forgets the timings. */
+#define GG_CPU_GRAM_AUTO 0
+#define GG_CPU_GRAM_OWN  1
+#define GG_CPU_GRAM_BLAS 2
+void gg_cpu_gram_set_mode(int mode);
+int  gg_cpu_gram_mode(void);
+/* For p's size class: 1 own, 2 BLAS, 0 not decided yet (under "auto");
+ * the probe's seconds of each (0 where none ran). */
+int  gg_cpu_gram_choice(int p, double *own_secs, double *blas_secs);
+
 #endif
