@@ -47,19 +47,18 @@ elapsed <- function(expr) {
   t <- system.time(v <- expr)[["elapsed"]]
   list(time = t, value = v)
 }
-mode <- function(m) invisible(.Call(gamgpu:::gg_cpu_gram_mode_r, m))
+mode <- function(m) options(gamgpu.cpu_gram = m)   # (gam_gpu() applies it)
 rows <- list()
 cat(sprintf("CPU: %d threads; R's BLAS: %s\n", th, gamgpu:::r_blas()))
 for (n in ns) {
   d <- sim(n)
   for (m in models) {
-    mode(0L)
+    mode("auto")
     own <- elapsed(gam_gpu(m$f, family = m$family, data = d, device = "off",
                            control = gam_gpu_control(nthreads = th)))
-    mode(2L)
+    mode("blas")
     blas <- elapsed(gam_gpu(m$f, family = m$family, data = d, device = "off",
                             control = gam_gpu_control(nthreads = th)))
-    mode(0L)
     disc <- elapsed(bam(m$f, family = m$family, data = d, discrete = TRUE, nthreads = th))
     ex <- if (freml) elapsed(bam(m$f, family = m$family, data = d, nthreads = th))
     agree <- function(g) if (is.null(ex)) NA else
