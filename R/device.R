@@ -64,25 +64,27 @@ cpu_gram_option <- function() {
                  "option gamgpu.cpu_gram must be \"auto\", \"gamgpu\" or \"blas\"",
                  call = NULL)
   m <- modes[[o]]
-  if (.Call(gg_cpu_gram_mode_r, NULL)$mode != m) .Call(gg_cpu_gram_mode_r, m)
+  if (.Call(gg_cpu_gram_mode_r, NULL, NULL)$mode != m) .Call(gg_cpu_gram_mode_r, m, NULL)
   invisible(o)
 }
 
-# The CPU engine's Gram products by size class of p (src/gram_cpu.c).
+# The CPU engine's Gram products by size class of p (src/gram_cpu.c), the
+# mode (options(gamgpu.cpu_gram)) as its attribute "mode".
 cpu_gram_table <- function() {
-  m <- .Call(gg_cpu_gram_mode_r, NULL)
-  data.frame(p = c("< 32", "< 128", "< 512", ">= 512"),
-             product = c("not timed yet", "gamgpu's", "BLAS")[
-               if (m$mode == 0L) m$choice + 1L else rep(m$mode + 1L, 4)],
-             own_seconds = m$own_seconds, blas_seconds = m$blas_seconds,
-             stringsAsFactors = FALSE)
+  m <- .Call(gg_cpu_gram_mode_r, NULL, NULL)
+  structure(data.frame(p = c("< 32", "< 128", "< 512", ">= 512"),
+                       product = c("not timed yet", "gamgpu's", "BLAS")[
+                         if (m$mode == 0L) m$choice + 1L else rep(m$mode + 1L, 4)],
+                       own_seconds = m$own_seconds, blas_seconds = m$blas_seconds,
+                       stringsAsFactors = FALSE),
+            mode = c("auto", "gamgpu", "blas")[m$mode + 1L])
 }
 
 # fit$device$cpu_gram of a CPU fit with p columns: which product its Gram
 # steps took, and R's BLAS.
 cpu_gram_note <- function(p) {
-  m <- .Call(gg_cpu_gram_mode_r, NULL)
-  cls <- if (p < 32) 1L else if (p < 128) 2L else if (p < 512) 3L else 4L
+  m <- .Call(gg_cpu_gram_mode_r, NULL, as.integer(p))
+  cls <- m$class
   ch <- if (m$mode == 0L) m$choice[cls] else m$mode
   blas <- r_blas()
   blas <- if (nzchar(blas)) sprintf("R's BLAS (%s)", blas) else "R's BLAS"
@@ -115,9 +117,10 @@ print.gamgpu_gpu_info <- function(x, ...) {
       else "CPU only", "\n", sep = "")
   cat("  policy:  ", x$policy, "\n", sep = "")
   if (nzchar(x$blas)) cat("  BLAS:    ", x$blas, "\n", sep = "")
-  cat("  CPU Gram products: ", c("\"auto\": gamgpu's kernel where faster than the BLAS",
-                                 "gamgpu's kernel", "R's BLAS")[
-                                   .Call(gg_cpu_gram_mode_r, NULL)$mode + 1L],
+  cat("  CPU Gram products: ",
+      switch(attr(x$cpu_gram, "mode"),
+             auto = "\"auto\": gamgpu's kernel where faster than the BLAS",
+             gamgpu = "gamgpu's kernel", blas = "R's BLAS"),
       " (options(gamgpu.cpu_gram))\n", sep = "")
   if (nzchar(x$driver_version))
     cat("  driver:  CUDA ", x$driver_version, "\n", sep = "")

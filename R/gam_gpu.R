@@ -409,8 +409,9 @@ classify_setup_error <- function(e) {
 #'   \code{\link{gam_gpu_control}}); \code{discrete}, only when
 #'   \code{discrete = TRUE} was asked for, saying that the fit is exact;
 #'   \code{cpu_gram}, for a fit on the CPU, which weighted Gram product its
-#'   steps took -- gamgpu's own kernel or R's BLAS (named), whichever was
-#'   faster on this machine (see \code{\link{gpu_info}}); for gam()'s outer iteration (methods other than \code{"fREML"} beyond
+#'   steps took -- R's BLAS (named) or gamgpu's own kernel, as
+#'   \code{options(gamgpu.cpu_gram)} asks (see \code{\link{gpu_info}});
+#'   for gam()'s outer iteration (methods other than \code{"fREML"} beyond
 #'   the additive model) \code{outer_gram}, where its model session ran
 #'   (\code{"cuda:0"}, \code{"cpu"}), \code{outer_grams}, its weighted
 #'   Gram products, \code{outer_seconds}, its seconds in host-device
@@ -791,7 +792,10 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   spec <- list(nobs = nobs, nobs_scale = n, scale = if (is.null(ef)) scale else ef$scale,
                gamma = gamma,
                additive = additive, ef = ef$ef,
-               yvar = lean_var(y, control$nthreads), hat = control$hat,
+               yvar = lean_var(y, control$nthreads),
+               # (after gam()'s outer iteration the leverages are its own,
+               # outer_post_proc(): the engine's pass over the rows is not needed)
+               hat = control$hat && is.null(lap),
                device_mode = plan$mode, device_ordinal = plan$ordinal,
                ar_rho = if (is.null(ar)) 0 else ar$rho, ar_start = ar$start,
                theta_start = if (!outer) theta_start, theta = eng_fam$theta,
@@ -826,13 +830,15 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   # (after gam()'s outer iteration the fit runs in its model session, which
   # holds the data and X -- on the device for a GPU fit -- and is closed
   # once the fit is done)
-  X_fit <- if (!is.null(lap)) lap$P$ses else X
-  if (!is.null(lap)) on.exit(lap$P$close(), add = TRUE)
+  # (... with its own y, weights and offset)
+  in_ses <- !is.null(lap)
+  if (in_ses) on.exit(lap$P$close(), add = TRUE)
   engine_fit <- function(spec)
-    .Call(gg_fit, X_fit, y, w, offset, eng_fam$name, engine_link(family), S_fit,
-          as.integer(off_fit), L, if (length(S_fit)) as.numeric(lsp0_fit) else NULL, spec, ctl_fit)
+    .Call(gg_fit, if (in_ses) lap$P$ses else X, if (!in_ses) y, if (!in_ses) w,
+          if (!in_ses) offset, eng_fam$name, engine_link(family), S_fit, as.integer(off_fit), L,
+          if (length(S_fit)) as.numeric(lsp0_fit) else NULL, spec, ctl_fit)
   res <- engine_fit(spec)
-  if (!is.null(lap)) lap$P$close()
+  if (in_ses) lap$P$close()
   if (!is.null(G$H)) res$rho.full <- res$rho.full[seq_along(S)]
   # rank deficient (R/rank_deficient.R): with the scale estimated by REML,
   # bam()'s Mp moves the optimum -- fitted again with it where it differs

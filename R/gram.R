@@ -6,7 +6,9 @@
 #' z)` and `sum(w * z^2)` -- the normal equations of weighted least squares
 #' and the row-wise core of every penalized IRLS step. On the device the
 #' product is tiled over rows and reduced in a fixed order (so repeated
-#' calls give identical results); on the CPU it is BLAS over row chunks.
+#' calls give identical results); on the CPU it is R's BLAS over row chunks,
+#' or gamgpu's own blocked kernel as `options(gamgpu.cpu_gram)` asks (see
+#' [gpu_info()]).
 #'
 #' @param X A numeric matrix (n x p).
 #' @param w Row weights (length n), or `NULL` for unit weights.
@@ -23,6 +25,7 @@
 #' g$device
 #' @export
 gpu_gram <- function(X, w = NULL, z = NULL, device = gpu_policy()) {
+  cpu_gram_option()
   if (!is.matrix(X) || !is.numeric(X))
     gamgpu_abort("gamgpu_bad_input", "X must be a numeric matrix", call = NULL)
   storage.mode(X) <- "double"

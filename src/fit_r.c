@@ -69,6 +69,42 @@ static const double *optional_finite(SEXP spec, const char *name, R_xlen_t len,
     return REAL(v);
 }
 
+/* A backend's work counters and seconds, to report a fit's own share of
+ * them (a session's backend has done the outer iteration's work before). */
+typedef struct be_tally {
+    long   count[4];             /* gram, xbeta, row_state, halve_eta */
+    double transfer, rows, build;
+} be_tally;
+
+static be_tally tally(const gg_backend *be)
+{
+    be_tally t = {{be->n_gram, be->n_xbeta, be->n_row_state, be->n_halve},
+                  be->t_transfer, be->t_rows, be->t_build};
+    return t;
+}
+
+static void tally_since(const gg_backend *be, be_tally t0, long counters[4], double *transfer,
+                        double *rows, double *build)
+{
+    const be_tally t = tally(be);
+    for (int k = 0; k < 4; k++) counters[k] = t.count[k] - t0.count[k];
+    *transfer = t.transfer - t0.transfer;
+    *rows = t.rows - t0.rows;
+    *build = t.build - t0.build;
+}
+
+/* One attempt of the engine on a backend holding the data (rc: its load's
+ * outcome), the rows' helper restarted for it. */
+static int engine_attempt(gg_backend *be, int rc, const gg_penalties *pen, const gg_fit_spec *sp,
+                          gg_fit_control *ctl, gg_fit_out *out, gg_fit_rows *fr, gg_status *st)
+{
+    gg_fit_rows_new_attempt(fr);
+    if (rc == 0) rc = gg_engine_fit(be, pen, sp, ctl, out, st);
+    if (!gg_fit_rows_wait(fr) && rc == 0)
+        rc = gg_fail(st, "gamgpu_internal_error", "the engine returned without its final vectors");
+    return rc;
+}
+
 SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
             SEXP off, SEXP L, SEXP lsp0, SEXP spec, SEXP control)
 {
@@ -83,13 +119,16 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     gg_backend *ses_be = NULL;
     int ses_on_device = 0;
     const char *ses_fallback = "";
-    if (TYPEOF(X) == EXTPTRSXP)
+    if (TYPEOF(X) == EXTPTRSXP) {
+        /* (the session's own y, weights and offset: the arguments NULL) */
+        if (y != R_NilValue || w != R_NilValue || offset != R_NilValue)
+            gg_abort(BAD_IN, "a fit in a model session takes its y, weights and offset; "
+                             "pass NULL for them");
         ses_be = gg_session_backend(X, &d, &ses_on_device, &ses_fallback);
-    else
+    } else {
         gg_model_data_from_r(X, y, w, offset, &xplan, &d);
+    }
     const int n = (int) d.n, p = d.p;
-    /* (in a session, y, the weights and the offset are the ones it was
-     * opened with; the arguments are not read) */
 
     gg_fit_spec sp;
     memset(&sp, 0, sizeof sp);
@@ -272,48 +311,28 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     if (ses_be != NULL) {
         /* the session's backend: loaded, X built; its fallback, if any,
          * was counted when it happened */
-        gg_backend *be = ses_be;
-        const long c0[4] = {be->n_gram, be->n_xbeta, be->n_row_state, be->n_halve};
-        const double tt0 = be->t_transfer, tr0 = be->t_rows, tb0 = be->t_build;
+        const be_tally t0 = tally(ses_be);
         gg_status_clear(&st);
         t_pre = gg_now() - t_enter;
-        gg_fit_rows_new_attempt(&fr);
-        rc = gg_engine_fit(be, &pen, &sp, &ctl, &out, &st);
-        if (!gg_fit_rows_wait(&fr) && rc == 0)
-            rc = gg_fail(&st, "gamgpu_internal_error",
-                         "the engine returned without its final vectors");
-        counters[0] = be->n_gram - c0[0];
-        counters[1] = be->n_xbeta - c0[1];
-        counters[2] = be->n_row_state - c0[2];
-        counters[3] = be->n_halve - c0[3];
-        if (ses_on_device && be->placement[0]) gg_strlcpy(placement, be->placement, sizeof placement);
-        t_transfer = be->t_transfer - tt0;
-        t_rows = be->t_rows - tr0;
-        t_build = be->t_build - tb0;
+        rc = engine_attempt(ses_be, 0, &pen, &sp, &ctl, &out, &fr, &st);
+        tally_since(ses_be, t0, counters, &t_transfer, &t_rows, &t_build);
+        if (ses_on_device && ses_be->placement[0])
+            gg_strlcpy(placement, ses_be->placement, sizeof placement);
         if (rc == 0) backend_name = ses_on_device ? "cuda" : "cpu";
         gg_strlcpy(fallback, ses_fallback, sizeof fallback);
     }
     for (int on_device = mode > 0; ses_be == NULL && on_device >= 0; on_device--) {
         gg_backend be;
         memset(&be, 0, sizeof be);   /* read below even when the init fails */
+        const be_tally t0 = tally(&be);
         gg_status_clear(&st);
         rc = on_device ? gg_backend_cuda_init(&be, ordinal, &st)
                        : gg_backend_cpu_init(&be, (size_t) block_rows, &st);
         if (rc == 0) rc = be.ops->load(&be, &d, &st);
         t_pre = gg_now() - t_enter;
-        gg_fit_rows_new_attempt(&fr);
-        if (rc == 0) rc = gg_engine_fit(&be, &pen, &sp, &ctl, &out, &st);
-        if (!gg_fit_rows_wait(&fr) && rc == 0)
-            rc = gg_fail(&st, "gamgpu_internal_error",
-                         "the engine returned without its final vectors");
-        counters[0] = be.n_gram;
-        counters[1] = be.n_xbeta;
-        counters[2] = be.n_row_state;
-        counters[3] = be.n_halve;
+        rc = engine_attempt(&be, rc, &pen, &sp, &ctl, &out, &fr, &st);
+        tally_since(&be, t0, counters, &t_transfer, &t_rows, &t_build);
         if (on_device && be.placement[0]) gg_strlcpy(placement, be.placement, sizeof placement);
-        t_transfer = be.t_transfer;
-        t_rows = be.t_rows;
-        t_build = be.t_build;
         if (be.ops != NULL) be.ops->release(&be);
         if (rc == 0) {
             backend_name = on_device ? "cuda" : "cpu";

@@ -77,6 +77,8 @@ static double gram_secs[GG_GRAM_CLASSES][2];      /* the probe's seconds: own, B
 
 static int p_class(int p) { return p < 32 ? 0 : p < 128 ? 1 : p < 512 ? 2 : 3; }
 
+int gg_cpu_gram_class(int p) { return p_class(p); }
+
 static double seconds(void)
 {
     struct timespec t;

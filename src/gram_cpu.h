@@ -37,5 +37,7 @@ int  gg_cpu_gram_mode(void);
 /* For p's size class: 1 own, 2 BLAS, 0 not decided yet (under "auto");
  * the probe's seconds of each (0 where none ran). */
 int  gg_cpu_gram_choice(int p, double *own_secs, double *blas_secs);
+/* p's size class: 0 (p < 32), 1 (< 128), 2 (< 512), 3 (larger) */
+int  gg_cpu_gram_class(int p);
 
 #endif

@@ -149,15 +149,19 @@ SEXP gg_model_gram_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP mode_, SEXP ordin
 /* Which weighted Gram product the CPU takes (gram_cpu.h): mode NULL asks,
  * 0/1/2 sets "auto" (the faster, timed once per size class of p), gamgpu's
  * own kernel or the BLAS's.  Returns list(mode, choice, own_seconds,
- * blas_seconds), the last three by size class of p (< 32, < 128, < 512,
- * larger; choice 1 own, 2 BLAS, 0 not timed yet). */
-SEXP gg_cpu_gram_mode_r(SEXP mode)
+ * blas_seconds, class): the middle three by size class of p (< 32, < 128,
+ * < 512, larger; choice 1 own, 2 BLAS, 0 not timed yet), class the 1-based
+ * size class of p (NA for p NULL). */
+SEXP gg_cpu_gram_mode_r(SEXP mode, SEXP p)
 {
     if (mode != R_NilValue)
         gg_cpu_gram_set_mode(gg_as_int(mode, "the CPU Gram mode", 0, 2, "gamgpu_bad_input"));
     const int ps[] = {16, 64, 256, 1024};
-    const char *names[] = {"mode", "choice", "own_seconds", "blas_seconds"};
-    SEXP out = PROTECT(gg_named_list(4, names));
+    const char *names[] = {"mode", "choice", "own_seconds", "blas_seconds", "class"};
+    SEXP out = PROTECT(gg_named_list(5, names));
+    SET_VECTOR_ELT(out, 4, Rf_ScalarInteger(
+        p == R_NilValue ? NA_INTEGER
+                        : 1 + gg_cpu_gram_class(gg_as_int(p, "p", 1, INT_MAX, "gamgpu_bad_input"))));
     SET_VECTOR_ELT(out, 0, Rf_ScalarInteger(gg_cpu_gram_mode()));
     SEXP ch = PROTECT(Rf_allocVector(INTSXP, 4));
     SEXP so = PROTECT(Rf_allocVector(REALSXP, 4));

@@ -44,7 +44,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_record_fallback_r,     2),
     CALLDEF(gg_compile_check_r,       3),
     CALLDEF(gg_gram_r,                5),
-    CALLDEF(gg_cpu_gram_mode_r,       1),
+    CALLDEF(gg_cpu_gram_mode_r,       2),
     CALLDEF(gg_model_gram_r,          7),
     CALLDEF(gg_predict_r,             7),
     CALLDEF(gg_fit,                   12),

@@ -6,10 +6,11 @@
 # Measured (x86-64, gcc 12 -O2, R's reference BLAS): own against BLAS and
 # crossprod <= 5e-15 relative; asked 1e-13.
 
+# expr with options(gamgpu.cpu_gram) at mode (0 "auto", 1 "gamgpu", 2
+# "blas"), which gpu_gram() and gam_gpu() apply; its timings forgotten
 with_gram_mode <- function(mode, expr) {
-  old <- .Call(gamgpu:::gg_cpu_gram_mode_r, NULL)$mode
-  .Call(gamgpu:::gg_cpu_gram_mode_r, mode)
-  on.exit(.Call(gamgpu:::gg_cpu_gram_mode_r, old))
+  local_gg_options(gamgpu.cpu_gram = c("auto", "gamgpu", "blas")[mode + 1L])
+  .Call(gamgpu:::gg_cpu_gram_mode_r, mode, NULL)
   expr
 }
 
@@ -55,16 +56,17 @@ test_that("under \"auto\" the faster product is timed once and kept", {
   X <- matrix(rnorm(n * p), n)
   w <- runif(n)
   with_gram_mode(0L, {
-    expect_identical(.Call(gamgpu:::gg_cpu_gram_mode_r, NULL)$choice, rep(0L, 4))
+    expect_identical(.Call(gamgpu:::gg_cpu_gram_mode_r, NULL, NULL)$choice, rep(0L, 4))
     g <- gpu_gram(X, w, device = "off")
-    m <- .Call(gamgpu:::gg_cpu_gram_mode_r, NULL)
-    expect_true(m$choice[2] %in% 1:2)                 # p = 40: the class p < 128
+    m <- .Call(gamgpu:::gg_cpu_gram_mode_r, NULL, 40L)
+    expect_identical(m$class, 2L)                     # p = 40: the class p < 128
+    expect_true(m$choice[2] %in% 1:2)
     expect_gt(m$own_seconds[2], 0)
     expect_gt(m$blas_seconds[2], 0)
     expect_identical(m$choice[2], if (m$own_seconds[2] < m$blas_seconds[2]) 1L else 2L)
     expect_lt(rel_err(g$XtWX, crossprod(X, w * X)), 1e-13)
   })
-  expect_error(.Call(gamgpu:::gg_cpu_gram_mode_r, 3L), class = "gamgpu_bad_input")
+  expect_error(.Call(gamgpu:::gg_cpu_gram_mode_r, 3L, NULL), class = "gamgpu_bad_input")
 })
 
 test_that("options(gamgpu.cpu_gram =) picks the product, and a bad value is a classed error", {
@@ -78,4 +80,5 @@ test_that("options(gamgpu.cpu_gram =) picks the product, and a bad value is a cl
   expect_match(g$device$cpu_gram, "gamgpu.cpu_gram", fixed = TRUE)
   local_gg_options(gamgpu.cpu_gram = "fastest")
   expect_error(gam_gpu(y ~ s(x0), data = d, device = "off"), class = "gamgpu_bad_input")
+  expect_error(gpu_gram(matrix(1, 2, 1), device = "off"), class = "gamgpu_bad_input")
 })

@@ -159,14 +159,16 @@ test_that("a device fault in a session: 'auto' moves it to the CPU, 'required' i
 
 test_that("the final fit runs in a session, as on X itself; a closed one is refused", {
   d <- session_data()
-  fit_on <- function(X) .Call(gamgpu:::gg_fit, X, d$y, d$w, d$off, "binomial", "probit",
-                              list(diag(d$p - 1)), 2L, NULL, log(0.5),
-                              list(nobs = d$n, scale = 1, beta_start = d$beta),
-                              unclass(gam_gpu_control()))
+  fit_on <- function(X, y = d$y, w = d$w, off = d$off)
+    .Call(gamgpu:::gg_fit, X, y, w, off, "binomial", "probit", list(diag(d$p - 1)), 2L, NULL,
+          log(0.5), list(nobs = d$n, scale = 1, beta_start = d$beta),
+          unclass(gam_gpu_control()))
   s <- open_session(d)
   on.exit(.Call(gamgpu:::gg_session_close_r, s), add = TRUE)
-  a <- fit_on(s)
+  a <- fit_on(s, NULL, NULL, NULL)            # (the session's own y, w and offset)
   b <- fit_on(d$X)
+  # (data beside a session would be ignored: refused)
+  expect_error(fit_on(s), class = "gamgpu_bad_input")
   expect_identical(a$backend, "cpu")
   expect_lt(rel_err(a$coefficients, b$coefficients), 1e-12)
   expect_lt(rel_err(a$fitted.values, b$fitted.values), 1e-12)
@@ -174,5 +176,5 @@ test_that("the final fit runs in a session, as on X itself; a closed one is refu
   # (the session's backend counted the fit's passes only)
   expect_identical(a$counters, b$counters)
   .Call(gamgpu:::gg_session_close_r, s)
-  expect_error(fit_on(s), class = "gamgpu_stale_pointer")
+  expect_error(fit_on(s, NULL, NULL, NULL), class = "gamgpu_stale_pointer")
 })
