@@ -80,14 +80,16 @@ resolve_family <- function(family, env) {
   if (!inherits(family, "family") || !is.character(family$family))
     gamgpu_abort("gamgpu_bad_family", "'family' must be a family object, such as binomial()",
                  call = NULL)
+  # (the general families gamgpu fits: R/general_family.R)
+  if (!is.null(general_family_name(family))) return(family)
   if (inherits(family, "extended.family") && is.null(efam_name(family)))
     gamgpu_abort("gamgpu_bad_family",
                  sprintf(paste("family '%s' (an mgcv extended family) is not supported;",
                                "of mgcv's extended families gamgpu fits nb(), tw(), betar(),",
-                               "scat(), ziP(), ocat(), cnorm(), clog() and cpois(); the",
-                               "location-scale families",
+                               "scat(), ziP(), ocat(), cnorm(), clog() and cpois(), and of",
+                               "the general families cox.ph(); the location-scale families",
                                "(gaulss, ziplss, twlss, gevlss, gammals, gumbls, shash),",
-                               "multinom, mvn and cox.ph are not supported: fit them with",
+                               "multinom and mvn are not supported: fit them with",
                                "mgcv::gam()"), family$family),
                  call = NULL)
   if (identical(efam_name(family), "ocat") && length(family$getTheta()) > 10L)
@@ -224,9 +226,17 @@ classify_setup_error <- function(e) {
 #'   \code{tw(theta = )} (p fixed) gamgpu estimates the scale, where
 #'   \code{bam()} uses exp(theta), and says so (a message of class
 #'   \code{gamgpu_mgcv_difference}).  A family object, function or name.
-#'   mgcv's other extended families (location-scale families such as
-#'   \code{gaulss()}, \code{multinom()}, \code{mvn()}, \code{cox.ph()})
-#'   are refused with an error of class \code{gamgpu_bad_family}.
+#'   Of mgcv's general families, \code{cox.ph()} (Cox proportional hazards,
+#'   the response the times or \code{cbind(time, stratum)}, the weights the
+#'   event indicators): fitted as \code{gam()} fits it, by gam()'s Laplace
+#'   REML (whatever method of gam()'s is given, as \code{gam()}; "fREML" is
+#'   refused, as \code{bam()} does not fit it), with mgcv's own Newton and
+#'   outer iterations around gamgpu's log partial likelihood and its
+#'   derivatives; on the CPU engine so far (a counted fallback under
+#'   "auto", refused under "required"); \code{fit$device$route} says so.
+#'   mgcv's other general families (location-scale families such as
+#'   \code{gaulss()}, \code{multinom()}, \code{mvn()}) are refused with an
+#'   error of class \code{gamgpu_bad_family}.
 #' @param data a data frame (or list) holding the variables of the formula.
 #' @param weights prior weights (non-negative, finite), as in \code{bam()}.
 #' @param subset an optional vector selecting the rows to use.
@@ -491,6 +501,9 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                        "\"GCV.Cp\" or \"GACV.Cp\""))
   check_optimizer(dots$optimizer, method)
   check_fixed_penalty(dots$min.sp, dots$H, method)
+  # a general family (cox.ph()): gam()'s gam.fit5 route (R/general_family.R)
+  if (!is.null(general_family_name(family)))
+    return(general_family_fit(cl, env, family, method, control, device, dots, t0))
   # gam()'s fixed penalty (min.sp, H, or a supplied G's H): fitted by the
   # outer iteration, whose criterion takes it (R/outer.R), for every model
   # (zero bounds, a zero H: no penalty, the fit without them)

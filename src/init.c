@@ -6,6 +6,7 @@
 #include <Rinternals.h>
 
 #include "basis_r.h"
+#include "cox_r.h"
 #include "device_r.h"
 #include "efam_r.h"
 #include "family_r.h"
@@ -56,6 +57,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_column_summary_r,      2),
     CALLDEF(gg_column_extremes_r,     3),
     CALLDEF(gg_check_rows_r,          4),
+    CALLDEF(gg_cox_ll_r,              9),
     CALLDEF(gg_fill_r,                3),
     CALLDEF(gg_variance_r,            2),
     CALLDEF(gg_first_rows_r,          3),

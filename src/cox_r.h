@@ -1,0 +1,10 @@
+/* cox_r.h -- .Call entry point of cox.ph()'s rows (cox_r.c). */
+#ifndef GAMGPU_COX_R_H
+#define GAMGPU_COX_R_H
+
+#include <Rinternals.h>
+
+SEXP gg_cox_ll_r(SEXP eta, SEXP X, SEXP grp, SEXP event, SEXP nt, SEXP level, SEXP d1b,
+                 SEXP d2b, SEXP W);
+
+#endif

@@ -1,0 +1,44 @@
+/* family_cox.h -- the log partial likelihood of mgcv's cox.ph() family and
+ * its derivatives, for the general-family route (R/general_family.R):
+ * what the family's ll() returns, computed over the rows of one stratum
+ * (family_cox.c). */
+#ifndef GAMGPU_FAMILY_COX_H
+#define GAMGPU_FAMILY_COX_H
+
+#include <stddef.h>
+
+#include "status.h"
+
+/* One stratum's rows, in decreasing order of time.  grp[i] in 1..nt is
+ * the row's event time (nt distinct times, non-decreasing along the rows:
+ * ties share one); event[i] == 1 marks an event, anything else censoring
+ * (as mgcv's integer weights).  X is n x p, column-major. */
+typedef struct gg_cox_rows {
+    const double *eta;
+    const double *X;
+    size_t        n;
+    int           p;
+    const int    *grp;
+    const int    *event;
+    int           nt;
+} gg_cox_rows;
+
+/* Levels of the derivatives, as mgcv's coxlpl():
+ *   -1  lp only;
+ *    0  lp, g = dlp/dbeta and H = d2lp/dbeta dbeta';
+ *    2  and d1H (p x p x M): dH/drho_m for beta's derivatives d1b (p x M);
+ *    3  and trd2H (M (M + 1) / 2): tr(W d2H/drho_m drho_k) for m <= k (in
+ *       that order, m the outer index), given d2b (p x M (M + 1) / 2) and
+ *       the symmetric p x p W. */
+typedef struct gg_cox_out {
+    double  lp;
+    double *g;        /* p */
+    double *H;        /* p x p */
+    double *d1H;      /* p x p x M (level >= 2) */
+    double *trd2H;    /* M (M + 1) / 2 (level 3) */
+} gg_cox_out;
+
+int gg_cox_ll(const gg_cox_rows *r, int level, const double *d1b, int M,
+              const double *d2b, const double *W, gg_cox_out *out, gg_status *st);
+
+#endif
