@@ -87,10 +87,9 @@ resolve_family <- function(family, env) {
                  sprintf(paste("family '%s' (an mgcv extended family) is not supported;",
                                "of mgcv's extended families gamgpu fits nb(), tw(), betar(),",
                                "scat(), ziP(), ocat(), cnorm(), clog() and cpois(), and of",
-                               "the general families cox.ph(); the location-scale families",
-                               "(gaulss, ziplss, twlss, gevlss, gammals, gumbls, shash),",
-                               "multinom and mvn are not supported: fit them with",
-                               "mgcv::gam()"), family$family),
+                               "the general families cox.ph(), the location-scale families",
+                               "(gaulss, ziplss, twlss, gevlss, gammals, gumbls, shash) and",
+                               "multinom(); fit this one with mgcv::gam()"), family$family),
                  call = NULL)
   if (identical(efam_name(family), "ocat") && length(family$getTheta()) > 10L)
     gamgpu_abort("gamgpu_bad_family",
@@ -234,9 +233,13 @@ classify_setup_error <- function(e) {
 #'   outer iterations around gamgpu's log partial likelihood and its
 #'   derivatives; on the CPU engine so far (a counted fallback under
 #'   "auto", refused under "required"); \code{fit$device$route} says so.
-#'   mgcv's other general families (location-scale families such as
-#'   \code{gaulss()}, \code{multinom()}, \code{mvn()}) are refused with an
-#'   error of class \code{gamgpu_bad_family}.
+#'   The same for mgcv's location-scale families \code{gaulss()},
+#'   \code{gammals()}, \code{gumbls()}, \code{gevlss()}, \code{twlss()},
+#'   \code{ziplss()}, \code{shash()} and for \code{multinom()} (the formula a
+#'   list, one per linear predictor, as \code{gam()}'s): the rows'
+#'   derivatives by the family's own \code{ll()}, the products over the rows
+#'   by gamgpu's engine.  Other general families (\code{mvn()}) are refused
+#'   with an error of class \code{gamgpu_bad_family}.
 #' @param data a data frame (or list) holding the variables of the formula.
 #' @param weights prior weights (non-negative, finite), as in \code{bam()}.
 #' @param subset an optional vector selecting the rows to use.
@@ -499,11 +502,12 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     gamgpu_abort("gamgpu_bad_method",
                  paste("'method' must be \"fREML\", \"REML\", \"ML\", \"P-REML\", \"P-ML\",",
                        "\"GCV.Cp\" or \"GACV.Cp\""))
-  check_optimizer(dots$optimizer, method)
-  check_fixed_penalty(dots$min.sp, dots$H, method)
-  # a general family (cox.ph()): gam()'s gam.fit5 route (R/general_family.R)
+  # a general family (cox.ph(), the location-scale families, multinom()):
+  # gam()'s gam.fit5 route, with gam()'s optimizers (R/general_family.R)
   if (!is.null(general_family_name(family)))
     return(general_family_fit(cl, env, family, method, control, device, dots, t0))
+  check_optimizer(dots$optimizer, method)
+  check_fixed_penalty(dots$min.sp, dots$H, method)
   # gam()'s fixed penalty (min.sp, H, or a supplied G's H): fitted by the
   # outer iteration, whose criterion takes it (R/outer.R), for every model
   # (zero bounds, a zero H: no penalty, the fit without them)

@@ -19,6 +19,11 @@
 general_family_name <- function(family) {
   if (!inherits(family, "general.family")) return(NULL)
   if (identical(family$family, "Cox PH")) return("cox.ph")
+  # (the location-scale families and multinom: their ll() hands the rows'
+  # derivatives to mgcv's gamlss.gH() for the products -- told by the code
+  # itself, whatever the mgcv release)
+  if (is.function(family$ll) && "gamlss.gH" %in% all.names(body(family$ll)))
+    return(family$family[1L])
   NULL
 }
 
@@ -26,11 +31,11 @@ general_family_name <- function(family) {
 # cbind(time, stratum)) in decreasing order of time within strata, as the
 # family's preinitialize sorts them; wt the event indicators (1: event).
 # deriv 0: l; 1: and lb, lbb; 2: and d1H[i] = tr(fh dH/drho_i); 3: d1H a
-# list of dH/drho_i given d1b; 4: and trHid2H, the traces of Hp's
-# pseudo-inverse (its first `rank` eigenvalues, scaled by D) with H's
-# second derivatives given d2b.  (mgcv's ll() also returns those second
-# derivatives' leading diagonals in Hp's eigenvectors, d2H, which
-# gam.fit5() does not use: here NULL.)
+# list of dH/drho_i given d1b; 4: l, lb, lbb and trHid2H, the traces of
+# Hp's pseudo-inverse (its first `rank` eigenvalues, scaled by D) with H's
+# second derivatives given d2b.  (At deriv 4 mgcv's ll() also returns d1H
+# and H's second derivatives' leading diagonals in Hp's eigenvectors, d2H,
+# which gam.fit5() does not read: here NULL.)
 cox_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2b = 0,
                    Hp = NULL, rank = 0, fh = NULL, D = NULL, ...) {
   t0 <- proc.time()[["elapsed"]]
@@ -71,7 +76,7 @@ cox_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2
   d1H <- NULL
   if (level == 1L) {
     d1H <- vapply(seq_len(dim(out$d1H)[3L]), function(i) sum(fh * out$d1H[, , i]), 0)
-  } else if (level >= 2L) {
+  } else if (level == 2L) {
     d1H <- lapply(seq_len(dim(out$d1H)[3L]), function(i) out$d1H[, , i])
   }
   env <- environment(sys.function())
@@ -83,16 +88,94 @@ cox_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2
        trHid2H = if (level >= 3L) out$trHid2H)
 }
 
-# The family's ll() replaced by gamgpu's, in an environment of its own
-# that counts its calls and seconds.
+# gamgpu's gamlss.gH() (mgcv's arguments and results) for a model matrix:
+# the products over the rows in src/family_gamlss.c.  What it does not
+# take -- mgcv's discrete X (a list), the sandwich, deriv = 1 (the traces
+# tr(fh dH/drho), which gam.fit5() does not ask for), index functions in
+# place of arrays -- goes to mgcv's own, counted in `delegated`.
+ls_gH <- function(X, jj, l1, l2, i2, l3 = 0, i3 = 0, l4 = 0, i4 = 0, d1b = 0, d2b = 0,
+                  deriv = 0, fh = NULL, D = NULL, sandwich = FALSE, ...) {
+  t0 <- proc.time()[["elapsed"]]
+  env <- environment(sys.function())
+  counted <- exists("calls", envir = env, inherits = FALSE)
+  if (is.list(X) || isTRUE(sandwich) || deriv == 1 || is.function(i2) ||
+      (deriv >= 2 && (is.function(i3) || (deriv >= 3 && is.function(i4))))) {
+    if (counted) env$delegated <- env$delegated + 1L
+    return(mgcv_fun("gamlss.gH")(X, jj, l1, l2, i2, l3 = l3, i3 = i3, l4 = l4, i4 = i4,
+                                 d1b = d1b, d2b = d2b, deriv = deriv, fh = fh, D = D,
+                                 sandwich = sandwich, ...))
+  }
+  p <- ncol(X)
+  n <- nrow(X)
+  dm <- function(x) { x <- as.matrix(x); storage.mode(x) <- "double"; x }
+  ix <- function(x) { x <- as.integer(x); x }
+  Xe <- NULL
+  if (deriv >= 3) {
+    # the rows of each predictor's columns times D H^-1 D, by mgcv's own
+    # expressions (so that the traces are mgcv's to the last bit)
+    K <- length(jj)
+    Xe <- matrix(0, K * n, p)
+    ind <- seq_len(n)
+    for (i in seq_len(K)) {
+      Xe[ind, jj[[i]]] <- X[, jj[[i]]]
+      ind <- ind + n
+    }
+    if (is.list(fh)) {
+      d <- fh$values
+      d[d > 0] <- 1 / d[d > 0]
+      d[d <= 0] <- 0
+      Xe <- t(D * ((fh$vectors %*% (d * t(fh$vectors))) %*% (D * t(Xe))))
+    } else {
+      ipiv <- piv <- attr(fh, "pivot")
+      ipiv[piv] <- seq_len(p)
+      Xe <- t(D * (backsolve(fh, forwardsolve(t(fh), (D * t(Xe))[piv, ]))[ipiv, ]))
+    }
+    storage.mode(Xe) <- "double"
+  }
+  storage.mode(X) <- "double"
+  o <- .Call(gg_ls_gh_r, X, lapply(jj, as.integer), dm(l1), dm(l2), ix(i2),
+             if (deriv >= 2) dm(l3), if (deriv >= 2) ix(i3),
+             if (deriv >= 3) dm(l4), if (deriv >= 3) ix(i4),
+             if (deriv >= 2) dm(d1b), if (deriv >= 3) dm(d2b), Xe, as.integer(deriv))
+  if (counted) {
+    env$calls <- env$calls + 1L
+    env$seconds <- env$seconds + (proc.time()[["elapsed"]] - t0)
+  }
+  list(lb = o$lb, lbb = o$lbb,
+       d1H = if (deriv >= 2) lapply(seq_len(dim(o$d1H)[3L]), function(i) o$d1H[, , i]),
+       d2H = NULL, trHid2H = o$trHid2H)
+}
+
+# The family's ll() with gamgpu's rows: for cox.ph() gamgpu's whole ll();
+# for the families whose ll() hands its products to mgcv's gamlss.gH(), the
+# family's own ll() (its rows' derivatives are its own code) reading
+# gamgpu's ls_gH() in gamlss.gH()'s place.  Either in an environment that
+# counts the calls and seconds of gamgpu's part.
 general_family_with_ll <- function(family, name) {
-  ll <- switch(name, cox.ph = cox_ll)
-  env <- new.env(parent = asNamespace("gamgpu"))
-  env$calls <- 0L
-  env$seconds <- 0
-  environment(ll) <- env
+  counts <- new.env(parent = asNamespace("gamgpu"))
+  counts$calls <- 0L
+  counts$seconds <- 0
+  counts$delegated <- 0L
+  if (name == "cox.ph") {
+    ll <- cox_ll
+    environment(ll) <- counts
+  } else {
+    ll <- family$ll
+    gh <- ls_gH
+    environment(gh) <- counts
+    env <- new.env(parent = environment(family$ll))
+    env$gamlss.gH <- gh
+    env$.gg_counts <- counts
+    environment(ll) <- env
+  }
   family$ll <- ll
   family
+}
+
+# The counters of a family from general_family_with_ll().
+general_family_counts <- function(family) {
+  env <- environment(family$ll)
+  if (exists(".gg_counts", envir = env, inherits = FALSE)) env$.gg_counts else env
 }
 
 # gam_gpu() for a general family: gam()'s fit on the call's arguments with
@@ -105,10 +188,6 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
                  sprintf(paste("method = \"fREML\" is bam()'s, and bam() does not fit general",
                                "families such as %s(): use method = \"REML\" (gam()'s Laplace",
                                "approximate REML, by which gam() fits them)"), name), call = NULL)
-  if (!is.null(dots$optimizer) && !identical(dots$optimizer[1L], "outer"))
-    gamgpu_abort("gamgpu_unsupported_argument",
-                 sprintf("optimizer \"%s\": gamgpu fits %s() by gam()'s outer Newton iteration only",
-                         dots$optimizer[1L], name), arguments = "optimizer", call = NULL)
   if (!is.null(cl$rho) && !identical(eval(cl$rho, env), 0))
     gamgpu_abort("gamgpu_unsupported_argument",
                  sprintf("AR1 residuals (rho) are bam()'s, which does not fit %s(): drop rho",
@@ -157,7 +236,7 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
                                                  conditionMessage(e)))
     }))
   if (!inherits(object, "gam")) return(object)               # fit = FALSE: the setup
-  ll_env <- environment(object$family$ll)
+  ll_env <- general_family_counts(object$family)
   object$family$ll <- family$ll
   object$call <- cl
   if (dots$gc.level > 0) gc()
@@ -169,10 +248,15 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
     model_matrix = "matrix",
     model_matrix_reason = sprintf("gam()'s own setup built X on every row (%s(), a general family)",
                                   name),
-    route = sprintf(paste("general family: gam()'s Newton iteration (gam.fit5) and outer",
-                          "REML iteration, %s()'s log likelihood and its derivatives by",
-                          "gamgpu's engine"), name),
+    route = if (name == "cox.ph")
+      sprintf(paste("general family: gam()'s Newton iteration (gam.fit5) and outer",
+                    "REML iteration, %s()'s log likelihood and its derivatives by",
+                    "gamgpu's engine"), name)
+    else sprintf(paste("general family: gam()'s Newton iteration (gam.fit5) and outer",
+                       "REML iteration, %s()'s rows' derivatives by the family's own ll(),",
+                       "the products over the rows (gamlss.gH()'s) by gamgpu's engine"), name),
     ll_calls = ll_env$calls,
+    ll_delegated = ll_env$delegated,
     # setup: gam_gpu()'s checks; iterations: gam()'s setup, fit and
     # post-processing, of which ll_seconds in gamgpu's ll()
     timings = c(setup = t1 - t0, iterations = t2 - t1, postproc = 0),

@@ -24,7 +24,7 @@ static const double *real_matrix(SEXP x, R_xlen_t rows, int cols, const char *wh
 
 /* eta (n), X (n x p), grp and event (integer n), nt, level (-1, 0, 2, 3),
  * d1b (p x M), d2b (p x M (M + 1) / 2), W (p x p): list(l, lb, lbb, d1H,
- * trHid2H), the last two NULL below their level. */
+ * trHid2H): d1H at level 2, trHid2H at level 3, else NULL. */
 SEXP gg_cox_ll_r(SEXP eta, SEXP X, SEXP grp, SEXP event, SEXP nt_, SEXP level_, SEXP d1b,
                  SEXP d2b, SEXP W)
 {
@@ -55,10 +55,10 @@ SEXP gg_cox_ll_r(SEXP eta, SEXP X, SEXP grp, SEXP event, SEXP nt_, SEXP level_, 
     SEXP out = PROTECT(gg_named_list(5, names));
     SEXP g = PROTECT(Rf_allocVector(REALSXP, p));
     SEXP H = PROTECT(Rf_allocMatrix(REALSXP, p, p));
-    SEXP d1H = PROTECT(level >= 2 ? Rf_alloc3DArray(REALSXP, p, p, M) : R_NilValue);
+    SEXP d1H = PROTECT(level == 2 ? Rf_alloc3DArray(REALSXP, p, p, M) : R_NilValue);
     SEXP tr = PROTECT(level >= 3 ? Rf_allocVector(REALSXP, nhh) : R_NilValue);
     gg_cox_rows rows = {REAL(eta), REAL(X), (size_t) n, p, INTEGER(grp), INTEGER(event), nt};
-    gg_cox_out o = {0.0, REAL(g), REAL(H), level >= 2 ? REAL(d1H) : NULL,
+    gg_cox_out o = {0.0, REAL(g), REAL(H), level == 2 ? REAL(d1H) : NULL,
                     level >= 3 ? REAL(tr) : NULL};
     gg_status st;
     gg_status_clear(&st);

@@ -71,11 +71,14 @@ static void risk_sums(const cox_work *w, const double *v, double *Bv)
         prefix_at_events(w, v, w->r->X + (size_t) k * n, Bv + (size_t) k * ne);
 }
 
-static double rowdot(const double *A, const double *B, int ne, int p, int e)
+/* out[e] = row e of A . row e of B (ne x p each), by columns */
+static void rowdots(const double *A, const double *B, int ne, int p, double *out)
 {
-    double s = 0.0;
-    for (int k = 0; k < p; k++) s += A[e + (size_t) k * ne] * B[e + (size_t) k * ne];
-    return s;
+    for (int e = 0; e < ne; e++) out[e] = 0.0;
+    for (int k = 0; k < p; k++) {
+        const double *a = A + (size_t) k * ne, *b = B + (size_t) k * ne;
+        for (int e = 0; e < ne; e++) out[e] += a[e] * b[e];
+    }
 }
 
 /* C (p x q) = A' B, A m x p, B m x q */
@@ -125,7 +128,7 @@ int gg_cox_ll(const gg_cox_rows *r, int level, const double *d1b, int M,
            *C = NULL, *v = NULL, *B = NULL, *A = NULL, *Bm = NULL, *d1eta = NULL,
            *d1g = NULL, *G1 = NULL, *T = NULL, *XW = NULL, *q = NULL, *d2eta = NULL,
            *d2g = NULL, *U = NULL, *BmW = NULL, *Bmk = NULL, *tA = NULL, *tA1 = NULL,
-           *tA2 = NULL, *G2 = NULL, *eB = NULL;
+           *tA2 = NULL, *G2 = NULL, *eB = NULL, *bq = NULL;
     int *gfirst = NULL;
 
     w.gam = malloc(n * sizeof(double));
@@ -199,14 +202,18 @@ int gg_cox_ll(const gg_cox_rows *r, int level, const double *d1b, int M,
     if (level < 2) goto done;
 
     /* d1H_m = X' diag(gamma C2_m - d1gamma_m C) X + B' diag(e) B_m + B_m' diag(e) B
-     *         - B' diag(2 dr Gamma_m / Gamma^3) B */
+     *         - B' diag(2 dr Gamma_m / Gamma^3) B,
+     * the last three as (e B)' C_m + C_m' (e B), C_m = B_m - (Gamma_m / Gamma) B.
+     * (Level 3 needs the event times' G1 and B_m but not d1H: gam.fit5()
+     * reads only the traces of that call.) */
     d1eta = malloc(n * (size_t) (M > 0 ? M : 1) * sizeof(double));
     d1g = malloc(n * (size_t) (M > 0 ? M : 1) * sizeof(double));
     G1 = malloc(((size_t) ne * M + 1) * sizeof(double));
     Bm = malloc((size_t) ne * p * M * sizeof(double) + 1);
     T = malloc(pp * sizeof(double));
     eB = malloc((size_t) ne * p * sizeof(double) + 1);
-    NEED(d1eta); NEED(d1g); NEED(G1); NEED(Bm); NEED(T); NEED(eB);
+    Bmk = malloc((size_t) ne * p * sizeof(double) + 1);
+    NEED(d1eta); NEED(d1g); NEED(G1); NEED(Bm); NEED(T); NEED(eB); NEED(Bmk);
     for (int k = 0; k < p; k++)
         for (int e = 0; e < ne; e++)
             eB[e + (size_t) k * ne] = B[e + (size_t) k * ne] * w.dr[e] / (w.G[e] * w.G[e]);
@@ -215,20 +222,23 @@ int gg_cox_ll(const gg_cox_rows *r, int level, const double *d1b, int M,
     for (int m = 0; m < M; m++) {
         const double *dg = d1g + (size_t) m * n;
         double *Gm = G1 + (size_t) m * ne, *Bmm = Bm + (size_t) m * ne * p;
-        double *dH = o->d1H + (size_t) m * pp;
         prefix_at_events(&w, dg, NULL, Gm);
         risk_sums(&w, dg, Bmm);
+        if (level >= 3) continue;
+        double *dH = o->d1H + (size_t) m * pp;
         for (int e = 0; e < ne; e++) c[e] = w.dr[e] * Gm[e] / (w.G[e] * w.G[e]);
         suffix_to_rows(&w, c, w.gam, sfx, v);                 /* gamma C2_m */
         for (size_t i = 0; i < n; i++) v[i] -= dg[i] * C[i];
         if ((rc = wgram(r->X, n, p, v, dH, st)) != 0) goto done;
-        /* the cross term, through (e B)' B_m */
-        crossprod(eB, Bmm, ne, p, p, T);
+        double *Cm = Bmk;
         for (int k = 0; k < p; k++)
-            for (int l = 0; l < p; l++) dH[k + (size_t) l * p] += T[k + (size_t) l * p] + T[l + (size_t) k * p];
-        for (int e = 0; e < ne; e++) c[e] = 2.0 * w.dr[e] * Gm[e] / (w.G[e] * w.G[e] * w.G[e]);
-        if ((rc = wgram(B, (size_t) ne, p, c, A, st)) != 0) goto done;
-        for (size_t k = 0; k < pp; k++) dH[k] -= A[k];
+            for (int e = 0; e < ne; e++)
+                Cm[e + (size_t) k * ne] = Bmm[e + (size_t) k * ne] -
+                    Gm[e] / w.G[e] * B[e + (size_t) k * ne];
+        crossprod(eB, Cm, ne, p, p, T);
+        for (int k = 0; k < p; k++)
+            for (int l = 0; l < p; l++)
+                dH[k + (size_t) l * p] += T[k + (size_t) l * p] + T[l + (size_t) k * p];
     }
     if (level < 3) goto done;
 
@@ -249,7 +259,6 @@ int gg_cox_ll(const gg_cox_rows *r, int level, const double *d1b, int M,
     G2 = malloc(((size_t) ne + 1) * sizeof(double));
     NEED(XW); NEED(q); NEED(d2eta); NEED(d2g); NEED(U); NEED(BmW); NEED(tA); NEED(tA1);
     NEED(tA2); NEED(G2);
-    if (Bmk == NULL) { Bmk = malloc((size_t) ne * p * sizeof(double) + 1); NEED(Bmk); }
     matprod(r->X, W, (int) n, p, p, XW);
     for (size_t i = 0; i < n; i++) q[i] = 0.0;
     for (int k = 0; k < p; k++)
@@ -263,6 +272,13 @@ int gg_cox_ll(const gg_cox_rows *r, int level, const double *d1b, int M,
         for (int m = 0; m < M; m++)
             matprod(Bm + (size_t) m * ne * p, W, ne, p, p, BmW + (size_t) m * ne * p);
     }
+    /* b'Wb and b_m'Wb at the event times, then per pair b_m'Wb_k, b_mk'Wb */
+    bq = malloc((size_t) ne * (M + 1) * sizeof(double) + 1);
+    NEED(bq);
+    double *bWb = bq, *bmkWb = c, *bmWbk = sfx;
+    rowdots(B, U, ne, p, bWb);
+    for (int m = 0; m < M; m++)
+        rowdots(Bm + (size_t) m * ne * p, U, ne, p, bq + (size_t) (m + 1) * ne);
     int off = 0;
     for (int m = 0; m < M; m++)
         for (int k = m; k < M; k++, off++) {
@@ -272,23 +288,20 @@ int gg_cox_ll(const gg_cox_rows *r, int level, const double *d1b, int M,
             prefix_at_events(&w, d2g, NULL, G2);
             prefix_at_events(&w, d2g, q, tA2);
             risk_sums(&w, d2g, Bmk);
+            rowdots(Bmk, U, ne, p, bmkWb);
+            rowdots(BmW + (size_t) m * ne * p, Bm + (size_t) k * ne * p, ne, p, bmWbk);
             const double *Gm = G1 + (size_t) m * ne, *Gk = G1 + (size_t) k * ne,
                          *tAm = tA1 + (size_t) m * ne, *tAk = tA1 + (size_t) k * ne,
-                         *Bmm = Bm + (size_t) m * ne * p, *Bkk = Bm + (size_t) k * ne * p,
-                         *BmWm = BmW + (size_t) m * ne * p;
+                         *bmWb = bq + (size_t) (m + 1) * ne, *bkWb = bq + (size_t) (k + 1) * ne;
             double t = 0.0;
             for (int e = 0; e < ne; e++) {
                 const double G = w.G[e], dr = w.dr[e];
                 const double a1 = dr / G, a2 = a1 / G, a3 = a2 / G, a4 = a3 / G;
-                const double bWb = rowdot(B, U, ne, p, e), bmWb = rowdot(Bmm, U, ne, p, e),
-                             bkWb = rowdot(Bkk, U, ne, p, e),
-                             bmWbk = rowdot(BmWm, Bkk, ne, p, e),
-                             bmkWb = rowdot(Bmk, U, ne, p, e);
                 t += -a1 * tA2[e] + a2 * (Gk[e] * tAm[e] + Gm[e] * tAk[e] + G2[e] * tA[e])
                      - 2.0 * a3 * Gm[e] * Gk[e] * tA[e]
-                     + 2.0 * a2 * (bmkWb + bmWbk)
-                     - 4.0 * a3 * (Gk[e] * bmWb + Gm[e] * bkWb)
-                     - 2.0 * a3 * G2[e] * bWb + 6.0 * a4 * Gm[e] * Gk[e] * bWb;
+                     + 2.0 * a2 * (bmkWb[e] + bmWbk[e])
+                     - 4.0 * a3 * (Gk[e] * bmWb[e] + Gm[e] * bkWb[e])
+                     - 2.0 * a3 * G2[e] * bWb[e] + 6.0 * a4 * Gm[e] * Gk[e] * bWb[e];
             }
             o->trd2H[off] = t;
         }
@@ -298,6 +311,6 @@ done:
     free(grpG); free(grpdr); free(grpeta); free(c); free(sfx); free(C); free(v); free(B);
     free(A); free(Bm); free(d1eta); free(d1g); free(G1); free(T); free(XW); free(q);
     free(d2eta); free(d2g); free(U); free(BmW); free(Bmk); free(tA); free(tA1); free(tA2);
-    free(G2); free(eB);
+    free(G2); free(eB); free(bq);
     return rc;
 }

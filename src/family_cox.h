@@ -27,14 +27,15 @@ typedef struct gg_cox_rows {
  *   -1  lp only;
  *    0  lp, g = dlp/dbeta and H = d2lp/dbeta dbeta';
  *    2  and d1H (p x p x M): dH/drho_m for beta's derivatives d1b (p x M);
- *    3  and trd2H (M (M + 1) / 2): tr(W d2H/drho_m drho_k) for m <= k (in
- *       that order, m the outer index), given d2b (p x M (M + 1) / 2) and
- *       the symmetric p x p W. */
+ *    3  lp, g, H and trd2H (M (M + 1) / 2): tr(W d2H/drho_m drho_k) for
+ *       m <= k (in that order, m the outer index), given d1b, d2b (p x
+ *       M (M + 1) / 2) and the symmetric p x p W; not d1H, which
+ *       gam.fit5() does not read from this call. */
 typedef struct gg_cox_out {
     double  lp;
     double *g;        /* p */
     double *H;        /* p x p */
-    double *d1H;      /* p x p x M (level >= 2) */
+    double *d1H;      /* p x p x M (level 2) */
     double *trd2H;    /* M (M + 1) / 2 (level 3) */
 } gg_cox_out;
 

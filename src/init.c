@@ -11,6 +11,7 @@
 #include "efam_r.h"
 #include "family_r.h"
 #include "fit_r.h"
+#include "gamlss_r.h"
 #include "interrupt_r.h"
 #include "session_r.h"
 #include "setup_r.h"
@@ -58,6 +59,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_column_extremes_r,     3),
     CALLDEF(gg_check_rows_r,          4),
     CALLDEF(gg_cox_ll_r,              9),
+    CALLDEF(gg_ls_gh_r,              13),
     CALLDEF(gg_fill_r,                3),
     CALLDEF(gg_variance_r,            2),
     CALLDEF(gg_first_rows_r,          3),

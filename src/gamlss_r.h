@@ -1,0 +1,10 @@
+/* gamlss_r.h -- .Call entry point of the location-scale products (gamlss_r.c). */
+#ifndef GAMGPU_GAMLSS_R_H
+#define GAMGPU_GAMLSS_R_H
+
+#include <Rinternals.h>
+
+SEXP gg_ls_gh_r(SEXP X, SEXP jj, SEXP l1, SEXP l2, SEXP i2, SEXP l3, SEXP i3, SEXP l4,
+                SEXP i4, SEXP d1b, SEXP d2b, SEXP Xe, SEXP deriv);
+
+#endif
