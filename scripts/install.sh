@@ -13,7 +13,7 @@ sh "$root/scripts/deps.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-R CMD build --no-manual "$root" >build.log 2>&1 || { cat build.log; exit 1; }
+R CMD build --no-manual --no-build-vignettes "$root" >build.log 2>&1 || { cat build.log; exit 1; }
 lib=""
 if [ "$(id -u)" -ne 0 ]; then
   libdir=$(Rscript -e 'cat(Sys.getenv("R_LIBS_USER"))')
