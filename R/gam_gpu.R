@@ -615,6 +615,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
             invokeRestart("muffleWarning")
         })
     basis_facts_option()
+    progress <- progress_wanted(data_rows(if (!missing(data)) data))
+    progress_phase(progress, "Setting up the model (mgcv's setup)")
     G <- setup(method != "fREML")
     # bam()'s scale rule: 0 is 1 for binomial and poisson, else estimated
     if (scale == 0) scale <- if (family$family %in% c("binomial", "poisson")) 1 else -1
@@ -623,6 +625,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     if (!fit_wanted) return(G)
   } else {
     G <- G_supplied
+    progress <- progress_wanted(nrow(G$mf))
     if (scale <= 0) scale <- G$scale              # as bam(G = G)
   }
   # gam() fits negbin(theta) at scale 1 with every method, whatever 'scale'
@@ -730,6 +733,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     eng_fam <- engine_family(family)
   }
 
+  progress_phase(progress, "Planning the model matrix")
   ## ---- the model matrix: as numbers, or as a recipe the engine builds ----
   ## (on the device for a GPU fit: model_matrix_plan() in model_matrix.R)
   ## (its threads and forked workers within control nthreads, as the fit's)
@@ -758,6 +762,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   ## unknown) or UBRE (known) from one Gram product (R/gcv.R); the engine
   ## then fits at them
   gcv <- NULL
+  if (pe_method || outer)
+    progress_phase(progress, sprintf("Choosing the smoothing parameters (%s)", method))
   if (pe_method) {
     Lg <- if (is.null(L)) diag(length(lsp0)) else L
     gcv <- gcv_smoothing(G, X, y, w, offset, S, Lg, lsp0, gamma, scale, plan, control,
@@ -854,6 +860,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     .Call(gg_fit, if (in_ses) lap$P$ses else X, if (!in_ses) y, if (!in_ses) w,
           if (!in_ses) offset, eng_fam$name, engine_link(family), S_fit, as.integer(off_fit), L,
           if (length(S_fit)) as.numeric(lsp0_fit) else NULL, spec, ctl_fit)
+  progress_phase(progress, "Fitting (penalized IRLS on the backend)")
   res <- engine_fit(spec)
   if (in_ses) lap$P$close()
   if (!is.null(G$H)) res$rho.full <- res$rho.full[seq_along(S)]
@@ -871,6 +878,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   rm(X)
   if (gc_level > 0) gc()
   t2 <- proc.time()[["elapsed"]]
+  progress_phase(progress, "Post-processing")
   fit <- gg_assemble(G, res, family, y, w, offset, n, method, gamma, cl, control,
                      sp.names, scale)
   if (pe_method) fit <- gcv_finish(fit, gcv, scale, method)

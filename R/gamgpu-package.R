@@ -25,7 +25,11 @@
 #' or built on the device, in row chunks; a cap below what the arena holds
 #' frees its cached buffers at the next device call); `gamgpu.auto_min_rows` (under `"auto"`, models with fewer
 #' rows fit on the CPU, a counted fallback; default 2000, the crossover
-#' measured on an H200).
+#' measured on an H200); `gamgpu.progress` (`TRUE`: a message per phase of
+#' every fit -- mgcv's setup, the model matrix, the smoothing parameters,
+#' the fit, the post-processing -- each closed with its time, through
+#' 'cli'; `FALSE`: never; unset: in interactive sessions for fits of
+#' `gamgpu.progress_rows` rows or more, default 1e6).
 #'
 #' @keywords internal
 #' @useDynLib gamgpu, .registration = TRUE

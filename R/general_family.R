@@ -229,6 +229,8 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
     gcall$family <- NULL
   }
   t1 <- proc.time()[["elapsed"]]
+  progress_phase(progress_wanted(NA), sprintf("Fitting by gam()'s iteration with gamgpu's %s() rows",
+                                              name))
   object <- withCallingHandlers(
     tryCatch(eval(gcall, env), error = function(e) {
       if (inherits(e, "gamgpu_error")) stop(e)
