@@ -87,7 +87,7 @@ ar1_finish <- function(object, ar) {
 #' AR.resid builds index and weight vectors of 2n entries for rwMatrix();
 #' the same sums in the same order (sd r[i-1] + ld r[i]; r[i] where a series
 #' starts, which rwMatrix forms as 0 r[i-1] + 1 r[i]) without them.  Equal
-#' to AR.resid bit for bit while the residuals are finite (test-ar1.R).
+#' to AR.resid bit for bit while the residuals are finite (test-fit-ar1.R).
 #' @noRd
 ar1_resid <- function(rsd, rho, start = NULL) {
   n <- length(rsd)

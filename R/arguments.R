@@ -3,7 +3,7 @@
 # Nothing that reaches gam_gpu() is ignored: an argument in `...` that is
 # not honoured here -- a refused one, an unknown name, an unnamed value --
 # is an error of class "gamgpu_unsupported_argument" that says what to do
-# instead.  tests/testthat/test-arguments.R walks names(formals()) of
+# instead.  tests/testthat/test-api-arguments.R walks names(formals()) of
 # mgcv::bam and mgcv::gam and fails on any formal missing from the table,
 # so an argument a future mgcv adds is classified before it can be passed.
 

@@ -12,7 +12,7 @@
 # (the basis's shift); the engine's C evaluator (src/basis_tprs.c, over
 # threads) then evaluates it on every row, and the columns, UZ and S are
 # rescaled by the rows' root mean squares as construct_tprs would have.
-# The object is mgcv's to rounding (tests/testthat/test-tprs-setup.R).
+# The object is mgcv's to rounding (tests/testthat/test-basis-tprs-setup.R).
 # Where a step would not reproduce mgcv's construction (user knots, a
 # dropped null space, shrinkage "ts" whose penalty is altered before the
 # scaling could be redone, few distinct values, a covariate that is not a

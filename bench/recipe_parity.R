@@ -1,5 +1,5 @@
 # bench/recipe_parity.R -- diagnostic (not a test): for each formula of
-# tests/testthat/test-x-recipe.R, how far the device fit (X built on the
+# tests/testthat/test-basis-recipe.R, how far the device fit (X built on the
 # device) is from the CPU engine's: coefficients, fitted values, log sp,
 # REML score, and the REML gradient at the end.
 suppressMessages({ library(mgcv); library(gamgpu) })

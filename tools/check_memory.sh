@@ -21,15 +21,15 @@
 #              device test files (CHECK_DEVICE_TEST_FILES)
 # Environment: OUT (/tmp/gamgpu-checks), CHECK_TEST_FILES (a few fast files),
 # CHECK_DEVICE_TEST_FILES (default: fault injection, step halving, device
-# fits; not test-interrupt.R, whose latency bounds do not hold under a checker).
+# fits; not test-robust-interrupt.R, whose latency bounds do not hold under a checker).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-/tmp/gamgpu-checks}
 R=${R_HOME:+$R_HOME/bin/}R
 mkdir -p "$OUT"
 CHECKS=${*:-memcheck asan helgrind sanitizer}
-CHECK_TEST_FILES=${CHECK_TEST_FILES:-"test-thread-budget.R test-crash-regressions.R test-arguments.R"}
-CHECK_DEVICE_TEST_FILES=${CHECK_DEVICE_TEST_FILES:-"test-fault-injection.R test-step-halving.R test-fit-device.R"}
+CHECK_TEST_FILES=${CHECK_TEST_FILES:-"test-threads-budget.R test-robust-crash-regressions.R test-api-arguments.R"}
+CHECK_DEVICE_TEST_FILES=${CHECK_DEVICE_TEST_FILES:-"test-device-fault-injection.R test-fit-step-halving.R test-fit-device.R"}
 status=0
 
 # build the package from the tree into $OUT/lib-$1 with extra compiler flags $2

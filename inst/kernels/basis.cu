@@ -272,7 +272,7 @@ __device__ void tprs_narrow(const double *__restrict__ x, long long n, int d, lo
 // memory in stages of TP_MMA_L functions, UZ already in fragment order.
 // Each output is the same sum over l = 0 .. nXu + M - 1 of UZ * b, taken
 // four terms at a time by the tensor core: it equals the host's
-// one-by-one sum to rounding (tests/testthat/test-x-recipe.R;
+// one-by-one sum to rounding (tests/testthat/test-basis-recipe.R;
 // bench/tprs_basis.R prints the difference), not bit for bit.
 #define TP_MMA_RG 2
 #define TP_MMA_ROWS (TP_THREADS / 32 * 8 * TP_MMA_RG)   /* 128 rows per block tile */

@@ -137,9 +137,9 @@ efam_mustart <- function(fam, y) {
 }
 
 # gam()'s REML and ML for the extended families against gam_gpu()'s
-# (test-outer-efam.R, test-efam-censored.R): both at a tight inner
+# (test-efam-outer.R, test-efam-censored.R): both at a tight inner
 # tolerance and newton()'s conv.tol of 1e-9 (gam_gpu: newton.tol), so that
-# both optimizers stop at the optimum; the bounds are test-outer-efam.R's
+# both optimizers stop at the optimum; the bounds are test-efam-outer.R's
 # measurements.
 efam_tight_mgcv <- function() mgcv::gam.control(epsilon = 1e-10, newton = list(conv.tol = 1e-9))
 efam_tight_gg <- function() gam_gpu_control(epsilon = 1e-10, newton.tol = 1e-9)

@@ -119,3 +119,10 @@ test_that("mvn(), whose ll() is its own, stays refused", {
                     class = "gamgpu_bad_family")
   expect_match(conditionMessage(e), "Multivariate normal", fixed = TRUE)
 })
+
+test_that("bam()'s fREML, which does not fit these families, is refused for them", {
+  d <- ls_data(50)
+  expect_error(gam_gpu(list(x0 ~ s(x1), ~ s(x2)), family = mgcv::gaulss(), data = d,
+                       device = "off"),
+               class = "gamgpu_unsupported_method")
+})

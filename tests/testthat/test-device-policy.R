@@ -28,7 +28,7 @@ test_that("a bad policy is a classed error wherever it comes from", {
 })
 
 test_that("'required' without a usable device errors with the reason", {
-  skip_if(device_usable(), "a GPU is usable here: 'required' succeeds (tested in test-gram.R)")
+  skip_if(device_usable(), "a GPU is usable here: 'required' succeeds (tested in test-gram-product.R)")
   why <- gpu_info("auto")$reason
   expect_true(nzchar(why))
   err <- expect_error(gpu_gram(diag(3), device = "required"),

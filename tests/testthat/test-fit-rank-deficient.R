@@ -39,7 +39,7 @@ test_that("rank-deficient fits are bam's: the optimum with the scale estimated, 
     expect_identical(g$rank, b$rank, label = label)
     if (inherits(cs[[2]], "extended.family")) {
       # nb(): theta's estimate is decided by rounding near its optimum
-      # (test-nb.R); measured 1.2e-9 in the score and 3e-10 of the range
+      # (test-efam-nb.R); measured 1.2e-9 in the score and 3e-10 of the range
       # here, 2e-8 and 2e-9 on the full-rank twin (no s(x1, by = fac))
       expect_lt(max(abs(g$linear.predictors - b$linear.predictors)) /
                   diff(range(b$linear.predictors)), 1e-7, label = label)

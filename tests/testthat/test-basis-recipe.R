@@ -314,7 +314,7 @@ test_that("the thin-plate basis on the tensor cores is the host's to rounding", 
   skip_if_no_device()
   d <- recipe_data(9000, seed = 6)
   n <- nrow(d)
-  # (gp smooths run the same kernels: test-x-recipe-terms.R fits them;
+  # (gp smooths run the same kernels: test-basis-recipe-terms.R fits them;
   # one-variable thin plate smooths build their rows from piecewise
   # polynomials, the host's bit for bit)
   G <- mgcv::gam(y ~ s(x0, k = 10) + s(x1, k = 75) + s(x0, x1, k = 30) +

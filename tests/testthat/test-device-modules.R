@@ -1,5 +1,5 @@
 # The compile-once module cache.  (Compile-once for the real Gram kernel is
-# tested in test-gram.R.)
+# tested in test-gram-product.R.)
 
 test_that("a kernel that fails to compile is reported with its log, once", {
   skip_if_no_device()

@@ -125,8 +125,8 @@ test_that("mgcv's methods take a GCV.Cp fit", {
 })
 
 test_that("GCV.Cp with in.out or rho is refused by name", {
-  # (beyond the additive model GCV.Cp is gam.fit3's: test-outer.R; for
-  # negbin(theta) UBRE, test-outer-theta-families.R)
+  # (beyond the additive model GCV.Cp is gam.fit3's: test-method-outer.R; for
+  # negbin(theta) UBRE, test-method-outer-theta-families.R)
   d <- gcv_data(500)
   d$yp <- rpois(nrow(d), 2)
   expect_error(gam_gpu(yp ~ s(x0), family = poisson, data = d, method = "GCV.Cp", rho = 0.3),

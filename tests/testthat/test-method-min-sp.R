@@ -18,7 +18,7 @@ tight <- function() mgcv::gam.control(epsilon = 1e-10, newton = list(conv.tol = 
 # (score_tol: where some smoothing parameter heads for 0 or infinity the
 # criterion is flat along it, and the optimizers stop at different points
 # of that end; there the smoothing parameters are compared only where they
-# are not on their way, |log sp| < 8, as in test-outer.R)
+# are not on their way, |log sp| < 8, as in test-method-outer.R)
 minsp_agrees <- function(g, b, label, fit_tol = 1e-6, sp_tol = 1e-5, score_tol = 1e-10) {
   expect_identical(g$outer.info$conv, b$outer.info$conv, label = label)
   expect_identical(names(g$gcv.ubre), names(b$gcv.ubre), label = label)

@@ -1,5 +1,5 @@
 test_that("'auto' without a device runs on the CPU and records why", {
-  skip_if(device_usable(), "a GPU is usable here: 'auto' runs on it (tested in test-gram.R)")
+  skip_if(device_usable(), "a GPU is usable here: 'auto' runs on it (tested in test-gram-product.R)")
   gpu_telemetry(reset = TRUE)
   g <- gpu_gram(cbind(1, 1:10), device = "auto")
   expect_identical(g$device, "cpu")

@@ -295,8 +295,8 @@ test_that("the aic is family$aic's, from the fit's own C sums where dev is not r
 
 test_that("what gam_gpu has not got of gam()'s methods is refused with what to do", {
   # (every family the engine has takes them: quasi families and
-  # negbin(theta) in test-outer-theta-families.R, nb() and the other
-  # extended families in test-outer-efam.R)
+  # negbin(theta) in test-method-outer-theta-families.R, nb() and the other
+  # extended families in test-efam-outer.R)
   d <- outer_data(n = 300)
   expect_error(gam_gpu(yp ~ s(x0), family = poisson(), data = d, method = "REML", rho = 0.3),
                class = "gamgpu_unsupported_method")
