@@ -1,0 +1,65 @@
+#' Smoothness selection methods and families in gamgpu
+#'
+#' Which criteria \code{gam_gpu()} chooses the smoothing parameters by, for
+#' which families, and how each fit relates to mgcv's -- as mgcv's
+#' \code{?gam.selection} does for \code{gam()}.
+#'
+#' @section Methods:
+#' \describe{
+#'   \item{\code{"fREML"} (the default)}{\code{bam()}'s fast REML: a
+#'     penalized IRLS whose smoothing parameters are re-estimated by REML at
+#'     every iteration (the performance iteration), the method for big data.
+#'     Every row-wise step runs on the device for a GPU fit; the answer is
+#'     \code{bam(method = "fREML")}'s to rounding.  With AR1 residuals
+#'     (\code{rho}, \code{AR.start}) as \code{bam()}.}
+#'   \item{\code{"REML"}, \code{"ML"}, \code{"P-REML"}, \code{"P-ML"}}{
+#'     \code{gam()}'s Laplace approximate (restricted) marginal likelihood,
+#'     by \code{gam()}'s outer Newton iteration on the log smoothing
+#'     parameters around a converged penalized IRLS (gam.fit3), with exact
+#'     derivatives; the P- variants with the Pearson scale.  The answer is
+#'     \code{gam()}'s to rounding where the criterion is not flat.}
+#'   \item{\code{"GCV.Cp"}, \code{"GACV.Cp"}}{\code{gam()}'s default:
+#'     generalized cross validation with the scale unknown, UBRE (Mallows'
+#'     Cp) with \code{scale} given; GACV in place of GCV.  For an additive
+#'     (gaussian identity) model by \code{mgcv::magic()} on the problem
+#'     reduced to p rows, as \code{gam()}; otherwise by the outer Newton
+#'     iteration.}
+#'   \item{\code{"NCV"}}{mgcv 1.9's neighbourhood cross validation: not
+#'     available (an error of class \code{gamgpu_unsupported_method}).}
+#' }
+#'
+#' @section Families:
+#' \describe{
+#'   \item{R's exponential families}{gaussian, binomial (a 0/1, proportion
+#'     or \code{cbind(successes, failures)} response), poisson, Gamma,
+#'     inverse.gaussian with the links R allows (and \code{power()} links
+#'     for those of a positive mean); quasibinomial and quasipoisson.
+#'     Every method (quasi families: fREML, GCV.Cp and GACV.Cp).}
+#'   \item{mgcv's \code{negbin(theta)}, \code{Tweedie(p)}}{known theta or
+#'     power: every method.}
+#'   \item{mgcv's extended families}{\code{nb()}, \code{tw()},
+#'     \code{betar()}, \code{scat()}, \code{ziP()}, \code{ocat()} and the
+#'     censored \code{cnorm()}, \code{clog()}, \code{cpois()}: fREML as
+#'     \code{bam()} (theta estimated between iterations on the device's row
+#'     sums), and \code{gam()}'s gam.fit4 REML or ML (as in \code{gam()},
+#'     \code{"GCV.Cp"}, \code{"GACV.Cp"} and the P- methods become REML).}
+#'   \item{mgcv's general families}{\code{cox.ph()}, \code{gaulss()},
+#'     \code{gammals()}, \code{gumbls()}, \code{gevlss()}, \code{twlss()},
+#'     \code{ziplss()}, \code{shash()} and \code{multinom()}: \code{gam()}'s
+#'     REML by gam.fit5, mgcv's own Newton and outer iterations (every
+#'     optimizer \code{gam()} takes), with the work over the rows in
+#'     gamgpu's engine (\code{fit$device$route} says so); on the CPU so far.
+#'     \code{"fREML"} is refused, as \code{bam()} does not fit them.
+#'     \code{mvn()} is refused.}
+#' }
+#'
+#' Every family, link or method outside these lists is refused with a
+#' classed error (\code{gamgpu_bad_family}, \code{gamgpu_bad_link},
+#' \code{gamgpu_unsupported_method}) that says what to use instead; none is
+#' fitted as something else.
+#'
+#' @seealso \code{\link{gam_gpu}}, \code{mgcv::gam.selection},
+#'   \code{mgcv::family.mgcv}
+#' @name gamgpu-methods
+#' @aliases gamgpu-methods
+NULL
