@@ -168,3 +168,22 @@ test_that("gam()'s other optimizers for cox.ph() are gam()'s", {
                 diff(range(b$linear.predictors)), if (opt[1L] == "efs") 1e-9 else 1e-6)
   }
 })
+
+test_that("a cox.ph() setup object, gam_gpu(fit = FALSE)'s or gam(fit = FALSE)'s, is fitted as gam(G = G)", {
+  set.seed(2)
+  n <- 300
+  dat <- data.frame(x0 = runif(n), x1 = runif(n))
+  dat$t <- rexp(n, exp(sin(3 * dat$x0)))
+  dat$d <- as.numeric(dat$t < 2)
+  b <- mgcv::gam(t ~ s(x0) + s(x1), family = mgcv::cox.ph(), weights = d, data = dat)
+  G <- gam_gpu(t ~ s(x0) + s(x1), family = mgcv::cox.ph(), weights = d, data = dat,
+               method = "REML", fit = FALSE, device = "off")
+  expect_s3_class(G, "gam.prefit")
+  for (GG in list(G, mgcv::gam(t ~ s(x0) + s(x1), family = mgcv::cox.ph(), weights = d,
+                               data = dat, fit = FALSE))) {
+    g <- gam_gpu(G = GG, method = "REML", device = "off")
+    expect_lt(max(abs(g$linear.predictors - b$linear.predictors)) /
+                diff(range(b$linear.predictors)), 1e-9)
+    expect_gt(g$device$ll_calls, 0)
+  }
+})
