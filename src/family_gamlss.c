@@ -118,6 +118,9 @@ int gg_ls_gh(const gg_ls_rows *r, int deriv, const double *d1b, int M, const dou
 {
     const size_t n = r->n;
     const int p = r->p, K = r->K;
+    if (n > 2147483647u)
+        return gg_fail(st, "gamgpu_bad_input",
+                       "the location-scale products take fewer than 2^31 rows (as R's BLAS calls)");
     int rc = 0, maxc = 1;
     for (int k = 0; k < K; k++) if (r->ncol[k] > maxc) maxc = r->ncol[k];
     const int nhh = M * (M + 1) / 2, qmax = nhh > M ? nhh : (M > 0 ? M : 1);
