@@ -238,8 +238,13 @@ classify_setup_error <- function(e) {
 #'   \code{ziplss()}, \code{shash()} and for \code{multinom()} (the formula a
 #'   list, one per linear predictor, as \code{gam()}'s): the rows'
 #'   derivatives by the family's own \code{ll()}, the products over the rows
-#'   by gamgpu's engine.  Other general families (\code{mvn()}) are refused
-#'   with an error of class \code{gamgpu_bad_family}.
+#'   by gamgpu's engine.  Their control settings are gam()'s: \code{trace},
+#'   \code{maxit}, \code{epsilon}, \code{nthreads} and \code{newton.tol}
+#'   (newton()'s \code{conv.tol}); \code{chunk.size} and \code{block.rows}
+#'   have no use there (gam() builds X on every row), and \code{hat = FALSE}
+#'   or another \code{newton.maxit} are refused (class
+#'   \code{gamgpu_bad_control}).  Other general families (\code{mvn()}) are
+#'   refused with an error of class \code{gamgpu_bad_family}.
 #' @param data a data frame (or list) holding the variables of the formula.
 #' @param weights prior weights (non-negative, finite), as in \code{bam()}.
 #' @param subset an optional vector selecting the rows to use.

@@ -201,6 +201,10 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
     gamgpu_abort("gamgpu_bad_control",
                  sprintf(paste("control newton.maxit: gam()'s outer iteration, which fits %s(),",
                                "takes at most 200 Newton steps and has no setting for it"), name))
+  if ("hat" %in% given && !isTRUE(control$hat))
+    gamgpu_abort("gamgpu_bad_control",
+                 sprintf(paste("control hat = FALSE: gam()'s fit of %s(), which gamgpu runs,",
+                               "always computes the leverages; drop hat"), name))
   policy <- check_policy(device)
   why <- sprintf("%s()'s rows have no device kernels yet: the CPU engine ran them", name)
   if (policy == "required")

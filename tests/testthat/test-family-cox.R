@@ -187,3 +187,13 @@ test_that("a cox.ph() setup object, gam_gpu(fit = FALSE)'s or gam(fit = FALSE)'s
     expect_gt(g$device$ll_calls, 0)
   }
 })
+
+test_that("control settings gam()'s fit of a general family cannot honour are refused", {
+  dat <- data.frame(t = c(5, 4, 3, 2, 1, 6), d = c(1, 0, 1, 1, 0, 1), x = 1:6)
+  expect_error(gam_gpu(t ~ x, family = mgcv::cox.ph(), weights = d, data = dat, method = "REML",
+                       control = gam_gpu_control(hat = FALSE), device = "off"),
+               class = "gamgpu_bad_control")
+  expect_error(gam_gpu(t ~ x, family = mgcv::cox.ph(), weights = d, data = dat, method = "REML",
+                       control = gam_gpu_control(newton.maxit = 20), device = "off"),
+               class = "gamgpu_bad_control")
+})
