@@ -9,7 +9,9 @@
 #   GAMGPU_TEST_DEVICE=required OUT=$OUT Rscript tools/suite_by_file.R [file ...]
 #
 # Files named first run first, then the rest (ONLY=1: the named ones alone;
-# SKIP_FILES=a.R,b.R leaves some out).  Writes $OUT/files.csv and
+# SKIP_FILES=a.R,b.R leaves some out; PART=k/N runs the k-th of N parts
+# whose seconds in tests/timings.csv are about equal -- the whole suite on
+# the GPU machine in N calls of its 10 minutes).  Writes $OUT/files.csv and
 # $OUT/details.log, and prints the totals.
 suppressMessages({
   library(testthat)
@@ -23,6 +25,25 @@ files <- if (nzchar(Sys.getenv("ONLY"))) first else c(first, setdiff(files, firs
 skip <- Sys.getenv("SKIP_FILES")
 if (nzchar(skip))
   files <- setdiff(files, file.path("tests/testthat", strsplit(skip, ",")[[1]]))
+part <- Sys.getenv("PART")
+if (nzchar(part)) {
+  kn <- as.integer(strsplit(part, "/", fixed = TRUE)[[1]])
+  if (length(kn) != 2L || anyNA(kn) || kn[1] < 1L || kn[1] > kn[2])
+    stop("PART must be k/N with 1 <= k <= N")
+  tm <- utils::read.csv("tests/timings.csv", stringsAsFactors = FALSE)
+  secs <- tm$seconds_mgcv_1.8.41[match(basename(files), tm$file)]
+  secs[is.na(secs)] <- stats::median(tm$seconds_mgcv_1.8.41)
+  # greedy: the longest files first, each to the part with the least so far
+  ord <- order(-secs)
+  load <- numeric(kn[2])
+  which_part <- integer(length(files))
+  for (i in ord) {
+    j <- which.min(load)
+    which_part[i] <- j
+    load[j] <- load[j] + secs[i]
+  }
+  files <- files[which_part == kn[1]]
+}
 csv <- file.path(out, "files.csv")
 cat("file,pass,fail,skip,error,seconds\n", file = csv)
 log <- file(file.path(out, "details.log"), "w")
