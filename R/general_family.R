@@ -267,7 +267,9 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
     # post-processing, of which ll_seconds in gamgpu's ll()
     timings = c(setup = t1 - t0, iterations = t2 - t1, postproc = 0),
     ll_seconds = ll_env$seconds,
-    cpu_gram = cpu_gram_note(length(object$coefficients)))
+    # (cox.ph()'s Gram products go through gg_cpu_gram(); the location-scale
+    # products are BLAS calls of mgcv's own shape, not Gram products)
+    cpu_gram = if (name == "cox.ph") cpu_gram_note(length(object$coefficients)))
   class(object) <- c("gam_gpu", class(object))
   object
 }
