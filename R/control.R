@@ -52,9 +52,11 @@
 #'   most this many rows the setup uses them all).
 #'   \code{gam_gpu(chunk.size =)} sets the same.  The CPU backend's row
 #'   blocks are \code{block.rows}.
-#' @param block.rows rows per block of the CPU backend's passes over the
-#'   data (X'WX and X'Wz, X beta).  The answer does not depend on it beyond
-#'   rounding.
+#' @param block.rows rows per block of the CPU backend's BLAS passes over
+#'   a dense X (X'WX and X'Wz, the leverages).  The answer does not depend
+#'   on it beyond rounding.  Sparse rows (\code{options(gamgpu.cpu_x)}, see
+#'   \link{gamgpu-package}) and gamgpu's own Gram kernel pass over the rows
+#'   in fixed ranges of their own.
 #' @param hat compute the leverages (one extra pass over the data).
 #' @param nthreads host threads for the REML optimizer's p x p products
 #'   (the inverse of the penalized normal equations and the per-penalty

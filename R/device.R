@@ -25,11 +25,12 @@
 #'   memory in bytes, the NVRTC architecture kernels are compiled for);
 #'   `blas`, the BLAS library R uses (its path), and `cpu_gram`, which
 #'   weighted Gram product the CPU engine takes by size class of the number
-#'   of columns: R's BLAS (the default), or with
-#'   \code{options(gamgpu.cpu_gram = "gamgpu")} gamgpu's own blocked
-#'   kernel over the fit's threads, or with \code{"auto"} whichever of the
-#'   two is faster here (timed once per size class on the first product of
-#'   at least 16384 rows), with what was timed so far.
+#'   of columns: under \code{options(gamgpu.cpu_gram = "auto")}, the
+#'   default, whichever of R's BLAS and gamgpu's own blocked kernel (over
+#'   the fit's threads) is faster here, timed once per size class on the
+#'   first product of at least 16384 rows (smaller products take the
+#'   BLAS), with what was timed so far; \code{"blas"} or \code{"gamgpu"}
+#'   take one of them always.
 #' @examples
 #' gpu_info()
 #' @export
@@ -53,11 +54,11 @@ r_blas <- function() {
 }
 
 # options(gamgpu.cpu_gram =): which weighted Gram product the CPU takes,
-# "blas" (the default: R's), "auto" (gamgpu's kernel where it is faster
-# than R's BLAS, timed here) or "gamgpu"; applied before a fit (a change
+# "auto" (the default: gamgpu's kernel where it is faster than R's BLAS,
+# timed here), "blas" (R's) or "gamgpu"; applied before a fit (a change
 # forgets the timings).
 cpu_gram_option <- function() {
-  o <- getOption("gamgpu.cpu_gram", "blas")
+  o <- getOption("gamgpu.cpu_gram", "auto")
   modes <- c(auto = 0L, gamgpu = 1L, blas = 2L)
   if (!is.character(o) || length(o) != 1L || !(o %in% names(modes)))
     gamgpu_abort("gamgpu_bad_input",
@@ -65,6 +66,25 @@ cpu_gram_option <- function() {
                  call = NULL)
   m <- modes[[o]]
   if (.Call(gg_cpu_gram_mode_r, NULL, NULL)$mode != m) .Call(gg_cpu_gram_mode_r, m, NULL)
+  cpu_x_option()
+  invisible(o)
+}
+
+# options(gamgpu.cpu_x =): how the CPU engine holds a model matrix given as
+# a recipe (src/xsparse.h): "auto" (the default: as sparse rows times a
+# fixed map where every basis is local -- cr, cc, ps/bs, cp, factors,
+# linear terms and their tensor products -- the fit has at least 50000
+# rows and the rows' entries are few against the columns; else built
+# dense), "sparse" (wherever the bases are local) or "dense".
+cpu_x_option <- function() {
+  o <- getOption("gamgpu.cpu_x", "auto")
+  modes <- c(auto = 0L, sparse = 1L, dense = 2L)
+  if (!is.character(o) || length(o) != 1L || !(o %in% names(modes)))
+    gamgpu_abort("gamgpu_bad_input",
+                 "option gamgpu.cpu_x must be \"auto\", \"sparse\" or \"dense\"",
+                 call = NULL)
+  m <- modes[[o]]
+  if (.Call(gg_xsparse_mode_r, NULL) != m) .Call(gg_xsparse_mode_r, m)
   invisible(o)
 }
 

@@ -428,7 +428,12 @@ classify_setup_error <- function(e) {
 #'   \code{discrete = TRUE} was asked for, saying that the fit is exact;
 #'   \code{cpu_gram}, for a fit on the CPU, which weighted Gram product its
 #'   steps took -- R's BLAS (named) or gamgpu's own kernel, as
-#'   \code{options(gamgpu.cpu_gram)} asks (see \code{\link{gpu_info}});
+#'   \code{options(gamgpu.cpu_gram)} asks (see \code{\link{gpu_info}}),
+#'   or gamgpu's sparse rows: where every basis is local (cr, cc, ps/bs,
+#'   cp, factors, linear terms and their tensor products) the CPU engine
+#'   holds X as a few entries per row times a fixed map and never forms it
+#'   (\code{placement} then says how many entries of how many; see
+#'   \code{options(gamgpu.cpu_x)} in \link{gamgpu-package});
 #'   for gam()'s outer iteration (methods other than \code{"fREML"} beyond
 #'   the additive model) \code{outer_gram}, where its model session ran
 #'   (\code{"cuda:0"}, \code{"cpu"}), \code{outer_grams}, its weighted
@@ -975,7 +980,10 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     reml_threads = as.integer(sc[["reml.threads"]]))
   if (discrete) fit$device$discrete <- .gg_discrete_note
   # (a CPU fit: which weighted Gram product it took, and R's BLAS)
-  if (identical(res$backend, "cpu")) fit$device$cpu_gram <- cpu_gram_note(p)
+  if (identical(res$backend, "cpu"))
+    fit$device$cpu_gram <- if (startsWith(res$placement, "host (sparse rows"))
+      "gamgpu's sparse rows (X = S M, options(gamgpu.cpu_x)): no dense X, no BLAS products of n rows"
+    else cpu_gram_note(p)
   # GCV.Cp, GACV.Cp: where the criterion's Gram product ran ("cuda:0", "cpu")
   if (!is.null(gcv)) fit$device$gcv_gram <- gcv$device
   # (and where the fit is at a lower minimum than gam()'s optimizer stops

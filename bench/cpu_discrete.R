@@ -5,23 +5,30 @@
 #   Rscript bench/cpu_discrete.R [n ...]        (default 1e6)
 #
 # Environment: GAMGPU_BENCH_THREADS (default 2), GAMGPU_BENCH_OUT (also
-# write the rows to this CSV), GAMGPU_BENCH_FREML (1: also bam fREML, the
-# exact fit, for agreement; default 1).
+# write the rows to this CSV), GAMGPU_BENCH_FREML_MAX (bam fREML, the exact
+# fit, for agreement, up to this many rows; default 1e6),
+# GAMGPU_BENCH_DENSE_MAX (gam_gpu with X built dense and R's BLAS, the
+# engine before sparse rows, up to this many rows; default 1e6).
 #
 # Models (issue 40): gaussian with a 20-level factor, two cr smooths
-# (k = 20) and te(8, 8) (p = 117); binomial with three tp smooths (k = 20)
+# (k = 20) and te(8, 8) (p = 121); binomial with three tp smooths (k = 20)
 # and a linear term; poisson with a random effect (50 levels) and a
-# by-factor smooth.  gam_gpu(device = "off") with its CPU Gram product
-# chosen as on any machine ("auto": gamgpu's kernel where it beats R's
-# BLAS) and with R's BLAS forced, bam(discrete = TRUE) and bam(method =
-# "fREML").  Prints seconds, ratios (bam discrete's time over gam_gpu's)
-# and agreement with bam fREML (linear predictors, of their range).
+# by-factor smooth.  gam_gpu(device = "off") as on any machine (its
+# defaults: sparse rows where the bases are local, options(gamgpu.cpu_x);
+# gamgpu's Gram kernel where it beats R's BLAS, options(gamgpu.cpu_gram)),
+# gam_gpu with X dense and R's BLAS, bam(discrete = TRUE) and bam(method =
+# "fREML").  Prints seconds, ratios (bam discrete's time over gam_gpu's),
+# agreement with bam fREML (linear predictors, of their range) and each
+# call's peak memory: the process's peak resident set during the call
+# (Linux's VmHWM, reset before it through /proc/self/clear_refs) less its
+# resident set before it.
 suppressMessages({library(mgcv); library(gamgpu)})
 args <- as.numeric(commandArgs(trailingOnly = TRUE))
 ns <- if (length(args)) args else 1e6
 th <- as.integer(Sys.getenv("GAMGPU_BENCH_THREADS", "2"))
 out_csv <- Sys.getenv("GAMGPU_BENCH_OUT")
-freml <- Sys.getenv("GAMGPU_BENCH_FREML", "1") == "1"
+freml_max <- as.numeric(Sys.getenv("GAMGPU_BENCH_FREML_MAX", "1e6"))
+dense_max <- as.numeric(Sys.getenv("GAMGPU_BENCH_DENSE_MAX", "1e6"))
 
 sim <- function(n) {
   set.seed(1)
@@ -42,38 +49,54 @@ models <- list(
   list(name = "poisson re(50) + by-factor", family = poisson(),
        f = yp ~ g + s(re, bs = "re") + s(x0, by = g, bs = "cr") + s(x1, bs = "cr")))
 
+# seconds, value and peak memory (GiB above the resident set before) of expr
+proc_kib <- function(field) {
+  l <- grep(paste0("^", field, ":"), readLines("/proc/self/status"), value = TRUE)
+  if (length(l)) as.numeric(gsub("[^0-9]", "", l)) else NA_real_
+}
 elapsed <- function(expr) {
   gc()
+  rss0 <- proc_kib("VmRSS")
+  reset <- tryCatch({ cat("5", file = "/proc/self/clear_refs"); TRUE }, error = function(e) FALSE)
   t <- system.time(v <- expr)[["elapsed"]]
-  list(time = t, value = v)
+  peak <- if (reset) (proc_kib("VmHWM") - rss0) / 2^20 else NA_real_
+  list(time = t, value = v, peak_gib = peak)
 }
-mode <- function(m) options(gamgpu.cpu_gram = m)   # (gam_gpu() applies it)
+modes <- function(x, gram) options(gamgpu.cpu_x = x, gamgpu.cpu_gram = gram)
 rows <- list()
 cat(sprintf("CPU: %d threads; R's BLAS: %s\n", th, gamgpu:::r_blas()))
 for (n in ns) {
   d <- sim(n)
   for (m in models) {
-    mode("auto")
+    modes("auto", "auto")
     own <- elapsed(gam_gpu(m$f, family = m$family, data = d, device = "off",
                            control = gam_gpu_control(nthreads = th)))
-    mode("blas")
-    blas <- elapsed(gam_gpu(m$f, family = m$family, data = d, device = "off",
-                            control = gam_gpu_control(nthreads = th)))
+    modes("dense", "blas")
+    dense <- if (n <= dense_max)
+      elapsed(gam_gpu(m$f, family = m$family, data = d, device = "off",
+                      control = gam_gpu_control(nthreads = th)))
+    modes("auto", "auto")
     disc <- elapsed(bam(m$f, family = m$family, data = d, discrete = TRUE, nthreads = th))
-    ex <- if (freml) elapsed(bam(m$f, family = m$family, data = d, nthreads = th))
+    ex <- if (n <= freml_max) elapsed(bam(m$f, family = m$family, data = d, nthreads = th))
     agree <- function(g) if (is.null(ex)) NA else
       max(abs(g$linear.predictors - ex$value$linear.predictors)) /
         diff(range(ex$value$linear.predictors))
     r <- data.frame(n = n, model = m$name, p = length(coef(own$value)),
-                    gam_gpu = own$time, gam_gpu_blas = blas$time, bam_discrete = disc$time,
+                    gam_gpu = own$time, gam_gpu_dense_blas = if (is.null(dense)) NA else dense$time,
+                    bam_discrete = disc$time,
                     bam_freml = if (is.null(ex)) NA else ex$time,
                     x_discrete = disc$time / own$time,
-                    gram = own$value$device$cpu_gram,
+                    peak_gib_gam_gpu = own$peak_gib,
+                    peak_gib_dense = if (is.null(dense)) NA else dense$peak_gib,
+                    peak_gib_discrete = disc$peak_gib,
+                    x = own$value$device$placement, gram = own$value$device$cpu_gram,
                     agree_gam_gpu = agree(own$value), agree_discrete = agree(disc$value),
-                    stringsAsFactors = FALSE)
-    print(r[, c("n", "model", "p", "gam_gpu", "gam_gpu_blas", "bam_discrete", "bam_freml",
-                "x_discrete", "agree_gam_gpu", "agree_discrete")], row.names = FALSE)
+                    blas = gamgpu:::r_blas(), threads = th, stringsAsFactors = FALSE)
+    print(r[, c("n", "model", "p", "gam_gpu", "gam_gpu_dense_blas", "bam_discrete", "bam_freml",
+                "x_discrete", "peak_gib_gam_gpu", "peak_gib_discrete", "agree_gam_gpu",
+                "agree_discrete")], row.names = FALSE, digits = 3)
     rows[[length(rows) + 1L]] <- r
+    rm(own, dense, disc, ex)
   }
 }
 tab <- do.call(rbind, rows)

@@ -5,7 +5,11 @@
  * over row chunks of sqrt(w)-scaled rows), so the memory beyond the data is
  * O(chunk x p + p^2) and the BLAS works on cache-sized blocks.  With AR1
  * residuals (bam's rho) the Gram product and the leverages are those of
- * the transformed rows (inst/kernels/ar1_math.h). */
+ * the transformed rows (inst/kernels/ar1_math.h).
+ *
+ * X given as a recipe is built here once (n x p), unless the recipe's
+ * bases are local and sparse rows are cheaper (xsparse.h): then X is never
+ * formed, and every product goes through the rows' few entries. */
 #define USE_FC_LEN_T
 #include <R_ext/BLAS.h>
 #ifndef FCONE
@@ -16,11 +20,13 @@
 #include "gram_cpu.h"
 #include "interrupt.h"
 #include "threads.h"
+#include "xsparse.h"
 #include "../inst/kernels/ar1_math.h"
 #include "../inst/kernels/efam_math.h"
 
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +39,8 @@ typedef struct cpu_state {
     double *buf;            /* chunk x p */
     double *buf2;           /* chunk x p (leverage) */
     double *X_built;        /* X built here from d.xplan, or NULL */
+    int     sparse;         /* X as sparse rows times a map (xs) */
+    gg_xsparse xs;
     gg_ar1  ar;             /* AR1 residuals, when d.ar_rho != 0 */
 } cpu_state;
 
@@ -44,6 +52,7 @@ static void cpu_release(gg_backend *be)
     if (s == NULL) return;
     free(s->eta); free(s->eta_old); free(s->mu); free(s->w); free(s->z);
     free(s->buf); free(s->buf2); free(s->X_built);
+    gg_xsparse_free(&s->xs);
     free(s);
     be->impl = NULL;
 }
@@ -87,6 +96,20 @@ static int cpu_load(gg_backend *be, const gg_data *d, gg_status *st)
     if (d->X == NULL) {
         if (d->xplan == NULL || d->xplan->n != n || d->xplan->p != d->p)
             return gg_fail(st, "gamgpu_internal_error", "cpu backend: no model matrix");
+        if (d->ar_rho == 0 && gg_xsparse_mode() != GG_XS_NEVER) {
+            char why[160];
+            const int rc = gg_xsparse_compile(d->xplan, &s->xs, why, sizeof why, st);
+            if (rc < 0)
+                return -1;
+            if (rc == 0 && gg_xsparse_wanted(&s->xs)) {
+                s->sparse = 1;
+                snprintf(be->placement, sizeof be->placement,
+                         "host (sparse rows: %d entries of %d, times a %d x %d map)",
+                         s->xs.nnz, s->xs.Q, s->xs.Q, s->xs.p);
+                return 0;
+            }
+            gg_xsparse_free(&s->xs);
+        }
         s->X_built = malloc(n * (size_t) d->p * sizeof(double));
         if (s->X_built == NULL)
             return gg_fail(st, "gamgpu_host_oom",
@@ -119,8 +142,11 @@ static int cpu_init_eta(gg_backend *be, const gg_family *fam, gg_status *st)
 
 static int cpu_xbeta(gg_backend *be, const double *beta, gg_status *st)
 {
-    (void) st;
     cpu_state *s = S(be);
+    if (s->sparse) {
+        be->n_xbeta++;
+        return gg_xsparse_xbeta(&s->xs, beta, s->d.offset, s->eta, st);
+    }
     int n = (int) s->d.n, p = s->d.p, one = 1;
     double a = 1.0, zero = 0.0;
     F77_CALL(dgemv)("N", &n, &p, &a, s->d.X, &n, beta, &one, &zero, s->eta, &one FCONE);
@@ -174,6 +200,8 @@ static int cpu_gram(gg_backend *be, double *A, double *b, double *zwz, gg_status
 {
     cpu_state *s = S(be);
     be->n_gram++;
+    if (s->sparse)
+        return gg_xsparse_gram(&s->xs, s->w, s->z, A, b, zwz, st);
     return gg_cpu_gram(s->d.X, s->d.n, s->d.p, s->w, s->z, A, b, zwz, s->chunk,
                        s->d.ar_rho != 0 ? &s->ar : NULL, st);
 }
@@ -181,6 +209,8 @@ static int cpu_gram(gg_backend *be, double *A, double *b, double *zwz, gg_status
 static int cpu_leverage(gg_backend *be, const double *M, double *h, gg_status *st)
 {
     cpu_state *s = S(be);
+    if (s->sparse)
+        return gg_xsparse_leverage(&s->xs, M, s->w, h, st);
     const int p = s->d.p, ar = s->d.ar_rho != 0;
     const size_t n = s->d.n;
     double done = 1.0, dzero = 0.0;
@@ -305,6 +335,8 @@ static int cpu_xmul(gg_backend *be, const double *B, int k, double *out, gg_stat
     cpu_state *s = S(be);
     if (k <= 0)
         return 0;
+    if (s->sparse)
+        return gg_xsparse_xmul(&s->xs, B, k, out, st);
     if (gg_interrupt_check())
         return gg_interrupt_fail(st, "the product X B");
     int n = (int) s->d.n, p = s->d.p;
@@ -319,6 +351,8 @@ static int cpu_xtmul(gg_backend *be, const double *V, int k, double *out, gg_sta
     cpu_state *s = S(be);
     if (k <= 0)
         return 0;
+    if (s->sparse)
+        return gg_xsparse_xtmul(&s->xs, V, k, out, st);
     if (gg_interrupt_check())
         return gg_interrupt_fail(st, "the product X' V");
     int n = (int) s->d.n, p = s->d.p;

@@ -316,7 +316,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
         t_pre = gg_now() - t_enter;
         rc = engine_attempt(ses_be, 0, &pen, &sp, &ctl, &out, &fr, &st);
         tally_since(ses_be, t0, counters, &t_transfer, &t_rows, &t_build);
-        if (ses_on_device && ses_be->placement[0])
+        if (ses_be->placement[0])
             gg_strlcpy(placement, ses_be->placement, sizeof placement);
         if (rc == 0) backend_name = ses_on_device ? "cuda" : "cpu";
         gg_strlcpy(fallback, ses_fallback, sizeof fallback);
@@ -332,7 +332,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
         t_pre = gg_now() - t_enter;
         rc = engine_attempt(&be, rc, &pen, &sp, &ctl, &out, &fr, &st);
         tally_since(&be, t0, counters, &t_transfer, &t_rows, &t_build);
-        if (on_device && be.placement[0]) gg_strlcpy(placement, be.placement, sizeof placement);
+        gg_strlcpy(placement, be.placement[0] ? be.placement : "host", sizeof placement);
         if (be.ops != NULL) be.ops->release(&be);
         if (rc == 0) {
             backend_name = on_device ? "cuda" : "cpu";
@@ -360,7 +360,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     SET_VECTOR_ELT(res, 18, gg_named_doubles((int) (sizeof sv / sizeof sv[0]), snames, sv));
     SET_VECTOR_ELT(res, 19, Rf_mkString(backend_name));
     SET_VECTOR_ELT(res, 21, Rf_mkString(fallback));
-    SET_VECTOR_ELT(res, 22, Rf_mkString(rc == 0 && strcmp(backend_name, "cuda") == 0 ? placement : "host"));
+    SET_VECTOR_ELT(res, 22, Rf_mkString(placement));
     /* pre: from entry to the engine's start (checks, allocating the
      * outputs, starting the backend, load: X built or copied, the data
      * copied) */

@@ -71,7 +71,7 @@ static int blas_gram(const double *X, size_t ldx, size_t n, int p, const double 
 #define GG_GRAM_CLASSES 4          /* p < 32, < 128, < 512, larger */
 #define GG_GRAM_PROBE_ROWS 8192    /* rows timed, of a product at least twice that */
 
-static int gram_mode = GG_CPU_GRAM_BLAS;  /* R's default: options(gamgpu.cpu_gram) */
+static int gram_mode = GG_CPU_GRAM_AUTO;  /* R's default: options(gamgpu.cpu_gram) */
 static int gram_choice[GG_GRAM_CLASSES];          /* 0: undecided, 1: own, 2: BLAS */
 static double gram_secs[GG_GRAM_CLASSES][2];      /* the probe's seconds: own, BLAS */
 

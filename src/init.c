@@ -16,6 +16,7 @@
 #include "session_r.h"
 #include "setup_r.h"
 #include "threads_r.h"
+#include "xsparse_r.h"
 
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
@@ -47,6 +48,8 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_compile_check_r,       3),
     CALLDEF(gg_gram_r,                5),
     CALLDEF(gg_cpu_gram_mode_r,       2),
+    CALLDEF(gg_xsparse_mode_r,        1),
+    CALLDEF(gg_xsparse_check_r,       7),
     CALLDEF(gg_model_gram_r,          7),
     CALLDEF(gg_predict_r,             7),
     CALLDEF(gg_fit,                   12),

@@ -26,7 +26,13 @@ tight_gam <- function() mgcv::gam.control(epsilon = 1e-10, newton = list(conv.to
 outer_agrees <- function(g, b, label, score_tol = 1e-11, eta_tol = 1e-6, sp_tol = 1e-5,
                            edf_tol = 1e-6, cov_tol = 1e-5) {
   expect_true(isTRUE(g$converged), label = label)
-  expect_identical(g$outer.info$conv, "full convergence", label = label)
+  # in mgcv's arithmetic, gam()'s Newton ends as gam()'s; in another (the
+  # GPU's sums, gamgpu's CPU Gram kernel, an optimised BLAS), a step at the
+  # optimum may find no decrease beyond rounding, and newton() says "step
+  # failed" -- as gam() itself does under such a BLAS; the bounds below hold
+  expect_true(g$outer.info$conv %in%
+                if (same_arithmetic(g)) "full convergence"
+                else c("full convergence", "step failed"), label = label)
   expect_identical(names(g$gcv.ubre), names(b$gcv.ubre), label = label)
   expect_identical(g$method, b$method, label = label)
   expect_identical(g$scale.estimated, b$scale.estimated, label = label)

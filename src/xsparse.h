@@ -1,0 +1,98 @@
+/* xsparse.h -- the model matrix as sparse rows times a fixed map, X = S M,
+ * for a recipe (xplan.h) whose bases are local (issue 40).
+ *
+ * A row of a cr, cc, B-spline, cyclic P-spline, factor or linear margin is
+ * a combination of a few fixed vectors: a cr row is a0 e_j + a1 e_{j+1} +
+ * cm F_j + cp F_{j+1}, four entries of a sparse vector s times G = [I; F];
+ * a B-spline row has ord entries; a factor's, one.  A tensor product's row
+ * is the Kronecker product of its margins' sparse vectors times that of
+ * their maps, and the constraints, deletions and sweep-and-drop shifts
+ * that follow are one more fixed map (a shift through an extra entry of
+ * value 1).  So every row of X is s_i' M with s_i a sparse Q-vector of a
+ * few dozen entries and M (Q x p) fixed, and
+ *     X'WX = M' (sum_i w_i s_i s_i') M,
+ * whose per-row cost is (entries)^2 rather than p^2; X beta, leverages and
+ * the products X B, X' V likewise go through M once and the rows' few
+ * entries.  Exact: the same numbers as the dense build, to rounding.
+ *
+ * Thin plate and Gaussian process bases, dense parametric columns and AR1
+ * rows are not local: a plan with any of them is not compiled. */
+#ifndef GAMGPU_XSPARSE_H
+#define GAMGPU_XSPARSE_H
+
+#include <stddef.h>
+
+#include "status.h"
+#include "xplan.h"
+
+#define GG_XS_MAX_Q 1024        /* Q: the accumulators are Q x Q per job */
+#define GG_XS_MAX_NNZ 256       /* entries of a row */
+
+typedef struct gg_xs_margin {
+    gg_xmargin g;               /* the margin (a cr block's, made up) */
+    int q;                      /* its sparse dimension, the shift's entry included */
+    int nnz;                    /* most entries of a row */
+    int aug;                    /* 1: entry q - 1 (value 1) carries the map's shift */
+} gg_xs_margin;
+
+typedef struct gg_xs_block {
+    const gg_xblock *b;
+    int nm;                     /* margins (ONES: 0) */
+    gg_xs_margin m[GG_XMAX_MARGINS];
+    int q0, q;                  /* its first index in Q, its dimension */
+    int qT;                     /* the margins' product (q without the shift's entry) */
+    int aug;                    /* 1: entry q0 + qT (value by_i) carries the block's shift */
+    int nnz;
+} gg_xs_block;
+
+typedef struct gg_xsparse {
+    size_t n;
+    int p, Q, nnz;              /* nnz: most entries of a row */
+    int nblocks;
+    gg_xs_block *blocks;
+    double *M;                  /* Q x p, column-major */
+    int threads;
+} gg_xsparse;
+
+/* Compiles plan into xs: 0; 1 when the plan is not local (why says which
+ * block, xs left empty); -1 when out of memory (st filled).  plan's arrays
+ * must outlive xs. */
+int  gg_xsparse_compile(const gg_xplan *plan, gg_xsparse *xs, char *why, size_t nwhy,
+                        gg_status *st);
+void gg_xsparse_free(gg_xsparse *xs);
+
+/* Row i's entries: indices into Q (ascending, distinct) and values; returns
+ * their number (at most xs->nnz). */
+int  gg_xsparse_row(const gg_xsparse *xs, size_t i, int *idx, double *val);
+
+/* The backend's products (backend.h), over the thread budget in fixed row
+ * ranges (the results do not depend on the threads); 0, or -1 with st. */
+/* A = X'WX (p x p), b = X'Wz, *zwz = z'Wz (b, zwz when z != NULL); w of any sign */
+int gg_xsparse_gram(const gg_xsparse *xs, const double *w, const double *z, double *A,
+                    double *b, double *zwz, gg_status *st);
+/* eta = X beta + offset (offset NULL: none) */
+int gg_xsparse_xbeta(const gg_xsparse *xs, const double *beta, const double *offset,
+                     double *eta, gg_status *st);
+/* h[i] = w[i] x_i' V x_i, V p x p symmetric (w NULL: 1) */
+int gg_xsparse_leverage(const gg_xsparse *xs, const double *V, const double *w, double *h,
+                        gg_status *st);
+/* out = X B (n x k), B p x k */
+int gg_xsparse_xmul(const gg_xsparse *xs, const double *B, int k, double *out, gg_status *st);
+/* out = X' V (p x k), V n x k */
+int gg_xsparse_xtmul(const gg_xsparse *xs, const double *V, int k, double *out,
+                     gg_status *st);
+
+/* Whether the CPU backend takes X as sparse rows: GG_XS_AUTO where the
+ * plan is local, has at least GG_XS_AUTO_ROWS rows and few enough entries
+ * per row to be cheaper than dense rows; GG_XS_ALWAYS wherever the plan is
+ * local; GG_XS_NEVER (options(gamgpu.cpu_x)). */
+#define GG_XS_AUTO   0
+#define GG_XS_ALWAYS 1
+#define GG_XS_NEVER  2
+#define GG_XS_AUTO_ROWS 50000
+void gg_xsparse_set_mode(int mode);
+int  gg_xsparse_mode(void);
+/* Under the mode: whether a compiled plan of n rows should be taken */
+int  gg_xsparse_wanted(const gg_xsparse *xs);
+
+#endif
