@@ -53,6 +53,20 @@ auto_too_small <- function(plan, n, p) {
           n, as.integer(min_rows))
 }
 
+# For a CPU fit by gam()'s outer iteration, whose X mgcv's setup built on
+# every row: the model matrix's recipe where the CPU backend would take it
+# as sparse rows (src/xsparse.h, options(gamgpu.cpu_x)), whose many
+# products then cost a row's few entries squared rather than p^2; else
+# NULL (X stays mgcv's).  (A route of one product -- GCV.Cp's additive
+# model -- keeps mgcv's X: its recipe costs more than it saves.)
+sparse_rows_recipe <- function(G, n, plan, control) {
+  o <- cpu_x_option()
+  if (plan$mode != 0L || o == "dense" || (o == "auto" && n < 50000)) return(NULL)
+  rec <- model_matrix_plan(G, G$mf, threads = min(setup_threads(n), control$nthreads))
+  if (inherits(rec, "gg_no_recipe") || !.Call(gg_xsparse_takes_r, rec)) return(NULL)
+  rec
+}
+
 # Why the fit ran where it ran, in words, for fit$device$reason.
 device_reason <- function(policy, backend, fallback) {
   if (backend == "cuda")
@@ -747,10 +761,14 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   ## ---- the model matrix: as numbers, or as a recipe the engine builds ----
   ## (on the device for a GPU fit: model_matrix_plan() in model_matrix.R)
   ## (its threads and forked workers within control nthreads, as the fit's)
-  X <- if (nrow(G$X) == n)
-    no_recipe(if (is.null(attr(G, "gg_x_reason")))
-      "mgcv's setup built X on every row (n <= chunk.size)" else attr(G, "gg_x_reason")) else
-    model_matrix_plan(G, G$mf, threads = min(setup_threads(n), control$nthreads))
+  ## (where mgcv's setup built X on every row, a CPU fit still takes its
+  ## recipe when the rows are sparse: sparse_rows_recipe())
+  X <- if (nrow(G$X) == n) {
+    rec <- if (outer) sparse_rows_recipe(G, n, plan, control)
+    if (!is.null(rec)) rec else
+      no_recipe(if (is.null(attr(G, "gg_x_reason")))
+        "mgcv's setup built X on every row (n <= chunk.size)" else attr(G, "gg_x_reason"))
+  } else model_matrix_plan(G, G$mf, threads = min(setup_threads(n), control$nthreads))
   x_reason <- NULL                  # why X is built in R, naming the term
   if (inherits(X, "gg_no_recipe")) {
     x_reason <- attr(X, "reason")

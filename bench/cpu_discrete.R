@@ -10,18 +10,16 @@
 # GAMGPU_BENCH_DENSE_MAX (gam_gpu with X built dense and R's BLAS, the
 # engine before sparse rows, up to this many rows; default 1e6).
 #
-# Models (issue 40): gaussian with a 20-level factor, two cr smooths
-# (k = 20) and te(8, 8) (p = 121); binomial with three tp smooths (k = 20)
-# and a linear term; poisson with a random effect (50 levels) and a
-# by-factor smooth.  gam_gpu(device = "off") as on any machine (its
-# defaults: sparse rows where the bases are local, options(gamgpu.cpu_x);
-# gamgpu's Gram kernel where it beats R's BLAS, options(gamgpu.cpu_gram)),
-# gam_gpu with X dense and R's BLAS, bam(discrete = TRUE) and bam(method =
-# "fREML").  Prints seconds, ratios (bam discrete's time over gam_gpu's),
-# agreement with bam fREML (linear predictors, of their range) and each
-# call's peak memory: the process's peak resident set during the call
-# (Linux's VmHWM, reset before it through /proc/self/clear_refs) less its
-# resident set before it.
+# Models (issue 40, bench/cpu_models.R): gaussian with a 20-level factor,
+# two cr smooths (k = 20) and te(8, 8) (p = 121); binomial with three tp
+# smooths (k = 20) and a linear term; poisson with a random effect (50
+# levels) and a by-factor smooth.  gam_gpu(device = "off") as on any
+# machine (its defaults: sparse rows where the bases are local,
+# options(gamgpu.cpu_x); gamgpu's Gram kernel where it beats R's BLAS,
+# options(gamgpu.cpu_gram)), gam_gpu with X dense and R's BLAS, bam(discrete
+# = TRUE) and bam(method = "fREML").  Prints seconds, ratios (bam discrete's
+# time over gam_gpu's) and agreement with bam fREML (linear predictors, of
+# their range).  Peak memory: bench/cpu_memory.R (a process per fit).
 suppressMessages({library(mgcv); library(gamgpu)})
 args <- as.numeric(commandArgs(trailingOnly = TRUE))
 ns <- if (length(args)) args else 1e6
@@ -30,37 +28,15 @@ out_csv <- Sys.getenv("GAMGPU_BENCH_OUT")
 freml_max <- as.numeric(Sys.getenv("GAMGPU_BENCH_FREML_MAX", "1e6"))
 dense_max <- as.numeric(Sys.getenv("GAMGPU_BENCH_DENSE_MAX", "1e6"))
 
-sim <- function(n) {
-  set.seed(1)
-  d <- data.frame(x0 = runif(n), x1 = runif(n), x2 = runif(n), x3 = runif(n),
-                  fac = factor(sample(letters[1:20], n, TRUE)),
-                  re = factor(sample(1:50, n, TRUE)), g = factor(sample(1:3, n, TRUE)))
-  f <- sin(2 * pi * d$x0) + exp(d$x1) / 3 + d$x2 * d$x3 + (as.integer(d$fac) %% 4) / 4
-  d$y <- f + rnorm(n)
-  d$yb <- rbinom(n, 1, plogis(f - 1))
-  d$yp <- rpois(n, exp(0.3 * f + rnorm(50, 0, 0.3)[d$re] + 0.2 * as.integer(d$g)))
-  d
-}
-models <- list(
-  list(name = "gaussian fac + 2 cr(20) + te(8,8)", family = gaussian(),
-       f = y ~ fac + s(x0, bs = "cr", k = 20) + s(x1, bs = "cr", k = 20) + te(x2, x3, k = c(8, 8))),
-  list(name = "binomial 3 tp(20) + linear", family = binomial(),
-       f = yb ~ s(x0, k = 20) + s(x1, k = 20) + s(x2, k = 20) + x3),
-  list(name = "poisson re(50) + by-factor", family = poisson(),
-       f = yp ~ g + s(re, bs = "re") + s(x0, by = g, bs = "cr") + s(x1, bs = "cr")))
+script <- sub("^--file=", "", grep("^--file=", commandArgs(), value = TRUE))
+source(file.path(dirname(script), "cpu_models.R"))   # cpu_sim(), cpu_models
+sim <- cpu_sim
+models <- cpu_models
 
-# seconds, value and peak memory (GiB above the resident set before) of expr
-proc_kib <- function(field) {
-  l <- grep(paste0("^", field, ":"), readLines("/proc/self/status"), value = TRUE)
-  if (length(l)) as.numeric(gsub("[^0-9]", "", l)) else NA_real_
-}
 elapsed <- function(expr) {
   gc()
-  rss0 <- proc_kib("VmRSS")
-  reset <- tryCatch({ cat("5", file = "/proc/self/clear_refs"); TRUE }, error = function(e) FALSE)
   t <- system.time(v <- expr)[["elapsed"]]
-  peak <- if (reset) (proc_kib("VmHWM") - rss0) / 2^20 else NA_real_
-  list(time = t, value = v, peak_gib = peak)
+  list(time = t, value = v)
 }
 modes <- function(x, gram) options(gamgpu.cpu_x = x, gamgpu.cpu_gram = gram)
 rows <- list()
@@ -86,14 +62,11 @@ for (n in ns) {
                     bam_discrete = disc$time,
                     bam_freml = if (is.null(ex)) NA else ex$time,
                     x_discrete = disc$time / own$time,
-                    peak_gib_gam_gpu = own$peak_gib,
-                    peak_gib_dense = if (is.null(dense)) NA else dense$peak_gib,
-                    peak_gib_discrete = disc$peak_gib,
                     x = own$value$device$placement, gram = own$value$device$cpu_gram,
                     agree_gam_gpu = agree(own$value), agree_discrete = agree(disc$value),
                     blas = gamgpu:::r_blas(), threads = th, stringsAsFactors = FALSE)
     print(r[, c("n", "model", "p", "gam_gpu", "gam_gpu_dense_blas", "bam_discrete", "bam_freml",
-                "x_discrete", "peak_gib_gam_gpu", "peak_gib_discrete", "agree_gam_gpu",
+                "x_discrete", "agree_gam_gpu",
                 "agree_discrete")], row.names = FALSE, digits = 3)
     rows[[length(rows) + 1L]] <- r
     rm(own, dense, disc, ex)

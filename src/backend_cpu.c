@@ -102,10 +102,18 @@ static int cpu_load(gg_backend *be, const gg_data *d, gg_status *st)
             if (rc < 0)
                 return -1;
             if (rc == 0 && gg_xsparse_wanted(&s->xs)) {
+                if (gg_xsparse_fill_dense(&s->xs, st))
+                    return -1;
                 s->sparse = 1;
-                snprintf(be->placement, sizeof be->placement,
-                         "host (sparse rows: %d entries of %d, times a %d x %d map)",
-                         s->xs.nnz, s->xs.Q, s->xs.Q, s->xs.p);
+                if (s->xs.pd > 0)
+                    snprintf(be->placement, sizeof be->placement,
+                             "host (sparse rows: %d entries of %d, times a %d x %d map; "
+                             "%d dense columns)", s->xs.nnz, s->xs.Q, s->xs.Q, s->xs.p,
+                             s->xs.pd);
+                else
+                    snprintf(be->placement, sizeof be->placement,
+                             "host (sparse rows: %d entries of %d, times a %d x %d map)",
+                             s->xs.nnz, s->xs.Q, s->xs.Q, s->xs.p);
                 return 0;
             }
             gg_xsparse_free(&s->xs);

@@ -50,6 +50,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_cpu_gram_mode_r,       2),
     CALLDEF(gg_xsparse_mode_r,        1),
     CALLDEF(gg_xsparse_check_r,       7),
+    CALLDEF(gg_xsparse_takes_r,       1),
     CALLDEF(gg_model_gram_r,          7),
     CALLDEF(gg_predict_r,             7),
     CALLDEF(gg_fit,                   12),

@@ -86,37 +86,54 @@ static void margin_basis_row(const gg_xmargin *g, int r, double *u)
         }
 }
 
-static int margin_setup(gg_xs_margin *m, char *why, size_t nwhy, int b)
+/* Whether every margin of a margins block has sparse rows, and the
+ * block's entries and dimension stay within bounds */
+static int marg_local(const gg_xblock *b)
+{
+    size_t q = 1, nnz = 1;
+    for (int j = 0; j < b->nmarg; j++) {
+        const gg_xmargin *g = &b->marg[j];
+        size_t qj, nj;
+        switch (g->kind) {
+        case GG_XM_CR: case GG_XM_CC: qj = 2 * (size_t) g->k; nj = 4; break;
+        case GG_XM_BSPL: qj = (size_t) g->k + 4; nj = g->ord > 2 ? (size_t) g->ord : 2; break;
+        case GG_XM_CP:
+            if (g->k > XS_CP_MAXK) return 0;
+            qj = (size_t) g->k;
+            nj = 2 * (size_t) g->ord < qj ? 2 * (size_t) g->ord : qj;
+            break;
+        case GG_XM_CODE: case GG_XM_LINEAR: qj = g->kind == GG_XM_CODE ? (size_t) g->k : 1;
+            nj = 1; break;
+        default: return 0;
+        }
+        qj += 1;                            /* a shift's entry, at most */
+        nj += 1;
+        if (nj > XS_MARG_NNZ) return 0;
+        q *= qj;
+        nnz *= nj;
+        if (q > GG_XS_MAX_Q || nnz > GG_XS_MAX_NNZ) return 0;
+    }
+    return 1;
+}
+
+static void margin_setup(gg_xs_margin *m)
 {
     const gg_xmargin *g = &m->g;
-    int qraw;
+    int qraw = 1;
     switch (g->kind) {
     case GG_XM_CR: qraw = 2 * g->k; m->nnz = 4; break;
     case GG_XM_CC: qraw = 2 * g->k; m->nnz = 4; break;
     case GG_XM_BSPL: qraw = g->k + 4; m->nnz = g->ord > 2 ? g->ord : 2; break;
     case GG_XM_CP:
-        if (g->k > XS_CP_MAXK) {
-            snprintf(why, nwhy, "block %d: a cyclic P-spline of %d columns", b + 1, g->k);
-            return 1;
-        }
         qraw = g->k;
         m->nnz = 2 * g->ord < g->k ? 2 * g->ord : g->k;
         break;
     case GG_XM_CODE: qraw = g->k; m->nnz = 1; break;
-    case GG_XM_LINEAR: qraw = 1; m->nnz = 1; break;
-    default:
-        snprintf(why, nwhy, "block %d: a thin plate or Gaussian process basis (dense rows)",
-                 b + 1);
-        return 1;
+    default: qraw = 1; m->nnz = 1; break;        /* LINEAR */
     }
     m->aug = map_shifts(&g->map);
     m->q = qraw + m->aug;
     m->nnz += m->aug;
-    if (m->nnz > XS_MARG_NNZ) {
-        snprintf(why, nwhy, "block %d: %d entries in a margin's row", b + 1, m->nnz);
-        return 1;
-    }
-    return 0;
 }
 
 /* H (q x kc, row-major): the margin's map applied to the vectors its
@@ -146,6 +163,11 @@ static int block_M(gg_xsparse *xs, const gg_xs_block *B)
 {
     const gg_xblock *b = B->b;
     const size_t Q = (size_t) xs->Q;
+    if (B->dense) {                       /* its own columns */
+        for (int c = 0; c < b->ncol; c++)
+            xs->M[B->q0 + c + Q * (size_t) (b->col0 + c)] = 1.0;
+        return 0;
+    }
     if (B->nm == 0) {                     /* ones */
         for (int c = 0; c < b->ncol; c++)
             xs->M[B->q0 + Q * (size_t) (b->col0 + c)] = 1.0;
@@ -197,6 +219,7 @@ void gg_xsparse_free(gg_xsparse *xs)
 {
     free(xs->blocks);
     free(xs->M);
+    free(xs->D);
     memset(xs, 0, sizeof *xs);
 }
 
@@ -208,7 +231,7 @@ int gg_xsparse_compile(const gg_xplan *plan, gg_xsparse *xs, char *why, size_t n
     gg_xs_block *BL = calloc((size_t) (plan->nblocks > 0 ? plan->nblocks : 1), sizeof *BL);
     if (BL == NULL)
         return gg_fail(st, "gamgpu_host_oom", "out of memory (sparse model matrix)");
-    int Q = 0, nnz = 0;
+    int Q = 0, nnz = 0, pd = 0, nlocal = 0;
     for (int k = 0; k < plan->nblocks; k++) {
         const gg_xblock *b = &plan->blocks[k];
         gg_xs_block *B = &BL[k];
@@ -217,7 +240,7 @@ int gg_xsparse_compile(const gg_xplan *plan, gg_xsparse *xs, char *why, size_t n
             B->nm = 0;
             B->qT = 1;
             B->nnz = 1;
-        } else if (b->kind == GG_XB_CR || b->kind == GG_XB_MARG) {
+        } else if (b->kind == GG_XB_CR || (b->kind == GG_XB_MARG && marg_local(b))) {
             if (b->kind == GG_XB_CR) {
                 gg_xmargin *g = &B->m[0].g;
                 memset(g, 0, sizeof *g);
@@ -238,38 +261,41 @@ int gg_xsparse_compile(const gg_xplan *plan, gg_xsparse *xs, char *why, size_t n
             B->qT = 1;
             B->nnz = 1;
             for (int j = 0; j < B->nm; j++) {
-                if (margin_setup(&B->m[j], why, nwhy, k)) {
-                    free(BL);
-                    return 1;
-                }
-                if (B->qT > GG_XS_MAX_Q / B->m[j].q + 1 || B->nnz > GG_XS_MAX_NNZ) {
-                    snprintf(why, nwhy, "block %d: a tensor product too large for sparse rows",
-                             k + 1);
-                    free(BL);
-                    return 1;
-                }
+                margin_setup(&B->m[j]);
                 B->qT *= B->m[j].q;
                 B->nnz *= B->m[j].nnz;
             }
             B->aug = map_shifts(&b->map);
             B->nnz += B->aug;
+            nlocal++;
         } else {
-            snprintf(why, nwhy, "block %d: %s", k + 1,
-                     b->kind == GG_XB_DENSE ? "dense parametric columns"
-                                            : "a thin plate basis (dense rows)");
-            free(BL);
-            return 1;
+            /* its own columns, mapped by the identity */
+            B->dense = 1;
+            B->nm = 0;
+            B->qT = b->ncol;
+            B->nnz = b->ncol;
+            if (b->kind == GG_XB_DENSE) {
+                B->cols = b->D;
+            } else {
+                B->dcol = pd;
+                pd += b->ncol;
+            }
         }
         B->q = B->qT + B->aug;
         B->q0 = Q;
         Q += B->q;
         nnz += B->nnz;
         if (Q > GG_XS_MAX_Q || nnz > GG_XS_MAX_NNZ) {
-            snprintf(why, nwhy, "%s beyond the sparse rows' limit",
-                     Q > GG_XS_MAX_Q ? "the basis's dimensions" : "the entries of a row");
+            snprintf(why, nwhy, "%s beyond the sparse rows' limit (block %d)",
+                     Q > GG_XS_MAX_Q ? "the bases' dimensions" : "the entries of a row", k + 1);
             free(BL);
             return 1;
         }
+    }
+    if (nlocal == 0) {
+        snprintf(why, nwhy, "no basis is local");
+        free(BL);
+        return 1;
     }
     xs->n = plan->n;
     xs->p = plan->p;
@@ -278,6 +304,8 @@ int gg_xsparse_compile(const gg_xplan *plan, gg_xsparse *xs, char *why, size_t n
     xs->nblocks = plan->nblocks;
     xs->blocks = BL;
     xs->threads = plan->threads < 1 ? 1 : plan->threads;
+    xs->pd = pd;
+    xs->plan = plan;
     xs->M = calloc((size_t) Q * (size_t) plan->p, sizeof(double));
     int failed = xs->M == NULL;
     for (int k = 0; k < plan->nblocks && !failed; k++)
@@ -287,6 +315,38 @@ int gg_xsparse_compile(const gg_xplan *plan, gg_xsparse *xs, char *why, size_t n
         return gg_fail(st, "gamgpu_host_oom", "out of memory (sparse model matrix)");
     }
     return 0;
+}
+
+int gg_xsparse_fill_dense(gg_xsparse *xs, gg_status *st)
+{
+    const size_t n = xs->n;
+    if (xs->pd == 0)
+        return 0;
+    gg_xblock *sub = calloc((size_t) xs->nblocks, sizeof *sub);
+    xs->D = malloc(n * (size_t) xs->pd * sizeof(double));
+    if (sub == NULL || xs->D == NULL) {
+        free(sub);
+        return gg_fail(st, "gamgpu_host_oom",
+                       "out of memory storing %d columns of %lu rows", xs->pd,
+                       (unsigned long) n);
+    }
+    int nb = 0;
+    for (int k = 0; k < xs->nblocks; k++) {
+        gg_xs_block *B = &xs->blocks[k];
+        if (!B->dense || B->b->kind == GG_XB_DENSE)
+            continue;
+        sub[nb] = *B->b;
+        sub[nb].col0 = B->dcol;
+        B->cols = xs->D + n * (size_t) B->dcol;
+        nb++;
+    }
+    gg_xplan part = *xs->plan;
+    part.p = xs->pd;
+    part.nblocks = nb;
+    part.blocks = sub;
+    const int rc = gg_xplan_fill(&part, 0, n, xs->D, n, st);
+    free(sub);
+    return rc;
 }
 
 /* ---- a row's entries ------------------------------------------------------- */
@@ -402,6 +462,15 @@ int gg_xsparse_row(const gg_xsparse *xs, size_t i, int *idx, double *val)
         const gg_xblock *b = B->b;
         int *bi = idx + n;
         double *bv = val + n;
+        if (B->dense) {
+            const double *col = B->cols + i;
+            for (int c = 0; c < b->ncol; c++) {
+                bi[c] = B->q0 + c;
+                bv[c] = col[xs->n * (size_t) c];
+            }
+            n += b->ncol;
+            continue;
+        }
         if (B->nm == 0) {
             bi[0] = B->q0;
             bv[0] = 1.0;

@@ -15,8 +15,10 @@
  * the products X B, X' V likewise go through M once and the rows' few
  * entries.  Exact: the same numbers as the dense build, to rounding.
  *
- * Thin plate and Gaussian process bases, dense parametric columns and AR1
- * rows are not local: a plan with any of them is not compiled. */
+ * A block that is not local (a thin plate or Gaussian process basis, dense
+ * parametric columns) enters as its own columns, stored n x ncol and
+ * mapped by the identity: its entries are all its columns.  AR1 rows are
+ * the caller's to refuse. */
 #ifndef GAMGPU_XSPARSE_H
 #define GAMGPU_XSPARSE_H
 
@@ -37,7 +39,12 @@ typedef struct gg_xs_margin {
 
 typedef struct gg_xs_block {
     const gg_xblock *b;
-    int nm;                     /* margins (ONES: 0) */
+    int dense;                  /* 1: not local, its columns at cols (n x ncol):
+                                   the plan's (dense parametric columns) or
+                                   column dcol of D */
+    int dcol;
+    const double *cols;
+    int nm;                     /* margins (ONES, dense: 0) */
     gg_xs_margin m[GG_XMAX_MARGINS];
     int q0, q;                  /* its first index in Q, its dimension */
     int qT;                     /* the margins' product (q without the shift's entry) */
@@ -51,14 +58,21 @@ typedef struct gg_xsparse {
     int nblocks;
     gg_xs_block *blocks;
     double *M;                  /* Q x p, column-major */
+    int pd;                     /* columns of the blocks that are not local */
+    double *D;                  /* their columns, n x pd (gg_xsparse_fill_dense) */
+    const gg_xplan *plan;
     int threads;
 } gg_xsparse;
 
-/* Compiles plan into xs: 0; 1 when the plan is not local (why says which
- * block, xs left empty); -1 when out of memory (st filled).  plan's arrays
- * must outlive xs. */
+/* Compiles plan into xs (M and the rows' layout; the columns of blocks
+ * that are not local not yet stored): 0; 1 when sparse rows cannot take
+ * the plan (why says which block, xs left empty); -1 when out of memory
+ * (st filled).  plan's arrays must outlive xs. */
 int  gg_xsparse_compile(const gg_xplan *plan, gg_xsparse *xs, char *why, size_t nwhy,
                         gg_status *st);
+/* Builds and stores the columns of the blocks that are not local (n x pd,
+ * over the plan's threads): 0, or -1 with st. */
+int  gg_xsparse_fill_dense(gg_xsparse *xs, gg_status *st);
 void gg_xsparse_free(gg_xsparse *xs);
 
 /* Row i's entries: indices into Q (ascending, distinct) and values; returns

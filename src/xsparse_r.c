@@ -54,7 +54,7 @@ SEXP gg_xsparse_check_r(SEXP plan, SEXP w_, SEXP z_, SEXP beta_, SEXP V_, SEXP B
         gg_abort("gamgpu_bad_input", "w, z, beta and V must be given");
     gg_xplan xp;
     gg_xplan_from_r(plan, (size_t) n, p, &xp);
-    const char *names[] = {"A", "b", "zwz", "eta", "h", "XB", "XtU", "Q", "nnz", ""};
+    const char *names[] = {"A", "b", "zwz", "eta", "h", "XB", "XtU", "Q", "nnz", "pd", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, Rf_allocMatrix(REALSXP, p, p));
     SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, p));
@@ -71,6 +71,7 @@ SEXP gg_xsparse_check_r(SEXP plan, SEXP w_, SEXP z_, SEXP beta_, SEXP V_, SEXP B
     gg_r_interrupt_arm();
     int rc = gg_xsparse_compile(&xp, &xs, why, sizeof why, &st);
     const int local = rc == 0;
+    if (rc == 0) rc = gg_xsparse_fill_dense(&xs, &st);
     if (rc == 0) rc = gg_xsparse_gram(&xs, w, z, REAL(VECTOR_ELT(out, 0)),
                                       REAL(VECTOR_ELT(out, 1)), REAL(VECTOR_ELT(out, 2)), &st);
     if (rc == 0) rc = gg_xsparse_xbeta(&xs, beta, NULL, REAL(VECTOR_ELT(out, 3)), &st);
@@ -79,6 +80,7 @@ SEXP gg_xsparse_check_r(SEXP plan, SEXP w_, SEXP z_, SEXP beta_, SEXP V_, SEXP B
     if (rc == 0) rc = gg_xsparse_xtmul(&xs, REAL(U_), k, REAL(VECTOR_ELT(out, 6)), &st);
     SET_VECTOR_ELT(out, 7, Rf_ScalarInteger(local ? xs.Q : NA_INTEGER));
     SET_VECTOR_ELT(out, 8, Rf_ScalarInteger(local ? xs.nnz : NA_INTEGER));
+    SET_VECTOR_ELT(out, 9, Rf_ScalarInteger(local ? xs.pd : NA_INTEGER));
     if (local)
         gg_xsparse_free(&xs);
     rc = gg_r_interrupt_disarm(rc < 0 ? rc : 0, &st, "the sparse rows' products");
@@ -91,4 +93,26 @@ SEXP gg_xsparse_check_r(SEXP plan, SEXP w_, SEXP z_, SEXP beta_, SEXP V_, SEXP B
     }
     UNPROTECT(1);
     return out;
+}
+
+/* Whether the CPU backend would take the recipe as sparse rows under the
+ * current mode (options(gamgpu.cpu_x)): for a model whose X mgcv's setup
+ * built on every row, the recipe then replaces it. */
+SEXP gg_xsparse_takes_r(SEXP plan)
+{
+    const int n = gg_list_int(plan, "n", GG_REQUIRED, 1, INT_MAX, "gamgpu_bad_input");
+    const int p = gg_list_int(plan, "p", GG_REQUIRED, 1, INT_MAX, "gamgpu_bad_input");
+    gg_xplan xp;
+    gg_xplan_from_r(plan, (size_t) n, p, &xp);
+    gg_status st;
+    gg_status_clear(&st);
+    gg_xsparse xs;
+    char why[160];
+    const int rc = gg_xsparse_compile(&xp, &xs, why, sizeof why, &st);
+    if (rc < 0)
+        gg_raise(&st);
+    const int takes = rc == 0 && gg_xsparse_wanted(&xs);
+    if (rc == 0)
+        gg_xsparse_free(&xs);
+    return Rf_ScalarLogical(takes);
 }

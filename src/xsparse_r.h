@@ -6,5 +6,6 @@
 
 SEXP gg_xsparse_mode_r(SEXP mode);
 SEXP gg_xsparse_check_r(SEXP plan, SEXP w, SEXP z, SEXP beta, SEXP V, SEXP B, SEXP U);
+SEXP gg_xsparse_takes_r(SEXP plan);
 
 #endif

@@ -1,5 +1,6 @@
 # The CPU engine's model matrix as sparse rows times a fixed map, X = S M
-# (src/xsparse.c, options(gamgpu.cpu_x)): every product the backend takes
+# (src/xsparse.c, options(gamgpu.cpu_x); blocks that are not local as their
+# stored columns): every product the backend takes
 # (X'WX, X'Wz, z'Wz, X beta, leverages, X B, X' U) against the same
 # products of the dense X the recipe builds, for every local term; fits
 # through it against the dense route's and bam()'s.
@@ -34,7 +35,11 @@ local_forms <- list(
   fs_cr   = y ~ s(x, f, bs = "fs", xt = "cr", k = 6),
   t2      = y ~ t2(x, z, bs = "cr") + f,
   cp      = y ~ s(x, bs = "cp", k = 12) + s(z, bs = "cp", m = c(3, 1), k = 9),
-  te_cp   = y ~ te(x, z, bs = c("cp", "cr"), k = c(6, 5), np = FALSE)
+  te_cp   = y ~ te(x, z, bs = c("cp", "cr"), k = c(6, 5), np = FALSE),
+  # blocks that are not local beside local ones: their columns stored
+  tp_cr   = y ~ s(x) + s(z, bs = "cr") + f,
+  dense   = y ~ s(x, bs = "cr") + x:z + s(z, w, k = 12),
+  te_tp   = y ~ te(x, z, bs = c("tp", "cr"), k = c(5, 5)) + s(w, bs = "cr", by = g)
 )
 
 test_that("every product through sparse rows equals the dense X's", {
@@ -60,6 +65,7 @@ test_that("every product through sparse rows equals the dense X's", {
     B <- matrix(rnorm(p * 3), p)
     U <- matrix(rnorm(n * 3), n)
     r <- .Call(gamgpu:::gg_xsparse_check_r, plan, w, z, beta, V, B, U)
+    expect_identical(r$pd > 0L, nm %in% c("tp_cr", "dense", "te_tp"), label = nm)
     expect_lt(rel_err(r$A, crossprod(X, w * X)), 1e-13, label = nm)
     expect_true(isSymmetric(r$A), label = nm)
     expect_lt(rel_err(r$b, drop(crossprod(X, w * z))), 1e-13, label = nm)
@@ -75,10 +81,10 @@ test_that("every product through sparse rows equals the dense X's", {
   }
 })
 
-test_that("a plan with a basis that is not local is refused, classed", {
+test_that("a plan without a local basis is refused, classed", {
   d <- local_data(2000)
-  for (f in list(y ~ s(x) + s(z, bs = "cr"), y ~ s(x, bs = "cr") + x:z,
-                 y ~ te(x, z, bs = c("tp", "cr"), k = c(5, 5)))) {
+  for (f in list(y ~ s(x) + s(z), y ~ x:z + s(x, w),
+                 y ~ te(x, z, bs = c("tp", "tp"), k = c(5, 5)))) {
     G <- bam_setup(f, data = d)
     plan <- gamgpu:::model_matrix_plan(G, G$mf, threads = 1L)
     p <- plan$p
@@ -95,9 +101,10 @@ test_that("fits through sparse rows agree with the dense route's and bam()'s", {
   cases <- list(
     list(y ~ f + s(x, bs = "cr", k = 12) + te(z, w, k = c(5, 5)), gaussian()),
     list(yp ~ g + s(f, bs = "re") + s(x, by = g, bs = "cr") + s(z, bs = "ps"), poisson()),
-    list(yb ~ s(x, bs = "cc") + s(z, bs = "bs") + w, binomial()))
+    list(yb ~ s(x, bs = "cc") + s(z, bs = "bs") + w, binomial()),
+    list(yb ~ s(x) + te(z, w, k = c(5, 5)) + s(f, bs = "re"), binomial()))
   for (cs in cases) {
-    lab <- cs[[2]]$family
+    lab <- paste(cs[[2]]$family, deparse(cs[[1]]))
     fit <- function(mode) {
       local_gg_options(gamgpu.cpu_x = mode)
       gam_gpu(cs[[1]], family = cs[[2]], data = d, device = "off", control = tight_gg())
@@ -131,9 +138,37 @@ test_that("options(gamgpu.cpu_x) chooses the rows, and is checked", {
   local_gg_options(gamgpu.cpu_x = "sparse")
   expect_match(gam_gpu(f, data = d[1:20000, ], device = "off")$device$placement,
                "sparse rows")
-  # a thin plate basis is not local: dense rows under any mode
-  expect_identical(gam_gpu(y ~ s(x) + s(z, bs = "cr"), data = d[1:5000, ],
+  # thin plate bases only: dense rows under any mode
+  expect_identical(gam_gpu(y ~ s(x) + s(z), data = d[1:20000, ],
                            device = "off")$device$placement, "host")
+  # beside local ones, their columns stored
+  expect_match(gam_gpu(y ~ s(x) + te(z, w), data = d[1:20000, ],
+                       device = "off")$device$placement, "dense columns")
   local_gg_options(gamgpu.cpu_x = "fast")
   expect_error(gam_gpu(f, data = d[1:5000, ], device = "off"), class = "gamgpu_bad_input")
+})
+
+test_that("gam()'s methods on the CPU take sparse rows in place of mgcv's X", {
+  d <- local_data(20000)
+  d$yb <- rbinom(nrow(d), 1, plogis(d$y - mean(d$y)))
+  d$y <- exp(d$y / 4) * rgamma(nrow(d), 10, 10)
+  local_gg_options(gamgpu.cpu_x = "sparse")
+  for (cs in list(list(y ~ s(x, bs = "cr") + te(z, w, k = c(5, 5)) + f, Gamma(link = "log"),
+                       "ML"),
+                  list(yb ~ s(x) + s(z, bs = "cr") + s(f, bs = "re"), binomial(), "REML"))) {
+    lab <- paste(cs[[2]]$family, cs[[3]])
+    g <- gam_gpu(cs[[1]], family = cs[[2]], data = d, method = cs[[3]], device = "off",
+                 control = tight_gam_gg())
+    b <- mgcv::gam(cs[[1]], family = cs[[2]], data = d, method = cs[[3]],
+                   control = mgcv::gam.control(epsilon = 1e-10, newton = list(conv.tol = 1e-9)))
+    expect_match(g$device$placement, "sparse rows", label = lab)
+    expect_identical(g$device$model_matrix, "recipe", label = lab)
+    expect_true(isTRUE(g$converged), label = lab)
+    # another arithmetic than gam()'s: the stopping rules' agreement
+    # (measured 2e-9 of the range, scores 1e-13 relative)
+    expect_lt(max(abs(g$linear.predictors - b$linear.predictors)) /
+                diff(range(b$linear.predictors)), 1e-6, label = lab)
+    expect_lt(abs(g$gcv.ubre[[1]] / b$gcv.ubre[[1]] - 1), 1e-9, label = lab)
+    expect_lt(max(abs(g$edf - b$edf)), 1e-5, label = lab)
+  }
 })
