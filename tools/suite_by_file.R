@@ -18,6 +18,7 @@ suppressMessages({
   library(gamgpu)
 })
 out <- Sys.getenv("OUT", ".")
+dir.create(out, showWarnings = FALSE, recursive = TRUE)
 args <- commandArgs(trailingOnly = TRUE)
 files <- list.files("tests/testthat", "^test-.*\\.R$", full.names = TRUE)
 first <- file.path("tests/testthat", args)

@@ -117,10 +117,13 @@ test_that("fits through sparse rows agree with the dense route's and bam()'s", {
     expect_match(sp$device$cpu_gram, "sparse rows", label = lab)
     expect_true(sp$converged && de$converged, label = lab)
     # each fit stops inside the same stopping rules at a point its roundings
-    # pick: measured 1e-14 (poisson) to 8e-12 (gaussian) of the range
+    # pick (helper-compare.R's cross-arithmetic bounds): measured 1e-14
+    # (poisson) to 8e-12 (gaussian) of the range against the dense route
+    # under R's reference BLAS, 2.6e-9 (gaussian, EDF 8.7e-7) under
+    # OpenBLAS on the GPU machine
     r <- diff(range(de$linear.predictors))
-    expect_lt(max(abs(sp$linear.predictors - de$linear.predictors)) / r, 1e-9, label = lab)
-    expect_lt(abs(sum(sp$edf) - sum(de$edf)), 1e-6, label = lab)
+    expect_lt(max(abs(sp$linear.predictors - de$linear.predictors)) / r, 1e-7, label = lab)
+    expect_lt(abs(sum(sp$edf) - sum(de$edf)), 1e-5, label = lab)
     b <- mgcv::bam(cs[[1]], family = cs[[2]], data = d, control = tight())
     expect_agrees_with_mgcv(sp, b)
   }
