@@ -8,7 +8,8 @@
 # write the rows to this CSV), GAMGPU_BENCH_FREML_MAX (bam fREML, the exact
 # fit, for agreement, up to this many rows; default 1e6),
 # GAMGPU_BENCH_DENSE_MAX (gam_gpu with X built dense and R's BLAS, the
-# engine before sparse rows, up to this many rows; default 1e6).
+# engine before sparse rows, up to this many rows; default 1e6),
+# GAMGPU_BENCH_MODELS (a subset of the models, e.g. "2,3").
 #
 # Models (issue 40, bench/cpu_models.R): gaussian with a 20-level factor,
 # two cr smooths (k = 20) and te(8, 8) (p = 121); binomial with three tp
@@ -32,6 +33,9 @@ script <- sub("^--file=", "", grep("^--file=", commandArgs(), value = TRUE))
 source(file.path(dirname(script), "cpu_models.R"))   # cpu_sim(), cpu_models
 sim <- cpu_sim
 models <- cpu_models
+# GAMGPU_BENCH_MODELS: a comma-separated subset (1, 2, 3) of the models
+sel <- Sys.getenv("GAMGPU_BENCH_MODELS")
+if (nzchar(sel)) models <- models[as.integer(strsplit(sel, ",")[[1]])]
 
 elapsed <- function(expr) {
   gc()

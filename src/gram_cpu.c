@@ -104,19 +104,28 @@ int gg_cpu_gram_choice(int p, double *own_secs, double *blas_secs)
 
 /* Under "auto", the first product of a size class of p with enough rows
  * times both on its first GG_GRAM_PROBE_ROWS rows (into A, b: overwritten
- * by the product itself afterwards) and keeps the faster. */
+ * by the product itself afterwards), three times each, and keeps the
+ * faster. */
 static int use_own(const double *X, size_t n, int p, const double *w, const double *z,
                    double *A, double *b, gg_status *st)
 {
     if (gram_mode != GG_CPU_GRAM_AUTO) return gram_mode == GG_CPU_GRAM_OWN;
     const int c = p_class(p);
     if (gram_choice[c] == 0 && n >= 2 * (size_t) GG_GRAM_PROBE_ROWS) {
-        double s, t0 = seconds();
-        if (gg_gram_kernel(X, n, GG_GRAM_PROBE_ROWS, p, w, z, A, b, &s, st)) return -1;
-        const double t_own = seconds() - t0;
-        t0 = seconds();
-        if (blas_gram(X, n, GG_GRAM_PROBE_ROWS, p, w, z, A, b, &s, 0, NULL, st)) return -1;
-        const double t_blas = seconds() - t0;
+        /* each timed three times in turn, the fastest kept: a first call
+         * pays for its buffers and caches, and one run of a few
+         * milliseconds is at the mercy of the machine's other work */
+        double s, t_own = INFINITY, t_blas = INFINITY;
+        for (int rep = 0; rep < 3; rep++) {
+            double t0 = seconds();
+            if (gg_gram_kernel(X, n, GG_GRAM_PROBE_ROWS, p, w, z, A, b, &s, st)) return -1;
+            const double to = seconds() - t0;
+            t0 = seconds();
+            if (blas_gram(X, n, GG_GRAM_PROBE_ROWS, p, w, z, A, b, &s, 0, NULL, st)) return -1;
+            const double tb = seconds() - t0;
+            if (to < t_own) t_own = to;
+            if (tb < t_blas) t_blas = tb;
+        }
         gram_secs[c][0] = t_own;
         gram_secs[c][1] = t_blas;
         gram_choice[c] = t_own < t_blas ? 1 : 2;
