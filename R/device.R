@@ -58,16 +58,27 @@ r_blas <- function() {
 # timed here), "blas" (R's) or "gamgpu"; applied before a fit (a change
 # forgets the timings).
 cpu_gram_option <- function() {
-  o <- getOption("gamgpu.cpu_gram", "auto")
-  modes <- c(auto = 0L, gamgpu = 1L, blas = 2L)
-  if (!is.character(o) || length(o) != 1L || !(o %in% names(modes)))
-    gamgpu_abort("gamgpu_bad_input",
-                 "option gamgpu.cpu_gram must be \"auto\", \"gamgpu\" or \"blas\"",
-                 call = NULL)
-  m <- modes[[o]]
-  if (.Call(gg_cpu_gram_mode_r, NULL, NULL)$mode != m) .Call(gg_cpu_gram_mode_r, m, NULL)
+  o <- mode_option("gamgpu.cpu_gram", c(auto = 0L, gamgpu = 1L, blas = 2L),
+                   function(m) if (is.null(m)) .Call(gg_cpu_gram_mode_r, NULL, NULL)$mode
+                               else .Call(gg_cpu_gram_mode_r, m, NULL))
   cpu_x_option()
   invisible(o)
+}
+
+# The value of option `name`, one of names(modes) (the first by default),
+# checked and handed to the C side through mode(): mode(NULL) reads the
+# current mode, mode(m) sets it.
+mode_option <- function(name, modes, mode) {
+  o <- getOption(name, names(modes)[1L])
+  if (!is.character(o) || length(o) != 1L || !(o %in% names(modes))) {
+    q <- paste0("\"", names(modes), "\"")
+    gamgpu_abort("gamgpu_bad_input",
+                 sprintf("option %s must be %s or %s", name,
+                         paste(q[-length(q)], collapse = ", "), q[length(q)]),
+                 call = NULL)
+  }
+  if (mode(NULL) != modes[[o]]) mode(modes[[o]])
+  o
 }
 
 # options(gamgpu.cpu_x =): how the CPU engine holds a model matrix given as
@@ -76,17 +87,9 @@ cpu_gram_option <- function() {
 # linear terms and their tensor products -- the fit has at least 50000
 # rows and the rows' entries are few against the columns; else built
 # dense), "sparse" (wherever the bases are local) or "dense".
-cpu_x_option <- function() {
-  o <- getOption("gamgpu.cpu_x", "auto")
-  modes <- c(auto = 0L, sparse = 1L, dense = 2L)
-  if (!is.character(o) || length(o) != 1L || !(o %in% names(modes)))
-    gamgpu_abort("gamgpu_bad_input",
-                 "option gamgpu.cpu_x must be \"auto\", \"sparse\" or \"dense\"",
-                 call = NULL)
-  m <- modes[[o]]
-  if (.Call(gg_xsparse_mode_r, NULL) != m) .Call(gg_xsparse_mode_r, m)
-  invisible(o)
-}
+cpu_x_option <- function()
+  invisible(mode_option("gamgpu.cpu_x", c(auto = 0L, sparse = 1L, dense = 2L),
+                        function(m) .Call(gg_xsparse_mode_r, m)))
 
 # The CPU engine's Gram products by size class of p (src/gram_cpu.c), the
 # mode (options(gamgpu.cpu_gram)) as its attribute "mode".

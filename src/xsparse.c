@@ -86,31 +86,29 @@ static void margin_basis_row(const gg_xmargin *g, int r, double *u)
         }
 }
 
-/* Whether every margin of a margins block has sparse rows, and the
- * block's entries and dimension stay within bounds */
+/* Whether every margin of a margins block has sparse rows (margin_setup()
+ * knows its kind), and the block's entries and dimension stay within
+ * bounds */
+static void margin_setup(gg_xs_margin *m);
+
 static int marg_local(const gg_xblock *b)
 {
     size_t q = 1, nnz = 1;
     for (int j = 0; j < b->nmarg; j++) {
-        const gg_xmargin *g = &b->marg[j];
-        size_t qj, nj;
-        switch (g->kind) {
-        case GG_XM_CR: case GG_XM_CC: qj = 2 * (size_t) g->k; nj = 4; break;
-        case GG_XM_BSPL: qj = (size_t) g->k + 4; nj = g->ord > 2 ? (size_t) g->ord : 2; break;
-        case GG_XM_CP:
-            if (g->k > XS_CP_MAXK) return 0;
-            qj = (size_t) g->k;
-            nj = 2 * (size_t) g->ord < qj ? 2 * (size_t) g->ord : qj;
+        gg_xs_margin m = {.g = b->marg[j]};
+        switch (m.g.kind) {
+        case GG_XM_CR: case GG_XM_CC: case GG_XM_BSPL: case GG_XM_CODE: case GG_XM_LINEAR:
             break;
-        case GG_XM_CODE: case GG_XM_LINEAR: qj = g->kind == GG_XM_CODE ? (size_t) g->k : 1;
-            nj = 1; break;
-        default: return 0;
+        case GG_XM_CP:
+            if (m.g.k > XS_CP_MAXK) return 0;
+            break;
+        default:
+            return 0;
         }
-        qj += 1;                            /* a shift's entry, at most */
-        nj += 1;
-        if (nj > XS_MARG_NNZ) return 0;
-        q *= qj;
-        nnz *= nj;
+        margin_setup(&m);
+        if (m.nnz > XS_MARG_NNZ) return 0;
+        q *= (size_t) m.q;
+        nnz *= (size_t) m.nnz;
         if (q > GG_XS_MAX_Q || nnz > GG_XS_MAX_NNZ) return 0;
     }
     return 1;

@@ -145,3 +145,18 @@ bam_setup <- function(formula, data, ...) {
     suppressMessages(gamgpu:::gg_setup(mc, environment()))
   })
 }
+
+# Covariates of every kind the recipe terms take (numeric, factor, ordered
+# factor) and gaussian and binomial responses: test-basis-recipe-terms.R,
+# test-gram-sparse-rows.R.
+terms_data <- function(n, seed = 2) {
+  set.seed(seed)
+  d <- data.frame(x = runif(n), z = runif(n), w = rnorm(n),
+                  f = factor(sample(letters[1:5], n, TRUE)),
+                  g = factor(sample(1:3, n, TRUE)))
+  d$o <- factor(sample(1:3, n, TRUE), ordered = TRUE)
+  d$y <- sin(2 * pi * d$x) + cos(2 * pi * d$z) + as.numeric(d$f) * 0.3 + d$w / 3 +
+    rnorm(n) / 2
+  d$yb <- rbinom(n, 1, binomial()$linkinv(d$y - mean(d$y)))
+  d
+}

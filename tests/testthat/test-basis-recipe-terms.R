@@ -7,18 +7,6 @@
 # through the recipe must match bam() to 1e-9 of the linear predictor's
 # range, and the device build must give the CPU's fit.
 
-terms_data <- function(n, seed = 2) {
-  set.seed(seed)
-  d <- data.frame(x = runif(n), z = runif(n), w = rnorm(n),
-                  f = factor(sample(letters[1:5], n, TRUE)),
-                  g = factor(sample(1:3, n, TRUE)))
-  d$o <- factor(sample(1:3, n, TRUE), ordered = TRUE)
-  d$y <- sin(2 * pi * d$x) + cos(2 * pi * d$z) + as.numeric(d$f) * 0.3 + d$w / 3 +
-    rnorm(n) / 2
-  d$yb <- rbinom(n, 1, binomial()$linkinv(d$y - mean(d$y)))
-  d
-}
-
 # name = formula; terms_qr: mgcv applies a ti() margin's QR constraint by
 # Householder reflections, we by its explicit Z: X agrees to rounding
 terms_forms <- list(

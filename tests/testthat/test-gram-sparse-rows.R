@@ -7,17 +7,6 @@
 # Measured (x86-64, gcc 12 -O2, reference BLAS): the products <= 4e-15
 # relative to the dense ones; asked 1e-13.
 
-local_data <- function(n, seed = 2) {
-  set.seed(seed)
-  d <- data.frame(x = runif(n), z = runif(n), w = rnorm(n),
-                  f = factor(sample(letters[1:5], n, TRUE)),
-                  g = factor(sample(1:3, n, TRUE)))
-  d$o <- factor(sample(1:3, n, TRUE), ordered = TRUE)
-  d$y <- sin(2 * pi * d$x) + cos(2 * pi * d$z) + as.numeric(d$f) * 0.3 + d$w / 3 +
-    rnorm(n) / 2
-  d
-}
-
 local_forms <- list(
   cr      = y ~ s(x, bs = "cr") + s(z, bs = "cr", k = 7),
   factors = y ~ f + g + s(x, bs = "cr") + w,
@@ -43,7 +32,7 @@ local_forms <- list(
 )
 
 test_that("every product through sparse rows equals the dense X's", {
-  d <- local_data(3000)
+  d <- terms_data(3000)
   # extrapolation: rows outside the knots of the cr, cc, B-spline bases
   d$x[1:20] <- seq(-0.3, 1.3, length.out = 20)
   n <- nrow(d)
@@ -82,7 +71,7 @@ test_that("every product through sparse rows equals the dense X's", {
 })
 
 test_that("a plan without a local basis is refused, classed", {
-  d <- local_data(2000)
+  d <- terms_data(2000)
   for (f in list(y ~ s(x) + s(z), y ~ x:z + s(x, w),
                  y ~ te(x, z, bs = c("tp", "tp"), k = c(5, 5)))) {
     G <- bam_setup(f, data = d)
@@ -95,9 +84,8 @@ test_that("a plan without a local basis is refused, classed", {
 })
 
 test_that("fits through sparse rows agree with the dense route's and bam()'s", {
-  d <- local_data(20000)
+  d <- terms_data(20000)
   d$yp <- rpois(nrow(d), exp(d$y / 3))
-  d$yb <- rbinom(nrow(d), 1, plogis(d$y - mean(d$y)))
   cases <- list(
     list(y ~ f + s(x, bs = "cr", k = 12) + te(z, w, k = c(5, 5)), gaussian()),
     list(yp ~ g + s(f, bs = "re") + s(x, by = g, bs = "cr") + s(z, bs = "ps"), poisson()),
@@ -130,7 +118,7 @@ test_that("fits through sparse rows agree with the dense route's and bam()'s", {
 })
 
 test_that("options(gamgpu.cpu_x) chooses the rows, and is checked", {
-  d <- local_data(60000)
+  d <- terms_data(60000)
   f <- y ~ f + s(x, bs = "cr", k = 20) + te(z, w, k = c(6, 6))
   auto <- gam_gpu(f, data = d, device = "off")
   expect_match(auto$device$placement, "sparse rows")
@@ -152,8 +140,7 @@ test_that("options(gamgpu.cpu_x) chooses the rows, and is checked", {
 })
 
 test_that("gam()'s methods on the CPU take sparse rows in place of mgcv's X", {
-  d <- local_data(20000)
-  d$yb <- rbinom(nrow(d), 1, plogis(d$y - mean(d$y)))
+  d <- terms_data(20000)
   d$y <- exp(d$y / 4) * rgamma(nrow(d), 10, 10)
   local_gg_options(gamgpu.cpu_x = "sparse")
   for (cs in list(list(y ~ s(x, bs = "cr") + te(z, w, k = c(5, 5)) + f, Gamma(link = "log"),
