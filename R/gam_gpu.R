@@ -443,9 +443,10 @@ classify_setup_error <- function(e) {
 #'   \code{cpu_gram}, for a fit on the CPU, which weighted Gram product its
 #'   steps took -- R's BLAS (named) or gamgpu's own kernel, as
 #'   \code{options(gamgpu.cpu_gram)} asks (see \code{\link{gpu_info}}),
-#'   or gamgpu's sparse rows: where every basis is local (cr, cc, ps/bs,
-#'   cp, factors, linear terms and their tensor products) the CPU engine
-#'   holds X as a few entries per row times a fixed map and never forms it
+#'   or gamgpu's sparse rows: where the bases are local (cr, cc, ps/bs,
+#'   cp, factors, linear terms and their tensor products) or one-variable
+#'   thin plates, the CPU engine holds X as a few entries per row times a
+#'   fixed map, the thin plate columns made per row, and never forms it
 #'   (\code{placement} then says how many entries of how many; see
 #'   \code{options(gamgpu.cpu_x)} in \link{gamgpu-package});
 #'   for gam()'s outer iteration (methods other than \code{"fREML"} beyond

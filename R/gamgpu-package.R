@@ -32,10 +32,12 @@
 #' `gamgpu.progress_rows` rows or more, default 1e6); `gamgpu.cpu_x` (how
 #' the CPU engine holds a model matrix built from its recipe: `"auto"`, the
 #' default, as sparse rows times a fixed map -- X = S M, a few entries per
-#' row -- where every basis is local (cr, cc, ps, bs, cp, factors, linear
-#' terms, their tensor products and by-variables), the fit has at least
-#' 50000 rows and twice the entries of a row are at most the columns;
-#' `"sparse"` wherever the bases are local; `"dense"`: X built n x p);
+#' row for the local bases (cr, cc, ps, bs, cp, factors, linear terms, their
+#' tensor products and by-variables), one-variable thin plate bases made
+#' per row from their piecewise polynomials, other columns stored -- where
+#' the fit has at least 50000 rows and the rows' products cost about as
+#' much as dense rows' or less; `"sparse"` wherever a basis is local or a
+#' one-variable thin plate; `"dense"`: X built n x p);
 #' `gamgpu.cpu_gram` (the CPU's dense weighted Gram product: `"auto"`, the
 #' default, the faster of R's BLAS and gamgpu's kernel here; `"blas"`;
 #' `"gamgpu"`; see [gpu_info()]).

@@ -7,7 +7,8 @@
 # A fit's memory is the peak resident set (Linux's VmHWM) of a process that
 # simulates the data and fits, less that of one that only simulates it: the
 # same for both engines, whatever R and malloc keep between calls.
-# Environment: GAMGPU_BENCH_THREADS (default 2), GAMGPU_BENCH_OUT (CSV).
+# Environment: GAMGPU_BENCH_THREADS (default 2), GAMGPU_BENCH_OUT (CSV),
+# GAMGPU_BENCH_MODELS (a subset of the models, e.g. "2,3").
 args <- commandArgs(trailingOnly = TRUE)
 child <- length(args) && args[1] == "--child"
 
@@ -44,8 +45,10 @@ run <- function(n, model, engine) {
                stdout = TRUE)
   as.numeric(strsplit(utils::tail(r, 1), " ")[[1]])
 }
+sel <- Sys.getenv("GAMGPU_BENCH_MODELS")
+ks <- if (nzchar(sel)) as.integer(strsplit(sel, ",")[[1]]) else seq_along(cpu_models)
 rows <- list()
-for (n in ns) for (k in seq_along(cpu_models)) {
+for (n in ns) for (k in ks) {
   base <- run(n, k, "data")[1]
   g <- run(n, k, "gam_gpu")
   b <- run(n, k, "bam_discrete")

@@ -156,7 +156,7 @@ struct gg_backend {
     /* building X on the device from its recipe (within load()) */
     double  t_build;
     /* where X lives: "host", "device (resident)", "device (streamed ...)" */
-    char    placement[96];
+    char    placement[160];
 };
 
 /* The device backend (cuda_backend.c; on a CPU-only build nocuda_runtime.c,

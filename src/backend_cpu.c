@@ -57,6 +57,21 @@ static void cpu_release(gg_backend *be)
     be->impl = NULL;
 }
 
+/* What fit$device$placement says of sparse rows: their entries, the map,
+ * and the columns of blocks that are not local (stored, or made per row) */
+static void sparse_placement(const gg_xsparse *xs, char *out, size_t len)
+{
+    int w = snprintf(out, len, "host (sparse rows: %d entries of %d, times a %d x %d map",
+                     xs->nnz, xs->Q, xs->Q, xs->p);
+    if (xs->pd > 0 && w >= 0 && (size_t) w < len)
+        w += snprintf(out + w, len - (size_t) w, "; %d dense columns", xs->pd);
+    if (xs->ngen > 0 && w >= 0 && (size_t) w < len)
+        w += snprintf(out + w, len - (size_t) w, "; %d thin plate columns made per row",
+                      xs->ngen);
+    if (w >= 0 && (size_t) w < len)
+        snprintf(out + w, len - (size_t) w, ")");
+}
+
 static int cpu_load(gg_backend *be, const gg_data *d, gg_status *st)
 {
     if (d->n == 0 || d->p <= 0)
@@ -105,15 +120,7 @@ static int cpu_load(gg_backend *be, const gg_data *d, gg_status *st)
                 if (gg_xsparse_fill_dense(&s->xs, st))
                     return -1;
                 s->sparse = 1;
-                if (s->xs.pd > 0)
-                    snprintf(be->placement, sizeof be->placement,
-                             "host (sparse rows: %d entries of %d, times a %d x %d map; "
-                             "%d dense columns)", s->xs.nnz, s->xs.Q, s->xs.Q, s->xs.p,
-                             s->xs.pd);
-                else
-                    snprintf(be->placement, sizeof be->placement,
-                             "host (sparse rows: %d entries of %d, times a %d x %d map)",
-                             s->xs.nnz, s->xs.Q, s->xs.Q, s->xs.p);
+                sparse_placement(&s->xs, be->placement, sizeof be->placement);
                 return 0;
             }
             gg_xsparse_free(&s->xs);

@@ -293,7 +293,7 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     char fallback[GG_TEL_REASON] = "";
     const char *backend_name = "cpu";
     long counters[4] = {0, 0, 0, 0};
-    char placement[96] = "host";
+    char placement[160] = "host";
     double t_transfer = 0, t_rows = 0, t_build = 0, t_pre = 0;
     /* the rows' part of the result, on host threads beside the engine */
     gg_fit_rows fr;

@@ -46,12 +46,11 @@ static inline gg_v2d ld2(const double *p)
 static inline void st2(double *p, gg_v2d v) { __builtin_memcpy(p, &v, sizeof v); }
 #endif
 
-/* A[j, j..p) += sum over the block's eight rows r of a_r x_r[j..p), a_r =
- * w_r x_r[j] (x: the eight rows, row-major, p apart) */
-static void rows8(int p, const double *restrict x, const double *restrict w,
-                  double *restrict A)
+/* (gram_kernel.h) */
+void gg_gram_rows8(int p, const double *restrict x, size_t ldx, const double *restrict w,
+                   double *restrict A, size_t lda)
 {
-    const size_t P = (size_t) p;
+    const size_t P = ldx;
     const double *restrict x0 = x, *restrict x1 = x + P, *restrict x2 = x + 2 * P,
                            *restrict x3 = x + 3 * P, *restrict x4 = x + 4 * P,
                            *restrict x5 = x + 5 * P, *restrict x6 = x + 6 * P,
@@ -60,7 +59,7 @@ static void rows8(int p, const double *restrict x, const double *restrict w,
         const double a0 = w[0] * x0[j], a1 = w[1] * x1[j], a2 = w[2] * x2[j],
                      a3 = w[3] * x3[j], a4 = w[4] * x4[j], a5 = w[5] * x5[j],
                      a6 = w[6] * x6[j], a7 = w[7] * x7[j];
-        double *restrict Aj = A + (size_t) j * p;
+        double *restrict Aj = A + (size_t) j * lda;
         int k = j;
 #ifdef GG_GK_VEC
         const gg_v2d v0 = {a0, a0}, v1 = {a1, a1}, v2 = {a2, a2}, v3 = {a3, a3},
@@ -77,11 +76,11 @@ static void rows8(int p, const double *restrict x, const double *restrict w,
     }
 }
 
-static void rows1(int p, const double *restrict x0, double w0, double *restrict A)
+void gg_gram_rows1(int p, const double *restrict x0, double w0, double *restrict A, size_t lda)
 {
     for (int j = 0; j < p; j++) {
         const double a0 = w0 * x0[j];
-        double *restrict Aj = A + (size_t) j * p;
+        double *restrict Aj = A + (size_t) j * lda;
         for (int k = j; k < p; k++)
             Aj[k] += a0 * x0[k];
     }
@@ -108,8 +107,10 @@ static void *gk_run(void *arg)
         double ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
         int i = 0;
         for (; i + 8 <= m; i += 8)
-            rows8(p, jb->buf + (size_t) i * p, w ? w + i : ones, jb->A);
-        for (; i < m; i++) rows1(p, jb->buf + (size_t) i * p, w ? w[i] : 1.0, jb->A);
+            gg_gram_rows8(p, jb->buf + (size_t) i * p, (size_t) p, w ? w + i : ones, jb->A,
+                          (size_t) p);
+        for (; i < m; i++) gg_gram_rows1(p, jb->buf + (size_t) i * p, w ? w[i] : 1.0, jb->A,
+                                         (size_t) p);
         if (jb->z != NULL)
             for (i = 0; i < m; i++) {
                 const double wz = (w ? w[i] : 1.0) * jb->z[r + i];

@@ -15,10 +15,16 @@
  * the products X B, X' V likewise go through M once and the rows' few
  * entries.  Exact: the same numbers as the dense build, to rounding.
  *
- * A block that is not local (a thin plate or Gaussian process basis, dense
- * parametric columns) enters as its own columns, stored n x ncol and
- * mapped by the identity: its entries are all its columns.  AR1 rows are
- * the caller's to refuse. */
+ * A block that is not local enters as its own columns, mapped by the
+ * identity: its entries are all its columns.  A thin plate basis in one
+ * variable is generated row by row from its piecewise polynomials
+ * (basis.h's gg_tp1_table) with the block's map folded in, (D + 1) ncol
+ * multiply-adds a row and no storage; the others (a Gaussian process or
+ * thin plate basis in several variables, dense parametric columns) are
+ * stored n x ncol.  These dense entries come last in Q (from qd0), and
+ * the Gram product takes them eight rows at a time through
+ * gram_kernel.c's steps, the sparse ones scattered.  AR1 rows are the
+ * caller's to refuse. */
 #ifndef GAMGPU_XSPARSE_H
 #define GAMGPU_XSPARSE_H
 
@@ -41,9 +47,19 @@ typedef struct gg_xs_block {
     const gg_xblock *b;
     int dense;                  /* 1: not local, its columns at cols (n x ncol):
                                    the plan's (dense parametric columns) or
-                                   column dcol of D */
+                                   column dcol of D; or generated (gen) */
     int dcol;
     const double *cols;
+    int gen;                    /* 1: a one-variable thin plate basis made
+                                   from T, (K + 1) x (D + 1) x ncol: interval
+                                   j's coefficient of t^a for column c at
+                                   T[(j (D + 1) + a) ncol + c], the map folded in */
+    double *T;
+    size_t roff;                /* gen: its T reduced by a vector, (K + 1) x (D + 1)
+                                   values at roff of the pass's tables */
+    int *lut, nlut;             /* gen: knots <= the left end of each of nlut
+                                   equal cells over the knots' range */
+    double lut_lo, lut_scale;
     int nm;                     /* margins (ONES, dense: 0) */
     gg_xs_margin m[GG_XMAX_MARGINS];
     int q0, q;                  /* its first index in Q, its dimension */
@@ -55,6 +71,9 @@ typedef struct gg_xs_block {
 typedef struct gg_xsparse {
     size_t n;
     int p, Q, nnz;              /* nnz: most entries of a row */
+    int qd0, nd;                /* the dense entries: Q indices qd0 .. Q - 1 */
+    int ngen;                   /* columns generated row by row (gen blocks') */
+    size_t nR;                  /* the gen blocks' reduced tables, all together */
     int nblocks;
     gg_xs_block *blocks;
     double *M;                  /* Q x p, column-major */
@@ -97,9 +116,9 @@ int gg_xsparse_xtmul(const gg_xsparse *xs, const double *V, int k, double *out,
                      gg_status *st);
 
 /* Whether the CPU backend takes X as sparse rows: GG_XS_AUTO where the
- * plan is local, has at least GG_XS_AUTO_ROWS rows and few enough entries
- * per row to be cheaper than dense rows; GG_XS_ALWAYS wherever the plan is
- * local; GG_XS_NEVER (options(gamgpu.cpu_x)). */
+ * plan compiles, has at least GG_XS_AUTO_ROWS rows and its rows' products
+ * cost about as much as dense rows' or less (gg_xsparse_cost); GG_XS_ALWAYS
+ * wherever the plan compiles; GG_XS_NEVER (options(gamgpu.cpu_x)). */
 #define GG_XS_AUTO   0
 #define GG_XS_ALWAYS 1
 #define GG_XS_NEVER  2
@@ -108,5 +127,8 @@ void gg_xsparse_set_mode(int mode);
 int  gg_xsparse_mode(void);
 /* Under the mode: whether a compiled plan of n rows should be taken */
 int  gg_xsparse_wanted(const gg_xsparse *xs);
+/* A row's Gram product through sparse rows against dense rows' p^2 / 2,
+ * in the dense kernel's multiply-adds */
+double gg_xsparse_cost(const gg_xsparse *xs);
 
 #endif

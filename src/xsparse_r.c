@@ -54,7 +54,7 @@ SEXP gg_xsparse_check_r(SEXP plan, SEXP w_, SEXP z_, SEXP beta_, SEXP V_, SEXP B
         gg_abort("gamgpu_bad_input", "w, z, beta and V must be given");
     gg_xplan xp;
     gg_xplan_from_r(plan, (size_t) n, p, &xp);
-    const char *names[] = {"A", "b", "zwz", "eta", "h", "XB", "XtU", "Q", "nnz", "pd", ""};
+    const char *names[] = {"A", "b", "zwz", "eta", "h", "XB", "XtU", "Q", "nnz", "pd", "ngen", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, Rf_allocMatrix(REALSXP, p, p));
     SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, p));
@@ -81,6 +81,7 @@ SEXP gg_xsparse_check_r(SEXP plan, SEXP w_, SEXP z_, SEXP beta_, SEXP V_, SEXP B
     SET_VECTOR_ELT(out, 7, Rf_ScalarInteger(local ? xs.Q : NA_INTEGER));
     SET_VECTOR_ELT(out, 8, Rf_ScalarInteger(local ? xs.nnz : NA_INTEGER));
     SET_VECTOR_ELT(out, 9, Rf_ScalarInteger(local ? xs.pd : NA_INTEGER));
+    SET_VECTOR_ELT(out, 10, Rf_ScalarInteger(local ? xs.ngen : NA_INTEGER));
     if (local)
         gg_xsparse_free(&xs);
     rc = gg_r_interrupt_disarm(rc < 0 ? rc : 0, &st, "the sparse rows' products");
