@@ -13,6 +13,7 @@
 #include "gram_kernel.h"
 #include "interrupt.h"
 #include "threads.h"
+#include "vec2.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,22 +31,6 @@ typedef struct gk_job {
     int stopped;
 } gk_job;
 
-/* Two doubles at a time where the compiler has vector types (GCC and
- * clang: SSE2 on x86-64, NEON on arm64), without needing -O3 or flags
- * R's CFLAGS may not have; elementwise, so the result is the scalar
- * loop's to the bit. */
-#if defined(__GNUC__) || defined(__clang__)
-#define GG_GK_VEC 1
-typedef double gg_v2d __attribute__((vector_size(16)));
-static inline gg_v2d ld2(const double *p)
-{
-    gg_v2d v;
-    __builtin_memcpy(&v, p, sizeof v);
-    return v;
-}
-static inline void st2(double *p, gg_v2d v) { __builtin_memcpy(p, &v, sizeof v); }
-#endif
-
 /* (gram_kernel.h) */
 void gg_gram_rows8(int p, const double *restrict x, size_t ldx, const double *restrict w,
                    double *restrict A, size_t lda)
@@ -61,14 +46,14 @@ void gg_gram_rows8(int p, const double *restrict x, size_t ldx, const double *re
                      a6 = w[6] * x6[j], a7 = w[7] * x7[j];
         double *restrict Aj = A + (size_t) j * lda;
         int k = j;
-#ifdef GG_GK_VEC
+#ifdef GG_VEC2
         const gg_v2d v0 = {a0, a0}, v1 = {a1, a1}, v2 = {a2, a2}, v3 = {a3, a3},
                      v4 = {a4, a4}, v5 = {a5, a5}, v6 = {a6, a6}, v7 = {a7, a7};
         for (; k + 2 <= p; k += 2)
-            st2(Aj + k, ld2(Aj + k) + ((v0 * ld2(x0 + k) + v1 * ld2(x1 + k) +
-                                        v2 * ld2(x2 + k) + v3 * ld2(x3 + k)) +
-                                       (v4 * ld2(x4 + k) + v5 * ld2(x5 + k) +
-                                        v6 * ld2(x6 + k) + v7 * ld2(x7 + k))));
+            gg_st2(Aj + k, gg_ld2(Aj + k) + ((v0 * gg_ld2(x0 + k) + v1 * gg_ld2(x1 + k) +
+                                        v2 * gg_ld2(x2 + k) + v3 * gg_ld2(x3 + k)) +
+                                       (v4 * gg_ld2(x4 + k) + v5 * gg_ld2(x5 + k) +
+                                        v6 * gg_ld2(x6 + k) + v7 * gg_ld2(x7 + k))));
 #endif
         for (; k < p; k++)
             Aj[k] += (a0 * x0[k] + a1 * x1[k] + a2 * x2[k] + a3 * x3[k]) +

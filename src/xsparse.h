@@ -98,7 +98,16 @@ void gg_xsparse_free(gg_xsparse *xs);
  * their number (at most xs->nnz). */
 int  gg_xsparse_row(const gg_xsparse *xs, size_t i, int *idx, double *val);
 
-/* The backend's products (backend.h), over the thread budget in fixed row
+/* Row i's entries of the local blocks (indices below qd0, ascending) and
+ * its dense entries (Q indices qd0 .. Q - 1, nd values into d): the two
+ * parts of gg_xsparse_row, for xsparse_pass.c */
+int  gg_xs_row_local(const gg_xsparse *xs, size_t i, int *idx, double *val);
+void gg_xs_row_dense(const gg_xsparse *xs, size_t i, double *d);
+/* A generated block's row: its interval j (returned), t = x minus the
+ * interval's knot, and the by-value (0 where a factor by does not match) */
+int  gg_xs_tp1_point(const gg_xs_block *B, size_t i, double *t, double *by);
+
+/* The backend's products (xsparse_pass.c), over the thread budget in fixed row
  * ranges (the results do not depend on the threads); 0, or -1 with st. */
 /* A = X'WX (p x p), b = X'Wz, *zwz = z'Wz (b, zwz when z != NULL); w of any sign */
 int gg_xsparse_gram(const gg_xsparse *xs, const double *w, const double *z, double *A,

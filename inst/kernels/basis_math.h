@@ -140,25 +140,48 @@ GG_BM double gg_bm_cwrap(double x0, double x1, double x)
     return x;
 }
 
-/* Row of the cc basis into row[0 .. k-1]. */
-GG_BM void gg_bm_cc_row(double x, const double *xk, int k, const double *BD, double *row)
+/* The cc basis at x (k + 1 knots xk, the last the first's period end):
+ * x wrapped onto the period, its interval's left and right knot columns l
+ * and r (r = 0 past the last knot) and the terms of mgcv's row,
+ *     row[c] = BD[l, c] a^3 / h6 + BD[r, c] b^3 / h6 - BD[l, c] s3
+ *              - BD[r, c] s4 (+ s5 when c == l, + s6 when c == r). */
+typedef struct gg_bm_cc_pos {
+    int    l, r;
+    double a3, b3, h6, s3, s4, s5, s6;
+} gg_bm_cc_pos;
+
+GG_BM gg_bm_cc_pos gg_bm_cc_locate(double x, const double *xk, int k)
 {
+    gg_bm_cc_pos p;
     const int n = k + 1;
     x = gg_bm_cwrap(xk[0], xk[n - 1], x);
     int ir = n - 1;                       /* the first knot from 1 on with x <= it */
     for (int i = n - 1; i >= 1; i--)
         if (x <= xk[i])
             ir = i;
-    const int l = ir - 1, r = ir == n - 1 ? 0 : ir;
-    const double h = xk[ir] - xk[l], a = xk[l + 1] - x, b = x - xk[l];
-    /* R's BD[l,] * a^3 / (6h): the product first, then the division */
-    const double a3 = pow(a, 3.0), b3 = pow(b, 3.0), h6 = 6 * h;
-    const double s3 = h * a / 6, s4 = h * b / 6, s5 = a / h, s6 = b / h;
+    p.l = ir - 1;
+    p.r = ir == n - 1 ? 0 : ir;
+    const double h = xk[ir] - xk[p.l], a = xk[p.l + 1] - x, b = x - xk[p.l];
+    p.a3 = pow(a, 3.0);
+    p.b3 = pow(b, 3.0);
+    p.h6 = 6 * h;
+    p.s3 = h * a / 6;
+    p.s4 = h * b / 6;
+    p.s5 = a / h;
+    p.s6 = b / h;
+    return p;
+}
+
+/* Row of the cc basis into row[0 .. k-1]. */
+GG_BM void gg_bm_cc_row(double x, const double *xk, int k, const double *BD, double *row)
+{
+    const gg_bm_cc_pos p = gg_bm_cc_locate(x, xk, k);
     for (int c = 0; c < k; c++) {
-        const double bl = BD[l + (long long) k * c], br = BD[r + (long long) k * c];
-        double v = bl * a3 / h6 + br * b3 / h6 - bl * s3 - br * s4;
-        v += c == l ? s5 : 0.0;
-        v += c == r ? s6 : 0.0;
+        const double bl = BD[p.l + (long long) k * c], br = BD[p.r + (long long) k * c];
+        /* R's BD[l,] * a^3 / (6h): the product first, then the division */
+        double v = bl * p.a3 / p.h6 + br * p.b3 / p.h6 - bl * p.s3 - br * p.s4;
+        v += c == p.l ? p.s5 : 0.0;
+        v += c == p.r ? p.s6 : 0.0;
         row[c] = v;
     }
 }
