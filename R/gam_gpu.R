@@ -1,6 +1,10 @@
 # gam_gpu(): formula -> mgcv's bam() model setup -> C engine -> an mgcv
 # "gam" object.  The setup (bases, constraints, penalties, model frame) is
 # mgcv's, so every method written for gam objects works on the result.
+# gam_gpu() is one pipeline for every method: the arguments checked, the
+# route chosen (R/route.R), mgcv's setup, the rows, X (or its recipe), the
+# route's smoothing parameters, the engine's fit, the route's finishing and
+# the common one.
 
 .gg_links <- list(
   gaussian = c("identity", "log", "inverse"),
@@ -542,51 +546,11 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                  paste("the setup object G has gam()'s fixed penalty (H, from min.sp or H),",
                        "which method = \"fREML\" (bam()'s) does not take: use one of gam()'s",
                        "methods (method = \"REML\", ...)"), arguments = "G")
-  additive <- family$family == "gaussian" && family$link == "identity"
-  # GCV.Cp and GACV.Cp for additive models: the prediction-error criteria of
-  # R/gcv.R, from one Gram product
-  # (GCV.Cp's magic() takes gam()'s fixed penalty, as gam.fit()'s does)
-  pe_method <- additive && (method == "GCV.Cp" || (method == "GACV.Cp" && !fixed_pen))
-  # REML, ML and GCV.Cp beyond the additive model: gam.fit3()'s criteria
-  # (the Laplace approximation; GCV or UBRE) with its outer Newton around a
-  # fully converged penalized IRLS (R/outer.R), for the exponential families
-  # (and P-REML, P-ML -- REML and ML with the Pearson scale -- for every
-  # model)
-  # An extended family: gam.fit4()'s REML or ML (R/outer_efam.R), which
-  # gam() uses whatever method it is given but "ML" (estimate.gam())
-  efam_outer <- !is.null(efam_name(family)) && method != "fREML"
-  method_given <- method          # (gam() names its score after it)
-  if (efam_outer) method <- efam_outer_method(method)
-  # (an additive model's REML and ML too, on the problem reduced to p rows:
-  # gam()'s optimizer, stopping where gam() stops; with AR1 residuals,
-  # bam()'s, the engine's)
   ar1 <- !is.null(cl$rho) && !identical(eval(cl$rho, env), 0)
-  outer <- efam_outer || method %in% c("P-REML", "P-ML") || (fixed_pen && !pe_method) ||
-    (!additive && method %in% c("REML", "ML", "GCV.Cp", "GACV.Cp")) ||
-    (additive && method %in% c("REML", "ML") && !ar1)
-  outer_families <- c("gaussian", "binomial", "poisson", "Gamma", "inverse.gaussian",
-                      "negbin", "tweedie", "quasibinomial", "quasipoisson")
-  if (outer && !efam_outer && !(engine_family(family)$name %in% outer_families))
-    gamgpu_abort("gamgpu_unsupported_method",
-                 sprintf(paste("method = \"%s\" is available for the %s families so far (not %s);",
-                               "use \"fREML\", or mgcv::gam() for this family"),
-                         method, paste(outer_families, collapse = ", "), family$family))
-  if (fixed_pen && ar1)
-    gamgpu_abort("gamgpu_unsupported_argument",
-                 paste("gam()'s fixed penalty (min.sp, H) with AR1 residuals (rho) is not",
-                       "available: drop one of them"), arguments = "rho")
-  if (outer && ar1)
-    gamgpu_abort("gamgpu_unsupported_method",
-                 sprintf("method = \"%s\" with AR1 residuals (rho) is available for gaussian identity models only; use \"fREML\"",
-                         method))
-  if (pe_method && !is.null(dots$in.out))
-    gamgpu_abort("gamgpu_unsupported_argument",
-                 sprintf("'in.out' with method = \"%s\" is not available; drop it", method),
-                 arguments = "in.out")
-  if (pe_method && ar1)
-    gamgpu_abort("gamgpu_unsupported_method",
-                 sprintf("method = \"%s\" with AR1 residuals (rho) is not available; use \"fREML\"",
-                         method))
+  # the fit the call asks for, its refusals said there (R/route.R)
+  route <- gam_route(family, method, fixed_pen, ar1, dots$in.out)
+  method <- route$method
+  method_given <- route$method_given
   ## control: a gam_gpu_control object or a list, checked the same way;
   ## bam()'s nthreads and chunk.size arguments set the same settings
   control <- as_gam_gpu_control(control)
@@ -655,7 +619,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   }
   # gam() fits negbin(theta) at scale 1 with every method, whatever 'scale'
   # says (estimate.gam()), GCV.Cp as UBRE then
-  if (outer && is_negbin(family)) scale <- 1
+  if (route$outer && is_negbin(family)) scale <- 1
   if (gc_level > 0) gc()
   n <- nrow(G$mf)
   if (n < 1L) gamgpu_abort("gamgpu_no_data", "no rows left after NA handling and subsetting")
@@ -754,7 +718,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     family <- pre$family
     # (gam()'s REML or ML: the engine fits at the theta and scale the
     # outer iteration chooses, below)
-    if (!efam_outer) ef <- efam_spec(family, scale, y)
+    if (route$name != "efam_outer") ef <- efam_spec(family, scale, y)
     eng_fam <- engine_family(family)
   }
 
@@ -765,7 +729,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   ## (where mgcv's setup built X on every row, a CPU fit still takes its
   ## recipe when the rows are sparse: sparse_rows_recipe())
   X <- if (nrow(G$X) == n) {
-    rec <- if (outer) sparse_rows_recipe(G, n, plan, control)
+    rec <- if (route$outer) sparse_rows_recipe(G, n, plan, control)
     if (!is.null(rec)) rec else
       no_recipe(if (is.null(attr(G, "gg_x_reason")))
         "mgcv's setup built X on every row (n <= chunk.size)" else attr(G, "gg_x_reason"))
@@ -787,78 +751,38 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     record_fallback("engine", small)
     plan$mode <- 0L
   }
-  ## GCV.Cp, GACV.Cp: the smoothing parameters by GCV or GACV (scale
-  ## unknown) or UBRE (known) from one Gram product (R/gcv.R); the engine
-  ## then fits at them
-  gcv <- NULL
-  if (pe_method || outer)
+  ## ---- the route's choice of smoothing parameters (R/route.R): GCV.Cp and
+  ## GACV.Cp's from one Gram product, gam()'s outer iteration's by the
+  ## Laplace approximation; the engine then fits at them ----
+  f <- new.env(parent = emptyenv())
+  for (nm in c("G", "X", "y", "w", "offset", "family", "S", "L", "lsp0", "sp.names", "sp",
+               "nfree", "gamma", "scale", "plan", "control", "trials", "dots", "n", "ar",
+               "ef", "eng_fam"))
+    assign(nm, get(nm), envir = f)
+  if (route$name %in% c("gcv", "outer", "efam_outer"))
     progress_phase(progress, sprintf("Choosing the smoothing parameters (%s)", method))
-  if (pe_method) {
-    Lg <- if (is.null(L)) diag(length(lsp0)) else L
-    gcv <- gcv_smoothing(G, X, y, w, offset, S, Lg, lsp0, gamma, scale, plan, control,
-                         criterion = if (method == "GACV.Cp") "GACV" else "GCV")
-    gcv$sp.names <- sp.names
-    lsp0 <- gcv$lsp
-    L <- Lg[, integer(0), drop = FALSE]
-    sp.names <- character(0)
-  }
-  ## REML, ML beyond the additive model: the smoothing parameters (and
-  ## scale) by the Laplace approximation (R/outer.R); the engine then fits
-  ## at them
-  lap <- NULL
-  if (outer) {
-    Lg <- if (is.null(L)) diag(length(lsp0)) else L
-    # (gam()'s in.out: where the outer iteration starts)
-    start <- if (!is.null(dots$in.out))
-      list(lsp = log(dots$in.out$sp)[if (is.null(sp)) TRUE else sp < 0],
-           lscale = log(dots$in.out$scale))
-    lap <- if (efam_outer)
-      efam_outer_smoothing(G, X, y, w, offset, family, S, Lg, lsp0, method, gamma, scale,
-                           plan, control, start = start) else
-      outer_smoothing(G, X, y, w, offset, family, S, Lg, lsp0, method, gamma, scale,
-                      plan, control, trials, start = start)
-    # (an additive model that is not identifiable: the engine's REML or ML)
-    if (is.null(lap)) outer <- FALSE
-  }
-  if (outer) {
-    lsp0 <- lap$lsp
-    L <- Lg[, integer(0), drop = FALSE]
-    lap$sp.names <- sp.names
-    lap$L <- Lg
-    nth <- if (efam_outer) lap$P$nth else 0L
-    lap$lsp0 <- lsp0 - drop(Lg %*% lap$theta[nth + seq_len(ncol(Lg))])
-    sp.names <- character(0)
-    if (efam_outer) {
-      # the engine fits at the chosen theta and scale, both held fixed
-      if (nth > 0) family$putTheta(lap$th)
-      ef <- efam_spec(family, lap$phi, y)
-      eng_fam <- engine_family(family)
-      eng_fam$estimated <- FALSE
-    }
-  }
-  # (gam()'s REML and ML count the rows of positive weight in the
-  # likelihood, family$ls's nobs, and every row in the scale estimate, as
-  # bam()'s fREML counts every row in both: prior weights of 0 tell them
-  # apart)
-  nobs <- if (method %in% c("REML", "ML") && !outer) sum(w > 0) else n
-  spec <- list(nobs = nobs, nobs_scale = n, scale = if (is.null(ef)) scale else ef$scale,
+  switched <- route$choose(f)
+  if (!is.null(switched)) route <- switched
+  for (nm in c("L", "lsp0", "sp.names", "ef", "eng_fam", "family"))
+    assign(nm, get(nm, envir = f))
+  lap <- f$lap
+  spec <- list(nobs = n, nobs_scale = n, scale = if (is.null(ef)) scale else ef$scale,
                gamma = gamma,
-               additive = additive, ef = ef$ef,
+               additive = family$family == "gaussian" && family$link == "identity",
+               ef = ef$ef,
                yvar = lean_var(y, control$nthreads),
-               # (after gam()'s outer iteration the leverages are its own,
-               # outer_post_proc(): the engine's pass over the rows is not needed)
-               hat = control$hat && is.null(lap),
+               hat = control$hat,
                device_mode = plan$mode, device_ordinal = plan$ordinal,
                ar_rho = if (is.null(ar)) 0 else ar$rho, ar_start = ar$start,
-               theta_start = if (!outer) theta_start, theta = eng_fam$theta,
-               # (gam()'s methods: the engine's penalized IRLS starts at the
-               # outer iteration's optimum, where it then stops)
-               beta_start = if (!is.null(lap)) as.double(lap$beta),
+               theta_start = theta_start, theta = eng_fam$theta,
                theta_estimated = as.integer(eng_fam$estimated),
                theta_rule = if (!is.null(ef) && (isTRUE(eng_fam$estimated) || ef$ef$scale_est == 1))
                  efam_theta_rule() else 0L,
-               ml = as.integer(method == "ML" && !outer),
+               ml = 0L,
                unit_weights = as.integer(chk[["w_not_one"]] == 0))
+  rs <- route$spec(f, spec, unclass(control))
+  spec <- rs$spec
+  ctl_fit <- rs$ctl
   t1 <- proc.time()[["elapsed"]]
 
   ## ---- the fit --------------------------------------------------------------
@@ -874,11 +798,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     lsp0_fit <- c(lsp0, 0)
     L <- matrix(0, length(lsp0_fit), 0L)
   }
-  # (an extended family under gam()'s REML or ML: the outer iteration's
-  # gam.fit4 fit is the fit, efam_outer_finish(); the engine's one pass
-  # from it makes the object's other parts)
-  ctl_fit <- unclass(control)
-  if (efam_outer) ctl_fit$maxit <- 1L
+  f$L <- L
   # (after gam()'s outer iteration the fit runs in its model session, which
   # holds the data and X -- on the device for a GPU fit -- and is closed
   # once the fit is done)
@@ -895,7 +815,9 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   if (!is.null(G$H)) res$rho.full <- res$rho.full[seq_along(S)]
   # rank deficient (R/rank_deficient.R): with the scale estimated by REML,
   # bam()'s Mp moves the optimum -- fitted again with it where it differs
-  rd <- method %in% c("fREML", "REML") && !outer && res$scalars[["rank"]] < p
+  rd <- route$name %in% c("fREML", "engine_gam") && method %in% c("fREML", "REML") &&
+    res$scalars[["rank"]] < p
+  f$rd <- rd
   if (rd && length(res$rho) > ncol(res$db.drho)) {
     Mp <- bam_Mp(G, res)
     if (!is.null(Mp) && Mp != res$scalars[["Mp"]]) {
@@ -905,67 +827,24 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   }
   x_source <- if (is.matrix(X)) "matrix" else "recipe"
   rm(X)
+  rm("X", envir = f)
   if (gc_level > 0) gc()
   t2 <- proc.time()[["elapsed"]]
   progress_phase(progress, "Post-processing")
   fit <- gg_assemble(G, res, family, y, w, offset, n, method, gamma, cl, control,
                      sp.names, scale)
-  if (pe_method) fit <- gcv_finish(fit, gcv, scale, method)
-  if (outer && !efam_outer)
-    fit <- outer_finish(fit, lap, G, lap$L, lap$lsp0, method, lap$sp.names, control,
-                        res$scalars[["aic"]])
-  if (efam_outer)
-    fit <- efam_outer_finish(fit, lap, G, lap$L, lap$lsp0, method, lap$sp.names, control,
-                             method_given)
-  # and its score as bam() reports it
-  if (rd) {
-    v <- reml_bam_convention(G, res, n, gamma)
-    if (!is.null(v)) fit$gcv.ubre[] <- v
-  }
-  # (no smoothing parameter to estimate: bam()'s "REML", R/bam_no_sp.R)
-  if (method == "fREML" && nfree == 0 && is.null(ar))
-    fit <- bam_no_sp_reml(fit, G, res, family, n, gamma, scale)
-  # gam()'s REML and ML scores keep the gaussian log likelihood's weight
-  # term, sum(log(w)) / 2 (family$ls), which bam()'s leaves out; and its Vc
-  # keeps the log scale among the parameters (R/outer.R)
-  if (method %in% c("REML", "ML") && !outer) {
-    fit$gcv.ubre[] <- fit$gcv.ubre - sum(log(w[w > 0])) / (2 * gamma)
-    if (!rd && is.null(ar))
-      fit <- reml_vc_finish(fit, G, if (is.null(L)) diag(length(lsp0)) else L, lsp0, gamma,
-                            control)
-    # gam.fit3's aic with a known scale takes the scale, not the deviance
-    # (its dev1 = scale * sum(w)); bam()'s, the engine's, the deviance
-    if (!isTRUE(fit$scale.estimated))
-      fit$aic <- family$aic(y, n, fit$fitted.values, w, fit$sig2 * sum(w)) + 2 * sum(fit$edf)
-  }
+  fit <- route$finish(fit, f, res)
   fit <- ar1_finish(fit, ar)
   sc <- res$scalars
   if (!is.null(ef))
     fit <- efam_finish(fit, family, res$ef.theta, sc[["theta.failed"]] != 0, G,
                        control$nthreads)
-  # (gam()'s scale of an extended family is estimated only where its log
-  # was a parameter of the outer iteration, tw()'s)
-  if (efam_outer) fit$scale.estimated <- lap$P$lphi
+  fit <- route$last(fit, f)
   if (!fit$converged)
     gamgpu_warn("gamgpu_not_converged",
                 sprintf("penalized IRLS did not converge in %d iterations (control maxit = %d)",
                         as.integer(sc[["iter"]]), control$maxit))
-  # (GCV.Cp, GACV.Cp: the engine fit has no smoothing parameter left to
-  # choose; GACV's Newton is gcv_newton()'s, GCV's and UBRE's optimizer is
-  # magic(), which, as in gam(), reports in fit$mgcv.conv and does not warn)
-  # (gam()'s warnings where newton() stops short of convergence)
-  if (!is.null(lap) && !lap$converged)
-    gamgpu_warn("gamgpu_not_converged",
-                if (identical(lap$conv, "step failed"))
-                  sprintf("%s Newton iteration terminated with step failure - check results carefully",
-                          method)
-                else sprintf("%s Newton iteration reached its limit of %d iterations",
-                             method, control$newton.maxit))
-  if (is.null(lap) && (if (is.null(gcv)) sc[["newton.status"]] == 2
-                       else is.null(gcv$magic) && !gcv$converged))
-    gamgpu_warn("gamgpu_not_converged",
-                sprintf("%s Newton iteration reached its limit of %d iterations",
-                        if (is.null(gcv)) method else fit$method, control$newton.maxit))
+  route$warn(fit, f, res)
   t3 <- proc.time()[["elapsed"]]
   fit$device <- list(
     backend = res$backend,
@@ -1003,24 +882,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     fit$device$cpu_gram <- if (startsWith(res$placement, "host (sparse rows"))
       "gamgpu's sparse rows (X = S M, options(gamgpu.cpu_x)): no dense X, no BLAS products of n rows"
     else cpu_gram_note(p)
-  # GCV.Cp, GACV.Cp: where the criterion's Gram product ran ("cuda:0", "cpu")
-  if (!is.null(gcv)) fit$device$gcv_gram <- gcv$device
-  # (and where the fit is at a lower minimum than gam()'s optimizer stops
-  # at, what each scored)
-  if (!is.null(gcv$below)) fit$device$optimum <- gcv$below
-  # REML, ML (Laplace): where its Gram products ran, and how many
-  if (!is.null(lap)) {
-    fit$device$outer_gram <- lap$P$env$device
-    fit$device$outer_grams <- lap$P$env$grams
-    # (the session's seconds in host-device copies, row-wise work, X's build)
-    fit$device$outer_seconds <- lap$P$env$seconds
-    # (where gam.fit3's rows were computed: "cuda:0", kept on the device
-    # beside X; "cpu", in host memory)
-    rows_at <- lap$P$env$rows
-    if (!is.null(rows_at) && nzchar(rows_at)) fit$device$outer_rows <- rows_at
-    # (a device failure under "auto": the products went on on the CPU)
-    if (!is.null(lap$P$env$fallback)) fit$device$outer_fallback <- lap$P$env$fallback
-  }
+  fit$device <- route$device(fit$device, f)
   fit
 }
 

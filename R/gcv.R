@@ -261,3 +261,39 @@ gcv_finish <- function(fit, gcv, scale, method = "GCV.Cp") {
                                               names(fit$coefficients))
   fit
 }
+
+# The route of gam()'s GCV.Cp and GACV.Cp for an additive model (R/route.R):
+# the smoothing parameters from one Gram product, then gcv_finish().
+route_gcv <- function(method) {
+  r <- route_base("gcv", method)
+  r$choose <- function(f) {
+    Lg <- if (is.null(f$L)) diag(length(f$lsp0)) else f$L
+    gcv <- gcv_smoothing(f$G, f$X, f$y, f$w, f$offset, f$S, Lg, f$lsp0, f$gamma, f$scale,
+                         f$plan, f$control,
+                         criterion = if (method == "GACV.Cp") "GACV" else "GCV")
+    gcv$sp.names <- f$sp.names
+    f$gcv <- gcv
+    f$lsp0 <- gcv$lsp
+    f$L <- Lg[, integer(0), drop = FALSE]
+    f$sp.names <- character(0)
+    NULL
+  }
+  r$finish <- function(fit, f, res) gcv_finish(fit, f$gcv, f$scale, method)
+  # (GACV's Newton is gcv_newton()'s; GCV's and UBRE's optimizer is
+  # magic(), which, as in gam(), reports in fit$mgcv.conv and does not warn)
+  r$warn <- function(fit, f, res) {
+    if (is.null(f$gcv$magic) && !f$gcv$converged)
+      gamgpu_warn("gamgpu_not_converged",
+                  sprintf("%s Newton iteration reached its limit of %d iterations",
+                          fit$method, f$control$newton.maxit))
+  }
+  r$device <- function(dev, f) {
+    # where the criterion's Gram product ran ("cuda:0", "cpu"), and where
+    # the fit is at a lower minimum than gam()'s optimizer stops at, what
+    # each scored
+    dev$gcv_gram <- f$gcv$device
+    if (!is.null(f$gcv$below)) dev$optimum <- f$gcv$below
+    dev
+  }
+  r
+}

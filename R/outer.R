@@ -762,3 +762,17 @@ reml_vc_finish <- function(fit, G, L, lsp0, gamma, control) {
   fit$db.drho <- db
   fit
 }
+
+# The route of gam.fit3's outer iteration (R/route.R: route_laplace()'s
+# steps, with outer_smoothing() and outer_finish()).
+route_outer <- function(method) {
+  r <- route_laplace("outer", method, method, function(f, Lg, start)
+    outer_smoothing(f$G, f$X, f$y, f$w, f$offset, f$family, f$S, Lg, f$lsp0, method,
+                    f$gamma, f$scale, f$plan, f$control, f$trials, start = start))
+  r$finish <- function(fit, f, res) {
+    lap <- f$lap
+    outer_finish(fit, lap, f$G, lap$L, lap$lsp0, method, lap$sp.names, f$control,
+                 res$scalars[["aic"]])
+  }
+  r
+}

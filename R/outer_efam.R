@@ -548,3 +548,44 @@ efam_outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control,
                        family = P$fam, method = method),
                   control, nth + seq_len(nr), sp.names)
 }
+
+# The route of gam.fit4's outer iteration for an extended family (R/route.R:
+# route_laplace()'s steps, with efam_outer_smoothing() and
+# efam_outer_finish(); the engine then fits at the chosen theta and scale).
+route_efam_outer <- function(method, method_given) {
+  r <- route_laplace("efam_outer", method, method_given, function(f, Lg, start)
+    efam_outer_smoothing(f$G, f$X, f$y, f$w, f$offset, f$family, f$S, Lg, f$lsp0, method,
+                         f$gamma, f$scale, f$plan, f$control, start = start))
+  choose <- r$choose
+  r$choose <- function(f) {
+    rt <- choose(f)
+    if (!is.null(rt)) return(rt)
+    lap <- f$lap
+    # the engine fits at the chosen theta and scale, both held fixed
+    if (lap$P$nth > 0) f$family$putTheta(lap$th)
+    f$ef <- efam_spec(f$family, lap$phi, f$y)
+    f$eng_fam <- engine_family(f$family)
+    f$eng_fam$estimated <- FALSE
+    NULL
+  }
+  spec <- r$spec
+  # (the outer iteration's gam.fit4 fit is the fit, efam_outer_finish(); the
+  # engine's one pass from it makes the object's other parts)
+  r$spec <- function(f, spec_, ctl) {
+    s <- spec(f, spec_, ctl)
+    s$ctl$maxit <- 1L
+    s
+  }
+  r$finish <- function(fit, f, res) {
+    lap <- f$lap
+    efam_outer_finish(fit, lap, f$G, lap$L, lap$lsp0, method, lap$sp.names, f$control,
+                      method_given)
+  }
+  # (gam()'s scale of an extended family is estimated only where its log
+  # was a parameter of the outer iteration, tw()'s)
+  r$last <- function(fit, f) {
+    fit$scale.estimated <- f$lap$P$lphi
+    fit
+  }
+  r
+}

@@ -11,6 +11,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -290,7 +291,9 @@ int gg_engine_fit(gg_backend *be, const gg_penalties *pin, const gg_fit_spec *sp
 
     for (iter = 1; iter <= maxit; iter++) {
         if (gg_interrupt_check()) {
-            rc = gg_fail(st, "gamgpu_interrupted", "fit interrupted at iteration %d", iter);
+            char what[64];
+            snprintf(what, sizeof what, "penalized IRLS iteration %d", iter);
+            rc = gg_interrupt_fail(st, what);
             goto done;
         }
         double t_it = gg_now();
