@@ -20,7 +20,9 @@
 # options(gamgpu.cpu_gram)), gam_gpu with X dense and R's BLAS, bam(discrete
 # = TRUE) and bam(method = "fREML").  Prints seconds, ratios (bam discrete's
 # time over gam_gpu's) and agreement with bam fREML (linear predictors, of
-# their range).  Peak memory: bench/cpu_memory.R (a process per fit).
+# their range) and, where bam fREML is too slow to run, with the dense
+# route's fit (the same exact fit in other arithmetic: agree_dense).  Peak
+# memory: bench/cpu_memory.R (a process per fit).
 suppressMessages({library(mgcv); library(gamgpu)})
 args <- as.numeric(commandArgs(trailingOnly = TRUE))
 ns <- if (length(args)) args else 1e6
@@ -68,10 +70,13 @@ for (n in ns) {
                     x_discrete = disc$time / own$time,
                     x = own$value$device$placement, gram = own$value$device$cpu_gram,
                     agree_gam_gpu = agree(own$value), agree_discrete = agree(disc$value),
+                    agree_dense = if (is.null(dense)) NA else
+                      max(abs(own$value$linear.predictors - dense$value$linear.predictors)) /
+                        diff(range(dense$value$linear.predictors)),
                     blas = gamgpu:::r_blas(), threads = th, stringsAsFactors = FALSE)
     print(r[, c("n", "model", "p", "gam_gpu", "gam_gpu_dense_blas", "bam_discrete", "bam_freml",
                 "x_discrete", "agree_gam_gpu",
-                "agree_discrete")], row.names = FALSE, digits = 3)
+                "agree_discrete", "agree_dense")], row.names = FALSE, digits = 3)
     rows[[length(rows) + 1L]] <- r
     rm(own, dense, disc, ex)
   }

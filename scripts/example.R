@@ -14,10 +14,12 @@ fit <- gam_gpu(y ~ s(x0, bs = "cr") + s(x1, bs = "cr") + s(x2, bs = "cr") + s(x3
 print(fit)
 print(summary(fit))
 print(gpu_telemetry())
-# A fit on the CPU: sparse rows for local bases (fit$device$placement) need
-# no BLAS; dense ones (tp, gp) go faster with an optimised one than with R's
-# reference BLAS, which Debian and many R installs use by default.
+# A fit on the CPU: sparse rows for local bases and one-variable thin plates
+# (fit$device$placement) need no BLAS; other dense ones (tp in several
+# variables, gp) go faster with an optimised one than with R's reference
+# BLAS, which Debian and many R installs use by default.
 info <- gpu_info()
 if (!info$usable && grepl("/blas/libblas", info$blas, fixed = TRUE))
   message("R uses the reference BLAS (", info$blas, "). For faster CPU fits of ",
-          "dense bases (tp, gp): apt-get install libopenblas0-pthread (Debian/Ubuntu).")
+          "dense bases (tp in several variables, gp): apt-get install ",
+          "libopenblas0-pthread (Debian/Ubuntu).")
