@@ -556,9 +556,9 @@ route_efam_outer <- function(method, method_given) {
   r <- route_laplace("efam_outer", method, method_given, function(f, Lg, start)
     efam_outer_smoothing(f$G, f$X, f$y, f$w, f$offset, f$family, f$S, Lg, f$lsp0, method,
                          f$gamma, f$scale, f$plan, f$control, start = start))
-  choose <- r$choose
+  laplace_choose <- r$choose
   r$choose <- function(f) {
-    rt <- choose(f)
+    rt <- laplace_choose(f)
     if (!is.null(rt)) return(rt)
     lap <- f$lap
     # the engine fits at the chosen theta and scale, both held fixed
@@ -568,11 +568,11 @@ route_efam_outer <- function(method, method_given) {
     f$eng_fam$estimated <- FALSE
     NULL
   }
-  spec <- r$spec
+  laplace_spec <- r$spec
   # (the outer iteration's gam.fit4 fit is the fit, efam_outer_finish(); the
   # engine's one pass from it makes the object's other parts)
-  r$spec <- function(f, spec_, ctl) {
-    s <- spec(f, spec_, ctl)
+  r$spec <- function(f, spec, ctl) {
+    s <- laplace_spec(f, spec, ctl)
     s$ctl$maxit <- 1L
     s
   }

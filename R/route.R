@@ -175,7 +175,7 @@ route_laplace <- function(name, method, method_given, smoothing) {
     lsp0 <- lap$lsp
     lap$sp.names <- f$sp.names
     lap$L <- Lg
-    nth <- if (name == "efam_outer") lap$P$nth else 0L
+    nth <- if (is.null(lap$P$nth)) 0L else lap$P$nth    # (gam.fit4's thetas first)
     lap$lsp0 <- lsp0 - drop(Lg %*% lap$theta[nth + seq_len(ncol(Lg))])
     f$lap <- lap
     f$lsp0 <- lsp0

@@ -220,7 +220,7 @@ static int tp1_fold(gg_xs_block *B)
     const int k = b->map.k, D = b->pp_deg, nc = b->ncol;
     const size_t nT = ((size_t) b->nXu + 1) * (size_t) (D + 1) * (size_t) nc;
     B->T = calloc(nT, sizeof(double));
-    double *w = malloc((3 * (size_t) k + (size_t) b->map.kc) * sizeof(double));
+    double *w = malloc((2 * (size_t) k + (size_t) b->map.kc) * sizeof(double));
     if (B->T == NULL || w == NULL) {
         free(w);
         return -1;
@@ -267,10 +267,10 @@ static int tp1_locate(const gg_xs_block *B, double x)
     const gg_xblock *b = B->b;
     const double *kn = b->pp_knots;
     const int K = b->nXu;
-    if (B->lut == NULL)
+    if (B->lut == NULL || isnan(x))
         return gg_bm_tp1_locate(x, kn, K);
-    if (!(x >= kn[0]))
-        return x < kn[0] ? 0 : gg_bm_tp1_locate(x, kn, K);
+    if (x < kn[0])
+        return 0;
     if (x >= kn[K - 1])
         return K;
     const double c = (x - B->lut_lo) * B->lut_scale;
