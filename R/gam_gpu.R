@@ -751,12 +751,18 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     record_fallback("engine", small)
     plan$mode <- 0L
   }
+  ## ---- the model session (R/session.R): the data loaded and X built once,
+  ## on the device for a GPU fit; every route's work runs against it ----
+  progress_phase(progress, "Loading the data and building X on the backend")
+  ses <- model_session(X, y, w, offset, plan, control,
+                       unit_weights = chk[["w_not_one"]] == 0, ar = ar)
+  on.exit(ses$close(), add = TRUE)
   ## ---- the route's choice of smoothing parameters (R/route.R): GCV.Cp and
   ## GACV.Cp's from one Gram product, gam()'s outer iteration's by the
   ## Laplace approximation; the engine then fits at them ----
   f <- new.env(parent = emptyenv())
-  for (nm in c("G", "X", "y", "w", "offset", "family", "S", "L", "lsp0", "sp.names", "sp",
-               "nfree", "gamma", "scale", "plan", "control", "trials", "dots", "n", "ar",
+  for (nm in c("G", "X", "ses", "y", "w", "offset", "family", "S", "L", "lsp0", "sp.names",
+               "sp", "nfree", "gamma", "scale", "plan", "control", "trials", "dots", "n", "ar",
                "ef", "eng_fam"))
     assign(nm, get(nm), envir = f)
   if (route$name %in% c("gcv", "outer", "efam_outer"))
@@ -772,14 +778,11 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                ef = ef$ef,
                yvar = lean_var(y, control$nthreads),
                hat = control$hat,
-               device_mode = plan$mode, device_ordinal = plan$ordinal,
-               ar_rho = if (is.null(ar)) 0 else ar$rho, ar_start = ar$start,
                theta_start = theta_start, theta = eng_fam$theta,
                theta_estimated = as.integer(eng_fam$estimated),
                theta_rule = if (!is.null(ef) && (isTRUE(eng_fam$estimated) || ef$ef$scale_est == 1))
                  efam_theta_rule() else 0L,
-               ml = 0L,
-               unit_weights = as.integer(chk[["w_not_one"]] == 0))
+               ml = 0L)
   rs <- route$spec(f, spec, unclass(control))
   spec <- rs$spec
   ctl_fit <- rs$ctl
@@ -799,19 +802,14 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     L <- matrix(0, length(lsp0_fit), 0L)
   }
   f$L <- L
-  # (after gam()'s outer iteration the fit runs in its model session, which
-  # holds the data and X -- on the device for a GPU fit -- and is closed
-  # once the fit is done)
-  # (... with its own y, weights and offset)
-  in_ses <- !is.null(lap)
-  if (in_ses) on.exit(lap$P$close(), add = TRUE)
+  # (in the model session, with its y, weights and offset; closed once the
+  # fit is done -- after an outer iteration, the route records first where
+  # it ran)
   engine_fit <- function(spec)
-    .Call(gg_fit, if (in_ses) lap$P$ses else X, if (!in_ses) y, if (!in_ses) w,
-          if (!in_ses) offset, eng_fam$name, engine_link(family), S_fit, as.integer(off_fit), L,
+    .Call(gg_fit, ses$ptr, eng_fam$name, engine_link(family), S_fit, as.integer(off_fit), L,
           if (length(S_fit)) as.numeric(lsp0_fit) else NULL, spec, ctl_fit)
   progress_phase(progress, "Fitting (penalized IRLS on the backend)")
   res <- engine_fit(spec)
-  if (in_ses) lap$P$close()
   if (!is.null(G$H)) res$rho.full <- res$rho.full[seq_along(S)]
   # rank deficient (R/rank_deficient.R): with the scale estimated by REML,
   # bam()'s Mp moves the optimum -- fitted again with it where it differs
@@ -825,6 +823,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
       res <- engine_fit(spec)
     }
   }
+  if (!is.null(lap)) lap$P$close()
+  ses$close()
   x_source <- if (is.matrix(X)) "matrix" else "recipe"
   rm(X)
   rm("X", envir = f)

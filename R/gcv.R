@@ -2,11 +2,11 @@
 # identity link): the smoothing parameters that minimise the GCV or GACV
 # score (scale unknown) or Mallows' Cp / UBRE (scale known), as gam() chooses them, by
 # Newton's method on the log smoothing parameters with the exact gradient
-# and Hessian.  The O(n) work is one weighted Gram product through the
-# fitting backends (on the device for a GPU fit, X built there from its
-# recipe); everything after it is p x p.  The fit at the
-# chosen smoothing parameters is then the engine's, with every smoothing
-# parameter fixed.
+# and Hessian.  The O(n) work is one weighted Gram product in the fit's
+# model session (on the device for a GPU fit, X built there from its
+# recipe); everything after it is p x p.  The fit at the chosen smoothing
+# parameters is then the engine's, in the same session, with every
+# smoothing parameter fixed.
 #
 # With H = X'WX + sum_j lambda_j S_j, beta = H^-1 X'Wz, rss = ||W^1/2 (z -
 # X beta)||^2 and tau = tr(H^-1 X'WX) (the effective degrees of freedom):
@@ -76,18 +76,22 @@ gcv_score <- function(P, lsp, deriv = TRUE) {
   out
 }
 
-# The problem for gcv_score(): the Gram product through the fitting
-# backends (X a matrix or its recipe; on the device when plan says), the
-# penalties at full size, the sizes and settings.
-gcv_problem <- function(X, y, w, offset, S, off, gamma, scale, plan, nthreads, H = NULL) {
-  g <- .Call(gg_model_gram_r, X, y, w, offset, plan$mode, plan$ordinal, nthreads)
-  n <- length(y)
-  p <- ncol(g$XtWX)
+# The problem for gcv_score(): the Gram product in the fit's model session
+# (ms, model_session(): X a matrix or its recipe, on the device for a GPU
+# fit) -- for gaussian identity the working weights are the prior weights
+# and the working response y - offset, so the penalized IRLS rows at beta
+# = 0 give it, their deviance z'Wz -- the penalties at full size, the
+# sizes and settings.
+gcv_problem <- function(ms, S, off, gamma, scale, H = NULL) {
+  g <- .Call(gg_session_eval_r, ms$ptr, numeric(ms$p), "gaussian", "identity", TRUE, NULL)
+  info <- ms$info()
+  n <- ms$n
+  p <- ms$p
   Sf <- embed_penalties(S, off, p)
   # (gam()'s fixed penalty H, from min.sp or H, in every penalty sum)
   list(XtWX = g$XtWX, XtWz = drop(g$XtWz), zWz = g$zWz, S = Sf, n = n,
        H = if (is.null(H)) matrix(0, p, p) else H + 0,
-       gamma = gamma, scale = scale, device = g$device, fallback = g$fallback)
+       gamma = gamma, scale = scale, device = info$device, fallback = info$fallback)
 }
 
 # Newton's method on the free log smoothing parameters rho (log sp = L rho
@@ -117,9 +121,8 @@ gcv_newton <- function(P, L, lsp0, rho0, maxit, conv.tol) {
 # Smoothing parameters by GCV/UBRE for the additive model with free
 # log sp = L rho + lsp0; returns the optimiser's result (gcv_magic(), or
 # gcv_newton() for GACV and where the Newton settings are given).
-gcv_smoothing <- function(G, X, y, w, offset, S, L, lsp0, gamma, scale, plan, control,
-                          criterion = "GCV") {
-  P <- gcv_problem(X, y, w, offset, S, G$off, gamma, scale, plan, control$nthreads, G$H)
+gcv_smoothing <- function(G, ms, w, S, L, lsp0, gamma, scale, control, criterion = "GCV") {
+  P <- gcv_problem(ms, S, G$off, gamma, scale, G$H)
   P$criterion <- criterion
   nfree <- ncol(L)
   if (nfree == 0L)
@@ -268,8 +271,7 @@ route_gcv <- function(method) {
   r <- route_base("gcv", method)
   r$choose <- function(f) {
     Lg <- if (is.null(f$L)) diag(length(f$lsp0)) else f$L
-    gcv <- gcv_smoothing(f$G, f$X, f$y, f$w, f$offset, f$S, Lg, f$lsp0, f$gamma, f$scale,
-                         f$plan, f$control,
+    gcv <- gcv_smoothing(f$G, f$ses, f$w, f$S, Lg, f$lsp0, f$gamma, f$scale, f$control,
                          criterion = if (method == "GACV.Cp") "GACV" else "GCV")
     gcv$sp.names <- f$sp.names
     f$gcv <- gcv

@@ -49,26 +49,23 @@ outer_family <- function(family) {
 # (rows, derivs: in C, only p-sized results returned).
 # What every outer problem has (R/outer.R, R/outer_efam.R): the penalties
 # at full size, mgcv's square roots of them on the total penalty's range
-# (for log|S|+), its null space (Mp columns), and X loaded once into a model
-# session (src/session_r.c: the device's memory for a GPU fit) with its
-# weighted Gram products (gram, with weights of any sign), leverages (lev),
-# X B and X' V products (xb, xt), get.null.coef()'s coefficients for the
-# link of mean(y) eta_m (null_coef), the count of Gram products (env$grams,
-# count()); close() releases the session and records where it ran.
-outer_session <- function(G, X, y, w, offset, S, plan, nthreads) {
-  # (X: a matrix, or its recipe, built where the session runs)
-  p <- if (is.matrix(X)) ncol(X) else X$p
-  n <- if (is.matrix(X)) nrow(X) else X$n
+# (for log|S|+), its null space (Mp columns), and the fit's model session
+# (model_session(): X loaded once, the device's memory for a GPU fit) with
+# its weighted Gram products (gram, with weights of any sign), leverages
+# (lev), X B and X' V products (xb, xt), get.null.coef()'s coefficients for
+# the link of mean(y) eta_m (null_coef), the count of Gram products
+# (env$grams, count()); close() records where the session ran (and closes
+# it where the problem owns it: own = TRUE).
+outer_session <- function(G, ms, S, own = FALSE) {
+  p <- ms$p
+  n <- ms$n
   rS <- mgcv_fun("mini.roots")(G$S, G$off, p, G$rank)
   Ssp <- mgcv_fun("totalPenaltySpace")(G$S, G$H, G$off, p)
   # gam()'s fixed penalty G$H (min.sp, H): in every penalty sum, and the
   # last of gam.reparam()'s roots, at no smoothing parameter of its own
   UrS <- lapply(rS, function(r) crossprod(Ssp$Y, r))
   if (!is.null(G$H)) UrS <- c(UrS, list(crossprod(Ssp$Y, mgcv_fun("mroot")(G$H))))
-  if (is.matrix(X)) storage.mode(X) <- "double"
-  ses <- .Call(gg_session_open_r, X, y_double(y), as.double(w),
-               if (is.null(offset)) NULL else as.double(offset), plan$mode, plan$ordinal,
-               as.integer(nthreads))
+  ses <- ms$ptr
   env <- new.env()
   env$grams <- 0L
   zero <- numeric(n)
@@ -89,18 +86,18 @@ outer_session <- function(G, X, y, w, offset, S, plan, nthreads) {
        close = function() {
          if (isTRUE(env$closed)) return(invisible())
          env$closed <- TRUE
-         info <- .Call(gg_session_info_r, ses)
+         info <- ms$info()
          env$device <- info$device
          env$seconds <- c(transfer = info$t_transfer, rows = info$t_rows, build = info$t_build)
          env$rows <- info$rows
          if (nzchar(info$fallback)) env$fallback <- info$fallback
-         .Call(gg_session_close_r, ses)
+         if (own) ms$close()
        })
 }
 
-outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, plan,
-                            nthreads, trials = NULL) {
-  B <- outer_session(G, X, y, w, offset, S, plan, nthreads)
+outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, scale,
+                          trials = NULL, own = FALSE) {
+  B <- outer_session(G, ms, S, own)
   ses <- B$ses
   env <- B$env
   count <- B$count
@@ -510,12 +507,11 @@ outer_newton <- function(P, L, lsp0, theta0, control) {
 # of the rows at the optimum (X'W_F X and the leverages, Fisher's weights
 # W_F), so that X is not needed after the model session closes.  L: the
 # free log smoothing parameters' map (identity when none is fixed), lsp0
-# its offset.  The model session stays open in the result (res$P$ses) for
-# the final fit, which runs on it; the caller closes it (P$close()).
-outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, gamma, scale,
-                              plan, control, trials = NULL, start = NULL) {
-  P <- outer_problem(G, X, y, w, offset, family, S, method, gamma, scale, plan,
-                       control$nthreads, trials)
+# its offset.  ms: the fit's model session (model_session()), which the
+# final fit runs on; P$close() records where it ran.
+outer_smoothing <- function(G, ms, y, w, offset, family, S, L, lsp0, method, gamma, scale,
+                            control, trials = NULL, start = NULL) {
+  P <- outer_problem(G, ms, y, w, offset, family, S, method, gamma, scale, trials)
   handed <- FALSE
   on.exit(if (!handed) P$close())
   fam <- P$fam
@@ -589,8 +585,9 @@ outer_reduced_problem <- function(P, G, S, family, method, gamma, scale, control
   St <- g$XtWX / nx + P$H / max(1, max(abs(P$H)))
   for (Sk in P$S) St <- St + Sk / max(abs(Sk))
   if (attr(suppressWarnings(chol(St, pivot = TRUE)), "rank") < p) return(NULL)
-  Pr <- outer_problem(G, red$Rx, red$f, rep(1, p), NULL, family, S, method, gamma, scale,
-                      list(mode = 0L, ordinal = 0L), control$nthreads)
+  ms <- model_session(red$Rx, red$f, rep(1, p), NULL, list(mode = 0L, ordinal = 0L), control)
+  Pr <- outer_problem(G, ms, red$f, rep(1, p), NULL, family, S, method, gamma, scale,
+                      own = TRUE)
   eval0 <- Pr$eval
   rows0 <- Pr$rows
   Pr$eval <- function(beta, gram = TRUE) {
@@ -767,8 +764,8 @@ reml_vc_finish <- function(fit, G, L, lsp0, gamma, control) {
 # steps, with outer_smoothing() and outer_finish()).
 route_outer <- function(method) {
   r <- route_laplace("outer", method, method, function(f, Lg, start)
-    outer_smoothing(f$G, f$X, f$y, f$w, f$offset, f$family, f$S, Lg, f$lsp0, method,
-                    f$gamma, f$scale, f$plan, f$control, f$trials, start = start))
+    outer_smoothing(f$G, f$ses, f$y, f$w, f$offset, f$family, f$S, Lg, f$lsp0, method,
+                    f$gamma, f$scale, f$control, f$trials, start = start))
   r$finish <- function(fit, f, res) {
     lap <- f$lap
     outer_finish(fit, lap, f$G, lap$L, lap$lsp0, method, lap$sp.names, f$control,

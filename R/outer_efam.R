@@ -39,10 +39,10 @@ efam_outer_method <- function(method) if (method %in% c("REML", "ML")) method el
 # values), the scale (known, or its log a parameter), outer_session()'s
 # penalties and model session, and the rows' steps that every evaluation
 # takes (see efam_rows_session() and efam_rows_r()).
-efam_outer_problem <- function(G, X, y, w, offset, family, S, method, gamma, scale, plan,
-                               nthreads, rows = c("auto", "R")) {
+efam_outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, scale,
+                               rows = c("auto", "R"), own = FALSE) {
   rows <- match.arg(rows)
-  B <- outer_session(G, X, y, w, offset, S, plan, nthreads)
+  B <- outer_session(G, ms, S, own)
   n <- B$n
   fam <- mgcv_fun("fix.family.link")(family)
   # (estimate.gam(): the scale given, else the family's, else 1; below 0
@@ -468,10 +468,9 @@ efam_outer_derivs <- function(P, rw, beta, lam, Pm, Hi, Sl) {
 # (pmax(E D'' / 2, 0), gam.fit4's), X'W_F X and the leverages.  start:
 # gam()'s in.out (start$lsp the free log smoothing parameters, start$lscale
 # the log scale where it is a parameter; theta starts from the family's).
-efam_outer_smoothing <- function(G, X, y, w, offset, family, S, L, lsp0, method, gamma,
-                                 scale, plan, control, start = NULL) {
-  P <- efam_outer_problem(G, X, y, w, offset, family, S, method, gamma, scale, plan,
-                          control$nthreads)
+efam_outer_smoothing <- function(G, ms, y, w, offset, family, S, L, lsp0, method, gamma,
+                                 scale, control, start = NULL) {
+  P <- efam_outer_problem(G, ms, y, w, offset, family, S, method, gamma, scale)
   # (the session stays open for the final fit, as outer_smoothing()'s)
   handed <- FALSE
   on.exit(if (!handed) P$close())
@@ -554,8 +553,8 @@ efam_outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control,
 # efam_outer_finish(); the engine then fits at the chosen theta and scale).
 route_efam_outer <- function(method, method_given) {
   r <- route_laplace("efam_outer", method, method_given, function(f, Lg, start)
-    efam_outer_smoothing(f$G, f$X, f$y, f$w, f$offset, f$family, f$S, Lg, f$lsp0, method,
-                         f$gamma, f$scale, f$plan, f$control, start = start))
+    efam_outer_smoothing(f$G, f$ses, f$y, f$w, f$offset, f$family, f$S, Lg, f$lsp0, method,
+                         f$gamma, f$scale, f$control, start = start))
   laplace_choose <- r$choose
   r$choose <- function(f) {
     rt <- laplace_choose(f)

@@ -45,8 +45,6 @@ SEXP gg_record_fallback_r(SEXP backend, SEXP reason);
 SEXP gg_compile_check_r(SEXP names, SEXP sources, SEXP arch);
 SEXP gg_gram_r(SEXP X, SEXP w, SEXP z, SEXP mode, SEXP ordinal);
 SEXP gg_cpu_gram_mode_r(SEXP mode, SEXP p);
-SEXP gg_model_gram_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP mode, SEXP ordinal,
-                     SEXP nthreads);
 SEXP gg_predict_r(SEXP X, SEXP beta, SEXP V, SEXP mode, SEXP ordinal, SEXP chunk_rows,
                   SEXP threads);
 

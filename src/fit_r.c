@@ -1,15 +1,18 @@
-/* fit_r.c -- glue between R and the fitting engine: unpacks the model
- * matrix, response, weights, offset, family and mgcv's penalty setup into
- * plain C structs, runs gg_engine_fit() on the device backend (with a
- * counted CPU fallback under "auto") or the CPU one, and returns the
- * results as a named list; gg_backend_check runs each backend operation
- * once, for tests.  The rows' part of the gam object (the final vectors,
- * deviance residuals, null deviance, aic) comes from host threads beside
- * the engine (fit_rows.c).  Output vectors are allocated here (R
- * memory) before the engine runs, so a failure leaks nothing: the engine
- * frees its scratch, the backend is released, then the classed error is
- * raised.  Trace lines are printed here (Rprintf); the engine's loops
- * poll for interrupts through interrupt_r.c, armed around the fit. */
+/* fit_r.c -- glue between R and the fitting engine: a fit runs in a model
+ * session (session_r.c: the data loaded and X built once, on the device
+ * for a GPU fit, the one way data enter the engine), with mgcv's penalty
+ * setup, the family and the settings unpacked here into plain C structs;
+ * gg_engine_fit() runs through gg_session_call(), so that under "auto" a
+ * device failure moves the session to the CPU and the fit runs again
+ * there (counted).  The results come back as a named list;
+ * gg_backend_check runs each backend operation once, for tests.  The
+ * rows' part of the gam object (the final vectors, deviance residuals,
+ * null deviance, aic) comes from host threads beside the engine
+ * (fit_rows.c).  Output vectors are allocated here (R memory) before the
+ * engine runs, so a failure leaks nothing: the engine frees its scratch,
+ * the helper threads are joined, then the classed error is raised.  Trace
+ * lines are printed here (Rprintf); the engine's loops poll for
+ * interrupts through interrupt_r.c, armed around the fit. */
 #include <R.h>
 #include <Rinternals.h>
 
@@ -93,41 +96,49 @@ static void tally_since(const gg_backend *be, be_tally t0, long counters[4], dou
     *build = t.build - t0.build;
 }
 
-/* One attempt of the engine on a backend holding the data (rc: its load's
- * outcome), the rows' helper restarted for it. */
-static int engine_attempt(gg_backend *be, int rc, const gg_penalties *pen, const gg_fit_spec *sp,
-                          gg_fit_control *ctl, gg_fit_out *out, gg_fit_rows *fr, gg_status *st)
+/* The fit on a session's backend: what the engine needs and where its
+ * results go; one attempt per call of op_fit (a device fit may be run
+ * again on the CPU). */
+typedef struct fit_ctx {
+    const gg_penalties *pen;
+    const gg_fit_spec  *sp;
+    gg_fit_control     *ctl;
+    gg_fit_out         *out;
+    double *const      *rows_out;
+    gg_fit_rows         fr;
+    long                counters[4];
+    double              t_transfer, t_rows, t_build, t_pre, t_enter;
+    char                placement[160];
+    const char         *backend;
+} fit_ctx;
+
+static int op_fit(gg_backend *be, const gg_data *d, void *ctx_, gg_status *st)
 {
-    gg_fit_rows_new_attempt(fr);
-    if (rc == 0) rc = gg_engine_fit(be, pen, sp, ctl, out, st);
-    if (!gg_fit_rows_wait(fr) && rc == 0)
+    fit_ctx *c = ctx_;
+    const be_tally t0 = tally(be);
+    c->t_pre = gg_now() - c->t_enter;
+    /* the rows' helper, started afresh for this attempt and joined before
+     * returning (gg_session_call's rule) */
+    gg_fit_rows_start(&c->fr, c->sp->family, d->n, d->y, d->pw, c->rows_out, c->ctl->nthreads);
+    c->ctl->iterations_done = gg_fit_rows_iterations_done;
+    c->ctl->ctx = &c->fr;
+    int rc = gg_engine_fit(be, c->pen, c->sp, c->ctl, c->out, st);
+    if (!gg_fit_rows_wait(&c->fr) && rc == 0)
         rc = gg_fail(st, "gamgpu_internal_error", "the engine returned without its final vectors");
+    gg_fit_rows_finish(&c->fr);
+    tally_since(be, t0, c->counters, &c->t_transfer, &c->t_rows, &c->t_build);
+    gg_strlcpy(c->placement, be->placement[0] ? be->placement : "host", sizeof c->placement);
+    c->backend = be->ops->name;
     return rc;
 }
 
-SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
-            SEXP off, SEXP L, SEXP lsp0, SEXP spec, SEXP control)
+/* The fit in model session ses (gg_session_open_r: its y, prior weights,
+ * offset and X, its device or CPU backend). */
+SEXP gg_fit(SEXP ses, SEXP family, SEXP link, SEXP S, SEXP off, SEXP L, SEXP lsp0, SEXP spec,
+            SEXP control)
 {
     const double t_enter = gg_now();
-    gg_status st;
-    gg_status_clear(&st);
-    /* X: a double matrix, or the recipe to build it (xplan.h); or a model
-     * session (session_r.c) that holds the data and X already, where the
-     * outer iteration ran: the fit runs on its backend */
-    gg_xplan xplan;
-    gg_data d;
-    gg_backend *ses_be = NULL;
-    int ses_on_device = 0;
-    const char *ses_fallback = "";
-    if (TYPEOF(X) == EXTPTRSXP) {
-        /* (the session's own y, weights and offset: the arguments NULL) */
-        if (y != R_NilValue || w != R_NilValue || offset != R_NilValue)
-            gg_abort(BAD_IN, "a fit in a model session takes its y, weights and offset; "
-                             "pass NULL for them");
-        ses_be = gg_session_backend(X, &d, &ses_on_device, &ses_fallback);
-    } else {
-        gg_model_data_from_r(X, y, w, offset, &xplan, &d);
-    }
+    const gg_data d = *gg_session_data(ses);
     const int n = (int) d.n, p = d.p;
 
     gg_fit_spec sp;
@@ -144,8 +155,6 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
         } else if (sp.family.efam)
             gg_abort(BAD_IN, "an extended family needs its parameters (spec$ef)");
     }
-    /* every prior weight 1 (gam_gpu()'s check of the rows): not copied to a device */
-    d.pw_ones = gg_list_int(spec, "unit_weights", 0, 0, 1, BAD_IN);
     sp.nobs = gg_list_real(spec, "nobs", n, 0, DBL_MAX, BAD_IN);
     sp.nobs_scale = gg_list_real(spec, "nobs_scale", 0, 0, DBL_MAX, BAD_IN);
     sp.scale = gg_list_real(spec, "scale", 0, -DBL_MAX, DBL_MAX, BAD_IN);
@@ -204,10 +213,6 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     ctl.trace = gg_list_int(control, "trace", 0, 0, 1, BAD_CTL);
     ctl.nthreads = gg_list_int(control, "nthreads", 1, 1, GG_MAX_THREADS, BAD_CTL);
     ctl.trace_fn = trace_line;
-    /* the CPU backend's row block: control block.rows (chunk.size is mgcv's
-     * subsample size; it stands in for a list without block.rows) */
-    const int chunk = gg_list_int(control, "chunk.size", 0, 0, INT_MAX, BAD_CTL);
-    const int block_rows = gg_list_int(control, "block.rows", chunk, 0, INT_MAX, BAD_CTL);
 
     const int nsp = pen.nsp, nth = gg_engine_ntheta(&pen, &sp);
 
@@ -260,22 +265,9 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
     out.V_sp = REAL(VECTOR_ELT(res, 13));
     out.hat = want_hat ? REAL(VECTOR_ELT(res, 14)) : NULL;
 
-    /* AR1 residuals (bam's rho, AR.start): gaussian identity fits only */
-    d.ar_rho = gg_list_real(spec, "ar_rho", 0, -1, 1, BAD_IN);
-    d.ar_start = NULL;
-    if (d.ar_rho != 0 && ses_be != NULL)
-        gg_abort(BAD_IN, "AR1 residuals are not fitted in a model session");
-    if (d.ar_rho != 0) {
-        SEXP ars = gg_list_elt(spec, "ar_start");
-        if (!(fabs(d.ar_rho) < 1) || !sp.additive)
-            gg_abort("gamgpu_bad_input",
-                     "AR1 residuals need |rho| < 1 and a gaussian identity model");
-        if (ars != R_NilValue) {
-            if (TYPEOF(ars) != REALSXP || XLENGTH(ars) != n)
-                gg_abort("gamgpu_bad_input", "ar_start must be a double vector, one per row");
-            d.ar_start = REAL(ars);
-        }
-    }
+    /* AR1 residuals (the session's, bam's rho): gaussian identity fits only */
+    if (d.ar_rho != 0 && !sp.additive)
+        gg_abort(BAD_IN, "AR1 residuals need a gaussian identity model");
     /* the first REML optimization's start (gam()'s in.out) and the
      * coefficients the penalized IRLS starts from, or NULL */
     sp.theta_start = optional_finite(spec, "theta_start", nth,
@@ -285,67 +277,24 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
                                     "beta_start must be a double vector, one per column of X",
                                     "beta_start must be finite");
 
-    /* Device first when the policy allows (device_mode 1 = "auto", 2 =
-     * "required"), then the CPU: under "auto" a failure of the device (not
-     * of the data, which the CPU would hit too) is a counted fallback. */
-    const int mode = gg_list_int(spec, "device_mode", 0, 0, 2, BAD_IN);
-    const int ordinal = gg_list_int(spec, "device_ordinal", 0, 0, INT_MAX, BAD_IN);
-    char fallback[GG_TEL_REASON] = "";
-    const char *backend_name = "cpu";
-    long counters[4] = {0, 0, 0, 0};
-    char placement[160] = "host";
-    double t_transfer = 0, t_rows = 0, t_build = 0, t_pre = 0;
     /* the rows' part of the result, on host threads beside the engine */
-    gg_fit_rows fr;
     double *const rows_out[GG_ROWS_NOUT] = {
         REAL(VECTOR_ELT(res, 15)), REAL(VECTOR_ELT(res, 16)), REAL(VECTOR_ELT(res, 17)),
         REAL(VECTOR_ELT(res, 24)), out.hat};
-    /* from here to gg_fit_rows_finish: helper threads, no R error; at most
-     * nthreads threads at once, this one included (threads.h) */
-    const int prev_limit = gg_threads_set_limit(ctl.nthreads);
-    gg_r_interrupt_arm();
-    gg_fit_rows_start(&fr, sp.family, (size_t) n, d.y, d.pw, rows_out, ctl.nthreads);
-    ctl.iterations_done = gg_fit_rows_iterations_done;
-    ctl.ctx = &fr;
-    int rc = -1;
-    if (ses_be != NULL) {
-        /* the session's backend: loaded, X built; its fallback, if any,
-         * was counted when it happened */
-        const be_tally t0 = tally(ses_be);
-        gg_status_clear(&st);
-        t_pre = gg_now() - t_enter;
-        rc = engine_attempt(ses_be, 0, &pen, &sp, &ctl, &out, &fr, &st);
-        tally_since(ses_be, t0, counters, &t_transfer, &t_rows, &t_build);
-        if (ses_be->placement[0])
-            gg_strlcpy(placement, ses_be->placement, sizeof placement);
-        if (rc == 0) backend_name = ses_on_device ? "cuda" : "cpu";
-        gg_strlcpy(fallback, ses_fallback, sizeof fallback);
-    }
-    for (int on_device = mode > 0; ses_be == NULL && on_device >= 0; on_device--) {
-        gg_backend be;
-        memset(&be, 0, sizeof be);   /* read below even when the init fails */
-        const be_tally t0 = tally(&be);
-        gg_status_clear(&st);
-        rc = on_device ? gg_backend_cuda_init(&be, ordinal, &st)
-                       : gg_backend_cpu_init(&be, (size_t) block_rows, &st);
-        if (rc == 0) rc = be.ops->load(&be, &d, &st);
-        t_pre = gg_now() - t_enter;
-        rc = engine_attempt(&be, rc, &pen, &sp, &ctl, &out, &fr, &st);
-        tally_since(&be, t0, counters, &t_transfer, &t_rows, &t_build);
-        gg_strlcpy(placement, be.placement[0] ? be.placement : "host", sizeof placement);
-        if (be.ops != NULL) be.ops->release(&be);
-        if (rc == 0) {
-            backend_name = on_device ? "cuda" : "cpu";
-            break;
-        }
-        if (!on_device || mode == 2 || !gg_device_failure(&st)) break;
-        gg_tel_fallback("engine", st.msg);
-        gg_strlcpy(fallback, st.msg, sizeof fallback);
-    }
-    gg_fit_rows_finish(&fr);
-    rc = gg_r_interrupt_disarm(rc, &st, "the fit");
-    gg_threads_set_limit(prev_limit);
-    if (rc) gg_raise(&st);
+    fit_ctx c;
+    memset(&c, 0, sizeof c);
+    c.pen = &pen;
+    c.sp = &sp;
+    c.ctl = &ctl;
+    c.out = &out;
+    c.rows_out = rows_out;
+    c.t_enter = t_enter;
+    gg_session_call(ses, op_fit, &c, "the fit");
+    const gg_fit_rows fr = c.fr;
+    /* loading the session (the data copied, X built) counts with the fit's
+     * own copies and build: what the fit cost */
+    double load_transfer, load_build;
+    gg_session_load_seconds(ses, &load_transfer, &load_build);
 
     const char *snames[] = {"reml", "sig2", "scale.vp", "deviance", "rss", "iter",
                             "converged", "newton.iter", "newton.status", "rank", "Mp",
@@ -358,20 +307,19 @@ SEXP gg_fit(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP family, SEXP link, SEXP S,
                          fr.null_deviance, fr.aic_na ? NA_REAL : fr.aic, out.theta,
                          out.theta_failed, out.ef.log_scale, out.rss_extra};
     SET_VECTOR_ELT(res, 18, gg_named_doubles((int) (sizeof sv / sizeof sv[0]), snames, sv));
-    SET_VECTOR_ELT(res, 19, Rf_mkString(backend_name));
-    SET_VECTOR_ELT(res, 21, Rf_mkString(fallback));
-    SET_VECTOR_ELT(res, 22, Rf_mkString(placement));
+    SET_VECTOR_ELT(res, 19, Rf_mkString(c.backend));
+    SET_VECTOR_ELT(res, 21, Rf_mkString(gg_session_fallback(ses)));
+    SET_VECTOR_ELT(res, 22, Rf_mkString(c.placement));
     /* pre: from entry to the engine's start (checks, allocating the
-     * outputs, starting the backend, load: X built or copied, the data
-     * copied) */
+     * outputs); loading the session is before the call */
     const char *tnames[] = {"transfer", "rows", "build", "pre"};
-    const double tv[] = {t_transfer, t_rows, t_build, t_pre};
+    const double tv[] = {load_transfer + c.t_transfer, c.t_rows, load_build + c.t_build, c.t_pre};
     SET_VECTOR_ELT(res, 23, gg_named_doubles(4, tnames, tv));
     for (int i = 0; i < (sp.family.efam ? sp.family.ef.nth : 0); i++)
         REAL(VECTOR_ELT(res, 25))[i] = out.ef.th[i];
     const char *cnames[] = {"gram", "xbeta", "row_state", "halve_eta"};
-    const double cv[] = {(double) counters[0], (double) counters[1], (double) counters[2],
-                         (double) counters[3]};
+    const double cv[] = {(double) c.counters[0], (double) c.counters[1],
+                         (double) c.counters[2], (double) c.counters[3]};
     SET_VECTOR_ELT(res, 20, gg_named_doubles(4, cnames, cv));
     /* R's density warns where it is 0 (a Poisson response that is not a
      * whole number: the aic is Inf); family_stats.c counted those rows off

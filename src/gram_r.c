@@ -1,6 +1,5 @@
-/* gram_r.c -- R glue of the weighted Gram product (gpu_gram() in R), and
- * of a gaussian model's Gram product through the fitting backends, X a
- * matrix or its recipe (gg_model_gram_r, for method = "GCV.Cp").
+/* gram_r.c -- R glue of the weighted Gram product (gpu_gram() in R) and
+ * of the CPU's choice of Gram kernel.
  *
  * mode: 0 = CPU (policy "off", or the caller chose it), 1 = device with a
  * recorded CPU fallback on a device failure ("auto"), 2 = device or a
@@ -76,73 +75,6 @@ SEXP gg_gram_r(SEXP X, SEXP w, SEXP z, SEXP mode_, SEXP ordinal_)
     SET_VECTOR_ELT(out, 3, gg_scalar_string(device));
     SET_VECTOR_ELT(out, 4, gg_scalar_string(fallback));
     UNPROTECT(3);
-    return out;
-}
-
-/* The weighted Gram product of a gaussian identity model: X (a double
- * matrix, or the recipe the backend builds it from, xplan.h) with the prior
- * weights w and z = y - offset, through the fitting backends -- on the
- * device when mode asks (1: with a counted CPU fallback on a device
- * failure, 2: or a classed error), else the CPU -- so that X need not be
- * formed in R.  For method = "GCV.Cp" (R/gcv.R).  For gaussian identity
- * the working weights are the prior weights and the working response is
- * y - offset whatever the linear predictor, so one pass from beta = 0 is
- * the product. */
-SEXP gg_model_gram_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP mode_, SEXP ordinal_,
-                     SEXP nthreads_)
-{
-    gg_xplan xplan;
-    gg_data d;
-    gg_model_data_from_r(X, y, w, offset, &xplan, &d);
-    const int p = d.p;
-    const int mode = gg_as_int(mode_, "the mode", 0, 2, "gamgpu_bad_input");
-    const int ordinal = gg_as_int(ordinal_, "the device ordinal", 0, INT_MAX, "gamgpu_bad_input");
-    const int nthreads = gg_as_int(nthreads_, "nthreads", 1, GG_MAX_THREADS, "gamgpu_bad_input");
-    SEXP gname = PROTECT(Rf_mkString("gaussian")), lname = PROTECT(Rf_mkString("identity"));
-    const gg_family fam = gg_family_or_abort(gname, lname, R_NilValue);
-
-    const char *names[] = {"XtWX", "XtWz", "zWz", "device", "fallback"};
-    SEXP out = PROTECT(gg_named_list(5, names));
-    SEXP A = PROTECT(Rf_allocMatrix(REALSXP, p, p));
-    SEXP b = PROTECT(Rf_allocVector(REALSXP, p));
-    double *beta0 = (double *) R_alloc((size_t) p, sizeof(double));
-    memset(beta0, 0, (size_t) p * sizeof(double));
-    double zwz = NA_REAL, dev = 0;
-
-    gg_status st;
-    gg_status_clear(&st);
-    char device[32] = "cpu", fallback[GG_TEL_REASON] = "";
-    /* helper threads from here to the end: no R error until they are done */
-    const int prev = gg_threads_set_limit(nthreads);
-    gg_r_interrupt_arm();
-    int rc = -1;
-    for (int on_device = mode > 0; on_device >= 0; on_device--) {
-        gg_backend be;
-        memset(&be, 0, sizeof be);
-        gg_status_clear(&st);
-        rc = on_device ? gg_backend_cuda_init(&be, ordinal, &st) : gg_backend_cpu_init(&be, 0, &st);
-        if (rc == 0) rc = be.ops->load(&be, &d, &st);
-        if (rc == 0) rc = be.ops->xbeta(&be, beta0, &st);
-        if (rc == 0) rc = be.ops->row_state(&be, &fam, &dev, &st);
-        if (rc == 0) rc = be.ops->gram(&be, REAL(A), REAL(b), &zwz, &st);
-        if (be.ops != NULL) be.ops->release(&be);
-        if (rc == 0) {
-            if (on_device) snprintf(device, sizeof device, "cuda:%d", ordinal);
-            break;
-        }
-        if (!on_device || mode == 2 || !gg_device_failure(&st)) break;
-        gg_tel_fallback("gram", st.msg);
-        gg_strlcpy(fallback, st.msg, sizeof fallback);
-    }
-    rc = gg_r_interrupt_disarm(rc, &st, "the Gram product");
-    gg_threads_set_limit(prev);
-    if (rc) gg_raise(&st);
-    SET_VECTOR_ELT(out, 0, A);
-    SET_VECTOR_ELT(out, 1, b);
-    SET_VECTOR_ELT(out, 2, Rf_ScalarReal(zwz));
-    SET_VECTOR_ELT(out, 3, gg_scalar_string(device));
-    SET_VECTOR_ELT(out, 4, gg_scalar_string(fallback));
-    UNPROTECT(5);
     return out;
 }
 

@@ -255,8 +255,8 @@ int gg_outer_ef_rows_compute(gg_backend *be, const gg_data *d, const gg_family *
     if (!fam->efam || !gg_fm_ef_outer_ok((int) fam->fam, gg_family_link(fam), fam->ef.nth) ||
         fam->ef.nth > GG_FM_EFO_MAXTH || (level != 0 && level != 2))
         return gg_fail(st, "gamgpu_internal_error",
-                       "outer rows: an extended family's rows are nb()'s, tw()'s, betar()'s "
-                       "and scat()'s (with their links), at level 0 or 2");
+                       "outer rows: an extended family's rows are those gg_fm_ef_outer_ok() "
+                       "takes (efam_outer.h), at level 0 or 2");
     r->fisher = 0;
     r->pearson = 0;
     r->efam = 1;

@@ -23,6 +23,7 @@
 #include <R.h>
 #include <Rinternals.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,12 +41,16 @@
 #include "threads.h"
 #include "../inst/kernels/efam_outer.h"
 
-#define BAD_IN "gamgpu_bad_input"
+#define BAD_IN  "gamgpu_bad_input"
+#define BAD_CTL "gamgpu_bad_control"
 
 typedef struct gg_session {
     gg_backend be;
     gg_data    d;
     int        loaded, on_device, mode, ordinal, nthreads;
+    size_t     block_rows;               /* the CPU backend's row block (0: its own) */
+    /* what loading cost: seconds in copies and in building X */
+    double     load_transfer, load_build;
     /* the last eval(), replayed after a move to the CPU: its beta (NULL:
      * the family's start) and family */
     int        have_eval, eval_start;
@@ -102,7 +107,7 @@ static int session_load(gg_session *s, int on_device, gg_status *st)
 {
     memset(&s->be, 0, sizeof s->be);
     int rc = on_device ? gg_backend_cuda_init(&s->be, s->ordinal, st)
-                       : gg_backend_cpu_init(&s->be, 0, st);
+                       : gg_backend_cpu_init(&s->be, s->block_rows, st);
     if (rc == 0)
         rc = s->be.ops->load(&s->be, &s->d, st);
     if (rc != 0) {
@@ -110,6 +115,8 @@ static int session_load(gg_session *s, int on_device, gg_status *st)
         return -1;
     }
     s->loaded = 1;
+    s->load_transfer = s->be.t_transfer;
+    s->load_build = s->be.t_build;
     s->on_device = on_device;
     if (on_device)
         snprintf(s->device, sizeof s->device, "cuda:%d", s->ordinal);
@@ -178,23 +185,44 @@ static void session_run(gg_session *s, session_op op, void *ctx, const char *wha
 
 /* ---- open, close, info ------------------------------------------------ */
 
-SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP mode_, SEXP ordinal_,
-                       SEXP nthreads_)
+/* load: list(device_mode, device_ordinal, unit_weights, ar_rho, ar_start)
+ * -- where the session runs (mode as above), whether every prior weight
+ * is 1 (not copied to a device), AR1 residuals (bam's rho and AR.start,
+ * NULL: one series); control: gam_gpu_control()'s nthreads and the CPU
+ * backend's row block (block.rows, else chunk.size). */
+SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP load, SEXP control)
 {
     if (!(Rf_isMatrix(X) && TYPEOF(X) == REALSXP) && TYPEOF(X) != VECSXP)
         gg_abort(BAD_IN, "a model session takes X as a double matrix or its recipe");
-    const int mode = gg_as_int(mode_, "the mode", 0, 2, BAD_IN);
-    const int ordinal = gg_as_int(ordinal_, "the device ordinal", 0, INT_MAX, BAD_IN);
-    const int nthreads = gg_as_int(nthreads_, "nthreads", 1, GG_MAX_THREADS, BAD_IN);
+    if (TYPEOF(load) != VECSXP || TYPEOF(control) != VECSXP)
+        gg_abort(BAD_IN, "a model session's load and control settings must be lists");
+    const int mode = gg_list_int(load, "device_mode", 0, 0, 2, BAD_IN);
+    const int ordinal = gg_list_int(load, "device_ordinal", 0, 0, INT_MAX, BAD_IN);
+    const int pw_ones = gg_list_int(load, "unit_weights", 0, 0, 1, BAD_IN);
+    const double ar_rho = gg_list_real(load, "ar_rho", 0, -1, 1, BAD_IN);
+    SEXP ar_start = gg_list_elt(load, "ar_start");
+    const int nthreads = gg_list_int(control, "nthreads", 1, 1, GG_MAX_THREADS, BAD_CTL);
+    const int chunk = gg_list_int(control, "chunk.size", 0, 0, INT_MAX, BAD_CTL);
+    const int block_rows = gg_list_int(control, "block.rows", chunk, 0, INT_MAX, BAD_CTL);
     gg_xplan plan;
     gg_data d;
     gg_model_data_from_r(X, y, w, offset, &plan, &d);
+    d.pw_ones = pw_ones;
+    if (ar_rho != 0) {
+        if (!(fabs(ar_rho) < 1))
+            gg_abort(BAD_IN, "AR1 residuals need |rho| < 1");
+        if (ar_start != R_NilValue && (TYPEOF(ar_start) != REALSXP || (size_t) XLENGTH(ar_start) != d.n))
+            gg_abort(BAD_IN, "ar_start must be a double vector, one per row");
+        d.ar_rho = ar_rho;
+        d.ar_start = ar_start == R_NilValue ? NULL : REAL(ar_start);
+    }
 
-    SEXP keep = PROTECT(Rf_allocVector(VECSXP, 4));
+    SEXP keep = PROTECT(Rf_allocVector(VECSXP, 5));
     SET_VECTOR_ELT(keep, 0, X);
     SET_VECTOR_ELT(keep, 1, y);
     SET_VECTOR_ELT(keep, 2, w);
     SET_VECTOR_ELT(keep, 3, offset);
+    SET_VECTOR_ELT(keep, 4, ar_start);
     SEXP ptr = PROTECT(R_MakeExternalPtr(NULL, tag_session(), keep));
     R_RegisterCFinalizerEx(ptr, session_finalizer, TRUE);
     gg_session *s = calloc(1, sizeof *s);
@@ -216,6 +244,7 @@ SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP mode_, SEXP ord
     s->mode = mode;
     s->ordinal = ordinal;
     s->nthreads = nthreads;
+    s->block_rows = (size_t) block_rows;
 
     gg_status st;
     gg_status_clear(&st);
@@ -238,13 +267,30 @@ SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP mode_, SEXP ord
     return ptr;
 }
 
-gg_backend *gg_session_backend(SEXP ptr, gg_data *d, int *on_device, const char **fallback)
+const gg_data *gg_session_data(SEXP ptr) { return &session_get(ptr)->d; }
+
+const char *gg_session_fallback(SEXP ptr) { return session_get(ptr)->fallback; }
+
+void gg_session_load_seconds(SEXP ptr, double *transfer, double *build)
+{
+    const gg_session *s = session_get(ptr);
+    *transfer = s->load_transfer;
+    *build = s->load_build;
+}
+
+typedef struct call_ctx { gg_session_fn fn; void *ctx; } call_ctx;
+
+static int op_call(gg_session *s, void *ctx_, gg_status *st)
+{
+    const call_ctx *c = ctx_;
+    return c->fn(&s->be, &s->d, c->ctx, st);
+}
+
+void gg_session_call(SEXP ptr, gg_session_fn fn, void *ctx, const char *what)
 {
     gg_session *s = session_get(ptr);
-    *d = s->d;
-    *on_device = s->on_device;
-    *fallback = s->fallback;
-    return &s->be;
+    call_ctx c = {fn, ctx};
+    session_run(s, op_call, &c, what);
 }
 
 SEXP gg_session_close_r(SEXP ptr)
@@ -311,8 +357,8 @@ static int op_eval(gg_session *s, void *ctx_, gg_status *st)
 
 /* The penalized IRLS row state at beta (NULL: the family's starting
  * values): eta = X beta + offset, then mu, Fisher's weights w and the
- * working response z; returns the deviance and, with gram TRUE, X'WX and
- * X'Wz at that state. */
+ * working response z; returns the deviance and, with gram TRUE, X'WX,
+ * X'Wz and z'Wz at that state (NA without). */
 SEXP gg_session_eval_r(SEXP ptr, SEXP beta, SEXP family, SEXP link, SEXP gram, SEXP theta)
 {
     gg_session *s = session_get(ptr);
@@ -321,8 +367,8 @@ SEXP gg_session_eval_r(SEXP ptr, SEXP beta, SEXP family, SEXP link, SEXP gram, S
     const double *b0 = start ? NULL : double_arg(beta, p, "beta");
     const gg_family fam = gg_family_or_abort(family, link, theta);
     const int want = Rf_asLogical(gram) == TRUE;
-    const char *names[] = {"dev", "XtWX", "XtWz"};
-    SEXP out = PROTECT(gg_named_list(3, names));
+    const char *names[] = {"dev", "XtWX", "XtWz", "zWz"};
+    SEXP out = PROTECT(gg_named_list(4, names));
     SEXP A = PROTECT(Rf_allocMatrix(REALSXP, want ? p : 0, want ? p : 0));
     SEXP b = PROTECT(Rf_allocVector(REALSXP, want ? p : 0));
     s->eval_start = start;
@@ -334,6 +380,7 @@ SEXP gg_session_eval_r(SEXP ptr, SEXP beta, SEXP family, SEXP link, SEXP gram, S
     SET_VECTOR_ELT(out, 0, Rf_ScalarReal(c.dev));
     SET_VECTOR_ELT(out, 1, A);
     SET_VECTOR_ELT(out, 2, b);
+    SET_VECTOR_ELT(out, 3, Rf_ScalarReal(want ? c.zwz : NA_REAL));
     UNPROTECT(3);
     return out;
 }
@@ -613,9 +660,10 @@ SEXP gg_session_derivs_r(SEXP ptr, SEXP db, SEXP Ml, SEXP flags)
 
 /* ---- an extended family's rows (outer_rows.h, efam_outer.h) ------------ */
 
-/* nb()'s, tw()'s, betar()'s or scat()'s family for the outer rows: the
- * family and link by name ("negbin" for nb()), its theta (negbin: exp of
- * ef's) and parameters ef (efam_r.c's list) */
+/* An extended family for the outer rows (efam_outer.h's
+ * gg_fm_ef_outer_ok(): nb(), tw(), betar(), scat(), ziP(), ocat(), the
+ * censored families): the family and link by name ("negbin" for nb()),
+ * its theta (negbin: exp of ef's) and parameters ef (efam_r.c's list) */
 static gg_family ef_family_or_abort(SEXP family, SEXP link, SEXP theta, SEXP ef)
 {
     gg_family fam = gg_family_or_abort(family, link, theta);
@@ -624,7 +672,9 @@ static gg_family ef_family_or_abort(SEXP family, SEXP link, SEXP theta, SEXP ef)
     if (!gg_fm_ef_outer_ok((int) fam.fam, gg_family_link(&fam), fam.ef.nth) ||
         fam.ef.nth > GG_FM_EFO_MAXTH)
         gg_abort("gamgpu_bad_family", "the outer iteration's extended-family rows are nb()'s, "
-                 "tw()'s and betar()'s (one theta) and scat()'s (two), with their links");
+                 "tw()'s, betar()'s, cnorm()'s and clog()'s (one theta), scat()'s and ziP()'s "
+                 "(two), ocat()'s (one to four cut points to estimate) and cpois()'s, with "
+                 "mgcv's links for them");
     return fam;
 }
 

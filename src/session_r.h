@@ -6,8 +6,7 @@
 
 #include "backend.h"
 
-SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP mode, SEXP ordinal,
-                       SEXP nthreads);
+SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP load, SEXP control);
 SEXP gg_session_close_r(SEXP ptr);
 SEXP gg_session_info_r(SEXP ptr);
 SEXP gg_session_eval_r(SEXP ptr, SEXP beta, SEXP family, SEXP link, SEXP gram, SEXP theta);
@@ -23,11 +22,22 @@ SEXP gg_session_ef_eval_r(SEXP ptr, SEXP beta, SEXP family, SEXP link, SEXP thet
 SEXP gg_session_ef_rows_r(SEXP ptr, SEXP level, SEXP gram, SEXP xg, SEXP vectors);
 SEXP gg_session_ef_newton_r(SEXP ptr, SEXP mask);
 
-/* The session behind ptr (NULL-checked, open) as fit_r.c's final fit
- * takes it, so that the fit runs on the backend that already holds the
- * data and X: its backend, a copy of its data, whether it is the device's
- * and why it left the device ("" if it did not).  Raises a classed error
- * for a closed or reloaded session. */
-gg_backend *gg_session_backend(SEXP ptr, gg_data *d, int *on_device, const char **fallback);
+/* For fit_r.c, whose fit runs on the backend that already holds the data
+ * and X.  Each raises a classed error for a closed or reloaded session.
+ *
+ * gg_session_call runs fn(be, d, ctx, st) on the session's backend as its
+ * own operations run: within its thread budget, interrupts armed, and
+ * under "auto" a device failure moves the session to the CPU (the data
+ * loaded there again) and fn runs once more; then raises the classed
+ * error of a failure.  fn must leave no helper thread running when it
+ * returns. */
+typedef int (*gg_session_fn)(gg_backend *be, const gg_data *d, void *ctx, gg_status *st);
+void gg_session_call(SEXP ptr, gg_session_fn fn, void *ctx, const char *what);
+/* its data (the arrays R's, kept for the session's life) */
+const gg_data *gg_session_data(SEXP ptr);
+/* why it left the device ("" if it did not) */
+const char *gg_session_fallback(SEXP ptr);
+/* what loading it cost: seconds in host-device copies and in building X */
+void gg_session_load_seconds(SEXP ptr, double *transfer, double *build);
 
 #endif

@@ -1,4 +1,4 @@
-# The arguments of .Call(gg_fit, ...) as gam_gpu() prepares them (from
+# The arguments of a fit's .Calls as gam_gpu() prepares them (from
 # mgcv's own setup), for tests that call the C entry point directly: its
 # checks of spec and control, and its behaviour under gctorture().
 gg_fit_args <- function(formula, data, family = stats::gaussian(),
@@ -19,9 +19,15 @@ gg_fit_args <- function(formula, data, family = stats::gaussian(),
        control = unclass(control))
 }
 
-# .Call(gg_fit, ...) on such arguments, with some of them replaced
+# .Call(gg_fit, ...) on such arguments, with some of them replaced: the
+# data, the device settings and the control's threads and row block open
+# the model session (gg_session_open_r), the rest go to the fit
 call_gg_fit <- function(a, ...) {
   a <- utils::modifyList(a, list(...), keep.null = TRUE)
-  .Call(gamgpu:::gg_fit, a$X, a$y, a$w, a$offset, a$family, a$link, a$S, a$off, a$L,
-        a$lsp0, a$spec, a$control)
+  load_keys <- c("device_mode", "device_ordinal", "unit_weights", "ar_rho", "ar_start")
+  ses <- .Call(gamgpu:::gg_session_open_r, a$X, a$y, a$w, a$offset,
+               a$spec[intersect(names(a$spec), load_keys)], a$control)
+  on.exit(.Call(gamgpu:::gg_session_close_r, ses))
+  .Call(gamgpu:::gg_fit, ses, a$family, a$link, a$S, a$off, a$L, a$lsp0,
+        a$spec[setdiff(names(a$spec), load_keys)], a$control)
 }

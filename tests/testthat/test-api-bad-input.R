@@ -152,10 +152,20 @@ test_that("stopping at the iteration limit warns with the count", {
 
 test_that("the C entry point rejects malformed input with classed errors", {
   X <- matrix(1, 10, 2)
-  expect_error(.Call(gamgpu:::gg_fit, X, 1:10, rep(1, 10), NULL, "gaussian", "identity",
-                     list(), integer(0), NULL, NULL, list(), list()),
+  expect_error(.Call(gamgpu:::gg_session_open_r, X, 1:10, rep(1, 10), NULL, list(), list()),
                class = "gamgpu_bad_input")
-  expect_error(.Call(gamgpu:::gg_fit, X, rnorm(10), rep(1, 10), NULL, "gaussian",
-                     "identity", list(diag(3)), 1L, NULL, 0, list(), list()),
+  ses <- .Call(gamgpu:::gg_session_open_r, X, rnorm(10), rep(1, 10), NULL, list(), list())
+  on.exit(.Call(gamgpu:::gg_session_close_r, ses))
+  expect_error(.Call(gamgpu:::gg_fit, ses, "gaussian", "identity", list(diag(3)), 1L, NULL, 0,
+                     list(), list()),
+               class = "gamgpu_bad_input")
+  # the load and control settings
+  expect_error(.Call(gamgpu:::gg_session_open_r, X, rnorm(10), rep(1, 10), NULL,
+                     list(ar_rho = 1), list()), class = "gamgpu_bad_input")
+  expect_error(.Call(gamgpu:::gg_session_open_r, X, rnorm(10), rep(1, 10), NULL,
+                     list(ar_rho = 0.5, ar_start = 1), list()), class = "gamgpu_bad_input")
+  expect_error(.Call(gamgpu:::gg_session_open_r, X, rnorm(10), rep(1, 10), NULL,
+                     list(), list(block.rows = -1)), class = "gamgpu_bad_control")
+  expect_error(.Call(gamgpu:::gg_session_open_r, X, rnorm(10), rep(1, 10), NULL, 1, list()),
                class = "gamgpu_bad_input")
 })

@@ -109,8 +109,8 @@ test_that("the extended families' dDeta() in C is mgcv's, for their links, level
 # family's (tw()'s estimated, its log a parameter)
 ef_problem <- function(formula, family, data, rows, mode = 0L, scale = 0) {
   G <- mgcv::gam(formula, family = family, data = data, fit = FALSE, method = "REML")
-  gamgpu:::efam_outer_problem(G, G$X, G$y, G$w, G$offset, family, G$S, "REML", 1, scale,
-                              list(mode = mode, ordinal = 0L), 1L, rows = rows)
+  gamgpu:::efam_outer_problem(G, test_session(G$X, G$y, G$w, G$offset, mode), G$y, G$w,
+                              G$offset, family, G$S, "REML", 1, scale, rows = rows, own = TRUE)
 }
 
 ef_score <- function(P, lsp, th) {
@@ -184,7 +184,7 @@ test_that("gam_gpu() takes the extended families' rows in C and says where they 
 test_that("a session's extended-family rows need their eval, a family they have and level 0 or 2", {
   d <- ef_rows_data(n = 60)
   X <- cbind(1, d$x0)
-  ses <- .Call(gamgpu:::gg_session_open_r, X, d$ynb + 0, d$wt, NULL, 0L, 0L, 1L)
+  ses <- test_session(X, d$ynb + 0, d$wt)$ptr
   on.exit(.Call(gamgpu:::gg_session_close_r, ses))
   ef <- list(theta = log(2), aux = numeric(0))
   expect_error(.Call(gamgpu:::gg_session_ef_rows_r, ses, 0L, FALSE, FALSE, FALSE),

@@ -125,8 +125,9 @@ test_that("from the higher of two UBRE minima, the flat ends lead to the lower o
   # (the same score: magic() can end at either minimum, by the rounding of
   # its R factor; gcv_flat_end_minimum() takes it on from there)
   G <- mgcv::gam(Ozone ~ s(Solar.R) + s(Wind) + s(Temp), data = aq, fit = FALSE)
-  P <- gamgpu:::gcv_problem(G$X, as.double(G$y), as.double(G$w), NULL, G$S, G$off, 1, 400,
-                            list(mode = 0L, ordinal = 0L), 1L)
+  ms <- test_session(G$X, as.double(G$y), as.double(G$w))
+  on.exit(ms$close(), add = TRUE)
+  P <- gamgpu:::gcv_problem(ms, G$S, G$off, 1, 400)
   P$criterion <- "GCV"
   L <- diag(3)
   sp0 <- get("initial.sp", asNamespace("mgcv"))(P$XtWX, G$S, G$off, XX = TRUE)

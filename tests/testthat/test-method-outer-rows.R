@@ -77,8 +77,8 @@ test_that("the rows are gam.fit3's: Newton's and Fisher's weights, their derivat
     fam <- cs[[1]]
     d <- rows_data(cs[[2]], 300)
     P <- gamgpu:::outer_problem(list(S = list(), off = integer(0), rank = integer(0), H = NULL),
-                                d$X, d$y, d$w, NULL, fam, list(), "REML", 1, -1,
-                                list(mode = 0L, ordinal = 0L), 1L)
+                                test_session(d$X, d$y, d$w), d$y, d$w, NULL, fam, list(),
+                                "REML", 1, -1, own = TRUE)
     label <- paste(fam$family, fam$link)
     e <- P$eval(NULL)
     # a Fisher step from the start: rows away from the family's start values
@@ -111,8 +111,8 @@ test_that("Newton's step and the derivative products are the products formed in 
     d <- rows_data(cs[[2]], 250)
     X <- d$X
     P <- gamgpu:::outer_problem(list(S = list(), off = integer(0), rank = integer(0), H = NULL),
-                                X, d$y, d$w, NULL, fam, list(), "REML", 1, -1,
-                                list(mode = 0L, ordinal = 0L), 1L)
+                                test_session(X, d$y, d$w), d$y, d$w, NULL, fam, list(),
+                                "REML", 1, -1, own = TRUE)
     on.exit(P$close())
     label <- paste(fam$family, fam$link)
     e <- P$eval(NULL)
@@ -164,7 +164,7 @@ test_that("Newton's step and the derivative products are the products formed in 
 
 test_that("a session's rows need an eval, and its derivatives the rows", {
   d <- rows_data("binomial", 50)
-  ses <- .Call(gamgpu:::gg_session_open_r, d$X, d$y, d$w, NULL, 0L, 0L, 1L)
+  ses <- test_session(d$X, d$y, d$w)$ptr
   on.exit(.Call(gamgpu:::gg_session_close_r, ses))
   expect_error(.Call(gamgpu:::gg_session_rows_r, ses, "binomial", "logit", FALSE, FALSE, FALSE, NULL),
                class = "gamgpu_bad_input")
@@ -184,8 +184,8 @@ test_that("a session's rows need an eval, and its derivatives the rows", {
 # when given, is injected just before the products (mode 1 then).
 device_rows_run <- function(fam, d, mode, fault = NULL) {
   P <- gamgpu:::outer_problem(list(S = list(), off = integer(0), rank = integer(0), H = NULL),
-                              d$X, d$y, d$w, NULL, fam, list(), "REML", 1, -1,
-                              list(mode = mode, ordinal = 0L), 1L)
+                              test_session(d$X, d$y, d$w, mode = mode), d$y, d$w, NULL,
+                              fam, list(), "REML", 1, -1, own = TRUE)
   on.exit(P$close())
   e <- P$eval(NULL)
   b <- solve(e$XtWX, e$XtWz)

@@ -137,8 +137,8 @@ test_that("the criterion's gradient and Hessian are its derivatives", {
                   list(yg ~ s(x0) + te(x1, x2), Gamma(link = "log"), -1))) {
     G <- mgcv::gam(cs[[1]], family = cs[[2]], data = d, method = "REML", fit = FALSE)
     for (m in c("REML", "ML", "GCV.Cp", "GACV.Cp", "P-REML", "P-ML")) {
-      P <- gamgpu:::outer_problem(G, G$X, G$y, G$w, NULL, cs[[2]], G$S, m, 1, cs[[3]],
-                                  list(mode = 0L, ordinal = 0L), 1L)
+      P <- gamgpu:::outer_problem(G, test_session(G$X, G$y, G$w), G$y, G$w, NULL, cs[[2]],
+                                  G$S, m, 1, cs[[3]], own = TRUE)
       on.exit(P$close(), add = TRUE)
       ctl <- gam_gpu_control()
       lsp <- seq(-1, 2, length.out = length(G$S))

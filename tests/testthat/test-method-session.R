@@ -14,7 +14,7 @@ session_data <- function(n = 3000, p = 7, seed = 11) {
 }
 
 open_session <- function(d, mode = 0L, offset = d$off)
-  .Call(gamgpu:::gg_session_open_r, d$X, d$y, d$w, offset, mode, 0L, 2L)
+  test_session(d$X, d$y, d$w, offset, mode, nthreads = 2L)$ptr
 
 session_ops <- function(s, d) {
   set.seed(5)
@@ -74,9 +74,9 @@ test_that("a CPU session's products are R's", {
 
 test_that("sessions refuse bad input and closed handles with classed errors", {
   d <- session_data(n = 200)
-  expect_error(.Call(gamgpu:::gg_session_open_r, as.data.frame(d$X), d$y, d$w, NULL, 0L, 0L, 1L),
+  expect_error(test_session(as.data.frame(d$X), d$y, d$w),
                class = "gamgpu_bad_input")
-  expect_error(.Call(gamgpu:::gg_session_open_r, d$X, d$y[-1], d$w, NULL, 0L, 0L, 1L),
+  expect_error(test_session(d$X, d$y[-1], d$w),
                class = "gamgpu_bad_input")
   s <- open_session(d, offset = NULL)
   expect_error(.Call(gamgpu:::gg_session_gram_r, s, 1, numeric(d$n)), class = "gamgpu_bad_input")
@@ -157,24 +157,27 @@ test_that("a device fault in a session: 'auto' moves it to the CPU, 'required' i
   }
 })
 
-test_that("the final fit runs in a session, as on X itself; a closed one is refused", {
+test_that("a fit in a session that served other work equals one in a fresh session; a closed one is refused", {
   d <- session_data()
-  fit_on <- function(X, y = d$y, w = d$w, off = d$off)
-    .Call(gamgpu:::gg_fit, X, y, w, off, "binomial", "probit", list(diag(d$p - 1)), 2L, NULL,
+  fit_on <- function(s)
+    .Call(gamgpu:::gg_fit, s, "binomial", "probit", list(diag(d$p - 1)), 2L, NULL,
           log(0.5), list(nobs = d$n, scale = 1, beta_start = d$beta),
           unclass(gam_gpu_control()))
   s <- open_session(d)
   on.exit(.Call(gamgpu:::gg_session_close_r, s), add = TRUE)
-  a <- fit_on(s, NULL, NULL, NULL)            # (the session's own y, w and offset)
-  b <- fit_on(d$X)
-  # (data beside a session would be ignored: refused)
-  expect_error(fit_on(s), class = "gamgpu_bad_input")
+  ops <- session_ops(s, d)                    # (the outer iteration's kind of work first)
+  a <- fit_on(s)
+  s2 <- open_session(d)
+  b <- fit_on(s2)
+  .Call(gamgpu:::gg_session_close_r, s2)
+  # (only a session carries the data: X itself is refused)
+  expect_error(fit_on(d$X), class = "gamgpu_bad_input")
   expect_identical(a$backend, "cpu")
-  expect_lt(rel_err(a$coefficients, b$coefficients), 1e-12)
-  expect_lt(rel_err(a$fitted.values, b$fitted.values), 1e-12)
-  expect_equal(a$scalars[["reml"]], b$scalars[["reml"]], tolerance = 1e-12)
+  expect_identical(a$coefficients, b$coefficients)
+  expect_identical(a$fitted.values, b$fitted.values)
+  expect_identical(a$scalars[["reml"]], b$scalars[["reml"]])
   # (the session's backend counted the fit's passes only)
   expect_identical(a$counters, b$counters)
   .Call(gamgpu:::gg_session_close_r, s)
-  expect_error(fit_on(s, NULL, NULL, NULL), class = "gamgpu_stale_pointer")
+  expect_error(fit_on(s), class = "gamgpu_stale_pointer")
 })

@@ -14,8 +14,7 @@ test_that("classed errors from C keep their class and message under gctorture", 
   X <- matrix(1, 10, 2)
   y <- 1:10
   w <- rep(1, 10)
-  e <- with_torture(tryCatch(.Call(gamgpu:::gg_fit, X, y, w, NULL, "gaussian", "identity",
-                                   list(), integer(0), NULL, NULL, list(), list()),
+  e <- with_torture(tryCatch(.Call(gamgpu:::gg_session_open_r, X, y, w, NULL, list(), list()),
                              error = identity))
   expect_s3_class(e, "gamgpu_bad_input")
   expect_s3_class(e, "gamgpu_error")
@@ -29,15 +28,19 @@ test_that("classed errors from C keep their class and message under gctorture", 
                    "major must be a whole number in [0, 2147483647], not NA")
 })
 
-test_that("a small fit's .Call(gg_fit) gives the same result under gctorture", {
+test_that("a small fit's .Calls (session, fit) give the same result under gctorture", {
   set.seed(11)
   d <- data.frame(x = runif(60))
   d$y <- stats::rpois(60, exp(1 + sin(2 * pi * d$x)))
   a <- gg_fit_args(y ~ s(x, k = 5), d, stats::poisson())
   X <- a$X; yy <- a$y; w <- a$w; S <- a$S; off <- a$off; lsp0 <- a$lsp0
   spec <- a$spec; ctl <- a$control
-  fit <- function() .Call(gamgpu:::gg_fit, X, yy, w, NULL, "poisson", "log", S, off, NULL,
-                          lsp0, spec, ctl)
+  fit <- function() {
+    ses <- .Call(gamgpu:::gg_session_open_r, X, yy, w, NULL, spec[c("device_mode", "device_ordinal")],
+                 ctl)
+    on.exit(.Call(gamgpu:::gg_session_close_r, ses))
+    .Call(gamgpu:::gg_fit, ses, "poisson", "log", S, off, NULL, lsp0, spec, ctl)
+  }
   # the timings differ from run to run; everything else must not
   untimed <- function(r) {
     r$device.times <- NULL

@@ -1,0 +1,38 @@
+# The model session: how a fit's data reach the engine (src/session_r.c).
+# gam_gpu() opens one per fit -- y, the prior weights, the offset and X
+# (as numbers, or the recipe the backend builds it from: on the device for
+# a GPU fit) loaded once -- and every route's work runs against it: GCV's
+# Gram product, gam()'s outer iteration, the engine's fit, the leverages.
+# It is closed when the fit is done, or on an error.
+
+#' Open a model session
+#'
+#' @param X the model matrix (double) or its recipe (`model_matrix_plan()`).
+#' @param y,w,offset the response, prior weights and offset (`NULL`: none).
+#' @param plan the device plan (`device_plan()`): mode and ordinal.
+#' @param control `gam_gpu_control()`'s settings (nthreads, block.rows).
+#' @param unit_weights every prior weight is 1 (not copied to a device).
+#' @param ar AR1 residuals (`ar1_settings()`), or `NULL`.
+#' @return a list: `ptr` (the session), `n`, `p`, `info()` (where it runs,
+#'   its fallback, counters and seconds) and `close()` (idempotent).
+#' @noRd
+model_session <- function(X, y, w, offset, plan, control, unit_weights = FALSE, ar = NULL) {
+  if (is.matrix(X) && !is.double(X)) storage.mode(X) <- "double"
+  load <- list(device_mode = plan$mode, device_ordinal = plan$ordinal,
+               unit_weights = as.integer(unit_weights),
+               ar_rho = if (is.null(ar)) 0 else ar$rho,
+               ar_start = if (!is.null(ar$start)) as.double(ar$start))
+  ptr <- .Call(gg_session_open_r, X, y_double(y), as.double(w),
+               if (is.null(offset)) NULL else as.double(offset), load, unclass(control))
+  closed <- FALSE
+  list(ptr = ptr,
+       n = if (is.matrix(X)) nrow(X) else X$n,
+       p = if (is.matrix(X)) ncol(X) else X$p,
+       info = function() .Call(gg_session_info_r, ptr),
+       close = function() {
+         if (closed) return(invisible())
+         closed <<- TRUE
+         .Call(gg_session_close_r, ptr)
+         invisible()
+       })
+}
