@@ -18,10 +18,14 @@
 # twice.
 #
 # Taken for thin plate ("tp") smooths of up to 4 variables with more
-# distinct values than max.knots and cubic regression splines ("cr") of
-# one variable, without a by variable or an id, whose variables no other
-# smooth shares (gam.side() works on X's rows); any other smooth, or few
-# rows, and gam()'s own set-up runs on every row (R/setup.R).
+# distinct values than max.knots, cubic regression splines ("cr") of one
+# variable and tensor products te() of one-variable cr and ps margins
+# (their knots, and te()'s reparameterisation, from every row's distinct
+# values and range), without a by variable or an id, whose variables no
+# other smooth shares (gam.side() works on X's rows); a random effect of
+# one factor is mgcv's own on the mini frame, which holds every level.  Any
+# other smooth, or few rows, and gam()'s own set-up runs on every row
+# (R/setup.R).
 
 # Whether gam()'s bases take this route: where the fit runs on a device,
 # which evaluates a basis on every row in milliseconds (the facts' pass
@@ -58,30 +62,30 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
   terms <- unlist(lapply(specs, function(s) s$term))
   if (anyDuplicated(terms))
     return(none("gam()'s bases of smooths that share a covariate are set up in R"))
-  # (every spec a plain tp or cr smooth of numeric covariates, before any
-  # work on the rows)
-  plain <- vapply(specs, function(s) {
-    cl <- class(s)
-    (identical(cl, "tp.smooth.spec") || identical(cl, "cr.smooth.spec")) &&
-      identical(s$by, "NA") && is.null(s$id) && !isTRUE(s$fixed) &&
-      all(vapply(s$term, function(v) {
-        x <- mf[[v]]
-        is.double(x) && is.null(dim(x)) && is.null(attr(x, "matrix"))
-      }, NA))
-  }, NA)
-  if (!all(plain))
+  # (every spec a plain tp or cr smooth, or a te() of one-variable cr or ps
+  # margins, of numeric covariates, or a random effect of one factor, before
+  # any work on the rows)
+  kind <- vapply(specs, facts_kind, "", mf = mf)
+  if (any(kind == ""))
     return(none(sprintf(paste("gam()'s bases are set up in R for every row where a term is not",
-                              "a plain tp or cr smooth of numeric covariates: %s"),
-                        specs[[which(!plain)[1L]]]$label)))
+                              "a plain tp, cr or te (cr, ps margins) smooth of numeric",
+                              "covariates or a random effect of one factor: %s"),
+                        specs[[which(kind == "")[1L]]]$label)))
   dev <- device_of(plan)
   rows <- integer(0)
   out <- vector("list", length(specs))
   stand <- tprs_stand_ins(specs, mf, knots, threads)
   for (i in seq_along(specs)) {
     s <- specs[[i]]
-    cl <- class(s)
-    f <- if (identical(cl, "tp.smooth.spec")) tprs_facts(s, mf, knots, threads, stand[[i]]) else
-      cr_facts(s, mf, knots)
+    # (a random effect of one factor is gam()'s on the mini frame, which
+    # holds every level: its basis is the level's indicator, whose row sums
+    # are 1 on every row, and it has no constraint)
+    if (kind[i] == "re") {
+      out[i] <- list(s)
+      next
+    }
+    f <- switch(kind[i], tp = tprs_facts(s, mf, knots, threads, stand[[i]]),
+                cr = cr_facts(s, mf, knots), te = te_facts(s, mf, knots))
     if (is.null(f)) return(none(sprintf("gam()'s basis of %s is set up in R", s$label)))
     # the basis on every row (the device's for a GPU fit), reduced in C
     X <- raw_basis_matrix(f$sm, mf, n, threads, dev)
@@ -134,6 +138,60 @@ tprs_facts <- function(s, mf, knots, threads = 1L, sm = NULL) {
   list(sm = sm, rms = TRUE)
 }
 
+# Which of gam_basis_facts()' routes spec s takes: "tp", "cr", "te" (its
+# facts), "re" (mgcv's own set-up on the mini frame), or "" (none: gam()'s
+# set-up on every row).
+facts_kind <- function(s, mf) {
+  numeric_vars <- function(vars) all(vapply(vars, function(v) {
+    x <- mf[[v]]
+    is.double(x) && is.null(dim(x)) && is.null(attr(x, "matrix"))
+  }, NA))
+  cl <- class(s)
+  if (!identical(s$by, "NA") || !is.null(s$id) || isTRUE(s$fixed)) return("")
+  if (identical(cl, "tp.smooth.spec") || identical(cl, "cr.smooth.spec"))
+    return(if (numeric_vars(s$term)) sub(".smooth.spec", "", cl, fixed = TRUE) else "")
+  if (identical(cl, "tensor.smooth.spec")) {
+    ok <- !isTRUE(s$inter) && all(vapply(s$margin, function(m)
+      length(m$term) == 1L && class(m)[1L] %in% c("cr.smooth.spec", "ps.smooth.spec") &&
+        identical(m$by, "NA") && (is.null(m$xt) || identical(m$xt, list())), NA))
+    return(if (ok && numeric_vars(s$term)) "te" else "")
+  }
+  if (identical(cl, "re.smooth.spec") && length(s$term) == 1L && is.null(s$xt) &&
+      is.factor(mf[[s$term]]))
+    return("re")
+  ""
+}
+
+# A tensor product smooth, te(), of one-variable cr and ps margins, built by
+# mgcv from every row's knots: a cr margin's from the distinct values (as
+# cr_facts() places them), a ps margin's from the range, which te()'s
+# reparameterisation also takes -- on stand-in rows that hold each
+# variable's knots and extremes.  What is left of the rows is its centring
+# constraint and penalty scaling (gam_basis_facts()).
+te_facts <- function(s, mf, knots) {
+  kn <- list()
+  cols <- list()
+  for (m in s$margin) {
+    v <- m$term
+    rg <- range(mf[[v]])
+    if (!all(is.finite(rg)) || rg[1L] == rg[2L]) return(NULL)
+    if (inherits(m, "cr.smooth.spec")) {
+      f <- cr_facts(m, mf, knots)
+      if (is.null(f)) return(NULL)
+      kn[[v]] <- f$sm$xp
+      cols[[v]] <- c(f$sm$xp, rg)
+    } else {
+      if (!is.null(knots[[v]])) kn[[v]] <- knots[[v]]
+      cols[[v]] <- rg
+    }
+  }
+  L <- max(lengths(cols))
+  data <- lapply(cols, function(x) c(x, rep(x[length(x)], L - length(x))))
+  sm <- tryCatch(mgcv::smooth.construct(s, data, kn), error = function(e) NULL)
+  if (is.null(sm) || !is.null(sm$C) || !is.null(sm$udrop)) return(NULL)
+  list(sm = sm, rms = FALSE)
+}
+
 # A cubic regression spline's basis from the knots mgcv places (the
 # quantiles of the covariate's distinct values, or the user's), built on
 # the knots as its rows.
@@ -159,9 +217,9 @@ cr_facts <- function(s, mf, knots) {
 #' The smooth.construct() method behind gam_gpu()'s set-up of gam()'s
 #' bases (methods other than "fREML") on a few rows; see R/basis_facts.R.
 #' Not for direct use.
-#' @param object a "tp" or "cr" smooth specification marked by gamgpu.
+#' @param object a "tp", "cr" or te() smooth specification marked by gamgpu.
 #' @param data,knots as for [mgcv::smooth.construct()].
-#' @return mgcv's "tprs.smooth" or "cr.smooth" object, its centring
+#' @return mgcv's "tprs.smooth", "cr.smooth" or "tensor.smooth" object, its centring
 #'   constraint (C) that of every row.
 #' @keywords internal
 #' @exportS3Method mgcv::smooth.construct

@@ -265,8 +265,8 @@ margin_block <- function(r) {
   r
 }
 
-# A cr or tp margin's raw basis (unconstrained, no by variable) on the n
-# rows of data: the host's build of its recipe (src/xplan.c), or with dev
+# A cr or tp margin's raw basis, or a tensor product's (unconstrained, no
+# by variable), on the n rows of data: the host's build of its recipe (src/xplan.c), or with dev
 # = c(mode, ordinal) the device's (a device failure under "auto" counted,
 # the host building it then).  NULL where the margin has no recipe.
 # A one-variable thin plate basis is built from tp1_table()'s polynomials
@@ -274,12 +274,17 @@ margin_block <- function(r) {
 # sums (b' UZ); the two agree to rounding.
 raw_basis_matrix <- function(m, data, n, threads, dev = NULL, tp1_table = NA) {
   codes <- new.env(parent = emptyenv())
-  codes$tp1_table <- if (is.na(tp1_table)) tp1_table_pays(m, n, dev) else tp1_table
-  r <- margin_recipe(m, data, threads, codes, max_tp_d = Inf)
+  # (a tensor product before its constraint: its margins' row products,
+  # te()'s reparameterisation included)
+  tensor <- inherits(m, "tensor.smooth")
+  codes$tp1_table <- if (tensor) FALSE else if (is.na(tp1_table)) tp1_table_pays(m, n, dev) else
+    tp1_table
+  r <- if (tensor) margins_recipe(m, data, threads, codes) else
+    margin_recipe(m, data, threads, codes, max_tp_d = Inf)
   if (inherits(r, "gg_no_recipe")) return(NULL)
-  r <- margin_block(r)
+  if (!tensor) r <- margin_block(r)
   r$col0 <- 1L
-  r$ncol <- r$k
+  r$ncol <- recipe_columns(r)
   plan <- list(n = n, p = r$k, threads = as.integer(threads),
                tensor_cores = tensor_cores_option(), blocks = list(r))
   if (is.null(dev)) return(.Call(gg_xplan_build_r, plan))

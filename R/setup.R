@@ -451,6 +451,12 @@ lean_facts_cmX <- function(G, facts, mf) {
   }
   for (i in seq_along(G$smooth)) {
     sm <- G$smooth[[i]]
+    # (a random effect of one factor: its levels' shares of the rows)
+    if (inherits(sm, "random.effect")) {
+      x <- mf[[sm$term]]
+      cm[sm$first.para:sm$last.para] <- tabulate(as.integer(x), nlevels(x)) / length(x)
+      next
+    }
     f <- attr(facts$specs[[i]], "gg_facts")
     qrc <- attr(sm, "qrc")
     if (is.null(f) || !inherits(qrc, "qr")) next

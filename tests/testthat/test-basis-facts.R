@@ -14,8 +14,18 @@ facts_data <- function(n = 2400) {
 # gamgpu.basis_facts = TRUE; a device fit takes it by default)
 
 # every field and attribute of two lists of smooths, to `tol` relative
+# (a te() margin's X, its basis on the rows it was built on -- every row for
+# gam(), stand-ins for the facts -- by its columns: nothing after the set-up
+# reads its rows)
 expect_same_smooths <- function(a, b, tol, label) {
   expect_equal(length(a), length(b), label = label)
+  margins_X <- function(s) {
+    if (!is.null(s$margin))
+      s$margin <- lapply(s$margin, function(m) { m$X <- ncol(m$X); m })
+    s
+  }
+  a <- lapply(a, margins_X)
+  b <- lapply(b, margins_X)
   for (i in seq_along(b)) {
     for (k in union(names(a[[i]]), names(b[[i]])))
       expect_true(isTRUE(all.equal(a[[i]][[k]], b[[i]][[k]], tolerance = tol)),
@@ -36,7 +46,12 @@ test_that("with more rows than chunk.size, gam()'s bases come from facts of ever
     list(yb ~ s(x0) + s(x1) + s(x2) + x3, binomial(), "REML"),
     list(yb ~ fac + s(x0, bs = "cr") + s(x1, x2) + x3, binomial(), "GCV.Cp"),
     list(y ~ s(x0, bs = "cr", k = 7) + s(x2, k = 12), gaussian(), "REML"),
-    list(y ~ s(x0) + s(x1, x2, x3), gaussian(link = "log"), "ML"))
+    list(y ~ s(x0) + s(x1, x2, x3), gaussian(link = "log"), "ML"),
+    # te() of cr margins (its knots, constraint and scaling from every
+    # row) and a random effect (mgcv's own, on the mini frame)
+    list(yb ~ s(x0) + te(x1, x2, k = c(5, 6)) + s(fac, bs = "re"), binomial(), "REML"),
+    list(y ~ te(x0, x2, bs = c("cr", "ps")) + s(fac, bs = "re") + s(x1, bs = "cr"), gaussian(),
+         "GCV.Cp"))
   for (cs in cases) {
     label <- paste(deparse(cs[[1]]), cs[[3]])
     dd <- d
@@ -80,7 +95,11 @@ test_that("smooths the facts do not cover take gam()'s set-up on every row", {
   d <- facts_data(2200)
   for (f in list(yb ~ s(x0, by = x1) + s(x2),          # a by variable
                  yb ~ s(x0) + s(x0, x1),               # a shared variable (gam.side)
-                 yb ~ s(x0, bs = "ps") + s(x1))) {     # a basis without facts
+                 yb ~ s(x0, bs = "ps") + s(x1),        # a basis without facts
+                 yb ~ ti(x0, x1) + s(x2),              # ti(): its margins' constraints
+                 yb ~ te(x0, x1, bs = "tp") + s(x2),   # a te() margin without facts
+                 yb ~ s(fac, x0, bs = "re") + s(x2))) {  # a random slope
+
     g <- gam_gpu(f, family = binomial(), data = d, method = "REML", device = "off",
                  control = gam_gpu_control(chunk.size = 500))
     g0 <- gam_gpu(f, family = binomial(), data = d, method = "REML", device = "off",

@@ -161,12 +161,12 @@ test_that("model_matrix_reason says why gam()'s bases, and so X, were set up in 
   expect_match(g$device$model_matrix_reason, "a CPU fit takes the route over the rows' facts",
                fixed = TRUE)
   options(gamgpu.basis_facts = TRUE)
-  g <- gam_gpu(fo, family = binomial(), data = d, method = "REML", device = "off")
+  g <- gam_gpu(y ~ s(x0) + s(x1, bs = "cr") + ti(x2, x3, k = c(4, 4)), family = binomial(),
+               data = d, method = "REML", device = "off")
   expect_identical(g$device$model_matrix, "matrix")
-  expect_match(g$device$model_matrix_reason, "te(x2,x3)", fixed = TRUE)
-  # every term a plain tp or cr smooth: X from its recipe
-  g <- gam_gpu(y ~ s(x0) + s(x1, bs = "cr"), family = binomial(), data = d, method = "REML",
-               device = "off")
+  expect_match(g$device$model_matrix_reason, "ti(x2,x3)", fixed = TRUE)
+  # every term one the facts cover: X from its recipe
+  g <- gam_gpu(fo, family = binomial(), data = d, method = "REML", device = "off")
   expect_identical(g$device$model_matrix, "recipe")
   expect_null(g$device$model_matrix_reason)
   g <- gam_gpu(y ~ s(x0) + s(x1, bs = "cr"), family = binomial(), data = d[1:2000, ],
