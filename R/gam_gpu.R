@@ -436,7 +436,9 @@ classify_setup_error <- function(e) {
 #'   by the backend from the covariates, \code{"matrix"}: built in R) and
 #'   with \code{"matrix"} \code{model_matrix_reason}, why (the term whose
 #'   basis has no C evaluator, or the option \code{gamgpu.x_recipe}),
-#'   \code{timings} (seconds of setup, iterations and post-processing) and,
+#'   \code{timings} (seconds of setup, of a gam() method's smoothing
+#'   parameter selection before the final fit, of the fit's iterations and
+#'   of post-processing) and,
 #'   for a GPU fit, \code{split}: seconds of transfers, building X on the
 #'   device, kernels and host work; \code{counters}, the backend's passes
 #'   over the rows (\code{gram}, \code{xbeta}, \code{row_state}) and its
@@ -767,7 +769,9 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     assign(nm, get(nm), envir = f)
   if (route$name %in% c("gcv", "outer", "efam_outer"))
     progress_phase(progress, sprintf("Choosing the smoothing parameters (%s)", method))
+  t_sel <- proc.time()[["elapsed"]]
   switched <- route$choose(f)
+  t_sel <- proc.time()[["elapsed"]] - t_sel
   if (!is.null(switched)) route <- switched
   for (nm in c("L", "lsp0", "sp.names", "ef", "eng_fam", "family"))
     assign(nm, get(nm, envir = f))
@@ -860,7 +864,11 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     # starting the backend, building or copying X, copying the data);
     # iterations: penalized IRLS with REML; postproc: everything after
     # (covariances, EDFs, leverages, the final vectors, the gam object)
-    timings = c(setup = t1 - t0 + res$device.times[["pre"]],
+    # selection: a gam() method's choice of smoothing parameters before
+    # the engine's fit (the outer iteration, GCV's magic()); 0 for fREML,
+    # whose REML Newton is the engine's, within its iterations
+    timings = c(setup = t1 - t0 - t_sel + res$device.times[["pre"]],
+                selection = t_sel,
                 iterations = sc[["t.iterations"]],
                 postproc = sc[["t.postproc"]] + (t3 - t2) +
                   max(0, (t2 - t1) - res$device.times[["pre"]] - sc[["t.iterations"]] -
@@ -995,8 +1003,11 @@ print.gam_gpu <- function(x, ...) {
   if (!is.null(d)) {
     tm <- d$timings
     cat(sprintf("Device: %s (%s)\n", d$backend, d$reason))
-    cat(sprintf("Time: setup %.3fs, iterations %.3fs, post-processing %.3fs (%d IRLS iteration%s)\n",
-                tm[["setup"]], tm[["iterations"]], tm[["postproc"]], as.integer(x$iter),
+    cat(sprintf("Time: setup %.3fs, %siterations %.3fs, post-processing %.3fs (%d IRLS iteration%s)\n",
+                tm[["setup"]],
+                if (isTRUE(tm[["selection"]] > 0))
+                  sprintf("smoothing parameter selection %.3fs, ", tm[["selection"]]) else "",
+                tm[["iterations"]], tm[["postproc"]], as.integer(x$iter),
                 if (x$iter == 1) "" else "s"))
     if (!is.null(d$model_matrix_reason))
       cat(sprintf("Model matrix: built in R (%s)\n", d$model_matrix_reason))

@@ -265,7 +265,7 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
     ll_delegated = ll_env$delegated,
     # setup: gam_gpu()'s checks; iterations: gam()'s setup, fit and
     # post-processing, of which ll_seconds in gamgpu's ll()
-    timings = c(setup = t1 - t0, iterations = t2 - t1, postproc = 0),
+    timings = c(setup = t1 - t0, selection = 0, iterations = t2 - t1, postproc = 0),
     ll_seconds = ll_env$seconds,
     # (cox.ph()'s Gram products go through gg_cpu_gram(); the location-scale
     # products are BLAS calls of mgcv's own shape, not Gram products)

@@ -8,9 +8,16 @@
 #   Rscript bench/gam_methods.R [n ...]    (1e4 1e5 1e6)
 #
 # Environment:
-#   GAMGPU_BENCH_FAMILIES  families (default "gaussian,binomial"; also "nb"
-#                          and "tw", mgcv's extended families)
+#   GAMGPU_BENCH_MODEL     "four" (default: s(x0) + s(x1) + s(x2) + s(x3)) or
+#                          "mixed" (issue 36's: s(x0) + s(x1, bs = "cr") +
+#                          te(x2, x3, k = c(6, 6)) + s(fac, bs = "re"), fac
+#                          of 30 levels with a random effect)
+#   GAMGPU_BENCH_FAMILIES  families (default "gaussian,binomial"; also
+#                          "poisson", "Gamma" (log link), "nb" and "tw",
+#                          mgcv's extended families)
 #   GAMGPU_BENCH_METHODS   methods (default "GCV.Cp,REML")
+#   GAMGPU_BENCH_CELLS     family:method pairs in place of the two above,
+#                          e.g. "binomial:REML,gaussian:GCV.Cp,Gamma:ML"
 #   GAMGPU_BENCH_GAM_LIMIT seconds a gam() fit may take (default 600); one
 #                          still running then is stopped and reported as
 #                          "> limit" (it runs in a fresh R process)
@@ -36,7 +43,16 @@ cpu_max <- as.numeric(Sys.getenv("GAMGPU_BENCH_CPU_MAX", "1e5"))
 out_csv <- Sys.getenv("GAMGPU_BENCH_OUT")
 gpu <- isTRUE(gpu_info()$usable)
 cores <- as.integer(Sys.getenv("GAMGPU_BENCH_GAM_THREADS", parallel::detectCores()))
-f <- y ~ s(x0) + s(x1) + s(x2) + s(x3)
+model <- Sys.getenv("GAMGPU_BENCH_MODEL", "four")
+f <- switch(model, four = y ~ s(x0) + s(x1) + s(x2) + s(x3),
+            mixed = y ~ s(x0) + s(x1, bs = "cr") + te(x2, x3, k = c(6, 6)) + s(fac, bs = "re"),
+            stop("GAMGPU_BENCH_MODEL is \"four\" or \"mixed\""))
+cells <- Sys.getenv("GAMGPU_BENCH_CELLS")
+cells <- if (nzchar(cells)) do.call(rbind, strsplit(strsplit(cells, ",")[[1]], ":")) else
+  as.matrix(expand.grid(fams, methods, stringsAsFactors = FALSE))
+fams <- unique(cells[, 1])
+family_of <- function(fam) if (fam == "Gamma") Gamma(link = "log") else
+  get(fam, mode = "function")()
 reps <- as.integer(Sys.getenv("GAMGPU_BENCH_REPS", "3"))
 # the median of `reps` timings of fit() (the GPU machine's times vary by a
 # third between runs of one fit), with the last fit
@@ -65,7 +81,14 @@ sim <- function(n, fam) {
   set.seed(1)
   d <- gamSim(1, n = n, dist = "normal", scale = 2, verbose = FALSE)
   z <- (d$f - mean(d$f)) / stats::sd(d$f)
+  d$fac <- factor(sample(30, n, replace = TRUE))
+  if (model == "mixed") {
+    z <- z + stats::rnorm(30, sd = 0.5)[d$fac]
+    if (fam == "gaussian") d$y <- d$f + stats::rnorm(30)[d$fac] + stats::rnorm(n, sd = 2)
+  }
   if (fam == "binomial") d$y <- stats::rbinom(n, 1, stats::plogis(z))
+  if (fam == "poisson") d$y <- stats::rpois(n, exp(1 + z / 2))
+  if (fam == "Gamma") d$y <- stats::rgamma(n, shape = 2, rate = 2 / exp(1 + z / 2))
   # the extended families (gam.fit4's REML, R/outer_efam.R)
   if (fam == "nb") d$y <- stats::rnbinom(n, mu = exp(1 + z / 2), size = 3)
   if (fam == "tw") d$y <- rTweedie(exp(1 + z / 2), p = 1.5, phi = 1)
@@ -75,14 +98,14 @@ sim <- function(n, fam) {
 # fit's, the outer iteration's and the bases' on every row)
 for (fam in unique(c("binomial", fams))) {
   warm <- sim(30000, fam)
-  invisible(gam_gpu(f, family = get(fam, mode = "function")(), data = warm, method = "REML",
+  invisible(gam_gpu(f, family = family_of(fam), data = warm, method = "REML",
                     device = if (gpu) "required" else "off"))
 }
 rows <- list()
 for (n in ns) for (fam in fams) {
   d <- sim(n, fam)
-  family <- get(fam, mode = "function")()
-  for (method in methods) {
+  family <- family_of(fam)
+  for (method in cells[cells[, 1] == fam, 2]) {
     dev <- if (gpu) elapsed(function() gam_gpu(f, family = family, data = d, method = method,
                                                device = "required"))
     cpu <- if (n <= cpu_max) elapsed(function() gam_gpu(f, family = family, data = d,
@@ -95,7 +118,7 @@ for (n in ns) for (fam in fams) {
         (g$value$gcv.ubre[[1]] - b$gcv.ubre[[1]]) / abs(b$gcv.ubre[[1]]),
         sum(g$value$edf) - sum(b$edf))
     }
-    row <- data.frame(n = n, family = fam, method = method,
+    row <- data.frame(n = n, model = model, family = fam, method = method,
                       gpu = if (gpu) dev$time else NA,
                       cpu = if (is.null(cpu)) NA else cpu$time,
                       gam = if (is.null(ref)) NA else ref$time,
@@ -104,9 +127,14 @@ for (n in ns) for (fam in fams) {
                       x_gam_gpu = if (gpu && !is.null(ref)) ref$time / dev$time else NA,
                       x_gam_cpu = if (!is.null(ref) && !is.null(cpu)) ref$time / cpu$time else NA,
                       fit = a[1], score = a[2], edf = a[3],
-                      outer_iter = if (is.null(g)) NA else g$value$outer.info$iter,
+                      outer_iter = if (is.null(g$value$outer.info$iter)) NA else
+                        g$value$outer.info$iter,
                       grams = if (is.null(g$value$device$outer_grams)) NA else
-                        g$value$device$outer_grams)
+                        g$value$device$outer_grams,
+                      x = if (is.null(g)) NA else g$value$device$model_matrix,
+                      setup = if (is.null(g)) NA else g$value$device$timings[["setup"]],
+                      iterations = if (is.null(g)) NA else g$value$device$timings[["iterations"]],
+                      postproc = if (is.null(g)) NA else g$value$device$timings[["postproc"]])
     print(row, digits = 3, row.names = FALSE)
     rows[[length(rows) + 1]] <- row
     if (nzchar(out_csv)) write.csv(do.call(rbind, rows), out_csv, row.names = FALSE)

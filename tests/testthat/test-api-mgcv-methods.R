@@ -142,8 +142,10 @@ test_that("print() reports the device and the phase times; fit$device is data", 
     expect_output(print(g), "transfers .*kernels .*host REML")
   if (g$device$backend == "cuda")
     expect_named(g$device$split, c("transfer", "build", "kernels", "host"))
-  expect_named(g$device$timings, c("setup", "iterations", "postproc"))
+  expect_named(g$device$timings, c("setup", "selection", "iterations", "postproc"))
   expect_true(all(g$device$timings >= 0))
+  # (fREML's smoothing parameters are chosen within the engine's iterations)
+  expect_identical(g$device$timings[["selection"]], 0)
   expect_named(g$device$counters, c("gram", "xbeta", "row_state", "halve_eta"))
   expect_gt(g$device$counters[["gram"]], 1)
   expect_gte(g$device$counters[["halve_eta"]], 0)
@@ -152,4 +154,10 @@ test_that("print() reports the device and the phase times; fit$device is data", 
   wall <- system.time(g2 <- gam_gpu(f, family = binomial, data = dat))[["elapsed"]]
   expect_lte(sum(g2$device$timings), wall + 0.01)
   expect_gt(sum(g2$device$timings), 0.5 * wall)
+  # gam()'s REML: its outer iteration before the final fit, printed
+  wall <- system.time(g3 <- gam_gpu(f, family = binomial, data = dat, method = "REML"))[["elapsed"]]
+  expect_gt(g3$device$timings[["selection"]], 0)
+  expect_lte(sum(g3$device$timings), wall + 0.01)
+  expect_gt(sum(g3$device$timings), 0.5 * wall)
+  expect_output(print(g3), "setup .*smoothing parameter selection .*iterations")
 })
