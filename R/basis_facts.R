@@ -21,9 +21,12 @@
 # distinct values than max.knots, cubic regression splines ("cr") of one
 # variable and tensor products te() of one-variable cr and ps margins
 # (their knots, and te()'s reparameterisation, from every row's distinct
-# values and range), without a by variable or an id, whose variables no
-# other smooth shares (gam.side() works on X's rows); a random effect of
-# one factor is mgcv's own on the mini frame, which holds every level.  Any
+# values and range), with or without a by variable (a factor: the
+# constraint of every level's smooth is the basis's over every row, as
+# smoothCon() makes it before the by variable; numbers: dropped where the
+# variable is not constant), without an id, whose variables no other
+# smooth shares (gam.side() works on X's rows); a random effect of one
+# factor is mgcv's own on the mini frame, which holds every level.  Any
 # other smooth, or few rows, and gam()'s own set-up runs on every row
 # (R/setup.R).
 
@@ -68,8 +71,8 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
   kind <- vapply(specs, facts_kind, "", mf = mf)
   if (any(kind == ""))
     return(none(sprintf(paste("gam()'s bases are set up in R for every row where a term is not",
-                              "a plain tp, cr or te (cr, ps margins) smooth of numeric",
-                              "covariates or a random effect of one factor: %s"),
+                              "a tp, cr or te (cr, ps margins) smooth of numeric covariates",
+                              "(by a factor or numbers) or a random effect of one factor: %s"),
                         specs[[which(kind == "")[1L]]]$label)))
   dev <- device_of(plan)
   rows <- integer(0)
@@ -91,12 +94,13 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
     X <- raw_basis_matrix(f$sm, mf, n, threads, dev)
     if (is.null(X)) return(none(sprintf("gam()'s basis of %s is set up in R", s$label)))
     st <- .Call(gg_basis_stats_r, X, f$rms, threads)
-    rm(X)
     if (!all(is.finite(st$scale) & st$scale > 0) || !all(is.finite(st$mean)) ||
         !is.finite(st$rowmax))
       return(none(sprintf("gam()'s basis of %s is set up in R", s$label)))
     f$scale <- st$scale
     f$mean <- st$mean
+    if (!identical(s$by, "NA")) f <- c(f, by_facts(s$by, mf[[s$by]], X, f$scale))
+    rm(X)
     f$threads <- threads
     f$dev <- dev
     rows <- c(rows, as.integer(st$imax))
@@ -138,6 +142,24 @@ tprs_facts <- function(s, mf, knots, threads = 1L, sm = NULL) {
   list(sm = sm, rms = TRUE)
 }
 
+# What a by variable takes of every row: a factor's level means of the
+# basis's columns (scaled as the smooth's, by its rows' count: the column
+# means of each level's smooth), for cmX; numbers' mean of the columns
+# times the variable (its smooth's column means), and whether the smooth
+# keeps its centring constraint -- smoothCon() drops it where the variable
+# is not constant over the rows, and so gam() over every row.
+by_facts <- function(by, b, X, scale) {
+  n <- nrow(X)
+  if (is.factor(b)) {
+    lv <- rowsum(X, as.integer(b), reorder = TRUE)
+    m <- matrix(0, nlevels(b), ncol(X), dimnames = list(levels(b), NULL))
+    m[as.integer(rownames(lv)), ] <- lv
+    return(list(by_means = m / rep(scale, each = nrow(m)) / n))
+  }
+  list(by_mean = drop(crossprod(X, b)) / scale / n,
+       by_varies = stats::sd(b) > mean(b) * .Machine$double.eps * 1000)
+}
+
 # Which of gam_basis_facts()' routes spec s takes: "tp", "cr", "te" (its
 # facts), "re" (mgcv's own set-up on the mini frame), or "" (none: gam()'s
 # set-up on every row).
@@ -147,7 +169,14 @@ facts_kind <- function(s, mf) {
     is.double(x) && is.null(dim(x)) && is.null(attr(x, "matrix"))
   }, NA))
   cl <- class(s)
-  if (!identical(s$by, "NA") || !is.null(s$id) || isTRUE(s$fixed)) return("")
+  if (!is.null(s$id) || isTRUE(s$fixed)) return("")
+  # (a by variable: a factor, or numbers, without missing values)
+  if (!identical(s$by, "NA")) {
+    b <- mf[[s$by]]
+    if (identical(cl, "re.smooth.spec") || is.null(b) || !is.null(dim(b)) ||
+        !(is.factor(b) || is.double(b)) || anyNA(b))
+      return("")
+  }
   if (identical(cl, "tp.smooth.spec") || identical(cl, "cr.smooth.spec"))
     return(if (numeric_vars(s$term)) sub(".smooth.spec", "", cl, fixed = TRUE) else "")
   if (identical(cl, "tensor.smooth.spec")) {
@@ -233,5 +262,14 @@ smooth.construct.gg_facts.smooth.spec <- function(object, data, knots) {
   if (is.null(X)) X <- mgcv::Predict.matrix(sm, data)
   if (f$rms) sm <- tprs_scaled(sm, X, f$scale) else sm$X <- X
   sm$C <- matrix(f$mean, 1L)
+  # (a numeric by variable: the constraint kept or dropped as over every
+  # row, whatever these rows' spread says to smoothCon(); where they agree
+  # that it varies, smoothCon() drops it itself, as in gam())
+  if (!is.null(f$by_varies)) {
+    b <- data[[object$by]]
+    if (!f$by_varies) attr(sm$C, "always.apply") <- TRUE
+    else if (stats::sd(b) > mean(b) * .Machine$double.eps * 1000) sm$C <- NULL
+    else sm$C <- matrix(0, 0L, 1L)
+  }
   sm
 }

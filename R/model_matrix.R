@@ -277,6 +277,7 @@ raw_basis_matrix <- function(m, data, n, threads, dev = NULL, tp1_table = NA) {
   # (a tensor product before its constraint: its margins' row products,
   # te()'s reparameterisation included)
   tensor <- inherits(m, "tensor.smooth")
+  if (tensor) m$by <- "NA"            # (the raw basis: its by variable is applied later)
   codes$tp1_table <- if (tensor) FALSE else if (is.na(tp1_table)) tp1_table_pays(m, n, dev) else
     tp1_table
   r <- if (tensor) margins_recipe(m, data, threads, codes) else

@@ -449,19 +449,30 @@ lean_facts_cmX <- function(G, facts, mf) {
     Xp <- stats::model.matrix(G$pterms, mf)
     if (ncol(Xp) == G$nsdf) cm[seq_len(G$nsdf)] <- colMeans(Xp)
   }
+  # (each smooth's spec by its variables, which no two specs share; a
+  # factor by variable makes one smooth per level of one spec)
+  spec_terms <- vapply(facts$specs, function(s) paste(s$term, collapse = ","), "")
   for (i in seq_along(G$smooth)) {
     sm <- G$smooth[[i]]
+    cols <- sm$first.para:sm$last.para
     # (a random effect of one factor: its levels' shares of the rows)
     if (inherits(sm, "random.effect")) {
       x <- mf[[sm$term]]
-      cm[sm$first.para:sm$last.para] <- tabulate(as.integer(x), nlevels(x)) / length(x)
+      cm[cols] <- tabulate(as.integer(x), nlevels(x)) / length(x)
       next
     }
-    f <- attr(facts$specs[[i]], "gg_facts")
+    f <- attr(facts$specs[[match(paste(sm$term, collapse = ","), spec_terms)]], "gg_facts")
+    if (is.null(f)) next
+    # the raw basis's column means over every row, times the by variable
+    m <- if (!is.null(f$by_means)) f$by_means[sm$by.level, ] else
+      if (!is.null(f$by_mean)) f$by_mean else f$mean
     qrc <- attr(sm, "qrc")
-    if (is.null(f) || !inherits(qrc, "qr")) next
-    Z <- qr.Q(qrc, complete = TRUE)[, -seq_len(attr(sm, "nCons")), drop = FALSE]
-    cm[sm$first.para:sm$last.para] <- drop(crossprod(Z, f$mean))
+    if (inherits(qrc, "qr")) {
+      Z <- qr.Q(qrc, complete = TRUE)[, -seq_len(attr(sm, "nCons")), drop = FALSE]
+      cm[cols] <- drop(crossprod(Z, m))
+    } else if (identical(as.numeric(attr(sm, "nCons")), 0) && length(m) == length(cols)) {
+      cm[cols] <- m                     # (no constraint: a numeric by variable's smooth)
+    }
   }
   cm
 }

@@ -133,6 +133,7 @@ for (n in ns) for (fam in fams) {
                         g$value$device$outer_grams,
                       x = if (is.null(g)) NA else g$value$device$model_matrix,
                       setup = if (is.null(g)) NA else g$value$device$timings[["setup"]],
+                      selection = if (is.null(g)) NA else g$value$device$timings[["selection"]],
                       iterations = if (is.null(g)) NA else g$value$device$timings[["iterations"]],
                       postproc = if (is.null(g)) NA else g$value$device$timings[["postproc"]])
     print(row, digits = 3, row.names = FALSE)

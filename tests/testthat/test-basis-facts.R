@@ -7,6 +7,7 @@ facts_data <- function(n = 2400) {
   d <- mgcv::gamSim(1, n = n, dist = "normal", scale = 2, verbose = FALSE)
   d$yb <- rbinom(n, 1, plogis((d$f - mean(d$f)) / 3))
   d$fac <- factor(sample(letters[1:3], n, replace = TRUE))
+  d$x1b <- runif(n)
   d
 }
 
@@ -51,7 +52,11 @@ test_that("with more rows than chunk.size, gam()'s bases come from facts of ever
     # row) and a random effect (mgcv's own, on the mini frame)
     list(yb ~ s(x0) + te(x1, x2, k = c(5, 6)) + s(fac, bs = "re"), binomial(), "REML"),
     list(y ~ te(x0, x2, bs = c("cr", "ps")) + s(fac, bs = "re") + s(x1, bs = "cr"), gaussian(),
-         "GCV.Cp"))
+         "GCV.Cp"),
+    # by variables: a factor's smooth per level (the constraint over every
+    # row), numbers (no constraint: the variable is not constant)
+    list(yb ~ fac + s(x0, by = fac) + s(x2, bs = "cr"), binomial(), "REML"),
+    list(y ~ s(x0, by = x1) + s(x2) + te(x3, x1b, by = fac), gaussian(), "REML"))
   for (cs in cases) {
     label <- paste(deparse(cs[[1]]), cs[[3]])
     dd <- d
@@ -93,7 +98,7 @@ test_that("smooths the facts do not cover take gam()'s set-up on every row", {
   op <- options(gamgpu.basis_facts = TRUE)
   on.exit(options(op), add = TRUE)
   d <- facts_data(2200)
-  for (f in list(yb ~ s(x0, by = x1) + s(x2),          # a by variable
+  for (f in list(yb ~ s(x0, id = 1) + s(x2, id = 1),   # linked smooths (id)
                  yb ~ s(x0) + s(x0, x1),               # a shared variable (gam.side)
                  yb ~ s(x0, bs = "ps") + s(x1),        # a basis without facts
                  yb ~ ti(x0, x1) + s(x2),              # ti(): its margins' constraints
