@@ -71,7 +71,7 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
   kind <- vapply(specs, facts_kind, "", mf = mf)
   if (any(kind == ""))
     return(none(sprintf(paste("gam()'s bases are set up in R for every row where a term is not",
-                              "a tp, cr or te (cr, ps margins) smooth of numeric covariates",
+                              "a tp, cr, cc, ps or te (cr, ps margins) smooth of numeric covariates",
                               "(by a factor or numbers) or a random effect of one factor: %s"),
                         specs[[which(kind == "")[1L]]]$label)))
   dev <- device_of(plan)
@@ -88,11 +88,16 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
       next
     }
     f <- switch(kind[i], tp = tprs_facts(s, mf, knots, threads, stand[[i]]),
-                cr = cr_facts(s, mf, knots), te = te_facts(s, mf, knots))
+                cr = cr_facts(s, mf, knots), cc = cc_facts(s, mf, knots),
+                ps = ps_facts(s, mf, knots), te = te_facts(s, mf, knots))
     if (is.null(f)) return(none(sprintf("gam()'s basis of %s is set up in R", s$label)))
     # the basis on every row (the device's for a GPU fit), reduced in C
     X <- raw_basis_matrix(f$sm, mf, n, threads, dev)
     if (is.null(X)) return(none(sprintf("gam()'s basis of %s is set up in R", s$label)))
+    # (a B-spline column no row reaches: gam()'s own set-up warns of it)
+    if (!ps_columns_reached(f$sm, X, mf, n, threads, dev))
+      return(none(sprintf("gam()'s basis of %s is set up in R: a column no row reaches",
+                          s$label)))
     st <- .Call(gg_basis_stats_r, X, f$rms, threads)
     if (!all(is.finite(st$scale) & st$scale > 0) || !all(is.finite(st$mean)) ||
         !is.finite(st$rowmax))
@@ -177,7 +182,8 @@ facts_kind <- function(s, mf) {
         !(is.factor(b) || is.double(b)) || anyNA(b))
       return("")
   }
-  if (identical(cl, "tp.smooth.spec") || identical(cl, "cr.smooth.spec"))
+  if (cl %in% c("tp.smooth.spec", "cr.smooth.spec", "cc.smooth.spec", "ps.smooth.spec") &&
+      (cl == "tp.smooth.spec" || (length(s$term) == 1L && is.null(s$xt))))
     return(if (numeric_vars(s$term)) sub(".smooth.spec", "", cl, fixed = TRUE) else "")
   if (identical(cl, "tensor.smooth.spec")) {
     ok <- !isTRUE(s$inter) && all(vapply(s$margin, function(m)
@@ -210,8 +216,12 @@ te_facts <- function(s, mf, knots) {
       kn[[v]] <- f$sm$xp
       cols[[v]] <- c(f$sm$xp, rg)
     } else {
+      # (as many distinct stand-ins as the basis has columns, the extremes
+      # among them; where the rows have fewer, mgcv's own set-up warns)
+      k <- max(m$bs.dim, 10L + sum(m$p.order, na.rm = TRUE))
+      if (length(.Call(gg_sorted_unique_r, mf[[v]])) < k) return(NULL)
       if (!is.null(knots[[v]])) kn[[v]] <- knots[[v]]
-      cols[[v]] <- rg
+      cols[[v]] <- c(rg, seq(rg[1L], rg[2L], length.out = k))
     }
   }
   L <- max(lengths(cols))
@@ -219,6 +229,54 @@ te_facts <- function(s, mf, knots) {
   sm <- tryCatch(mgcv::smooth.construct(s, data, kn), error = function(e) NULL)
   if (is.null(sm) || !is.null(sm$C) || !is.null(sm$udrop)) return(NULL)
   list(sm = sm, rms = FALSE)
+}
+
+# A cyclic cubic spline's basis from the knots mgcv places (place.knots()
+# of the distinct values, or the user's), built on the knots as its rows.
+cc_facts <- function(s, mf, knots) {
+  nk <- if (s$bs.dim < 0) 10 else s$bs.dim
+  if (nk < 4) return(NULL)                # (mgcv warns and raises k: its own set-up)
+  kn <- knots[[s$term]]
+  if (length(kn) == 2L) return(NULL)      # (knots among the rows': mgcv's own set-up)
+  if (is.null(kn)) {
+    xu <- .Call(gg_sorted_unique_r, mf[[s$term]])
+    if (length(xu) < nk) return(NULL)
+    kn <- mgcv_fun("place.knots")(xu, nk)
+  }
+  if (length(kn) != nk) return(NULL)
+  sm <- tryCatch(mgcv::smooth.construct(s, stats::setNames(list(as.double(kn)), s$term),
+                                        stats::setNames(list(kn), s$term)),
+                 error = function(e) NULL)
+  if (is.null(sm)) NULL else list(sm = sm, rms = FALSE)
+}
+
+# A P-spline's basis from the range of the rows (its knots' span), built
+# on stand-in rows: the extremes and as many distinct values as it has
+# columns (mgcv warns where the rows have fewer: its own set-up then).
+ps_facts <- function(s, mf, knots) {
+  x <- mf[[s$term]]
+  rg <- range(x)
+  k <- max(s$bs.dim, 10L + sum(s$p.order, na.rm = TRUE))
+  if (!all(is.finite(rg)) || rg[1L] == rg[2L] ||
+      length(.Call(gg_sorted_unique_r, x)) < k) return(NULL)
+  sm <- tryCatch(mgcv::smooth.construct(s, stats::setNames(list(c(rg, seq(rg[1L], rg[2L],
+                                                                             length.out = k))),
+                                                            s$term), knots),
+                 error = function(e) NULL, warning = function(w) NULL)
+  if (is.null(sm)) NULL else list(sm = sm, rms = FALSE)
+}
+
+# Whether every column of a P-spline basis -- the smooth, or a te()
+# margin -- is reached by some row (X: its raw basis on every row; a
+# margin's is evaluated here): mgcv warns of a column no row reaches.
+ps_columns_reached <- function(sm, X, mf, n, threads, dev) {
+  if (inherits(sm, "pspline.smooth")) return(all(colSums(abs(X)) > 0))
+  if (!inherits(sm, "tensor.smooth")) return(TRUE)
+  for (m in sm$margin) if (inherits(m, "pspline.smooth")) {
+    Xm <- raw_basis_matrix(m, mf, n, threads, dev)
+    if (is.null(Xm) || !all(colSums(abs(Xm)) > 0)) return(FALSE)
+  }
+  TRUE
 }
 
 # A cubic regression spline's basis from the knots mgcv places (the

@@ -265,8 +265,8 @@ margin_block <- function(r) {
   r
 }
 
-# A cr or tp margin's raw basis, or a tensor product's (unconstrained, no
-# by variable), on the n rows of data: the host's build of its recipe (src/xplan.c), or with dev
+# A margin's raw basis (cr, tp, cc, ps, ...), or a tensor product's
+# (unconstrained, no by variable), on the n rows of data: the host's build of its recipe (src/xplan.c), or with dev
 # = c(mode, ordinal) the device's (a device failure under "auto" counted,
 # the host building it then).  NULL where the margin has no recipe.
 # A one-variable thin plate basis is built from tp1_table()'s polynomials
@@ -283,7 +283,10 @@ raw_basis_matrix <- function(m, data, n, threads, dev = NULL, tp1_table = NA) {
   r <- if (tensor) margins_recipe(m, data, threads, codes) else
     margin_recipe(m, data, threads, codes, max_tp_d = Inf)
   if (inherits(r, "gg_no_recipe")) return(NULL)
-  if (!tensor) r <- margin_block(r)
+  # (cr and tp bases are blocks of their own kind; the others one margin
+  # of a kind 4 block)
+  if (!tensor) r <- if (r$type %in% 1:2) margin_block(r) else
+    list(kind = 4L, k = r$k, margins = list(r), drop = 0L, shift = NULL, Z = NULL)
   r$col0 <- 1L
   r$ncol <- recipe_columns(r)
   plan <- list(n = n, p = r$k, threads = as.integer(threads),

@@ -56,14 +56,17 @@ test_that("with more rows than chunk.size, gam()'s bases come from facts of ever
     # by variables: a factor's smooth per level (the constraint over every
     # row), numbers (no constraint: the variable is not constant)
     list(yb ~ fac + s(x0, by = fac) + s(x2, bs = "cr"), binomial(), "REML"),
-    list(y ~ s(x0, by = x1) + s(x2) + te(x3, x1b, by = fac), gaussian(), "REML"))
+    list(y ~ s(x0, by = x1) + s(x2) + te(x3, x1b, by = fac), gaussian(), "REML"),
+    # cyclic (place.knots() of every row) and P-splines (the range)
+    list(yb ~ s(x0, bs = "cc") + s(x2, bs = "ps", k = 12) + s(x1), binomial(), "REML"))
   for (cs in cases) {
     label <- paste(deparse(cs[[1]]), cs[[3]])
     dd <- d
     if (cs[[2]]$link == "log") dd$y <- dd$y + 10
     b <- mgcv::gam(cs[[1]], family = cs[[2]], data = dd, method = cs[[3]])
-    g <- gam_gpu(cs[[1]], family = cs[[2]], data = dd, method = cs[[3]], device = "off",
-                 control = ctl)
+    # (the facts' stand-in rows give no warning of their own)
+    expect_no_warning(g <- gam_gpu(cs[[1]], family = cs[[2]], data = dd, method = cs[[3]],
+                                   device = "off", control = ctl))
     expect_identical(g$device$model_matrix, "recipe", label = label)
     expect_same_smooths(g$smooth, b$smooth, 1e-10, label)
     expect_lt(max(abs(g$cmX - b$cmX)), 1e-12, label = label)
@@ -100,7 +103,7 @@ test_that("smooths the facts do not cover take gam()'s set-up on every row", {
   d <- facts_data(2200)
   for (f in list(yb ~ s(x0, id = 1) + s(x2, id = 1),   # linked smooths (id)
                  yb ~ s(x0) + s(x0, x1),               # a shared variable (gam.side)
-                 yb ~ s(x0, bs = "ps") + s(x1),        # a basis without facts
+                 yb ~ s(x0, bs = "bs") + s(x1),        # a basis without facts
                  yb ~ ti(x0, x1) + s(x2),              # ti(): its margins' constraints
                  yb ~ te(x0, x1, bs = "tp") + s(x2),   # a te() margin without facts
                  yb ~ s(fac, x0, bs = "re") + s(x2))) {  # a random slope
@@ -196,4 +199,19 @@ test_that("the thin plate constructions run in forked workers give the ones made
   for (i in 1:2) expect_identical(st[[i]], gamgpu:::tprs_stand_in(specs[[i]], d, NULL, 1L))
   # one thread: none forked
   expect_true(all(vapply(gamgpu:::tprs_stand_ins(specs, d, NULL, 1L), is.null, NA)))
+})
+
+test_that("a P-spline column no row reaches: gam()'s own set-up, and its warning", {
+  op <- options(gamgpu.basis_facts = TRUE)
+  on.exit(options(op), add = TRUE)
+  d <- facts_data(2200)
+  d$x0 <- ifelse(d$x0 < 0.5, d$x0 * 0.4, 0.6 + d$x0 * 0.4)      # no rows in (0.2, 0.8)
+  f <- yb ~ s(x0, bs = "ps", k = 30) + s(x2)
+  expect_warning(b <- mgcv::gam(f, family = binomial(), data = d, method = "REML"),
+                 "no\\* information")
+  expect_warning(g <- gam_gpu(f, family = binomial(), data = d, method = "REML", device = "off",
+                              control = gam_gpu_control(chunk.size = 500)),
+                 "no\\* information")
+  expect_identical(g$device$model_matrix, "matrix")
+  expect_match(g$device$model_matrix_reason, "a column no row reaches", fixed = TRUE)
 })
