@@ -19,9 +19,10 @@
 #
 # Taken for thin plate ("tp") smooths of up to 4 variables with more
 # distinct values than max.knots, cubic regression splines ("cr") of one
-# variable and tensor products te() of one-variable cr and ps margins
-# (their knots, and te()'s reparameterisation, from every row's distinct
-# values and range), with or without a by variable (a factor: the
+# variable, cyclic (cc) and P-splines (ps) of one variable, and tensor
+# products te() and ti() of one-variable cr and ps margins (their knots,
+# and te()'s reparameterisation, from every row's distinct values and
+# range; a ti() margin's constraint and scaling from every row), with or without a by variable (a factor: the
 # constraint of every level's smooth is the basis's over every row, as
 # smoothCon() makes it before the by variable; numbers: dropped where the
 # variable is not constant), without an id, whose variables no other
@@ -89,7 +90,7 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
     }
     f <- switch(kind[i], tp = tprs_facts(s, mf, knots, threads, stand[[i]]),
                 cr = cr_facts(s, mf, knots), cc = cc_facts(s, mf, knots),
-                ps = ps_facts(s, mf, knots), te = te_facts(s, mf, knots))
+                ps = ps_facts(s, mf, knots), te = te_facts(s, mf, knots, threads, dev))
     if (is.null(f)) return(none(sprintf("gam()'s basis of %s is set up in R", s$label)))
     # the basis on every row (the device's for a GPU fit), reduced in C
     X <- raw_basis_matrix(f$sm, mf, n, threads, dev)
@@ -186,7 +187,7 @@ facts_kind <- function(s, mf) {
       (cl == "tp.smooth.spec" || (length(s$term) == 1L && is.null(s$xt))))
     return(if (numeric_vars(s$term)) sub(".smooth.spec", "", cl, fixed = TRUE) else "")
   if (identical(cl, "tensor.smooth.spec")) {
-    ok <- !isTRUE(s$inter) && all(vapply(s$margin, function(m)
+    ok <- all(vapply(s$margin, function(m)
       length(m$term) == 1L && class(m)[1L] %in% c("cr.smooth.spec", "ps.smooth.spec") &&
         identical(m$by, "NA") && (is.null(m$xt) || identical(m$xt, list())), NA))
     return(if (ok && numeric_vars(s$term)) "te" else "")
@@ -203,31 +204,48 @@ facts_kind <- function(s, mf) {
 # reparameterisation also takes -- on stand-in rows that hold each
 # variable's knots and extremes.  What is left of the rows is its centring
 # constraint and penalty scaling (gam_basis_facts()).
-te_facts <- function(s, mf, knots) {
+te_facts <- function(s, mf, knots, threads = 1L, dev = NULL) {
+  inter <- isTRUE(s$inter)
   kn <- list()
   cols <- list()
-  for (m in s$margin) {
+  for (j in seq_along(s$margin)) {
+    m <- s$margin[[j]]
     v <- m$term
     rg <- range(mf[[v]])
     if (!all(is.finite(rg)) || rg[1L] == rg[2L]) return(NULL)
+    f <- if (inherits(m, "cr.smooth.spec")) cr_facts(m, mf, knots) else ps_facts(m, mf, knots)
+    if (is.null(f)) return(NULL)
     if (inherits(m, "cr.smooth.spec")) {
-      f <- cr_facts(m, mf, knots)
-      if (is.null(f)) return(NULL)
       kn[[v]] <- f$sm$xp
       cols[[v]] <- c(f$sm$xp, rg)
     } else {
       # (as many distinct stand-ins as the basis has columns, the extremes
-      # among them; where the rows have fewer, mgcv's own set-up warns)
-      k <- max(m$bs.dim, 10L + sum(m$p.order, na.rm = TRUE))
-      if (length(.Call(gg_sorted_unique_r, mf[[v]])) < k) return(NULL)
+      # among them, as ps_facts() makes them)
       if (!is.null(knots[[v]])) kn[[v]] <- knots[[v]]
-      cols[[v]] <- c(rg, seq(rg[1L], rg[2L], length.out = k))
+      cols[[v]] <- c(rg, seq(rg[1L], rg[2L], length.out = ps_columns(m)))
+    }
+    # a ti() margin is constrained (smoothCon()) on every row: marked with
+    # its own facts -- its basis's column means, and the row that attains
+    # norm(X, "I") among the stand-ins for the penalty's scaling
+    if (inter && (is.null(s$mc) || isTRUE(as.logical(s$mc[j])))) {
+      Xm <- raw_basis_matrix(f$sm, mf, nrow(mf), threads, dev)
+      if (is.null(Xm)) return(NULL)
+      st <- .Call(gg_basis_stats_r, Xm, FALSE, threads)
+      if (!all(is.finite(st$mean)) || !is.finite(st$rowmax)) return(NULL)
+      cols[[v]] <- c(cols[[v]], mf[[v]][st$imax])
+      attr(m, "gg_facts") <- list(sm = f$sm, rms = FALSE, mean = st$mean, threads = threads,
+                                  dev = dev)
+      class(m) <- c("gg_facts.smooth.spec", class(m))
+      s$margin[[j]] <- m
     }
   }
   L <- max(lengths(cols))
   data <- lapply(cols, function(x) c(x, rep(x[length(x)], L - length(x))))
-  sm <- tryCatch(mgcv::smooth.construct(s, data, kn), error = function(e) NULL)
-  if (is.null(sm) || !is.null(sm$C) || !is.null(sm$udrop)) return(NULL)
+  sm <- tryCatch(mgcv::smooth.construct(s, data, kn), error = function(e) NULL,
+                 warning = function(w) NULL)
+  if (is.null(sm) || !is.null(sm$udrop) || (if (inter) !identical(dim(sm$C), c(0L, 0L))
+                                            else !is.null(sm$C)))
+    return(NULL)
   list(sm = sm, rms = FALSE)
 }
 
@@ -253,10 +271,12 @@ cc_facts <- function(s, mf, knots) {
 # A P-spline's basis from the range of the rows (its knots' span), built
 # on stand-in rows: the extremes and as many distinct values as it has
 # columns (mgcv warns where the rows have fewer: its own set-up then).
+ps_columns <- function(s) max(s$bs.dim, 10L + sum(s$p.order, na.rm = TRUE))
+
 ps_facts <- function(s, mf, knots) {
   x <- mf[[s$term]]
   rg <- range(x)
-  k <- max(s$bs.dim, 10L + sum(s$p.order, na.rm = TRUE))
+  k <- ps_columns(s)
   if (!all(is.finite(rg)) || rg[1L] == rg[2L] ||
       length(.Call(gg_sorted_unique_r, x)) < k) return(NULL)
   sm <- tryCatch(mgcv::smooth.construct(s, stats::setNames(list(c(rg, seq(rg[1L], rg[2L],
@@ -319,7 +339,8 @@ smooth.construct.gg_facts.smooth.spec <- function(object, data, knots) {
   X <- raw_basis_matrix(sm, data, length(data[[sm$term[1L]]]), f$threads, f$dev)
   if (is.null(X)) X <- mgcv::Predict.matrix(sm, data)
   if (f$rms) sm <- tprs_scaled(sm, X, f$scale) else sm$X <- X
-  sm$C <- matrix(f$mean, 1L)
+  # (a ti() has no constraint of its own: its margins have theirs)
+  if (!isTRUE(sm$inter)) sm$C <- matrix(f$mean, 1L)
   # (a numeric by variable: the constraint kept or dropped as over every
   # row, whatever these rows' spread says to smoothCon(); where they agree
   # that it varies, smoothCon() drops it itself, as in gam())

@@ -58,7 +58,10 @@ test_that("with more rows than chunk.size, gam()'s bases come from facts of ever
     list(yb ~ fac + s(x0, by = fac) + s(x2, bs = "cr"), binomial(), "REML"),
     list(y ~ s(x0, by = x1) + s(x2) + te(x3, x1b, by = fac), gaussian(), "REML"),
     # cyclic (place.knots() of every row) and P-splines (the range)
-    list(yb ~ s(x0, bs = "cc") + s(x2, bs = "ps", k = 12) + s(x1), binomial(), "REML"))
+    list(yb ~ s(x0, bs = "cc") + s(x2, bs = "ps", k = 12) + s(x1), binomial(), "REML"),
+    # ti(): each margin's constraint and scaling from every row
+    list(y ~ ti(x0, x1, k = c(5, 6)) + s(x2) + ti(x3, x1b, bs = c("ps", "cr")), gaussian(),
+         "REML"))
   for (cs in cases) {
     label <- paste(deparse(cs[[1]]), cs[[3]])
     dd <- d
@@ -104,7 +107,7 @@ test_that("smooths the facts do not cover take gam()'s set-up on every row", {
   for (f in list(yb ~ s(x0, id = 1) + s(x2, id = 1),   # linked smooths (id)
                  yb ~ s(x0) + s(x0, x1),               # a shared variable (gam.side)
                  yb ~ s(x0, bs = "bs") + s(x1),        # a basis without facts
-                 yb ~ ti(x0, x1) + s(x2),              # ti(): its margins' constraints
+                 yb ~ s(x0, bs = "gp") + s(x2),        # a Gaussian process
                  yb ~ te(x0, x1, bs = "tp") + s(x2),   # a te() margin without facts
                  yb ~ s(fac, x0, bs = "re") + s(x2))) {  # a random slope
 
