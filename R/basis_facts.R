@@ -18,18 +18,18 @@
 # twice.
 #
 # Taken for thin plate ("tp") smooths of up to 4 variables with more
-# distinct values than max.knots, cubic regression splines ("cr") of one
-# variable, cyclic (cc) and P-splines (ps) of one variable, and tensor
-# products te() and ti() of one-variable cr and ps margins (their knots,
-# and te()'s reparameterisation, from every row's distinct values and
-# range; a ti() margin's constraint and scaling from every row), with or without a by variable (a factor: the
-# constraint of every level's smooth is the basis's over every row, as
-# smoothCon() makes it before the by variable; numbers: dropped where the
-# variable is not constant), without an id, whose variables no other
-# smooth shares (gam.side() works on X's rows); a random effect of one
-# factor is mgcv's own on the mini frame, which holds every level.  Any
-# other smooth, or few rows, and gam()'s own set-up runs on every row
-# (R/setup.R).
+# distinct values than max.knots, cubic regression splines ("cr"), cyclic
+# ("cc") and P-splines ("ps") of one variable, and tensor products te()
+# and ti() of one-variable cr and ps margins (their knots, and te()'s
+# reparameterisation, from every row's distinct values and range; a ti()
+# margin's constraint and scaling from every row); with or without a by
+# variable (a factor: every level's smooth has the basis's constraint over
+# every row, as smoothCon() makes it before the by variable; numbers: the
+# constraint dropped where the variable is not constant); without an id;
+# whose variables no other smooth shares (gam.side() works on X's rows).
+# A random effect of one factor is mgcv's own on the mini frame, which
+# holds every level.  Any other smooth, or few rows, and gam()'s own
+# set-up runs on every row (R/setup.R).
 
 # Whether gam()'s bases take this route: where the fit runs on a device,
 # which evaluates a basis on every row in milliseconds (the facts' pass
