@@ -26,7 +26,9 @@
 # variable (a factor: every level's smooth has the basis's constraint over
 # every row, as smoothCon() makes it before the by variable; numbers: the
 # constraint dropped where the variable is not constant); without an id;
-# whose variables no other smooth shares (gam.side() works on X's rows).
+# where gam.side() deletes no column of a smooth nested in another (which
+# columns it deletes depends on the rows: lean_setup() then sets the bases
+# up on every row).
 # A random effect of one factor is mgcv's own on the mini frame, which
 # holds every level.  Any other smooth, or few rows, and gam()'s own
 # set-up runs on every row (R/setup.R).
@@ -63,9 +65,11 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
   none <- function(why) structure(list(), why = why)
   if (!length(specs)) return(NULL)
   n <- nrow(mf)
-  terms <- unlist(lapply(specs, function(s) s$term))
+  # (smooths may share covariates -- s(x0) + ti(x0, x1) -- where gam.side()
+  # then deletes nothing, lean_setup()'s check; not all of them)
+  terms <- vapply(specs, function(s) paste(sort(s$term), collapse = ","), "")
   if (anyDuplicated(terms))
-    return(none("gam()'s bases of smooths that share a covariate are set up in R"))
+    return(none("gam()'s bases of smooths of the same covariates are set up in R"))
   # (every spec a plain tp or cr smooth, or a te() of one-variable cr or ps
   # margins, of numeric covariates, or a random effect of one factor, before
   # any work on the rows)

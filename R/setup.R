@@ -363,6 +363,10 @@ lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mo
   } else if (gam_bases) {
     gp_setup$smooth.spec <- fast_tprs_specs(gp$smooth.spec, nthreads, plan)
   }
+  # (gam.setup() on mf0; repeated with mgcv's own bases on every row where
+  # gam.side() deleted columns of a smooth nested in another on the facts'
+  # few rows: which columns it deletes depends on the rows' numbers)
+  for (attempt in 1:2) {
   reset <- TRUE
   while (reset) {
     G <- do.call("gam.setup", list(formula = gp_setup, pterms = pterms, data = mf0,
@@ -382,6 +386,15 @@ lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mo
       if (chunk.size >= nrow(mf)) mf0 <- mf else if (!is.null(facts)) mf0 <- mini(chunk.size)
       else reset <- FALSE
     } else reset <- FALSE
+  }
+  if (is.null(facts) || !any(vapply(G$smooth, function(sm) length(attr(sm, "del.index")) > 0,
+                                    NA)))
+    break
+  facts <- NULL
+  x_why <- paste("gam()'s bases set up on every row in R: gam.side() deletes columns of a",
+                 "smooth nested in another, which its rows decide")
+  mf0 <- mf
+  gp_setup$smooth.spec <- fast_tprs_specs(gp$smooth.spec, nthreads, plan)
   }
   if (!is.null(facts)) G$cmX <- lean_facts_cmX(G, facts, mf)
   G$var.summary <- var.summary
@@ -449,9 +462,9 @@ lean_facts_cmX <- function(G, facts, mf) {
     Xp <- stats::model.matrix(G$pterms, mf)
     if (ncol(Xp) == G$nsdf) cm[seq_len(G$nsdf)] <- colMeans(Xp)
   }
-  # (each smooth's spec by its variables, which no two specs share; a
+  # (each smooth's spec by its set of variables, which no two specs share; a
   # factor by variable makes one smooth per level of one spec)
-  spec_terms <- vapply(facts$specs, function(s) paste(s$term, collapse = ","), "")
+  spec_terms <- vapply(facts$specs, function(s) paste(sort(s$term), collapse = ","), "")
   for (i in seq_along(G$smooth)) {
     sm <- G$smooth[[i]]
     cols <- sm$first.para:sm$last.para
@@ -461,7 +474,7 @@ lean_facts_cmX <- function(G, facts, mf) {
       cm[cols] <- tabulate(as.integer(x), nlevels(x)) / length(x)
       next
     }
-    f <- attr(facts$specs[[match(paste(sm$term, collapse = ","), spec_terms)]], "gg_facts")
+    f <- attr(facts$specs[[match(paste(sort(sm$term), collapse = ","), spec_terms)]], "gg_facts")
     if (is.null(f)) next
     # the raw basis's column means over every row, times the by variable
     m <- if (!is.null(f$by_means)) f$by_means[sm$by.level, ] else

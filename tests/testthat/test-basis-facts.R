@@ -61,7 +61,9 @@ test_that("with more rows than chunk.size, gam()'s bases come from facts of ever
     list(yb ~ s(x0, bs = "cc") + s(x2, bs = "ps", k = 12) + s(x1), binomial(), "REML"),
     # ti(): each margin's constraint and scaling from every row
     list(y ~ ti(x0, x1, k = c(5, 6)) + s(x2) + ti(x3, x1b, bs = c("ps", "cr")), gaussian(),
-         "REML"))
+         "REML"),
+    # main effects and their interaction (gam.side() deletes nothing)
+    list(yb ~ s(x0) + s(x1, bs = "cr") + ti(x0, x1), binomial(), "REML"))
   for (cs in cases) {
     label <- paste(deparse(cs[[1]]), cs[[3]])
     dd <- d
@@ -105,7 +107,7 @@ test_that("smooths the facts do not cover take gam()'s set-up on every row", {
   on.exit(options(op), add = TRUE)
   d <- facts_data(2200)
   for (f in list(yb ~ s(x0, id = 1) + s(x2, id = 1),   # linked smooths (id)
-                 yb ~ s(x0) + s(x0, x1),               # a shared variable (gam.side)
+                 yb ~ s(x0) + te(x0, x1),              # nested: gam.side() deletes columns
                  yb ~ s(x0, bs = "bs") + s(x1),        # a basis without facts
                  yb ~ s(x0, bs = "gp") + s(x2),        # a Gaussian process
                  yb ~ te(x0, x1, bs = "tp") + s(x2),   # a te() margin without facts
