@@ -1,10 +1,12 @@
 /* session_r.c -- R glue of a model session: a fitting backend loaded once
- * with X, the response, prior weights and offset, and kept (in the
- * device's memory for a GPU fit) across many .Calls.  gam()'s outer
- * smoothing parameter iteration (R/outer.R) asks one X for hundreds of
- * penalized IRLS steps, weighted Gram products with signed weights, X b
- * and X' v products and leverages; a session copies X to the device once
- * for all of them.
+ * with X (or built from its recipe), the response, prior weights and
+ * offset, and kept (in the device's memory for a GPU fit) across many
+ * .Calls.  It is the one way a fit's data reach the engine: gam_gpu()
+ * opens one per fit (R/session.R), every route's work runs against it --
+ * gam()'s outer smoothing parameter iteration (R/outer.R) asks one X for
+ * hundreds of penalized IRLS steps, weighted Gram products with signed
+ * weights, X b and X' v products and leverages -- and the engine's fit
+ * runs on its backend (fit_r.c, through gg_session_call()).
  *
  * The session is an external pointer (tag gamgpu_model_session) whose
  * protected value holds the R vectors the backend reads in place, with a
