@@ -70,14 +70,13 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
   terms <- vapply(specs, function(s) paste(sort(s$term), collapse = ","), "")
   if (anyDuplicated(terms))
     return(none("gam()'s bases of smooths of the same covariates are set up in R"))
-  # (every spec a plain tp or cr smooth, or a te() of one-variable cr or ps
-  # margins, of numeric covariates, or a random effect of one factor, before
-  # any work on the rows)
+  # (every spec one facts_kind() takes, before any work on the rows)
   kind <- vapply(specs, facts_kind, "", mf = mf)
   if (any(kind == ""))
     return(none(sprintf(paste("gam()'s bases are set up in R for every row where a term is not",
-                              "a tp, cr, cc, ps or te (cr, ps margins) smooth of numeric covariates",
-                              "(by a factor or numbers) or a random effect of one factor: %s"),
+                              "a tp, cr, cc, ps, te or ti (cr, ps margins) smooth of numeric",
+                              "covariates (by a factor or numbers) or a random effect of one",
+                              "factor: %s"),
                         specs[[which(kind == "")[1L]]]$label)))
   dev <- device_of(plan)
   rows <- integer(0)
