@@ -20,9 +20,10 @@
 # Taken for thin plate ("tp") smooths of up to 4 variables with more
 # distinct values than max.knots, cubic regression splines ("cr"), cyclic
 # ("cc") and P-splines ("ps") of one variable, and tensor products te()
-# and ti() of one-variable cr and ps margins (their knots, and te()'s
-# reparameterisation, from every row's distinct values and range; a ti()
-# margin's constraint and scaling from every row); with or without a by
+# and ti() of one-variable cr, ps and tp margins (their knots, and te()'s
+# reparameterisation, from every row's distinct values and range; a thin
+# plate margin's shift and scales, and a ti() margin's constraint and
+# scaling, from every row); with or without a by
 # variable (a factor: every level's smooth has the basis's constraint over
 # every row, as smoothCon() makes it before the by variable; numbers: the
 # constraint dropped where the variable is not constant); without an id;
@@ -74,7 +75,7 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
   kind <- vapply(specs, facts_kind, "", mf = mf)
   if (any(kind == ""))
     return(none(sprintf(paste("gam()'s bases are set up in R for every row where a term is not",
-                              "a tp, cr, cc, ps, te or ti (cr, ps margins) smooth of numeric",
+                              "a tp, cr, cc, ps, te or ti (cr, ps, tp margins) smooth of numeric",
                               "covariates (by a factor or numbers) or a random effect of one",
                               "factor: %s"),
                         specs[[which(kind == "")[1L]]]$label)))
@@ -191,7 +192,8 @@ facts_kind <- function(s, mf) {
     return(if (numeric_vars(s$term)) sub(".smooth.spec", "", cl, fixed = TRUE) else "")
   if (identical(cl, "tensor.smooth.spec")) {
     ok <- all(vapply(s$margin, function(m)
-      length(m$term) == 1L && class(m)[1L] %in% c("cr.smooth.spec", "ps.smooth.spec") &&
+      length(m$term) == 1L &&
+        class(m)[1L] %in% c("cr.smooth.spec", "ps.smooth.spec", "tp.smooth.spec") &&
         identical(m$by, "NA") && (is.null(m$xt) || identical(m$xt, list())), NA))
     return(if (ok && numeric_vars(s$term)) "te" else "")
   }
@@ -216,9 +218,16 @@ te_facts <- function(s, mf, knots, threads = 1L, dev = NULL) {
     v <- m$term
     rg <- range(mf[[v]])
     if (!all(is.finite(rg)) || rg[1L] == rg[2L]) return(NULL)
-    f <- if (inherits(m, "cr.smooth.spec")) cr_facts(m, mf, knots) else ps_facts(m, mf, knots)
+    tp <- inherits(m, "tp.smooth.spec")
+    f <- if (inherits(m, "cr.smooth.spec")) cr_facts(m, mf, knots) else
+      if (tp) tprs_facts(m, mf, knots, threads) else ps_facts(m, mf, knots)
     if (is.null(f)) return(NULL)
-    if (inherits(m, "cr.smooth.spec")) {
+    if (tp) {
+      # (a thin plate margin is marked with its facts whatever the product:
+      # its shift and its columns' scales are every row's; te()'s
+      # reparameterisation takes the range)
+      cols[[v]] <- rg
+    } else if (inherits(m, "cr.smooth.spec")) {
       kn[[v]] <- f$sm$xp
       cols[[v]] <- c(f$sm$xp, rg)
     } else {
@@ -230,14 +239,19 @@ te_facts <- function(s, mf, knots, threads = 1L, dev = NULL) {
     # a ti() margin is constrained (smoothCon()) on every row: marked with
     # its own facts -- its basis's column means, and the row that attains
     # norm(X, "I") among the stand-ins for the penalty's scaling
-    if (inter && (is.null(s$mc) || isTRUE(as.logical(s$mc[j])))) {
+    constrained <- inter && (is.null(s$mc) || isTRUE(as.logical(s$mc[j])))
+    if (constrained || tp) {
       Xm <- raw_basis_matrix(f$sm, mf, nrow(mf), threads, dev)
       if (is.null(Xm)) return(NULL)
-      st <- .Call(gg_basis_stats_r, Xm, FALSE, threads)
-      if (!all(is.finite(st$mean)) || !is.finite(st$rowmax)) return(NULL)
-      cols[[v]] <- c(cols[[v]], mf[[v]][st$imax])
-      attr(m, "gg_facts") <- list(sm = f$sm, rms = FALSE, mean = st$mean, threads = threads,
-                                  dev = dev)
+      st <- .Call(gg_basis_stats_r, Xm, f$rms, threads)
+      if (!all(is.finite(st$scale) & st$scale > 0) || !all(is.finite(st$mean)) ||
+          !is.finite(st$rowmax))
+        return(NULL)
+      if (constrained) cols[[v]] <- c(cols[[v]], mf[[v]][st$imax])
+      # (margin: an unconstrained margin, which smooth.construct() builds
+      # without a constraint)
+      attr(m, "gg_facts") <- list(sm = f$sm, rms = f$rms, scale = st$scale, mean = st$mean,
+                                  threads = threads, dev = dev, margin = !constrained)
       class(m) <- c("gg_facts.smooth.spec", class(m))
       s$margin[[j]] <- m
     }
@@ -342,8 +356,9 @@ smooth.construct.gg_facts.smooth.spec <- function(object, data, knots) {
   X <- raw_basis_matrix(sm, data, length(data[[sm$term[1L]]]), f$threads, f$dev)
   if (is.null(X)) X <- mgcv::Predict.matrix(sm, data)
   if (f$rms) sm <- tprs_scaled(sm, X, f$scale) else sm$X <- X
-  # (a ti() has no constraint of its own: its margins have theirs)
-  if (!isTRUE(sm$inter)) sm$C <- matrix(f$mean, 1L)
+  # (a ti() has no constraint of its own: its margins have theirs; a te()
+  # margin none)
+  if (!isTRUE(sm$inter) && !isTRUE(f$margin)) sm$C <- matrix(f$mean, 1L)
   # (a numeric by variable: the constraint kept or dropped as over every
   # row, whatever these rows' spread says to smoothCon(); where they agree
   # that it varies, smoothCon() drops it itself, as in gam())

@@ -63,7 +63,10 @@ test_that("with more rows than chunk.size, gam()'s bases come from facts of ever
     list(y ~ ti(x0, x1, k = c(5, 6)) + s(x2) + ti(x3, x1b, bs = c("ps", "cr")), gaussian(),
          "REML"),
     # main effects and their interaction (gam.side() deletes nothing)
-    list(yb ~ s(x0) + s(x1, bs = "cr") + ti(x0, x1), binomial(), "REML"))
+    list(yb ~ s(x0) + s(x1, bs = "cr") + ti(x0, x1), binomial(), "REML"),
+    # thin plate margins (their shift and scales from every row)
+    list(y ~ te(x0, x2, bs = c("tp", "cr"), k = c(6, 5)) + s(x1) +
+           ti(x3, x1b, bs = c("cr", "tp"), k = c(5, 5)), gaussian(), "REML"))
   for (cs in cases) {
     label <- paste(deparse(cs[[1]]), cs[[3]])
     dd <- d
@@ -110,7 +113,7 @@ test_that("smooths the facts do not cover take gam()'s set-up on every row", {
                  yb ~ s(x0) + te(x0, x1),              # nested: gam.side() deletes columns
                  yb ~ s(x0, bs = "bs") + s(x1),        # a basis without facts
                  yb ~ s(x0, bs = "gp") + s(x2),        # a Gaussian process
-                 yb ~ te(x0, x1, bs = "tp") + s(x2),   # a te() margin without facts
+                 yb ~ te(x0, x1, bs = "cc") + s(x2),   # a te() margin without facts
                  yb ~ s(fac, x0, bs = "re") + s(x2))) {  # a random slope
 
     g <- gam_gpu(f, family = binomial(), data = d, method = "REML", device = "off",
