@@ -231,10 +231,8 @@ te_facts <- function(s, mf, knots, threads = 1L, dev = NULL) {
       kn[[v]] <- f$sm$xp
       cols[[v]] <- c(f$sm$xp, rg)
     } else {
-      # (as many distinct stand-ins as the basis has columns, the extremes
-      # among them, as ps_facts() makes them)
       if (!is.null(knots[[v]])) kn[[v]] <- knots[[v]]
-      cols[[v]] <- c(rg, seq(rg[1L], rg[2L], length.out = ps_columns(m)))
+      cols[[v]] <- f$rows
     }
     # a ti() margin is constrained (smoothCon()) on every row: marked with
     # its own facts -- its basis's column means, and the row that attains
@@ -286,21 +284,19 @@ cc_facts <- function(s, mf, knots) {
 }
 
 # A P-spline's basis from the range of the rows (its knots' span), built
-# on stand-in rows: the extremes and as many distinct values as it has
-# columns (mgcv warns where the rows have fewer: its own set-up then).
-ps_columns <- function(s) max(s$bs.dim, 10L + sum(s$p.order, na.rm = TRUE))
-
+# on stand-in rows (returned as rows, for a te() margin's): the extremes and
+# as many distinct values as it has columns (mgcv warns where the rows have
+# fewer: its own set-up then).
 ps_facts <- function(s, mf, knots) {
   x <- mf[[s$term]]
   rg <- range(x)
-  k <- ps_columns(s)
+  k <- max(s$bs.dim, 10L + sum(s$p.order, na.rm = TRUE))
   if (!all(is.finite(rg)) || rg[1L] == rg[2L] ||
       length(.Call(gg_sorted_unique_r, x)) < k) return(NULL)
-  sm <- tryCatch(mgcv::smooth.construct(s, stats::setNames(list(c(rg, seq(rg[1L], rg[2L],
-                                                                             length.out = k))),
-                                                            s$term), knots),
+  rows <- c(rg, seq(rg[1L], rg[2L], length.out = k))
+  sm <- tryCatch(mgcv::smooth.construct(s, stats::setNames(list(rows), s$term), knots),
                  error = function(e) NULL, warning = function(w) NULL)
-  if (is.null(sm)) NULL else list(sm = sm, rms = FALSE)
+  if (is.null(sm)) NULL else list(sm = sm, rms = FALSE, rows = rows)
 }
 
 # Whether every column of a P-spline basis -- the smooth, or a te()

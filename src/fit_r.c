@@ -30,14 +30,9 @@
 #include "family_r.h"
 #include "fit_r.h"
 #include "fit_rows.h"
-#include "gpu_telemetry.h"
-#include "interrupt.h"
-#include "interrupt_r.h"
 #include "sexp_r.h"
 #include "session_r.h"
-#include "basis_r.h"
 #include "threads.h"
-#include "xplan.h"
 
 /* The settings of spec and control, checked (sexp_r.h): a value that is
  * NA, not finite, not whole where a count is meant, or out of range is a

@@ -12,19 +12,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
-#include "basis_r.h"
 #include "device_r.h"
 #include "errors_r.h"
-#include "family_r.h"
 #include "gpu.h"
 #include "gpu_telemetry.h"
 #include "gram_cpu.h"
-#include "interrupt.h"
 #include "interrupt_r.h"
 #include "sexp_r.h"
-#include "threads.h"
-#include "xplan.h"
 
 SEXP gg_gram_r(SEXP X, SEXP w, SEXP z, SEXP mode_, SEXP ordinal_)
 {
