@@ -767,11 +767,14 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                "sp", "nfree", "gamma", "scale", "plan", "control", "trials", "dots", "n", "ar",
                "ef", "eng_fam"))
     assign(nm, get(nm), envir = f)
-  if (route$name %in% c("gcv", "outer", "efam_outer"))
+  # (routes that choose smoothing parameters before the fit; fREML's and
+  # engine_gam's choose nothing, their selection time is 0)
+  selects <- route$name %in% c("gcv", "outer", "efam_outer")
+  if (selects)
     progress_phase(progress, sprintf("Choosing the smoothing parameters (%s)", method))
   t_sel <- proc.time()[["elapsed"]]
   switched <- route$choose(f)
-  t_sel <- proc.time()[["elapsed"]] - t_sel
+  t_sel <- if (selects) proc.time()[["elapsed"]] - t_sel else 0
   if (!is.null(switched)) route <- switched
   for (nm in c("L", "lsp0", "sp.names", "ef", "eng_fam", "family"))
     assign(nm, get(nm, envir = f))

@@ -225,6 +225,10 @@ sigint_check <- function(device, bound) {
 
 test_that("Ctrl-C (SIGINT) stops a CPU fit within 0.5 s, and the next fit is the same", {
   skip_on_os("windows")
+  # (where a signal lands is a matter of timing: the suite runs this check,
+  # R CMD check's second run of the suite does not)
+  skip_if(nzchar(Sys.getenv("_R_CHECK_PACKAGE_NAME_")),
+          "timing-dependent: run by the test suite, not again under R CMD check")
   # X built dense: with sparse rows (options(gamgpu.cpu_x)) this model's C
   # part takes a fraction of its R part, and the signals land in R
   local_gg_options(gamgpu.cpu_x = "dense")
