@@ -19,7 +19,9 @@
 #
 # Taken for thin plate ("tp") smooths of up to 4 variables with more
 # distinct values than max.knots, cubic regression splines ("cr"), cyclic
-# ("cc") and P-splines ("ps") of one variable, and tensor products te()
+# ("cc") and P-splines ("ps") of one variable, Gaussian process smooths
+# ("gp") of up to 4 variables with more rows than max.knots, and tensor
+# products te()
 # and ti() of one-variable cr, ps and tp margins (their knots, and te()'s
 # reparameterisation, from every row's distinct values and range; a thin
 # plate margin's shift and scales, and a ti() margin's constraint and
@@ -75,7 +77,7 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
   kind <- vapply(specs, facts_kind, "", mf = mf)
   if (any(kind == ""))
     return(none(sprintf(paste("gam()'s bases are set up in R for every row where a term is not",
-                              "a tp, cr, cc, ps, te or ti (cr, ps, tp margins) smooth of numeric",
+                              "a tp, cr, cc, ps, gp, te or ti (cr, ps, tp margins) smooth of numeric",
                               "covariates (by a factor or numbers) or a random effect of one",
                               "factor: %s"),
                         specs[[which(kind == "")[1L]]]$label)))
@@ -94,7 +96,8 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
     }
     f <- switch(kind[i], tp = tprs_facts(s, mf, knots, threads, stand[[i]]),
                 cr = cr_facts(s, mf, knots), cc = cc_facts(s, mf, knots),
-                ps = ps_facts(s, mf, knots), te = te_facts(s, mf, knots, threads, dev))
+                ps = ps_facts(s, mf, knots), gp = gp_facts(s, mf, knots),
+                te = te_facts(s, mf, knots, threads, dev))
     if (is.null(f)) return(none(sprintf("gam()'s basis of %s is set up in R", s$label)))
     # the basis on every row (the device's for a GPU fit), reduced in C
     X <- raw_basis_matrix(f$sm, mf, n, threads, dev)
@@ -197,6 +200,10 @@ facts_kind <- function(s, mf) {
         identical(m$by, "NA") && (is.null(m$xt) || identical(m$xt, list())), NA))
     return(if (ok && numeric_vars(s$term)) "te" else "")
   }
+  # (a Gaussian process smooth: xt may say only max.knots and seed)
+  if (identical(cl, "gp.smooth.spec") && length(s$term) <= 4L &&
+      (is.null(s$xt) || (is.list(s$xt) && all(names(s$xt) %in% c("max.knots", "seed")))))
+    return(if (numeric_vars(s$term)) "gp" else "")
   if (identical(cl, "re.smooth.spec") && length(s$term) == 1L && is.null(s$xt) &&
       is.factor(mf[[s$term]]))
     return("re")
@@ -310,6 +317,66 @@ ps_columns_reached <- function(sm, X, mf, n, threads, dev) {
     if (is.null(Xm) || !all(colSums(abs(Xm)) > 0)) return(FALSE)
   }
   TRUE
+}
+
+# A Gaussian process smooth's basis built by mgcv from the knots it would
+# draw from every row (the distinct covariate rows, uniquecombs()' order,
+# or max.knots of them drawn at its seed) and its shift (the covariates'
+# means over every row), on stand-in rows that hold those means to the
+# bit; the columns are not rescaled (rms = FALSE).  NULL where mgcv's own
+# construction on every row is to run (few rows, the user's knots).
+gp_facts <- function(s, mf, knots) {
+  xt <- if (is.list(s$xt)) s$xt else list()
+  max.knots <- if (is.null(xt$max.knots)) 2000 else xt$max.knots
+  seed <- if (is.null(xt$seed)) 1 else xt$seed
+  d <- length(s$term)
+  x <- matrix(unlist(lapply(s$term, function(v) mf[[v]]), use.names = FALSE), ncol = d)
+  n <- nrow(x)
+  if (n <= max.knots || !is.null(knots) &&
+      any(vapply(s$term, function(v) !is.null(knots[[v]]), NA)))
+    return(NULL)
+  xu <- if (d == 1L) matrix(.Call(gg_sorted_unique_r, x[, 1L]), ncol = 1L) else
+    mgcv::uniquecombs(x, TRUE)
+  nu <- nrow(xu)
+  kn <- if (nu > max.knots) {
+    temp_seed <- mgcv_fun("temp.seed")
+    rngs <- temp_seed(seed)
+    ind <- sample(1:nu, max.knots, replace = FALSE)
+    temp_seed(rngs)
+    xu[ind, , drop = FALSE]
+  } else xu
+  nk <- nrow(kn)
+  shift <- colMeans(x)
+  # (as many stand-in rows as knots, at least the basis dimension, all
+  # distinct: mgcv ignores knots beyond the rows and stops on fewer
+  # distinct rows than the basis dimension)
+  m <- max(nk, if (s$bs.dim > 0) s$bs.dim else 12L * d, 4L)
+  rows <- lapply(seq_len(d), function(i) mean_keeping_values(x[, i], shift[i], m))
+  if (any(vapply(rows, is.null, NA))) return(NULL)
+  dat <- stats::setNames(rows, s$term)
+  kl <- stats::setNames(lapply(seq_len(d), function(i) unname(kn[, i])), s$term)
+  sm <- mgcv::smooth.construct(s, dat, kl)
+  if (!identical(unname(as.vector(sm$shift)), unname(shift)) || nrow(sm$knt) != nk ||
+      !all(is.finite(sm$UZ)))
+    return(NULL)
+  list(sm = sm, rms = FALSE)
+}
+
+# m distinct values whose colMeans() is mu to the bit: pairs mu -/+ j delta
+# (and mu itself where m is odd), delta a power of two near the spread of x
+# over m, halved until the sum is exact.  NULL where none is found.
+mean_keeping_values <- function(x, mu, m) {
+  half <- m %/% 2L
+  spread <- stats::sd(x[seq_len(min(length(x), 1e5))])
+  if (!is.finite(spread) || spread <= 0) return(NULL)
+  delta <- 2^round(log2(spread / half))
+  for (halving in 0:40) {
+    j <- seq_len(half) * delta
+    v <- c(mu - j, mu + j, if (m %% 2L) mu)
+    if (identical(colMeans(matrix(v)), mu) && !anyDuplicated(v)) return(v)
+    delta <- delta / 2
+  }
+  NULL
 }
 
 # A cubic regression spline's basis from the knots mgcv places (the

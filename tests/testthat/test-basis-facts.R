@@ -64,6 +64,12 @@ test_that("with more rows than chunk.size, gam()'s bases come from facts of ever
          "REML"),
     # main effects and their interaction (gam.side() deletes nothing)
     list(yb ~ s(x0) + s(x1, bs = "cr") + ti(x0, x1), binomial(), "REML"),
+    # Gaussian process smooths (the knots drawn from every row's distinct
+    # rows, the shift their means): one and three variables, by a factor
+    list(yb ~ s(x0, bs = "gp") + s(x1, x2, x3, bs = "gp", k = 25, xt = list(max.knots = 300)),
+         binomial(), "REML"),
+    list(y ~ s(x0, bs = "gp", m = c(3, 0.4), by = fac) + fac + s(x2, bs = "cr"), gaussian(),
+         "GCV.Cp"),
     # thin plate margins (their shift and scales from every row)
     list(y ~ te(x0, x2, bs = c("tp", "cr"), k = c(6, 5)) + s(x1) +
            ti(x3, x1b, bs = c("cr", "tp"), k = c(5, 5)), gaussian(), "REML"))
@@ -112,7 +118,7 @@ test_that("smooths the facts do not cover take gam()'s set-up on every row", {
   for (f in list(yb ~ s(x0, id = 1) + s(x2, id = 1),   # linked smooths (id)
                  yb ~ s(x0) + te(x0, x1),              # nested: gam.side() deletes columns
                  yb ~ s(x0, bs = "bs") + s(x1),        # a basis without facts
-                 yb ~ s(x0, bs = "gp") + s(x2),        # a Gaussian process
+                 yb ~ t2(x0, x1) + s(x2),              # a t2() tensor product
                  yb ~ te(x0, x1, bs = "cc") + s(x2),   # a te() margin without facts
                  yb ~ s(fac, x0, bs = "re") + s(x2))) {  # a random slope
 
