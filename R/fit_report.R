@@ -106,6 +106,24 @@ gg_assemble <- function(G, res, family, y, w, offset, n, method, gamma, cl, cont
 
 #' @export
 
+# gam()'s last step (estimate.gam()): where a smooth's constraint for
+# prediction differs from its constraint for the fit (a t2() smooth's
+# null space constraint: gam.setup()'s Xp, with modCon = 0), the
+# coefficients and their covariances Vp and Ve go to the prediction
+# parameterisation by G$P; the rest stays in the fit's, as in gam().
+prediction_parameters <- function(fit, G) {
+  P <- G$P
+  if (is.null(P)) return(fit)
+  nm <- names(fit$coefficients)
+  fit$coefficients <- stats::setNames(as.numeric(P %*% fit$coefficients), nm)
+  for (v in c("Vp", "Ve")) {
+    V <- P %*% fit[[v]] %*% t(P)
+    dimnames(V) <- dimnames(fit[[v]])
+    fit[[v]] <- V
+  }
+  fit
+}
+
 # Why the fit ran where it ran, in words, for fit$device$reason.
 device_reason <- function(policy, backend, fallback) {
   if (backend == "cuda")

@@ -499,6 +499,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     fit <- efam_finish(fit, f$family, res$ef.theta, sc[["theta.failed"]] != 0, G,
                        f$control$nthreads)
   fit <- route$last(fit, f)
+  fit <- prediction_parameters(fit, G)
   if (!fit$converged)
     gamgpu_warn("gamgpu_not_converged",
                 sprintf("penalized IRLS did not converge in %d iterations (control maxit = %d)",

@@ -1,0 +1,45 @@
+# gam()'s prediction parameterisation: a t2() smooth's constraint for
+# prediction differs from its constraint for the fit (gam.setup()'s Xp and
+# G$P), and gam() reports its coefficients, Vp and Ve by G$P
+# (R/fit_report.R: prediction_parameters()).  Without it the coefficients
+# do not give the fitted values, nor predict() gam()'s predictions.
+
+test_that("under gam()'s methods a t2() model's coefficients, Vp and predictions are gam()'s", {
+  set.seed(2)
+  n <- 1500
+  d <- mgcv::gamSim(1, n = n, verbose = FALSE)
+  d$yb <- rbinom(n, 1, plogis((d$f - mean(d$f)) / 3))
+  nd <- d[1:60, ]
+  cases <- list(list(y ~ t2(x0, x1) + s(x2), gaussian(), "REML"),
+                list(y ~ t2(x0, x1, k = c(5, 6)) + s(x2), gaussian(), "GCV.Cp"),
+                list(yb ~ t2(x0, x1, bs = c("cr", "ps")) + s(x3), binomial(), "REML"),
+                list(y ~ t2(x0, x2, full = TRUE), gaussian(), "ML"))
+  for (cs in cases) {
+    label <- paste(deparse(cs[[1]]), cs[[3]])
+    b <- mgcv::gam(cs[[1]], family = cs[[2]], data = d, method = cs[[3]])
+    g <- gam_gpu(cs[[1]], family = cs[[2]], data = d, method = cs[[3]], device = "off")
+    expect_true(b$converged && g$converged, label = label)
+    scale_of <- function(v) max(abs(v))
+    # the coefficients give the fitted values, in gam()'s parameterisation
+    Xb <- predict(b, d, type = "lpmatrix")
+    expect_lt(max(abs(drop(Xb %*% g$coefficients) - g$linear.predictors)),
+              1e-10 * scale_of(g$linear.predictors), label = label)
+    expect_lt(max(abs(g$coefficients - b$coefficients)), 1e-6 * scale_of(b$coefficients),
+              label = label)
+    expect_lt(max(abs(g$Vp - b$Vp)), 1e-6 * scale_of(b$Vp), label = label)
+    expect_lt(max(abs(g$Ve - b$Ve)), 1e-6 * scale_of(b$Ve), label = label)
+    expect_lt(max(abs(predict(g, nd) - predict(b, nd))),
+              1e-7 * diff(range(predict(b, nd))), label = label)
+    expect_lt(max(abs(summary(g)$s.table[, "edf"] - summary(b)$s.table[, "edf"])), 1e-5,
+              label = label)
+  }
+})
+
+test_that("fREML's set-up (bam()'s, modCon = 2: one constraint) gives bam()'s t2() fit", {
+  set.seed(3)
+  d <- mgcv::gamSim(1, n = 800, verbose = FALSE)
+  g <- gam_gpu(y ~ t2(x0, x1), data = d, device = "off")
+  b <- mgcv::bam(y ~ t2(x0, x1), data = d)
+  expect_lt(max(abs(g$coefficients - b$coefficients)), 1e-6 * max(abs(b$coefficients)))
+  expect_lt(max(abs(predict(g, d[1:30, ]) - predict(b, d[1:30, ]))), 1e-6)
+})
