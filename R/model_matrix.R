@@ -640,6 +640,13 @@ tprs_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
 model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
   if (!isTRUE(getOption("gamgpu.x_recipe", TRUE)))
     return(no_recipe("option gamgpu.x_recipe is FALSE"))
+  # (gam()'s set-up of a t2() smooth, modCon = 0: its fit's constraint is
+  # not its prediction's, which is the one its object keeps and a recipe
+  # would build; G$P maps the one to the other -- bam()'s set-up has one
+  # constraint, and G$P the identity to rounding)
+  if (!is.null(G$P) && max(abs(G$P - diag(nrow(G$P)))) > 1e-8)
+    return(no_recipe(paste("gam()'s fit of a t2() smooth takes a constraint other than the",
+                           "prediction one its object keeps (G$P)")))
   n <- nrow(mf)
   p <- ncol(G$X)
   blocks <- list()

@@ -43,3 +43,16 @@ test_that("fREML's set-up (bam()'s, modCon = 2: one constraint) gives bam()'s t2
   expect_lt(max(abs(g$coefficients - b$coefficients)), 1e-6 * max(abs(b$coefficients)))
   expect_lt(max(abs(predict(g, d[1:30, ]) - predict(b, d[1:30, ]))), 1e-6)
 })
+
+test_that("X of a t2() model under gam()'s set-up is not built from a recipe of the prediction constraint", {
+  set.seed(4)
+  d <- mgcv::gamSim(1, n = 600, verbose = FALSE)
+  G <- gam_gpu(y ~ t2(x0, x1) + s(x2), data = d, method = "REML", fit = FALSE)
+  expect_false(is.null(G$P))
+  r <- gamgpu:::model_matrix_plan(G, G$mf, threads = 1L)
+  expect_s3_class(r, "gg_no_recipe")
+  expect_match(attr(r, "reason"), "t2() smooth", fixed = TRUE)
+  # (bam()'s set-up: one constraint, a recipe)
+  Gb <- gam_gpu(y ~ t2(x0, x1) + s(x2), data = d, fit = FALSE)
+  expect_false(inherits(gamgpu:::model_matrix_plan(Gb, Gb$mf, threads = 1L), "gg_no_recipe"))
+})
