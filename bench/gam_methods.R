@@ -22,6 +22,8 @@
 #                          still running then is stopped and reported as
 #                          "> limit" (it runs in a fresh R process)
 #   GAMGPU_BENCH_CPU_MAX   the largest n for gam_gpu on the CPU (default 1e5)
+#   GAMGPU_BENCH_GAM_MAX   the largest n for gam() (default: every n); beyond
+#                          it gam() is not run and the row says so
 #   GAMGPU_BENCH_GAM_THREADS  gam()'s nthreads (default: all cores; on the
 #                          GPU machine gam() with nthreads > 1 aborts in
 #                          its OpenBLAS -- DGEMV error code -3, stack
@@ -40,6 +42,7 @@ fams <- strsplit(Sys.getenv("GAMGPU_BENCH_FAMILIES", "gaussian,binomial"), ",")[
 methods <- strsplit(Sys.getenv("GAMGPU_BENCH_METHODS", "GCV.Cp,REML"), ",")[[1]]
 limit <- as.numeric(Sys.getenv("GAMGPU_BENCH_GAM_LIMIT", "600"))
 cpu_max <- as.numeric(Sys.getenv("GAMGPU_BENCH_CPU_MAX", "1e5"))
+gam_max <- as.numeric(Sys.getenv("GAMGPU_BENCH_GAM_MAX", "Inf"))
 out_csv <- Sys.getenv("GAMGPU_BENCH_OUT")
 gpu <- isTRUE(gpu_info()$usable)
 cores <- as.integer(Sys.getenv("GAMGPU_BENCH_GAM_THREADS", parallel::detectCores()))
@@ -110,7 +113,7 @@ for (n in ns) for (fam in fams) {
                                                device = "required"))
     cpu <- if (n <= cpu_max) elapsed(function() gam_gpu(f, family = family, data = d,
                                                         method = method, device = "off"), 1L)
-    ref <- gam_limited(f, family, d, method)
+    ref <- if (n <= gam_max) gam_limited(f, family, d, method)
     g <- if (gpu) dev else cpu
     a <- if (is.null(ref) || is.null(g)) c(NA, NA, NA) else {
       b <- ref$value
@@ -122,7 +125,8 @@ for (n in ns) for (fam in fams) {
                       gpu = if (gpu) dev$time else NA,
                       cpu = if (is.null(cpu)) NA else cpu$time,
                       gam = if (is.null(ref)) NA else ref$time,
-                      gam_note = if (is.null(ref)) sprintf("> %g s", limit) else "",
+                      gam_note = if (n > gam_max) "not run" else
+                        if (is.null(ref)) sprintf("> %g s", limit) else "",
                       gam_threads = cores,
                       x_gam_gpu = if (gpu && !is.null(ref)) ref$time / dev$time else NA,
                       x_gam_cpu = if (!is.null(ref) && !is.null(cpu)) ref$time / cpu$time else NA,
