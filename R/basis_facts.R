@@ -97,8 +97,7 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
     f <- switch(kind[i], tp = tprs_facts(s, mf, knots, threads, stand[[i]]),
                 cr = cr_facts(s, mf, knots), cc = cc_facts(s, mf, knots),
                 ps = ps_facts(s, mf, knots), gp = gp_facts(s, mf, knots),
-                te = te_facts(s, mf, knots, threads, dev),
-                t2 = t2_facts(s, mf, knots, threads, dev))
+                te = te_facts(s, mf, knots, threads, dev))
     if (is.null(f)) return(none(sprintf("gam()'s basis of %s is set up in R", s$label)))
     # the basis on every row (the device's for a GPU fit), reduced in C
     X <- raw_basis_matrix(f$sm, mf, n, threads, dev)
@@ -194,14 +193,12 @@ facts_kind <- function(s, mf) {
   if (cl %in% c("tp.smooth.spec", "cr.smooth.spec", "cc.smooth.spec", "ps.smooth.spec") &&
       (cl == "tp.smooth.spec" || (length(s$term) == 1L && is.null(s$xt))))
     return(if (numeric_vars(s$term)) sub(".smooth.spec", "", cl, fixed = TRUE) else "")
-  # (t2(): without a by variable; its margins as te()'s)
-  if (identical(cl, "t2.smooth.spec") && !identical(s$by, "NA")) return("")
-  if (cl %in% c("tensor.smooth.spec", "t2.smooth.spec")) {
+  if (identical(cl, "tensor.smooth.spec")) {
     ok <- all(vapply(s$margin, function(m)
       length(m$term) == 1L &&
         class(m)[1L] %in% c("cr.smooth.spec", "ps.smooth.spec", "tp.smooth.spec") &&
         identical(m$by, "NA") && (is.null(m$xt) || identical(m$xt, list())), NA))
-    return(if (!ok || !numeric_vars(s$term)) "" else if (cl == "t2.smooth.spec") "t2" else "te")
+    return(if (ok && numeric_vars(s$term)) "te" else "")
   }
   # (a Gaussian process smooth: xt may say only max.knots and seed)
   if (identical(cl, "gp.smooth.spec") && length(s$term) <= 4L &&
@@ -272,84 +269,6 @@ te_facts <- function(s, mf, knots, threads = 1L, dev = NULL) {
                                             else !is.null(sm$C)))
     return(NULL)
   list(sm = sm, rms = FALSE)
-}
-
-# A t2() tensor product of one-variable cr, ps and tp margins.  Each
-# margin is built from every row's knots (as te_facts() builds them); t2()
-# then reparameterises it by nat.param(type = 3) of its basis on every row,
-# which reads the rows only through the basis's Gram matrix and column
-# sums: each margin is handed to t2()'s construction with stand-in rows
-# of its basis that have every row's means and second moments
-# (moment_rows()).  What is left of the rows is the constraint (the null
-# space columns' sums) and the penalty's scaling (gam_basis_facts()).
-t2_facts <- function(s, mf, knots, threads = 1L, dev = NULL) {
-  n <- nrow(mf)
-  kn <- list()
-  cols <- list()
-  moments <- list()
-  for (j in seq_along(s$margin)) {
-    m <- s$margin[[j]]
-    v <- m$term
-    rg <- range(mf[[v]])
-    if (!all(is.finite(rg)) || rg[1L] == rg[2L]) return(NULL)
-    tp <- inherits(m, "tp.smooth.spec")
-    f <- if (inherits(m, "cr.smooth.spec")) cr_facts(m, mf, knots) else
-      if (tp) tprs_facts(m, mf, knots, threads) else ps_facts(m, mf, knots)
-    if (is.null(f)) return(NULL)
-    if (tp) cols[[v]] <- rg
-    else if (inherits(m, "cr.smooth.spec")) {
-      kn[[v]] <- f$sm$xp
-      cols[[v]] <- c(f$sm$xp, rg)
-    } else {
-      if (!is.null(knots[[v]])) kn[[v]] <- knots[[v]]
-      cols[[v]] <- f$rows
-    }
-    # the margin's basis on every row (a thin plate margin's scaled to unit
-    # root mean square columns, as construct_tprs() scales it)
-    Xm <- raw_basis_matrix(f$sm, mf, n, threads, dev)
-    if (is.null(Xm)) return(NULL)
-    st <- .Call(gg_basis_stats_r, Xm, f$rms, threads)
-    if (!all(is.finite(st$scale) & st$scale > 0)) return(NULL)
-    if (f$rms) Xm <- Xm / rep(st$scale, each = n)
-    moments[[j]] <- list(G = crossprod(Xm), mean = st$mean)
-    rm(Xm)
-    m_facts <- list(sm = f$sm, rms = f$rms, scale = st$scale, mean = st$mean,
-                    threads = threads, dev = dev, margin = TRUE)
-    attr(m, "gg_facts") <- m_facts
-    class(m) <- c("gg_facts.smooth.spec", class(m))
-    s$margin[[j]] <- m
-  }
-  # (every margin's stand-in rows as many: t2's model matrix is their row
-  # product)
-  rows <- 2L * max(vapply(moments, function(mo) ncol(mo$G), 0L))
-  for (j in seq_along(moments)) {
-    Xs <- moment_rows(moments[[j]]$G / n, moments[[j]]$mean, rows)
-    if (is.null(Xs)) return(NULL)
-    attr(s$margin[[j]], "gg_facts")$rows_X <- Xs
-  }
-  L <- max(lengths(cols))
-  data <- lapply(cols, function(x) c(x, rep(x[length(x)], L - length(x))))
-  sm <- tryCatch(mgcv::smooth.construct(s, data, kn), error = function(e) NULL,
-                 warning = function(w) NULL)
-  if (is.null(sm) || !all(vapply(sm$P, function(P) all(is.finite(P)), NA))) return(NULL)
-  list(sm = sm, rms = FALSE, n = n)
-}
-
-# `rows` (even) stand-in rows of a basis whose column means are mu and
-# second moments (X'X / n) M: mu -/+ sqrt(rows / 2) l_j for the columns l_j
-# of a square root of the covariance M - mu mu' (eigen(), its negative
-# rounding clamped at 0), and mu itself for the pairs beyond them.  Their
-# means and second moments are mu and M to rounding.  NULL where M is not
-# finite.
-moment_rows <- function(M, mu, rows) {
-  if (!all(is.finite(M)) || !all(is.finite(mu))) return(NULL)
-  k <- length(mu)
-  e <- eigen(M - tcrossprod(mu), symmetric = TRUE)
-  L <- e$vectors %*% diag(sqrt(pmax(e$values, 0)), k)
-  half <- rows %/% 2L
-  D <- matrix(0, half, k)
-  D[seq_len(k), ] <- sqrt(half) * t(L)
-  rbind(sweep(-D, 2L, mu, "+"), sweep(D, 2L, mu, "+"))
 }
 
 # A cyclic cubic spline's basis from the knots mgcv places (place.knots()
@@ -500,20 +419,6 @@ smooth.construct.gg_facts.smooth.spec <- function(object, data, knots) {
   X <- raw_basis_matrix(sm, data, length(data[[sm$term[1L]]]), f$threads, f$dev)
   if (is.null(X)) X <- mgcv::Predict.matrix(sm, data)
   if (f$rms) sm <- tprs_scaled(sm, X, f$scale) else sm$X <- X
-  # (a t2() margin: its stand-in rows of every row's moments, t2_facts())
-  if (!is.null(f$rows_X)) sm$X <- f$rows_X
-  # (a t2(): its constraint on the null space columns' sums over every row,
-  # as its construction makes it, and the constraint for prediction)
-  if (inherits(sm, "t2.smooth")) {
-    p <- ncol(X)
-    sums <- f$mean * f$n
-    if (!(is.matrix(sm$C) && nrow(sm$C) == 0L)) {
-      nup <- sum(sm$rank)
-      if (is.matrix(sm$C)) sm$C <- matrix(c(rep(0, nup), sums[(nup + 1L):p]), 1L, p)
-      sm$Cp <- matrix(sums, 1L, p)
-    }
-    return(sm)
-  }
   # (a ti() has no constraint of its own: its margins have theirs; a te()
   # margin none)
   if (!isTRUE(sm$inter) && !isTRUE(f$margin)) sm$C <- matrix(f$mean, 1L)
