@@ -20,7 +20,8 @@
 # Taken for thin plate ("tp") smooths of up to 4 variables with more
 # distinct values than max.knots, cubic regression splines ("cr"), cyclic
 # ("cc") and P-splines ("ps") of one variable, Gaussian process smooths
-# ("gp") of up to 4 variables with more rows than max.knots, and tensor
+# ("gp") of up to 4 variables with more rows than max.knots, factor
+# smooths ("fs") with a cubic regression spline base, and tensor
 # products te()
 # and ti() of one-variable cr, ps and tp margins (their knots, and te()'s
 # reparameterisation, from every row's distinct values and range; a thin
@@ -77,7 +78,7 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
   kind <- vapply(specs, facts_kind, "", mf = mf)
   if (any(kind == ""))
     return(none(sprintf(paste("gam()'s bases are set up in R for every row where a term is not",
-                              "a tp, cr, cc, ps, gp, te or ti (cr, ps, tp margins) smooth of numeric",
+                              "a tp, cr, cc, ps, gp, fs (cr base), te or ti (cr, ps, tp margins) smooth of numeric",
                               "covariates (by a factor or numbers) or a random effect of one",
                               "factor: %s"),
                         specs[[which(kind == "")[1L]]]$label)))
@@ -97,8 +98,23 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
     f <- switch(kind[i], tp = tprs_facts(s, mf, knots, threads, stand[[i]]),
                 cr = cr_facts(s, mf, knots), cc = cc_facts(s, mf, knots),
                 ps = ps_facts(s, mf, knots), gp = gp_facts(s, mf, knots),
+                fs = fs_facts(s, mf, knots, threads, dev),
                 te = te_facts(s, mf, knots, threads, dev))
     if (is.null(f)) return(none(sprintf("gam()'s basis of %s is set up in R", s$label)))
+    # (a factor smooth: its statistics from its base's reparameterised
+    # basis on every row, fs_facts())
+    if (!is.null(f$stats)) {
+      f$scale <- rep(1, length(f$stats$mean))
+      f$mean <- f$stats$mean
+      rows <- c(rows, f$stats$imax)
+      f$stats <- NULL
+      f$threads <- threads
+      f$dev <- dev
+      class(s) <- c("gg_facts.smooth.spec", class(s))
+      attr(s, "gg_facts") <- f
+      out[[i]] <- s
+      next
+    }
     # the basis on every row (the device's for a GPU fit), reduced in C
     X <- raw_basis_matrix(f$sm, mf, n, threads, dev)
     if (is.null(X)) return(none(sprintf("gam()'s basis of %s is set up in R", s$label)))
@@ -199,6 +215,16 @@ facts_kind <- function(s, mf) {
         class(m)[1L] %in% c("cr.smooth.spec", "ps.smooth.spec", "tp.smooth.spec") &&
         identical(m$by, "NA") && (is.null(m$xt) || identical(m$xt, list())), NA))
     return(if (ok && numeric_vars(s$term)) "te" else "")
+  }
+  # (a factor smooth: one factor, and a cr base of one number.  Not a thin
+  # plate base: nat.param()'s eigenvectors of its penalty are so close to
+  # degenerate that a basis equal to gam()'s to 1e-13, not to the bit,
+  # gives another fit -- gam()'s set-up on every row runs)
+  if (identical(cl, "fs.smooth.spec") && identical(s$by, "NA")) {
+    fac <- vapply(s$term, function(v) is.factor(mf[[v]]), NA)
+    ok <- sum(fac) == 1L && length(s$term) == 2L && fs_base_bs(s) == "cr" &&
+      numeric_vars(s$term[!fac]) && !anyNA(mf[[s$term[fac]]])
+    return(if (ok) "fs" else "")
   }
   # (a Gaussian process smooth: xt may say only max.knots and seed)
   if (identical(cl, "gp.smooth.spec") && length(s$term) <= 4L &&
@@ -319,6 +345,87 @@ ps_columns_reached <- function(sm, X, mf, n, threads, dev) {
   TRUE
 }
 
+# A factor smooth's base class, as smooth.construct.fs.smooth.spec() reads
+# it from xt ("tp" by default).
+fs_base_bs <- function(s) {
+  if (is.null(s$xt)) return("tp")
+  if (is.list(s$xt)) return(if (is.null(s$xt$bs)) "tp" else as.character(s$xt$bs)[1L])
+  as.character(s$xt)[1L]
+}
+
+# A factor smooth, fs (mgcv's smooth.construct.fs.smooth.spec() with its
+# base, a cr smooth of the numeric covariate (facts_kind()), built from
+# facts of every row): the base as cr_facts() builds it, its basis
+# on every row (the device's for a GPU fit), and mgcv's nat.param() of that
+# basis -- gam()'s own computation over every row, an n x k QR -- then
+# the factor smooth's steps after its base's construction as
+# smooth.construct.fs.smooth.spec() takes them (the same in mgcv 1.8-41
+# and 1.9-3).  The statistics of the factor smooth's basis come from the
+# reparameterised base (its level means, the row of largest absolute sum):
+# its n x k nf basis is never formed.
+fs_facts <- function(s, mf, knots, threads = 1L, dev = NULL) {
+  fac_at <- vapply(s$term, function(v) is.factor(mf[[v]]), NA)
+  fterm <- s$term[fac_at]
+  base_bs <- fs_base_bs(s)
+  b <- s
+  b$base.bs <- paste0(base_bs, ".smooth.spec")
+  if (!is.null(s$xt) && !is.list(s$xt)) b$xt <- NULL
+  b$term <- s$term[!fac_at]
+  b$dim <- length(b$term)
+  class(b) <- b$base.bs
+  f <- if (base_bs == "cr") cr_facts(b, mf, knots)
+  if (is.null(f)) return(NULL)
+  n <- nrow(mf)
+  X <- raw_basis_matrix(f$sm, mf, n, threads, dev)
+  if (is.null(X)) return(NULL)
+  sm <- f$sm
+  sm$X <- X
+  rm(X)
+  null.d <- ncol(sm$X) - sm$rank
+  if (length(sm$S) != 1L || null.d < 1L) return(NULL)
+  rp <- mgcv_fun("nat.param")(sm$X, sm$S[[1L]], rank = sm$rank, type = 1)
+  fac <- mf[[fterm]]
+  # smooth.construct.fs.smooth.spec() from its base on (gamm = FALSE)
+  object <- sm
+  object$base <- list(bs = class(object), bs.dim = object$bs.dim, rank = object$rank,
+                      null.space.dim = object$null.space.dim, term = object$term)
+  object$term <- s$term
+  object$S[[1L]] <- diag(c(rp$D, rep(0, null.d)))
+  for (i in seq_len(null.d)) {
+    object$S[[i + 1L]] <- object$S[[1L]] * 0
+    object$S[[i + 1L]][object$rank + i, object$rank + i] <- 1
+  }
+  object$P <- rp$P
+  object$fterm <- fterm
+  object$flev <- levels(fac)
+  object$fac <- fac
+  nf <- length(object$flev)
+  object$Xb <- rp$X
+  object$base$S <- object$S
+  object$X <- NULL                        # (on the rows it is set up on: construct())
+  object$S[[1L]] <- diag(rep(c(rp$D, rep(0, null.d)), nf))
+  for (i in seq_len(null.d)) {
+    um <- rep(0, ncol(rp$X))
+    um[object$rank + i] <- 1
+    object$S[[i + 1L]] <- diag(rep(um, nf))
+  }
+  object$bs.dim <- ncol(rp$X) * nf
+  object$te.ok <- 0
+  object$rank <- c(object$rank * nf, rep(nf, null.d))
+  object$side.constrain <- FALSE
+  object$null.space.dim <- 0
+  object$C <- matrix(0, 0, ncol(rp$X) * nf)
+  object$plot.me <- TRUE
+  class(object) <- "fs.interaction"
+  # the level means of each column (levels in the order of flev), and the
+  # row of largest absolute sum (one level's block is non-zero on a row)
+  lv <- rowsum(rp$X, as.integer(fac), reorder = TRUE)
+  m <- matrix(0, nf, ncol(rp$X))
+  m[as.integer(rownames(lv)), ] <- lv
+  list(sm = object, rms = FALSE,
+       stats = list(mean = as.vector(t(m)) / n, imax = which.max(rowSums(abs(rp$X)))))
+}
+
 # A Gaussian process smooth's basis built by mgcv from the knots it would
 # draw from every row (the distinct covariate rows, uniquecombs()' order,
 # or max.knots of them drawn at its seed) and its shift (the covariates'
@@ -420,8 +527,9 @@ smooth.construct.gg_facts.smooth.spec <- function(object, data, knots) {
   if (is.null(X)) X <- mgcv::Predict.matrix(sm, data)
   if (f$rms) sm <- tprs_scaled(sm, X, f$scale) else sm$X <- X
   # (a ti() has no constraint of its own: its margins have theirs; a te()
-  # margin none)
-  if (!isTRUE(sm$inter) && !isTRUE(f$margin)) sm$C <- matrix(f$mean, 1L)
+  # margin none; a factor smooth none)
+  if (!isTRUE(sm$inter) && !isTRUE(f$margin) && !inherits(sm, "fs.interaction"))
+    sm$C <- matrix(f$mean, 1L)
   # (a numeric by variable: the constraint kept or dropped as over every
   # row, whatever these rows' spread says to smoothCon(); where they agree
   # that it varies, smoothCon() drops it itself, as in gam())

@@ -275,8 +275,9 @@ margin_block <- function(r) {
 raw_basis_matrix <- function(m, data, n, threads, dev = NULL, tp1_table = NA) {
   codes <- new.env(parent = emptyenv())
   # (a tensor product before its constraint: its margins' row products,
-  # te()'s reparameterisation included)
-  tensor <- inherits(m, "tensor.smooth")
+  # te()'s reparameterisation included; a factor smooth: its factor's
+  # indicators times its reparameterised base)
+  tensor <- inherits(m, c("tensor.smooth", "fs.interaction"))
   if (tensor) m$by <- "NA"            # (the raw basis: its by variable is applied later)
   codes$tp1_table <- if (tensor) FALSE else if (is.na(tp1_table)) tp1_table_pays(m, n, dev) else
     tp1_table

@@ -70,6 +70,11 @@ test_that("with more rows than chunk.size, gam()'s bases come from facts of ever
          binomial(), "REML"),
     list(y ~ s(x0, bs = "gp", m = c(3, 0.4), by = fac) + fac + s(x2, bs = "cr"), gaussian(),
          "GCV.Cp"),
+    # factor smooths of a cr base (its knots, and its natural
+    # parameterisation by nat.param() over every row)
+    list(yb ~ s(x1, fac, bs = "fs", k = 6, xt = list(bs = "cr")) + s(x2, bs = "cr"), binomial(),
+         "REML"),
+    list(y ~ s(x0, fac, bs = "fs", xt = "cr") + s(x2), gaussian(), "GCV.Cp"),
     # thin plate margins (their shift and scales from every row)
     list(y ~ te(x0, x2, bs = c("tp", "cr"), k = c(6, 5)) + s(x1) +
            ti(x3, x1b, bs = c("cr", "tp"), k = c(5, 5)), gaussian(), "REML"))
@@ -119,6 +124,7 @@ test_that("smooths the facts do not cover take gam()'s set-up on every row", {
                  yb ~ s(x0) + te(x0, x1),              # nested: gam.side() deletes columns
                  yb ~ s(x0, bs = "bs") + s(x1),        # a basis without facts
                  yb ~ t2(x0, x1) + s(x2),              # a t2() tensor product
+                 yb ~ s(x0, fac, bs = "fs") + s(x2),   # a factor smooth of a tp base
                  yb ~ te(x0, x1, bs = "cc") + s(x2),   # a te() margin without facts
                  yb ~ s(fac, x0, bs = "re") + s(x2))) {  # a random slope
 
