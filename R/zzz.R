@@ -8,7 +8,8 @@
 
 .onLoad <- function(libname, pkgname) {
   kernels <- system.file("kernels", package = pkgname, lib.loc = libname)
-  runtime <- .Call(gg_runtime_attach, kernels)
+  include <- system.file("include", package = pkgname, lib.loc = libname)
+  runtime <- .Call(gg_runtime_attach, kernels, include)
   reg.finalizer(runtime, runtime_finalizer, onexit = TRUE)
   .gamgpu_state$runtime <- runtime
   .gamgpu_state$dll_loaded <- TRUE

@@ -4,7 +4,7 @@
 
 #include <Rinternals.h>
 
-#include "../inst/kernels/efam_par.h"
+#include "efam_par.h"
 
 /* An extended family's parameters from R's list, or a classed R error. */
 gg_fm_efpar gg_efpar_or_abort(SEXP ef);

@@ -10,8 +10,8 @@
 #define GAMGPU_FAMILY_H
 
 #include "status.h"
-#include "../inst/kernels/efam_par.h"
-#include "../inst/kernels/family_math.h"
+#include "efam_par.h"
+#include "family_math.h"
 
 typedef enum {
     GG_FAM_GAUSSIAN = 1,

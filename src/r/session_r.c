@@ -41,7 +41,7 @@
 #include "session_r.h"
 #include "sexp_r.h"
 #include "threads.h"
-#include "../inst/kernels/efam_outer.h"
+#include "efam_outer.h"
 
 #define BAD_IN  "gamgpu_bad_input"
 #define BAD_CTL "gamgpu_bad_control"

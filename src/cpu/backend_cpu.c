@@ -21,8 +21,8 @@
 #include "interrupt.h"
 #include "threads.h"
 #include "xsparse.h"
-#include "../inst/kernels/ar1_math.h"
-#include "../inst/kernels/efam_math.h"
+#include "ar1_math.h"
+#include "efam_math.h"
 
 #include <limits.h>
 #include <math.h>

@@ -6,7 +6,7 @@
 #include "xplan.h"
 #include "interrupt.h"
 #include "threads.h"
-#include "../inst/kernels/basis_math.h"
+#include "basis_math.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,8 +12,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../inst/kernels/efam_math.h"
-#include "../inst/kernels/efam_outer.h"
+#include "efam_math.h"
+#include "efam_outer.h"
 #include "efam_r.h"
 #include "errors_r.h"
 #include "family_r.h"

@@ -63,9 +63,12 @@ enum { GG_FAULT_NONE = 0, GG_FAULT_ALLOC, GG_FAULT_LAUNCH, GG_FAULT_COMPILE, GG_
        GG_FAULT_NODEVICE };
 int gg_gpu_fault_arm(int kind, long at, long *injected_before, gg_status *st);
 
-/* Where kernel sources (<name>.cu) live; set once at load. */
+/* Where kernel sources (<name>.cu) live, and the per-row maths headers
+ * they include (inst/include, shared with the host C); set once at load. */
 void gg_gpu_set_kernel_dir(const char *dir);
 const char *gg_gpu_kernel_dir(void);
+void gg_gpu_set_include_dir(const char *dir);
+const char *gg_gpu_include_dir(void);
 int  gg_gpu_module_list(gg_module_info *out, int max);
 /* Fetch kernel `fn` of module `module` on a device through the cache
  * (compiling on first request): 0 when it is there, else -1 with why. */

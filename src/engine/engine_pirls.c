@@ -5,7 +5,7 @@
  * Gaussian identity models are one weighted least squares pass (bam.fit).
  * All O(n) work goes through the backend; this file sees p x p only. */
 #include "engine_internal.h"
-#include "../inst/kernels/efam_par.h"
+#include "efam_par.h"
 #include "interrupt.h"
 #include "threads.h"
 

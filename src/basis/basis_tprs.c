@@ -12,7 +12,7 @@
 #include "basis.h"
 #include "interrupt.h"
 #include "threads.h"
-#include "../inst/kernels/basis_math.h"
+#include "basis_math.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -18,7 +18,7 @@
 int gg_device_outcome(int mode, int rc, int ordinal, const char *backend, gg_status *st,
                       char *device, size_t device_len, const char **fallback);
 
-SEXP gg_runtime_attach(SEXP kernel_dir);
+SEXP gg_runtime_attach(SEXP kernel_dir, SEXP include_dir);
 SEXP gg_runtime_detach(SEXP ptr);
 SEXP gg_gpu_probe_r(void);
 SEXP gg_gpu_info_r(SEXP probe);

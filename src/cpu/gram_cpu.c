@@ -18,7 +18,7 @@
 #include "gram_cpu.h"
 #include "gram_kernel.h"
 #include "interrupt.h"
-#include "../inst/kernels/ar1_math.h"
+#include "ar1_math.h"
 
 #include <R_ext/BLAS.h>
 #include <math.h>

@@ -28,6 +28,8 @@ int         gg_gpu_driver_version(void)  { return 0; }
 const char *gg_gpu_nvrtc_path(void)      { return ""; }
 const char *gg_gpu_kernel_dir(void)      { return ""; }
 void        gg_gpu_set_kernel_dir(const char *dir) { (void) dir; }
+const char *gg_gpu_include_dir(void)     { return ""; }
+void        gg_gpu_set_include_dir(const char *dir) { (void) dir; }
 void        gg_gpu_set_memory_budget(double bytes) { (void) bytes; }
 int         gg_gpu_module_list(gg_module_info *out, int max) { (void) out; (void) max; return 0; }
 void        gg_gpu_shutdown(void) {}

@@ -21,7 +21,7 @@
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
 static const R_CallMethodDef call_methods[] = {
-    CALLDEF(gg_runtime_attach,        1),
+    CALLDEF(gg_runtime_attach,        2),
     CALLDEF(gg_runtime_detach,        1),
     CALLDEF(gg_gpu_probe_r,           0),
     CALLDEF(gg_gpu_info_r,            1),

@@ -4,7 +4,7 @@
  * them.  The products through the rows: xsparse_pass.c. */
 #include "xsparse.h"
 #include "vec2.h"
-#include "../inst/kernels/basis_math.h"
+#include "basis_math.h"
 
 #include <math.h>
 #include <stdio.h>

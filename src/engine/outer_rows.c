@@ -11,8 +11,8 @@
 
 #include "outer_rows.h"
 #include "threads.h"
-#include "../inst/kernels/outer_math.h"
-#include "../inst/kernels/efam_outer.h"
+#include "outer_math.h"
+#include "efam_outer.h"
 
 #define OR_BLOCK 4096
 #define OR_JOBS 32

@@ -47,11 +47,12 @@ static SEXP tag_runtime(void) { return Rf_install("gamgpu_runtime"); }
  * the DLL is unloaded (unloadNamespace, then gc) would jump into unmapped
  * memory.  The closure calls gg_runtime_detach only while the DLL is loaded. */
 
-/* Called from .onLoad: remembers where kernels live and returns the handle
- * that owns the runtime. */
-SEXP gg_runtime_attach(SEXP kernel_dir)
+/* Called from .onLoad: remembers where kernels and the headers they include
+ * live and returns the handle that owns the runtime. */
+SEXP gg_runtime_attach(SEXP kernel_dir, SEXP include_dir)
 {
     gg_gpu_set_kernel_dir(gg_as_utf8(kernel_dir, "kernel_dir", "gamgpu_bad_input"));
+    gg_gpu_set_include_dir(gg_as_utf8(include_dir, "include_dir", "gamgpu_bad_input"));
     static int token;  /* any non-NULL address: the state itself is static */
     return R_MakeExternalPtr(&token, tag_runtime(), R_NilValue);
 }

@@ -5,7 +5,7 @@
  * objects) is inst/kernels/family_math.h, compiled here and by NVRTC into
  * the device kernels, so both sides evaluate the same expressions. */
 #include "family.h"
-#include "../inst/kernels/efam_math.h"
+#include "efam_math.h"
 
 #include <math.h>
 #include <stdlib.h>

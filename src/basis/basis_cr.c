@@ -16,7 +16,7 @@
  * at 10^6+ rows.  The per-row arithmetic is inst/kernels/basis_math.h,
  * shared with the device kernel that builds X on the GPU (basis.cu). */
 #include "basis.h"
-#include "../inst/kernels/basis_math.h"
+#include "basis_math.h"
 
 /* Raw basis row (k values) for one x: basis_math.h, shared with the
  * device kernel. */

@@ -1,7 +1,7 @@
 /* cuda_modules.c -- NVRTC compilation and the compile-once module cache.
  *
  * Kernel sources are CUDA C files shipped in inst/kernels (<name>.cu) and
- * compiled at run time, never shipped as binaries.  Each (device, module)
+ * compiled at run time against the per-row maths headers of inst/include, never shipped as binaries.  Each (device, module)
  * is compiled at most once per process: the first request compiles and
  * loads, later requests are counted and served from the cache.  A failed
  * compile or load is cached too (with its NVRTC log) so it is reported, not
@@ -13,7 +13,8 @@
  *                             two agree to the last bits we test (1e-9..1e-12)
  *   --gpu-architecture=compute_NN   pinned to the device (gpu_arch.c); NVRTC's
  *                             default lacks double atomicAdd
- *   -I<kernel dir>            shared headers (family_math.h) beside the sources
+ *   -I<include dir>           the per-row maths headers (family_math.h, ...)
+ *                             the host C includes too (inst/include)
  *   -I<toolkit>/include       the toolkit configure found */
 #include "cuda_internal.h"
 #include "build_config.h"
@@ -41,9 +42,12 @@ static pthread_mutex_t mod_lock = PTHREAD_MUTEX_INITIALIZER;
 static module_slot modules[GG_MAX_MODULES];
 static int n_modules;
 static char kernel_dir[1024];
+static char include_dir[1024];
 
-void gg_gpu_set_kernel_dir(const char *dir) { gg_strlcpy(kernel_dir, dir, sizeof kernel_dir); }
-const char *gg_gpu_kernel_dir(void)         { return kernel_dir; }
+void gg_gpu_set_kernel_dir(const char *dir)  { gg_strlcpy(kernel_dir, dir, sizeof kernel_dir); }
+const char *gg_gpu_kernel_dir(void)          { return kernel_dir; }
+void gg_gpu_set_include_dir(const char *dir) { gg_strlcpy(include_dir, dir, sizeof include_dir); }
+const char *gg_gpu_include_dir(void)         { return include_dir; }
 
 static double now_seconds(void)
 {
@@ -62,11 +66,11 @@ static int compile_ptx(const char *name, const char *source, const char *arch,
         *log = NULL;
     if (gg_nvrtc_load(st) != 0)
         return -1;
-    char opt_arch[64], opt_kernels[1100], opt_inc[1100];
+    char opt_arch[64], opt_maths[1100], opt_inc[1100];
     snprintf(opt_arch, sizeof opt_arch, "--gpu-architecture=%s", arch);
-    snprintf(opt_kernels, sizeof opt_kernels, "-I%s", kernel_dir);
+    snprintf(opt_maths, sizeof opt_maths, "-I%s", include_dir);
     snprintf(opt_inc, sizeof opt_inc, "-I%s/include", GAMGPU_CUDA_HOME);
-    const char *opts[] = {"--fmad=false", opt_arch, opt_kernels, opt_inc};
+    const char *opts[] = {"--fmad=false", opt_arch, opt_maths, opt_inc};
     int n_opts = GAMGPU_CUDA_HOME[0] ? 4 : 3;
 
     char file[80];
