@@ -2,7 +2,7 @@
 # finalizer (registered with onexit = TRUE) frees every device resource, so
 # device memory is returned when the package unloads and when R exits.  The
 # finalizer is an R closure that calls into C only while the DLL is loaded
-# (see gg_runtime_attach in src/device_r.c for why).
+# (see gg_runtime_attach in src/r/device_r.c for why).
 
 .gamgpu_state <- new.env(parent = emptyenv())
 

@@ -1,7 +1,7 @@
 /* ar1_math.h -- the per-row arithmetic of the AR1 residual model, as
  * mgcv's bam(rho =) applies it, written once and compiled twice: as C in
- * the package (src/gram_cpu.c, src/backend_cpu.c) and as CUDA C by NVRTC
- * (gram.cu).
+ * the package (src/cpu/gram_cpu.c, src/cpu/backend_cpu.c) and as CUDA C
+ * by NVRTC (inst/kernels/gram.cu).
  *
  * bam() fits a Gaussian identity model with AR1 residuals by weighted least
  * squares on rows transformed by the Cholesky factor of the inverse AR1

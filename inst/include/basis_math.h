@@ -1,6 +1,6 @@
 /* basis_math.h -- the per-row arithmetic of mgcv's "cr" and "tp" bases,
- * written once and compiled twice: as C in the package (src/basis_cr.c,
- * src/basis_tprs.c, the host evaluators that are bit-identical to mgcv's
+ * written once and compiled twice: as C in the package (src/basis/basis_cr.c,
+ * src/basis/basis_tprs.c, the host evaluators that are bit-identical to mgcv's
  * PredictMat) and as CUDA C by NVRTC (basis.cu, which builds the model
  * matrix on the device).  With --fmad=false the device rounds every
  * operation as the host does, so the two agree bit for bit wherever the

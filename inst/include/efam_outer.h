@@ -4,8 +4,8 @@
  * efam_zip.h, efam_ocat.h) taken through the link as its dDeta()
  * takes it, and from those the vectors gam.fit4's Newton iteration and
  * its derivatives weight their products with.  Written once for the host
- * (src/outer_rows.c) and NVRTC (inst/kernels/outer.cu), as outer_math.h
- * is for the exponential families. */
+ * (src/engine/outer_rows.c) and NVRTC (inst/kernels/outer.cu), as
+ * outer_math.h is for the exponential families. */
 #ifndef GAMGPU_EFAM_OUTER_H
 #define GAMGPU_EFAM_OUTER_H
 

@@ -1,6 +1,6 @@
 /* efam_par.h -- the codes and parameters of mgcv's extended families as
- * efam_math.h's row functions take them; included by src/family.h too, so
- * the engine carries the same struct the kernels receive by value. */
+ * efam_math.h's row functions take them; included by src/family/family.h
+ * too, so the engine carries the same struct the kernels receive by value. */
 #ifndef GAMGPU_EFAM_PAR_H
 #define GAMGPU_EFAM_PAR_H
 
@@ -47,7 +47,7 @@ typedef struct gg_fm_efdd {
            Dmuth2[GG_FM_EFO_MAXPK], Dmu2th2[GG_FM_EFO_MAXPK]; /* level 2 */
 } gg_fm_efdd;
 
-/* The theta columns of a row (src/outer_rows.h's block eth, n x
+/* The theta columns of a row (src/engine/outer_rows.h's block eth, n x
  * GG_FM_EFO_NCOL(nth)): g_j = Detath_j, a_j = Deta2th_j / 2, c_j =
  * Deta3th_j / 2 (nth each), b_jk = Detath2_jk / 2, d_jk = Deta2th2_jk / 2
  * (the pairs each, packed as mgcv's) */

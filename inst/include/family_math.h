@@ -1,13 +1,13 @@
 /* family_math.h -- the per-row mathematics of families and links, written
- * once and compiled twice: as C in the package (src/family.c includes it)
- * and as CUDA C by NVRTC (the row kernels include it).  One definition
+ * once and compiled twice: as C in the package (src/family/family.c
+ * includes it) and as CUDA C by NVRTC (the row kernels include it).  One definition
  * means the CPU oracle and the device compute the same expressions in the
  * same order; with --fmad=false the two agree to rounding of the math
  * library (exp, log, erfc differ by an ulp or two at most).
  *
  * The constants and clamps reproduce R's own family objects (stats'
  * family.R and family.c) so mu, dmu/deta, variance and deviance agree with
- * glm()/mgcv.  Family and link codes are those of src/family.h; a link
+ * glm()/mgcv.  Family and link codes are those of src/family/family.h; a link
  * is passed as gg_fm_link, its code with R's power(lambda)'s lambda.  th is
  * the family's parameter where it has one (negbin: theta, the size of the
  * negative binomial, variance mu + mu^2 / theta; Tweedie: the power p,
@@ -38,7 +38,7 @@ static inline double gg_fm_lgamma_host(double x)
 #define GG_FM_LGAMMA(x) gg_fm_lgamma_host(x)
 #endif
 
-/* family codes (src/family.h: gg_family_id) */
+/* family codes (src/family/family.h: gg_family_id) */
 #define GG_FM_GAUSSIAN      1
 #define GG_FM_BINOMIAL      2
 #define GG_FM_POISSON       3
@@ -48,7 +48,7 @@ static inline double gg_fm_lgamma_host(double x)
 #define GG_FM_QUASIPOISSON  7
 #define GG_FM_NEGBIN        8   /* mgcv's negbin(theta): theta known */
 #define GG_FM_TWEEDIE       9   /* mgcv's Tweedie(p): th = p, 1 < p <= 2 */
-/* link codes (src/family.h: gg_link_id) */
+/* link codes (src/family/family.h: gg_link_id) */
 #define GG_FM_IDENTITY  1
 #define GG_FM_LOG       2
 #define GG_FM_INVERSE   3

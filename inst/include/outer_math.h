@@ -3,7 +3,7 @@
  * fourth and the variance function's up to the third (mgcv's
  * fix.family.link and fix.family.var), Newton's working weights and their
  * first two derivatives in eta, the deviance's and the Pearson statistic's
- * derivatives.  Written once for the host (src/outer_rows.c) and, as
+ * derivatives.  Written once for the host (src/engine/outer_rows.c) and, as
  * family_math.h, in a form NVRTC compiles too.  The expressions follow
  * mgcv's R code term by term (R/outer.R kept them there before), so the
  * host's values equal R's to rounding. */

@@ -13,7 +13,7 @@
  *
  * Building the model matrix this way skips mgcv's n x k intermediate
  * matrices and R's per-block overhead: the setup step that dominates a fit
- * at 10^6+ rows.  The per-row arithmetic is inst/kernels/basis_math.h,
+ * at 10^6+ rows.  The per-row arithmetic is inst/include/basis_math.h,
  * shared with the device kernel that builds X on the GPU (basis.cu). */
 #include "basis.h"
 #include "basis_math.h"

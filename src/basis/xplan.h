@@ -6,7 +6,7 @@
  * backend then builds X where it needs it: the CPU backend on the host
  * (gg_xplan_fill, over threads), the CUDA backend on the device (basis.cu),
  * so X never crosses the PCIe bus and the host never holds n x p doubles.
- * Both builds run the arithmetic of inst/kernels/basis_math.h. */
+ * Both builds run the arithmetic of inst/include/basis_math.h. */
 #ifndef GAMGPU_XPLAN_H
 #define GAMGPU_XPLAN_H
 

@@ -5,7 +5,7 @@
  * over row chunks of sqrt(w)-scaled rows), so the memory beyond the data is
  * O(chunk x p + p^2) and the BLAS works on cache-sized blocks.  With AR1
  * residuals (bam's rho) the Gram product and the leverages are those of
- * the transformed rows (inst/kernels/ar1_math.h).
+ * the transformed rows (inst/include/ar1_math.h).
  *
  * X given as a recipe is built here once (n x p), unless the recipe's
  * bases are local and sparse rows are cheaper (xsparse.h): then X is never

@@ -7,7 +7,7 @@
  * of sqrt(w)-scaled rows goes through dsyrk, half the flops of a general
  * product; with any negative weight, (w X)' X through dgemm.  With AR1
  * residuals (bam's rho) each chunk holds the transformed rows
- * a_r x_r + c_r x_{r-1} (inst/kernels/ar1_math.h), which read one row
+ * a_r x_r + c_r x_{r-1} (inst/include/ar1_math.h), which read one row
  * before the chunk, and goes through dsyrk unweighted.
  *
  * Without AR1 rows, gamgpu's own kernel (gram_kernel.c, over the thread

@@ -6,7 +6,7 @@
 
 #include "status.h"
 
-/* The AR1 residual model of bam(rho =) (inst/kernels/ar1_math.h): ld =
+/* The AR1 residual model of bam(rho =) (inst/include/ar1_math.h): ld =
  * 1 / sqrt(1 - rho^2), sd = -rho ld, start: n doubles, nonzero where a
  * series starts (NULL: one series). */
 typedef struct gg_ar1 {

@@ -44,7 +44,7 @@ void gg_cuda_gram_plan(int ordinal, size_t n, int q, gg_gram_plan *plan);
  * streamed with the resident plan's slab height sum their slabs in the
  * resident order, so the streamed Gram is bit-identical to the resident. */
 void gg_cuda_gram_plan_rows(size_t n, int q, long long rows_per_slab, gg_gram_plan *plan);
-/* bam's AR1 residual model on the device (inst/kernels/ar1_math.h): ld =
+/* bam's AR1 residual model on the device (inst/include/ar1_math.h): ld =
  * 1 / sqrt(1 - rho^2), sd = -rho ld; start: n doubles on the device,
  * nonzero where a series starts, or 0 for one series. */
 typedef struct gg_cuda_ar1 {

@@ -1,6 +1,6 @@
 /* cuda_predict.c -- prediction rows on the device: fit = X beta and the row
  * quadratic forms se2[i] = x_i' V x_i behind predict(se.fit = TRUE) on
- * large newdata (predict.gam_gpu() in R/predict.R, glue src/predict_r.c).
+ * large newdata (predict.gam_gpu() in R/predict.R, glue src/r/predict_r.c).
  *
  * X stays on the host and goes to the device in row chunks of at most
  * max(1, 2^24 / p) rows (~128 MiB; fewer when asked, and halved while the

@@ -107,7 +107,7 @@ typedef struct gg_backend_ops {
 
     /* An extended family (fam->efam): the sums mgcv's estimate.theta()
      * takes, over every row from the current mu, at the theta and log
-     * scale in fam->ef (inst/kernels/efam_math.h: GG_FM_EF_NSUM(nth, nth +
+     * scale in fam->ef (inst/include/efam_math.h: GG_FM_EF_NSUM(nth, nth +
      * scale_est) of them in its layout; derivatives up to order deriv, -1:
      * the deviance only; the sums not computed are 0).  Fails with
      * "gamgpu_nonfinite" if the deviance or ls is not finite. */

@@ -10,13 +10,13 @@
  * A backend with outer ops (the device's: cuda_outer.c, kernels in
  * inst/kernels/outer.cu) computes and keeps them in its own memory, next
  * to X, and nothing n-sized crosses the bus; for one without (the CPU's)
- * the n-vectors live in host memory here (inst/kernels/outer_math.h
+ * the n-vectors live in host memory here (inst/include/outer_math.h
  * computes them row by row over threads) and the products go through
  * the backend's set_rows(), gram(), xmul() and xtmul().  Both evaluate
  * the same per-row expressions (outer_math.h).
  *
  * An extended family with its rows in C (nb(), tw(), betar(), scat():
- * R/outer_efam.R) has rows of its own (inst/kernels/efam_outer.h):
+ * R/outer_efam.R) has rows of its own (inst/include/efam_outer.h):
  * Newton's weight w = Deta2 / 2, its eta derivatives w1, w2 and dev1 =
  * Deta as above, Fisher's weight and theta's row terms (a block of
  * GG_FM_EFO_NCOL(nth) columns); gam.fit4's Newton step

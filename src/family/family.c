@@ -2,7 +2,7 @@
  *
  * Pure C (no R headers).  Names, link validity and the lookup live here;
  * the per-row mathematics (constants and clamps reproducing R's own family
- * objects) is inst/kernels/family_math.h, compiled here and by NVRTC into
+ * objects) is inst/include/family_math.h, compiled here and by NVRTC into
  * the device kernels, so both sides evaluate the same expressions. */
 #include "family.h"
 #include "efam_math.h"
@@ -142,7 +142,7 @@ int gg_family_scale_estimated(gg_family_id f)
     return !(f == GG_FAM_BINOMIAL || f == GG_FAM_POISSON);
 }
 
-/* ---- the row mathematics: inst/kernels/family_math.h, shared with the
+/* ---- the row mathematics: inst/include/family_math.h, shared with the
  * device kernels so the CPU oracle and the GPU compute the same thing ---- */
 
 _Static_assert(GG_FAM_GAUSSIAN == GG_FM_GAUSSIAN && GG_FAM_BINOMIAL == GG_FM_BINOMIAL &&

@@ -23,7 +23,7 @@ typedef enum {
     GG_FAM_QUASIPOISSON,
     GG_FAM_NEGBIN,             /* mgcv's negbin(theta), theta known */
     GG_FAM_TWEEDIE,            /* mgcv's Tweedie(p): theta holds p */
-    /* mgcv's extended families (inst/kernels/efam_math.h), their theta in ef */
+    /* mgcv's extended families (inst/include/efam_math.h), their theta in ef */
     GG_FAM_TW = GG_FM_TW,
     GG_FAM_BETAR = GG_FM_BETAR,
     GG_FAM_SCAT = GG_FM_SCAT,

@@ -1,6 +1,6 @@
 /* efam_r.c -- mgcv's extended families for R, outside the fit: the
  * parameters of an extended family from R's list (gg_efpar_or_abort, also
- * used by fit_r.c), each row's quantities from inst/kernels/
+ * used by fit_r.c), each row's quantities from inst/include/
  * efam_math.h (gg_efam_rows_r), for tests against the family objects'
  * own Dd(), ls() and dev.resids(), mgcv's dDeta() of the outer
  * iteration's rows (efam_outer.h: gg_efam_deta_r), and the row-wise parts of what bam()
