@@ -1,11 +1,12 @@
 /* cuda_modules.c -- NVRTC compilation and the compile-once module cache.
  *
- * Kernel sources are CUDA C files shipped in inst/kernels (<name>.cu) and
- * compiled at run time against the per-row maths headers of inst/include, never shipped as binaries.  Each (device, module)
- * is compiled at most once per process: the first request compiles and
- * loads, later requests are counted and served from the cache.  A failed
- * compile or load is cached too (with its NVRTC log) so it is reported, not
- * retried, on every request.  Compiled only with CUDA.
+ * Kernel sources are CUDA C files shipped in inst/kernels (<name>.cu),
+ * compiled at run time against the per-row maths headers of inst/include
+ * and never shipped as binaries.  Each (device, module) is compiled at
+ * most once per process: the first request compiles and loads, later
+ * requests are counted and served from the cache.  A failed compile or
+ * load is cached too (with its NVRTC log) so it is reported, not retried,
+ * on every request.  Compiled only with CUDA.
  *
  * Options, and why:
  *   --fmad=false              no fused multiply-add contraction, so device
