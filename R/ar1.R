@@ -7,7 +7,7 @@
 # becomes ld x'_r + sd x'_{r-1} (x' = sqrt(w) x, ld = 1 / sqrt(1 - rho^2),
 # sd = -rho ld); AR.start marks where independent series start.  The
 # backend applies that transform as it forms X'X and the leverages
-# (inst/kernels/ar1_math.h, on the device for a GPU fit); here are the
+# (inst/include/ar1_math.h, on the device for a GPU fit); here are the
 # checks, what the engine is told, and what bam() then changes in the
 # fitted object (the REML score's Jacobian term, std.rsd, the aic).
 #

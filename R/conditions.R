@@ -22,7 +22,7 @@ gamgpu_warn <- function(class, message, call = sys.call(-1), ...) {
   warning(gamgpu_condition(message, class, "warning", call = call, ...))
 }
 
-# Whether condition e is a device's failure (the classes src/status.c's
+# Whether condition e is a device's failure (the classes src/util/status.c's
 # gg_device_failure() recognises).
 device_error <- function(e)
   any(startsWith(class(e), "gamgpu_device_")) ||

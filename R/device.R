@@ -82,7 +82,7 @@ mode_option <- function(name, modes, mode) {
 }
 
 # options(gamgpu.cpu_x =): how the CPU engine holds a model matrix given as
-# a recipe (src/xsparse.h): "auto" (the default: as sparse rows times a
+# a recipe (src/cpu/xsparse.h): "auto" (the default: as sparse rows times a
 # fixed map where every basis is local -- cr, cc, ps/bs, cp, factors,
 # linear terms and their tensor products -- the fit has at least 50000
 # rows and the rows' entries are few against the columns; else built
@@ -91,7 +91,7 @@ cpu_x_option <- function()
   invisible(mode_option("gamgpu.cpu_x", c(auto = 0L, sparse = 1L, dense = 2L),
                         function(m) .Call(gg_xsparse_mode_r, m)))
 
-# The CPU engine's Gram products by size class of p (src/gram_cpu.c), the
+# The CPU engine's Gram products by size class of p (src/cpu/gram_cpu.c), the
 # mode (options(gamgpu.cpu_gram)) as its attribute "mode".
 cpu_gram_table <- function() {
   m <- .Call(gg_cpu_gram_mode_r, NULL, NULL)
@@ -336,7 +336,7 @@ print.gamgpu_compile_check <- function(x, ...) {
   invisible(x)
 }
 
-# Injected device faults, for the tests (src/cuda_fault.c): from now on the
+# Injected device faults, for the tests (src/cuda/cuda_fault.c): from now on the
 # at-th device allocation, kernel launch, NVRTC compile or copy fails as
 # the driver fails it, or every driver call from the at-th on finds no
 # device; kind "none" disarms.  Returns the faults injected since the last

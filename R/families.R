@@ -9,7 +9,7 @@
 # mgcv's extended families nb(), tw(), betar(), scat(), ziP() and ocat()
 # are fitted as bgam.fit fits them: penalized IRLS rows from the family's
 # deviance derivatives and theta estimated between iterations by
-# estimate.theta(), over row sums from the backend (inst/kernels/
+# estimate.theta(), over row sums from the backend (inst/include/
 # efam_math.h, one header per family; rows_ef_sums on the device), or
 # fixed where the family was built with theta.  efam_spec() gives the
 # engine the family's parameters, efam_finish() does what bam() does after
@@ -33,7 +33,7 @@ tweedie_power <- function(family) get("p", envir = environment(family$variance))
 # mgcv's extended families that gamgpu fits, by the name their constructor
 # gives (a fitted model's family is renamed by postproc, "Negative
 # Binomial(2.3)", "Tweedie(p=1.5)": the part before "(" compared without
-# case), and the engine's name for each (inst/kernels/efam_math.h).
+# case), and the engine's name for each (inst/include/efam_math.h).
 .gg_efam <- c("negative binomial" = "negbin", "tweedie" = "tw", "beta regression" = "betar",
               "scaled t" = "scat", "zero inflated poisson" = "ziP",
               "ordered categorical" = "ocat", "cnorm" = "cnorm", "censored normal" = "cnorm",

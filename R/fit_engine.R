@@ -43,7 +43,7 @@ fit_model_matrix <- function(f) {
 
 # For a CPU fit by gam()'s outer iteration, whose X mgcv's setup built on
 # every row: the model matrix's recipe where the CPU backend would take it
-# as sparse rows (src/xsparse.h, options(gamgpu.cpu_x)), whose many
+# as sparse rows (src/cpu/xsparse.h, options(gamgpu.cpu_x)), whose many
 # products then cost a row's few entries squared rather than p^2; else
 # NULL (X stays mgcv's).  (A route of one product -- GCV.Cp's additive
 # model -- keeps mgcv's X: its recipe costs more than it saves.)

@@ -86,7 +86,7 @@ gg_assemble <- function(G, res, family, y, w, offset, n, method, gamma, cl, cont
   object$fitted.values <- res$fitted.values
   # deviance residuals, their sum of squares, the null deviance and
   # family$aic(y, 1, mu, w, dev): computed by the fit beside its
-  # post-processing (src/family_stats.c), NA aic for the quasi families
+  # post-processing (src/family/family_stats.c), NA aic for the quasi families
   object$residuals <- res$residuals
   object$deviance <- sc[["resid.ss"]]       # sum(residuals^2)
   aic <- sc[["aic"]]

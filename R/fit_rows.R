@@ -1,7 +1,7 @@
 # gam_gpu()'s third step: the rows the engine fits -- the response as the
 # family takes it (binomial trials, censored responses, an extended
 # family's initialisation), the prior weights and the offset -- checked in
-# one pass in C (src/setup_stats.c).
+# one pass in C (src/setup/setup_stats.c).
 
 # Fills the fit's state f (R/fit_setup.R) with y, w, offset (NULL when all
 # zero), trials (binomial trials per row, or NULL), unit_weights, the family

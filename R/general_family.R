@@ -10,7 +10,7 @@
 # gamgpu's route runs that iteration as gam() runs it -- mgcv's own code,
 # through gam() on the call's arguments -- with the family's ll() replaced
 # by gamgpu's: the work over the rows (for cox.ph(), the risk sets' prefix
-# sums and weighted Gram products of src/family_cox.c) in gamgpu's engine,
+# sums and weighted Gram products of src/family/family_cox.c) in gamgpu's engine,
 # the p x p Newton and REML work in mgcv's.  The fitted object is gam()'s,
 # with the family's own ll() put back and fit$device beside it.
 
@@ -89,7 +89,7 @@ cox_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2
 }
 
 # gamgpu's gamlss.gH() (mgcv's arguments and results) for a model matrix:
-# the products over the rows in src/family_gamlss.c.  What it does not
+# the products over the rows in src/family/family_gamlss.c.  What it does not
 # take -- mgcv's discrete X (a list), the sandwich, deriv = 1 (the traces
 # tr(fh dH/drho), which gam.fit5() does not ask for), index functions in
 # place of arrays -- goes to mgcv's own, counted in `delegated`.

@@ -26,7 +26,7 @@ smooth_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
 }
 
 # One smooth's columns through the engine's host build of its recipe
-# (src/xplan.c), gam.side deletions applied after.
+# (src/basis/xplan.c), gam.side deletions applied after.
 recipe_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
   r <- checked_recipe(s, mf, threads)
   if (inherits(r, "gg_no_recipe")) return(NULL)
@@ -194,7 +194,7 @@ row_double <- function(name, x, cache) {
   cache[[key]]
 }
 
-# The "cr"/"cs" basis of smooth s on the rows of mf (src/basis_cr.c).
+# The "cr"/"cs" basis of smooth s on the rows of mf (src/basis/basis_cr.c).
 cr_matrix <- function(s, mf) {
   if (!inherits(s, c("cr.smooth", "cs.smooth"))) return(NULL)
   recipe_matrix(s, mf, 1L)
@@ -202,7 +202,7 @@ cr_matrix <- function(s, mf) {
 
 # What the C evaluators need to build smooth s on the rows of mf: its
 # covariates, knots and constraint map -- the "recipe" block the engine
-# builds X from (src/xplan.h), on the host or on the device.  kind 1 is
+# builds X from (src/basis/xplan.h), on the host or on the device.  kind 1 is
 # cr/cs, 2 is tp/ts, 4 any other smooth as a row tensor product of
 # margins (margins_recipe()); a gg_no_recipe
 # saying why when s has no C evaluator or its data do not suit one.
@@ -266,7 +266,7 @@ margin_block <- function(r) {
 }
 
 # A margin's raw basis (cr, tp, cc, ps, ...), or a tensor product's
-# (unconstrained, no by variable), on the n rows of data: the host's build of its recipe (src/xplan.c), or with dev
+# (unconstrained, no by variable), on the n rows of data: the host's build of its recipe (src/basis/xplan.c), or with dev
 # = c(mode, ordinal) the device's (a device failure under "auto" counted,
 # the host building it then).  NULL where the margin has no recipe.
 # A one-variable thin plate basis is built from tp1_table()'s polynomials
@@ -456,7 +456,7 @@ t2_selection <- function(s) {
   sel
 }
 
-# One margin (or an ordinary smooth's basis) as src/xplan.h's gg_xmargin:
+# One margin (or an ordinary smooth's basis) as src/basis/xplan.h's gg_xmargin:
 # its type, raw columns k, covariates and basis data.  No constraint (the
 # caller adds the margin's own, where mgcv applies it).
 margin_recipe <- function(m, mf, threads = 1L, codes = new.env(parent = emptyenv()),
@@ -529,7 +529,7 @@ margin_recipe <- function(m, mf, threads = 1L, codes = new.env(parent = emptyenv
 
 # A thin plate basis in one variable is a polynomial of degree 2m - 1 on
 # each interval between its sorted knots: their coefficients, computed
-# once here (src/basis_tprs.c: gg_tp1_table, over threads), let the host
+# once here (src/basis/basis_tprs.c: gg_tp1_table, over threads), let the host
 # and the device build each row from one interval's polynomials -- k Horner
 # sums of 2m terms instead of k sums over the nXu + M basis functions --
 # and both from the same numbers, so that they agree bit for bit.
@@ -561,7 +561,7 @@ tp1_table_pays <- function(m, n, dev = NULL) {
 tp1_device_rate <- 32
 
 # A thin plate basis's penalty order in d variables: its p.order, or where
-# that is too low mgcv's default (src/basis_tprs.c: gg_tprs_order()).
+# that is too low mgcv's default (src/basis/basis_tprs.c: gg_tprs_order()).
 tprs_order <- function(m, d) {
   ord <- m$p.order[1L]
   if (2 * ord <= d) {
@@ -621,14 +621,14 @@ drop_deleted <- function(s, X) {
   if (is.null(del)) X else X[, -del, drop = FALSE]
 }
 
-# The "tp"/"ts" basis of smooth s on the rows of mf (src/basis_tprs.c),
+# The "tp"/"ts" basis of smooth s on the rows of mf (src/basis/basis_tprs.c),
 # over `threads` threads.
 tprs_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
   if (!inherits(s, c("tprs.smooth", "ts.smooth"))) return(NULL)
   recipe_matrix(s, mf, threads)
 }
 
-# The model matrix as a recipe for the engine (src/xplan.h): the dense
+# The model matrix as a recipe for the engine (src/basis/xplan.h): the dense
 # parametric columns, then one block per smooth with its covariates, knots
 # and constraint map.  The engine builds X from it where it computes -- on
 # the device for a GPU fit, so X is never formed in R nor copied over the

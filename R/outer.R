@@ -26,8 +26,8 @@
 # The O(n) work -- the penalized IRLS steps' rows and X'WX, X'Wz, the
 # working weights' derivatives in eta, one X' diag(w' eta_k) X per
 # smoothing parameter, products of X with p-vectors and of X' with
-# n-vectors, leverages -- runs in C in a model session (src/session_r.c,
-# src/outer_rows.c) that holds X, on the device for a GPU fit; only p-sized
+# n-vectors, leverages -- runs in C in a model session (src/r/session_r.c,
+# src/engine/outer_rows.c) that holds X, on the device for a GPU fit; only p-sized
 # results come back to R, where everything else is p x p.  The fit at the
 # chosen smoothing
 # parameters is then the engine's, and gam()'s covariance matrices, EDFs
@@ -127,7 +127,7 @@ outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, scale,
        },
        null_coef = function() B$null_coef(fam$linkfun(mean(y))),
        # gam.fit3's rows at the last eval, kept in the session (C:
-       # src/outer_rows.c): Newton's weights and their derivatives in eta
+       # src/engine/outer_rows.c): Newton's weights and their derivatives in eta
        # (Fisher's too for a link that is not canonical), the deviance's
        # and, with pearson, the Pearson statistic's; returns the Pearson
        # statistic, X'WX with Newton's weights (gram), the vectors (vectors)
@@ -143,7 +143,7 @@ outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, scale,
          g
        },
        # the criterion's O(n p) derivative products at the rows (see
-       # src/outer_rows.h): one X' diag(w' eta_k) X per smoothing parameter
+       # src/engine/outer_rows.h): one X' diag(w' eta_k) X per smoothing parameter
        # (dH), X' of the second derivatives' row terms (RHS), X' dev' (Xd),
        # X' p' (Xp), with leverages h = diag(X Ml X'): X' (h w') (u),
        # eta' diag(h w'') eta (hww), colSums(h w' eta) (hd); eta' diag(w)

@@ -19,9 +19,9 @@
 # D'''_theta, D''_theta theta, D'_theta theta of gam.fit4's gdi2).
 #
 # The O(n) work -- X beta, X' v, X' diag(v) X, leverages -- runs in a model
-# session that holds X (src/session_r.c; the device's memory for a GPU
+# session that holds X (src/r/session_r.c; the device's memory for a GPU
 # fit).  For nb(), tw(), betar(), scat(), ziP() and ocat() (up to four
-# thetas) the rows' derivatives are there too, in C (inst/kernels/
+# thetas) the rows' derivatives are there too, in C (inst/include/
 # efam_outer.h: their Dd and dDeta() in mgcv's expressions), kept beside
 # X, so that an evaluation moves only p-sized results; otherwise they are
 # mgcv's own (family$Dd through dDeta()) in R, an n-vector crossing to the
@@ -81,7 +81,7 @@ efam_outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, sc
 }
 
 # nb(), tw(), betar(), scat(), ziP(), ocat(), cnorm(), clog() and cpois()
-# with the links mgcv gives them have their rows in C (inst/kernels/
+# with the links mgcv gives them have their rows in C (inst/include/
 # efam_outer.h) for up to four thetas (GG_FM_EFO_MAXTH); ocat() with more
 # than six categories (R - 2 > 4 cut points) keeps mgcv's dDeta() in R.
 efam_rows_in_c <- function(family) {
@@ -105,8 +105,8 @@ efam_rows_r_reason <- function(family, rows) {
   sprintf("%s has no rows in C", family$family)
 }
 
-# The rows' steps of an evaluation, in the model session (src/session_r.c:
-# on the device for a GPU fit, beside X; src/outer_rows.c on the CPU),
+# The rows' steps of an evaluation, in the model session (src/r/session_r.c:
+# on the device for a GPU fit, beside X; src/engine/outer_rows.c on the CPU),
 # where nothing n-sized crosses to R:
 #   eval(b, th): eta = X b + offset and mu at b (NULL: the family's start),
 #     the deviance (not finite where mu is not valid);

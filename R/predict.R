@@ -5,7 +5,7 @@
 # method builds the lp matrix with full_model_matrix() (C evaluators for
 # cr/tp bases, forked workers for the rest) from the model frame mgcv's
 # predict.gam() would build, and computes fit and se.fit in C: on the
-# device (src/cuda_predict.c) or on the CPU twin (src/predict_cpu.c).
+# device (src/cuda/cuda_predict.c) or on the CPU twin (src/cpu/predict_cpu.c).
 # Every other request is mgcv's predict.gam() (NextMethod()).
 
 #' Predictions from a gam_gpu fit

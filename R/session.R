@@ -1,4 +1,4 @@
-# The model session: how a fit's data reach the engine (src/session_r.c).
+# The model session: how a fit's data reach the engine (src/r/session_r.c).
 # gam_gpu() opens one per fit -- y, the prior weights, the offset and X
 # (as numbers, or the recipe the backend builds it from: on the device for
 # a GPU fit) loaded once -- and every route's work runs against it: GCV's

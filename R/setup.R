@@ -24,7 +24,7 @@
 #     factor), so it is built without dropping levels.  With missing values
 #     the full frame is built with the user's na.action, as bam() does;
 #   * the median is the k-th order statistic, found exactly by a radix
-#     selection in C over threads (src/setup_stats.c; the value at k is the
+#     selection in C over threads (src/setup/setup_stats.c; the value at k is the
 #     same however it is found; zero, whose sign the selection could
 #     change, is recomputed by quantile()); min and max come from the same
 #     C pass;

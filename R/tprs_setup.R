@@ -9,7 +9,7 @@
 # square over the rows (UZ and S with it).  Here mgcv builds the basis
 # from the same knots (drawn as it draws them, handed to it as its knots
 # argument) on max.knots stand-in rows that keep the covariates' means
-# (the basis's shift); the engine's C evaluator (src/basis_tprs.c, over
+# (the basis's shift); the engine's C evaluator (src/basis/basis_tprs.c, over
 # threads) then evaluates it on every row, and the columns, UZ and S are
 # rescaled by the rows' root mean squares as construct_tprs would have.
 # The object is mgcv's to rounding (tests/testthat/test-basis-tprs-setup.R).

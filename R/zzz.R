@@ -2,13 +2,14 @@
 # finalizer (registered with onexit = TRUE) frees every device resource, so
 # device memory is returned when the package unloads and when R exits.  The
 # finalizer is an R closure that calls into C only while the DLL is loaded
-# (see gg_runtime_attach in src/device_r.c for why).
+# (see gg_runtime_attach in src/r/device_r.c for why).
 
 .gamgpu_state <- new.env(parent = emptyenv())
 
 .onLoad <- function(libname, pkgname) {
   kernels <- system.file("kernels", package = pkgname, lib.loc = libname)
-  runtime <- .Call(gg_runtime_attach, kernels)
+  include <- system.file("include", package = pkgname, lib.loc = libname)
+  runtime <- .Call(gg_runtime_attach, kernels, include)
   reg.finalizer(runtime, runtime_finalizer, onexit = TRUE)
   .gamgpu_state$runtime <- runtime
   .gamgpu_state$dll_loaded <- TRUE

@@ -1,6 +1,6 @@
 # bench/efam_rows.R -- gam()'s REML for nb() and tw() (issue 14) with the
 # outer iteration's rows in C, kept beside X in the model session
-# (inst/kernels/efam_outer.h; on the device for a GPU fit), against the
+# (inst/include/efam_outer.h; on the device for a GPU fit), against the
 # same fit with the rows from mgcv's dDeta() in R (R/outer_efam.R's
 # efam_rows_r(), what every extended family used before and the other
 # extended families still use), four smooths of gamSim(1), one process

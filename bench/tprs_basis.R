@@ -62,7 +62,7 @@ res <- do.call(rbind, rows)
 if (nzchar(out_csv)) write.csv(res, out_csv, row.names = FALSE)
 cat("\n"); print(res, digits = 3, row.names = FALSE)
 
-# The device basis against its host twin (src/basis_tprs.c) on 1e5 rows:
+# The device basis against its host twin (src/basis/basis_tprs.c) on 1e5 rows:
 # the largest difference in a column over that column's largest entry --
 # in one variable both build rows from the same piecewise polynomials (0);
 # in more, with the tensor cores (sums four terms at a time: rounding) and

@@ -1,8 +1,9 @@
 # tools/check_layout.R -- the source tree's layout rules, checked:
-#   * the graph of #include "..." among src/ and inst/kernels/ has no
-#     cycle, a module being a .c file with its .h (x.c including y.h and
-#     y.c including x.h is the cycle x <-> y);
-#   * no file in src/ is longer than 900 lines.
+#   * the graph of #include "..." among src/ (in folders, one a layer),
+#     inst/include/ and inst/kernels/ has no cycle, a module being a .c
+#     file with its .h (x.c including y.h and y.c including x.h is the
+#     cycle x <-> y);
+#   * no file there is longer than 900 lines.
 #   * where src/ holds object files (after `R CMD INSTALL` of a source
 #     directory), the graph of calls between files -- file a uses a symbol
 #     that file b defines (nm) -- has no cycle either.
@@ -11,21 +12,28 @@
 #   Rscript tools/check_layout.R [root]       (default: the current directory)
 args <- commandArgs(trailingOnly = TRUE)
 root <- if (length(args)) args[1L] else "."
-files <- c(list.files(file.path(root, "src"), pattern = "\\.(c|h|cu)$", full.names = TRUE,
-                      recursive = TRUE),
-           list.files(file.path(root, "inst", "kernels"), pattern = "\\.(c|h|cu)$",
-                      full.names = TRUE, recursive = TRUE))
+dirs <- file.path(root, c("src", "inst/include", "inst/kernels"))
+files <- unlist(lapply(dirs, list.files, pattern = "\\.(c|h|cu)$", full.names = TRUE,
+                       recursive = TRUE))
 key <- function(f) normalizePath(f, mustWork = FALSE)
 nodes <- vapply(files, key, "")
 
-# edges: file -> the files its #include "x" names, resolved against its
-# own directory (as the compiler does for quotes)
+# edges: file -> the files its #include "x" names, resolved as the
+# compilers do for quotes: its own directory first, then the include path
+# configure gives the C compiler (src/, each folder of src/, inst/include)
+# and the module cache gives NVRTC (inst/include)
+src_dirs <- list.dirs(file.path(root, "src"), recursive = FALSE)
+search <- c(file.path(root, "src"), src_dirs, file.path(root, "inst", "include"))
 edges <- lapply(files, function(f) {
   inc <- regmatches(readLines(f, warn = FALSE),
                     regexpr('^\\s*#\\s*include\\s*"[^"]+"', readLines(f, warn = FALSE)))
   inc <- sub('^\\s*#\\s*include\\s*"([^"]+)"', "\\1", inc)
-  tgt <- key(file.path(dirname(f), inc))
-  tgt[tgt %in% nodes]
+  tgt <- vapply(inc, function(i) {
+    cand <- key(file.path(c(dirname(f), search), i))
+    hit <- cand[cand %in% nodes]
+    if (length(hit)) hit[1L] else NA_character_
+  }, "")
+  unname(tgt[!is.na(tgt)])
 })
 # modules: x.c and x.h are one node
 module <- function(p) sub("\\.(c|h|cu)$", "", p)
@@ -57,7 +65,8 @@ if (length(cycles)) {
 } else cat("include cycles: none\n")
 
 # calls between object files, where there are any
-objs <- list.files(file.path(root, "src"), pattern = "\\.o$", full.names = TRUE)
+objs <- list.files(file.path(root, "src"), pattern = "\\.o$", full.names = TRUE,
+                   recursive = TRUE)
 if (length(objs)) {
   def <- lapply(objs, function(o) {
     out <- suppressWarnings(system2("nm", c("-g", "--defined-only", shQuote(o)), stdout = TRUE))
@@ -83,13 +92,12 @@ if (length(objs)) {
   } else cat(sprintf("call cycles between object files: none (%d files)\n", length(objs)))
 } else cat("call cycles between object files: not checked (no object files in src/)\n")
 
-src <- files[startsWith(key(files), key(file.path(root, "src")))]
-len <- vapply(src, function(f) length(readLines(f, warn = FALSE)), 0L)
+len <- vapply(files, function(f) length(readLines(f, warn = FALSE)), 0L)
 long <- len[len > 900]
 if (length(long)) {
   status <- 1L
-  cat("files in src/ over 900 lines:\n")
+  cat("files over 900 lines:\n")
   for (f in names(long)) cat(sprintf("  %s: %d\n", rel(key(f)), long[[f]]))
-} else cat("files in src/ over 900 lines: none\n")
-cat(sprintf("largest file in src/: %s (%d lines)\n", rel(key(names(which.max(len)))), max(len)))
+} else cat(sprintf("files over 900 lines: none (%d files)\n", length(files)))
+cat(sprintf("largest file: %s (%d lines)\n", rel(key(names(which.max(len)))), max(len)))
 quit(status = status)

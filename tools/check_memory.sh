@@ -51,7 +51,7 @@ build() {
 
 # valgrind logs: error records, and those with gamgpu's code in their
 # stack (a frame in one of its files, or in gamgpu.so)
-OURS=$(cd "$ROOT" && ls src/*.c src/*.h inst/kernels/*.h inst/kernels/*.cu |
+OURS=$(cd "$ROOT" && ls src/*/*.c src/*/*.h inst/include/*.h inst/kernels/*.cu |
        sed 's#.*/##; s/[.]/[.]/g' | paste -sd'|' -)
 vg_count() {
   awk -v re="[(]($OURS):[0-9]+[)]|gamgpu[.]so" '

@@ -1,14 +1,15 @@
 // basis.cu -- the model matrix built on the device from its recipe
-// (src/xplan.h): mgcv "cr" and "tp" bases, and any
+// (src/basis/xplan.h): mgcv "cr" and "tp" bases, and any
 // other smooth as a row tensor product of margins (cr, tp, cc, ps/bs, a
 // factor's indicators, a linear column) evaluated row by row from the
 // covariates, then mgcv's identifiability constraint, by-variable (numeric
 // or a factor level) and gam.side deletions; dense (parametric) columns
-// copied in.  The host twin is src/xplan.c with src/basis_*.c; the per-row
-// arithmetic of both is basis_math.h, so with --fmad=false the device X
-// equals the host X (and mgcv's PredictMat) bit for bit wherever the math
-// library (sqrt, log, pow) agrees -- but for thin plate sums on the tensor
-// cores (tprs_mma, below), which agree to rounding.
+// copied in.  The host twin is src/basis/xplan.c with src/basis/basis_*.c;
+// the per-row arithmetic of both is inst/include/basis_math.h, so with
+// --fmad=false the device X equals the host X (and mgcv's PredictMat) bit
+// for bit wherever the math library (sqrt, log, pow) agrees -- but for
+// thin plate sums on the tensor cores (tprs_mma, below), which agree to
+// rounding.
 //
 // Steps per smooth: a raw basis kernel writes the k raw columns of a row
 // chunk into scratch (leading dimension ldr), then basis_map writes the
@@ -17,8 +18,8 @@
 // identity, basis_map into a second scratch region; basis_tensor combines
 // the margins; then the block's basis_map writes X -- or, when the block's
 // map is the identity, the last of those steps writes X itself
-// (src/cuda_backend.c, layout_margins, lays out the scratch).  Rows r0 ..
-// r0+rows-1 of the data become rows 0 .. rows-1 of the chunk.
+// (src/cuda/cuda_backend.c, layout_margins, lays out the scratch).  Rows
+// r0 .. r0+rows-1 of the data become rows 0 .. rows-1 of the chunk.
 
 #include "basis_math.h"
 
@@ -51,7 +52,7 @@ extern "C" __global__ void basis_tp1_raw(const double *__restrict__ x, long long
 }
 
 #define TPRS_MAX_D 4
-#define TP_THREADS 256      /* threads per block (src/cuda_backend.c's launch_tprs) */
+#define TP_THREADS 256      /* threads per block (src/cuda/cuda_backend.c's launch_tprs) */
 #define TP_WIDE_ROWS 128    /* rows per block tile of the wide kernels */
 #define TP_WIDE_L 16        /* basis functions per shared tile, wide kernels */
 #define TP_NARROW_L 32      /* rows of UZ per shared tile, narrow kernels */
@@ -492,7 +493,7 @@ extern "C" __global__ void basis_tensor(const double *__restrict__ u0,
     }
 }
 
-// Raw k columns -> X's columns, as src/basis_map.c: sweep-and-drop (drop
+// Raw k columns -> X's columns, as src/basis/basis_map.c: sweep-and-drop (drop
 // < 0: none), by-variable (the data's n rows, offset r0: by's values, or
 // 1 where by_code equals by_level and 0 elsewhere; both null: none), the
 // qr map Z ((k or k-1) x kc, null: none), deletions col_of (kc entries,

@@ -1,12 +1,12 @@
 // outer.cu -- the row-wise work of gam()'s outer smoothing parameter
-// iteration (mgcv's gam.fit3; src/cuda_outer.c drives it) on the device
+// iteration (mgcv's gam.fit3; src/cuda/cuda_outer.c drives it) on the device
 // backend's resident row state: Newton's and Fisher's working weights
 // and their derivatives in eta, the deviance's and the Pearson
 // statistic's, Newton's penalized IRLS rows, an extended family's rows
 // (gam.fit4's, efam_outer.h) and its Newton rows, and the elementwise
 // products that weight the derivative products' Gram passes.  The per-row
 // arithmetic is outer_math.h and efam_outer.h, which the host's rows
-// (src/outer_rows.c) evaluate too.  Reductions are per-block partial sums in a fixed grid,
+// (src/engine/outer_rows.c) evaluate too.  Reductions are per-block partial sums in a fixed grid,
 // summed on the host in block order.
 
 #include "outer_math.h"

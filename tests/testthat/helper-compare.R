@@ -20,7 +20,7 @@
 #   bam to 2e-8 of the range, EDF to 1.2e-7 and scores to 2e-9 relative
 #   (2026-12-01).  cross_tol scales the three tolerances there (default
 #   100x: 1e-7, 1e-5, 1e-7); a case with a flat REML direction says so and
-#   passes its own.  gamgpu's own CPU Gram kernel (src/gram_kernel.c,
+#   passes its own.  gamgpu's own CPU Gram kernel (src/cpu/gram_kernel.c,
 #   taken where it is faster than R's BLAS: fit$device$cpu_gram) sums in
 #   another order than the BLAS, as an optimised BLAS does: the same
 #   cross-arithmetic bounds.

@@ -1,4 +1,4 @@
-# Every common term on the recipe route (src/xplan.h's margins blocks):
+# Every common term on the recipe route (src/basis/xplan.h's margins blocks):
 # cyclic, P- and B-splines, cyclic P-splines, Gaussian processes, random
 # effects, factor smooths fs and sz,
 # te()/ti()/t2() of any supported margins, by-factors as codes.  Their host build must equal

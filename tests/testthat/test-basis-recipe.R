@@ -1,4 +1,4 @@
-# The model matrix as a recipe (src/xplan.h): when every smooth has a C
+# The model matrix as a recipe (src/basis/xplan.h): when every smooth has a C
 # evaluator, gam_gpu() hands the backend covariates, knots and constraint
 # maps instead of X, and the backend builds X itself -- on the host for the
 # CPU, on the device for the GPU.  The host build must equal the matrix R

@@ -1,5 +1,5 @@
 # A thin plate basis in one variable as piecewise polynomials
-# (R/model_matrix.R's tp1_table, src/basis_tprs.c's gg_tp1_table): the
+# (R/model_matrix.R's tp1_table, src/basis/basis_tprs.c's gg_tp1_table): the
 # same basis as the sums over the knots (b' UZ) to their rounding, for
 # every penalty order, inside and beyond the knots, on them and between.
 

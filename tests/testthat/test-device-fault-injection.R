@@ -1,4 +1,4 @@
-# Device faults injected inside a fit (src/cuda_fault.c through
+# Device faults injected inside a fit (src/cuda/cuda_fault.c through
 # gpu_inject_fault()): the k-th device allocation, kernel launch, NVRTC
 # compile or copy fails, or the device is gone from the k-th driver call
 # on.  Under device = "auto" the fit finishes on the CPU with the answer of

@@ -1,6 +1,6 @@
 # mgcv's censored families cnorm() (mgcv 1.8-41 and 1.9-x), clog() and
 # cpois() (mgcv >= 1.9-2): a response cbind(y, yat) whose rows are
-# uncensored, interval, left or right censored (inst/kernels/efam_cens.h).
+# uncensored, interval, left or right censored (inst/include/efam_cens.h).
 # gam()'s REML (its default for them) against mgcv::gam() on mgcv's own
 # examples, tight (expect_efam_outer(), helper-efam.R) and at gam()'s
 # defaults; fREML against bam(); refusals; the device against the CPU.

@@ -1,5 +1,5 @@
-# The extended families' rows of gam()'s REML and ML in C (inst/kernels/
-# efam_outer.h; src/outer_rows.c on the CPU, inst/kernels/outer.cu on the
+# The extended families' rows of gam()'s REML and ML in C (inst/include/
+# efam_outer.h; src/engine/outer_rows.c on the CPU, inst/kernels/outer.cu on the
 # device): nb()'s, tw()'s, betar()'s and scat()'s Dd and dDeta() against mgcv's, and the
 # criterion, its gradient and Hessian from them against the same from
 # mgcv's dDeta() in R (R/outer_efam.R's efam_rows_r()).

@@ -1,4 +1,4 @@
-# mgcv's betar() row by row (inst/kernels/efam_betar.h through
+# mgcv's betar() row by row (inst/include/efam_betar.h through
 # gg_efam_rows_r) against the family object's own dev.resids(), Dd(), ls()
 # and initialize, and bgam.fit's w and z (mgcv:::dDeta), for every link
 # betar() allows, theta = log phi from -2 to 7 and prior weights != 1.

@@ -1,5 +1,5 @@
 # mgcv's censored families cnorm(), clog() and cpois() row by row
-# (inst/kernels/efam_cens.h through gg_efam_deta_r and gg_efam_rows_r)
+# (inst/include/efam_cens.h through gg_efam_deta_r and gg_efam_rows_r)
 # against the family objects' own Dd() through mgcv's dDeta(), dev.resids()
 # and ls(): every censoring case (uncensored, interval, left, right), every
 # link mgcv allows them, prior weights != 1.  clog() and cpois() exist in

@@ -1,4 +1,4 @@
-# mgcv's ocat(R) row by row (inst/kernels/efam_ocat.h through
+# mgcv's ocat(R) row by row (inst/include/efam_ocat.h through
 # gg_efam_rows_r) against the family object's own functions: dev.resids,
 # Dd(level = 2)'s Dmu, EDmu2, Dth and Dth2, ls (identically 0 for ocat),
 # initialize's mustart, and bgam.fit's working weights and data from

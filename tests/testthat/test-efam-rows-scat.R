@@ -1,4 +1,4 @@
-# mgcv's scat() row by row (inst/kernels/efam_scat.h through
+# mgcv's scat() row by row (inst/include/efam_scat.h through
 # gg_efam_rows_r) against the family object's own dev.resids(), Dd(), ls()
 # and initialize, and bgam.fit's w and z (mgcv:::dDeta), for every link
 # scat() allows, theta = (log(nu - min.df), log sig) over a grid, prior

@@ -1,4 +1,4 @@
-# mgcv's tw() row by row (inst/kernels/efam_tw.h through gg_efam_rows_r):
+# mgcv's tw() row by row (inst/include/efam_tw.h through gg_efam_rows_r):
 # dev.resids, Dd's Dmu, EDmu2, Dth and Dth2, the PIRLS row, mustart, and the
 # sums of ls() with ldTweedie's series, against tw()'s own functions and
 # mgcv::ldTweedie, for the links log, identity, sqrt and inverse, p near

@@ -1,5 +1,5 @@
 # mgcv's cox.ph() (Cox proportional hazards, Breslow's ties), a general
-# family (R/general_family.R): gamgpu's ll() (src/family_cox.c) against the
+# family (R/general_family.R): gamgpu's ll() (src/family/family_cox.c) against the
 # family's own at every derivative level gam.fit5() asks for, then
 # gam_gpu() against mgcv::gam() on mgcv's own examples -- plain, with
 # strata, without smooths -- and its refusals.  Measured (CPU): ll() 5e-16

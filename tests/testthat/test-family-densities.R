@@ -1,4 +1,4 @@
-# The log densities of the fit's aic (src/family_dens.c) are pure C, so that
+# The log densities of the fit's aic (src/family/family_dens.c) are pure C, so that
 # they can run on helper threads; they must give R's dpois(), dbinom() and
 # dgamma() (log = TRUE) to rounding, and count where R would warn.
 

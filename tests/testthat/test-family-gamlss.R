@@ -1,6 +1,6 @@
 # mgcv's location-scale families and multinom(), general families whose
 # ll() hands the rows' derivatives to gamlss.gH() for the products over
-# the rows (R/general_family.R): gamgpu's products (src/family_gamlss.c)
+# the rows (R/general_family.R): gamgpu's products (src/family/family_gamlss.c)
 # against mgcv's gamlss.gH() at each derivative level gam.fit5() asks for,
 # then gam_gpu() against mgcv::gam() family by family.  Measured (CPU):
 # products equal to mgcv's bit for bit (R's reference BLAS); fits 1e-15 -

@@ -1,7 +1,7 @@
 # R's power(lambda) links ("mu^lambda", lambda > 0 and not 1): mgcv's
 # Tweedie(p, link = power(lambda)) (?Tweedie's example) and R's families of
 # a positive mean with a link-glm object, through the engine's C (the link's
-# code and lambda, inst/kernels/family_math.h; its derivatives to the fourth
+# code and lambda, inst/include/family_math.h; its derivatives to the fourth
 # for gam()'s outer iteration, outer_math.h) -- against R's own link
 # functions row by row and against gam() and bam() on the same call.
 

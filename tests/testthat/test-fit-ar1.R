@@ -1,6 +1,6 @@
 # AR1 residuals: gam_gpu(rho =, AR.start =) against mgcv::bam(rho =,
 # AR.start =) on the same call (bam's row transform, applied by the backend
-# as it forms X'X; R/ar1.R, inst/kernels/ar1_math.h), and the device
+# as it forms X'X; R/ar1.R, inst/include/ar1_math.h), and the device
 # against the CPU.
 
 ar1_data <- function(n, rho, n_series = 1, seed = 11) {

@@ -1,4 +1,4 @@
-# gamgpu's own CPU Gram product (src/gram_kernel.c) against the BLAS's
+# gamgpu's own CPU Gram product (src/cpu/gram_kernel.c) against the BLAS's
 # (gram_cpu.c) and crossprod: weights of either sign, every remainder of
 # the eight-row and 64-row blocks, one job and sixteen; the choice between
 # the two (options(gamgpu.cpu_gram): R's BLAS by default, "gamgpu", or

@@ -1,5 +1,5 @@
 # The CPU engine's model matrix as sparse rows times a fixed map, X = S M
-# (src/xsparse.c, options(gamgpu.cpu_x); blocks that are not local as their
+# (src/cpu/xsparse.c, options(gamgpu.cpu_x); blocks that are not local as their
 # stored columns, one-variable thin plate bases made per row from their
 # piecewise polynomials): every product the backend takes
 # (X'WX, X'Wz, z'Wz, X beta, leverages, X B, X' U) against the same

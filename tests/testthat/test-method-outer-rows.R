@@ -1,4 +1,5 @@
-# The outer iteration's rows in C (src/outer_rows.c, inst/kernels/outer_math.h)
+# The outer iteration's rows in C (src/engine/outer_rows.c,
+# inst/include/outer_math.h)
 # against gam.fit3's formulas written in R with mgcv's own derivatives of
 # link and variance (fix.family.link, fix.family.var), for every family and
 # link the outer methods take; and the derivative products against the

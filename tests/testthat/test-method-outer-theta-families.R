@@ -1,6 +1,6 @@
 # gam()'s methods for mgcv's plain families with a known parameter,
 # negbin(theta) and Tweedie(p) (R/outer.R: gam.fit3's outer iteration with
-# the variance's derivatives in theta, inst/kernels/outer_math.h), and for
+# the variance's derivatives in theta, inst/include/outer_math.h), and for
 # the quasi families with REML, ML, P-REML and P-ML (their quasi log
 # likelihood, fix.family.ls()'s), against
 # mgcv::gam() on the same call at a tight inner tolerance and newton()'s

@@ -1,4 +1,4 @@
-# Model sessions (src/session_r.c): X loaded once into a fitting backend
+# Model sessions (src/r/session_r.c): X loaded once into a fitting backend
 # and kept there for the outer smoothing parameter iteration's products.
 # Each operation against the same arithmetic in R, on the CPU backend and
 # (where a GPU is usable) on the device, which must equal the CPU's.

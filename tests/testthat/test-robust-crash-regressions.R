@@ -4,7 +4,7 @@
 test_that("a Poisson fit of a response that is not whole numbers fits as bam() does", {
   # The aic's dpois() ran on a helper thread and called R's warning() there
   # for the non-integer x, which aborted R.  Now the densities are pure C
-  # (src/family_dens.c) and the warning comes on R's thread: the fit equals
+  # (src/family/family_dens.c) and the warning comes on R's thread: the fit equals
   # bam()'s, its aic is bam()'s Inf, with R's warning.
   set.seed(1)
   n <- 1000
@@ -52,7 +52,7 @@ test_that("maxit below 1 is a classed error, not a segfault", {
   expect_error(gam_gpu(y ~ s(x), family = binomial, data = d, device = "off",
                        control = list(maxit = 0.5)),
                class = "gamgpu_bad_control")
-  # the engine's own guard (src/engine_pirls.c), reached through the C entry
+  # the engine's own guard (src/engine/engine_pirls.c), reached through the C entry
   a <- gg_fit_args(y ~ s(x, k = 5), d, stats::binomial())
   expect_error(call_gg_fit(a, control = list(maxit = 0L)), class = "gamgpu_bad_control")
   expect_error(call_gg_fit(a, control = list(maxit = -3L)), class = "gamgpu_bad_control")

@@ -1,6 +1,6 @@
 # The fit's host threads keep within control nthreads, the calling thread
 # included (R CMD check allows 2 cores): every helper thread takes a slot of
-# one budget (src/threads.c) -- the rows' summaries and page touching
+# one budget (src/util/threads.c) -- the rows' summaries and page touching
 # (fit_rows.c), the REML set-up beside the first working model
 # (engine_pirls.c), the REML pool, the post-processing (engine_postproc.c),
 # the model matrix build -- and a job that gets none runs on the caller's

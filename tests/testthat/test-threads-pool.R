@@ -51,7 +51,7 @@ test_that("nthreads is checked and has a default", {
 
 test_that("the rows' summaries over several blocks equal R's whatever the threads", {
   # deviance residuals, deviance, null deviance and aic are summed by blocks
-  # of 65536 rows that the threads share (src/family_stats.c)
+  # of 65536 rows that the threads share (src/family/family_stats.c)
   n <- 150000
   set.seed(3)
   d <- data.frame(x = runif(n))
