@@ -201,39 +201,33 @@ static int setup_streaming(cuda_state *s, const gg_data *d, gg_status *st)
     return gg_xstream_open(&s->xs, LABEL, d->X, d->n, d->p, C, a, b, st);
 }
 
-static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
+/* load()'s call: its work on the device (context entered) */
+typedef struct load_call {
+    gg_backend    *be;
+    const gg_data *d;
+} load_call;
+
+static int load_on_device(void *arg, gg_status *st)
 {
+    const load_call *c = arg;
+    gg_backend *be = c->be;
+    const gg_data *d = c->d;
     cuda_state *s = S(be);
-    if (d->n == 0 || d->p <= 0)
-        return gg_fail(st, "gamgpu_bad_input", "no data to fit (n = %lu, p = %d)",
-                       (unsigned long) d->n, d->p);
-    if (d->ar_rho != 0 && !(fabs(d->ar_rho) < 1))
-        return gg_fail(st, "gamgpu_bad_input", "the AR1 parameter rho must lie in (-1, 1)");
-    s->n = d->n;
-    s->p = d->p;
-    be->n = d->n;
-    be->p = d->p;
     const size_t n = d->n;
     const int p = d->p;
-    double t0 = now();
-    if (gg_cuda_enter(s->ordinal, st) != 0)
-        return -1;
-    int rc = -1;
     if (gg_cuda_function(s->ordinal, "rows", "rows_init_eta", &s->f_init, st) ||
         gg_cuda_function(s->ordinal, "rows", "rows_xbeta", &s->f_xbeta, st) ||
         gg_cuda_function(s->ordinal, "rows", "rows_eta_step", &s->f_step, st) ||
         gg_cuda_function(s->ordinal, "rows", "rows_state", &s->f_state, st) ||
         gg_cuda_function(s->ordinal, "gram", "gram_leverage", &s->f_lev, st) ||
         gg_cuda_function(s->ordinal, "rows", "rows_ef_sums", &s->f_ef, st))
-        goto done;
+        return -1;
     gg_tel_dispatch(LABEL);
 
     s->row_blocks = row_blocks_for(s->ordinal, n);
     s->partial_host = malloc(MAX_SUMS * (size_t) s->row_blocks * sizeof(double));
-    if (s->partial_host == NULL) {
-        gg_fail(st, "gamgpu_host_oom", "engine: out of host memory");
-        goto done;
-    }
+    if (s->partial_host == NULL)
+        return gg_fail(st, "gamgpu_host_oom", "engine: out of host memory");
     gg_cuda_gram_plan(s->ordinal, n, p + 1, &s->plan);
 
     /* the row state first: it must be resident */
@@ -256,7 +250,7 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
         !(s->h = gg_buflist_alloc(b, n, LABEL, st)) ||
         (d->ar_rho != 0 && d->ar_start &&
          !(s->ar.start = gg_buflist_alloc(b, n, LABEL, st))))
-        goto done;
+        return -1;
     if (d->ar_rho != 0) {
         s->ar_on = 1;
         s->ar.ld = 1.0 / sqrt(1.0 - d->ar_rho * d->ar_rho);
@@ -267,33 +261,31 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
     gg_status x_st;
     gg_status_clear(&x_st);
     if (d->X == NULL && gg_cuda_load_recipe(s, d, st))
-        goto done;
+        return -1;
     s->X = gg_buflist_alloc(b, n * (size_t) p, LABEL, &x_st);
     if (s->X) {
         if (d->X == NULL) {
             double tb = now();
             if (gg_cuda_build_x_resident(s, st))
-                goto done;
+                return -1;
             be->t_build += now() - tb;
             snprintf(be->placement, sizeof be->placement, "device (X built and resident)");
         } else {
             if (gg_cuda_upload(LABEL, s->X, d->X, n * (size_t) p, st))
-                goto done;
+                return -1;
             snprintf(be->placement, sizeof be->placement, "device (X resident)");
         }
     } else {
         if (!gg_device_failure(&x_st)) {
             *st = x_st;
-            goto done;
+            return -1;
         }
-        if (s->ar_on) {
-            gg_fail(st, "gamgpu_device_unsupported",
-                    "AR1 residuals (rho) need the model matrix resident in device memory, "
-                    "and its %lu x %d doubles do not fit", (unsigned long) n, p);
-            goto done;
-        }
+        if (s->ar_on)
+            return gg_fail(st, "gamgpu_device_unsupported",
+                           "AR1 residuals (rho) need the model matrix resident in device "
+                           "memory, and its %lu x %d doubles do not fit", (unsigned long) n, p);
         if (setup_streaming(s, d, st))
-            goto done;
+            return -1;
         snprintf(be->placement, sizeof be->placement,
                  d->X == NULL ? "device (X built on the device in streamed chunks of %lu rows)"
                               : "device (X streamed from the host in chunks of %lu rows)",
@@ -304,23 +296,46 @@ static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
         (d->pw_ones ? fill_ones(s, s->pw, st) : gg_cuda_upload(LABEL, s->pw, d->pw, n, st)) ||
         (d->offset && gg_cuda_upload(LABEL, s->off, d->offset, n, st)) ||
         (s->ar.start && gg_cuda_upload(LABEL, s->ar.start, d->ar_start, n, st)))
-        goto done;
-    rc = 0;
-done:
-    gg_cuda_leave(s->ordinal);
-    be->t_transfer += now() - t0 - be->t_build;
+        return -1;
+    return 0;
+}
+
+static int cuda_load(gg_backend *be, const gg_data *d, gg_status *st)
+{
+    cuda_state *s = S(be);
+    if (d->n == 0 || d->p <= 0)
+        return gg_fail(st, "gamgpu_bad_input", "no data to fit (n = %lu, p = %d)",
+                       (unsigned long) d->n, d->p);
+    if (d->ar_rho != 0 && !(fabs(d->ar_rho) < 1))
+        return gg_fail(st, "gamgpu_bad_input", "the AR1 parameter rho must lie in (-1, 1)");
+    s->n = d->n;
+    s->p = d->p;
+    be->n = d->n;
+    be->p = d->p;
+    load_call c = {be, d};
+    double t = 0;
+    const int rc = gg_cuda_run(s->ordinal, load_on_device, &c, NULL, &t, st);
+    be->t_transfer += t - be->t_build;     /* X built on the device: not a transfer */
     return rc;
 }
 
 /* ---- the row-wise steps ---------------------------------------------- */
 
-static int cuda_init_eta(gg_backend *be, const gg_family *fam, gg_status *st)
+/* The operations below each run their work, a function *_on_device of
+ * their arguments (a struct *_call), inside the device's context:
+ * gg_cuda_run() enters and leaves it, counts the call and times it. */
+
+typedef struct init_call {
+    gg_backend      *be;
+    const gg_family *fam;
+} init_call;
+
+static int init_eta_on_device(void *arg, gg_status *st)
 {
-    cuda_state *s = S(be);
-    double t0 = now();
-    if (gg_cuda_enter(s->ordinal, st) != 0)
-        return -1;
-    int f = (int) fam->fam, efam = fam->efam, rc = -1;
+    const init_call *c = arg;
+    cuda_state *s = S(c->be);
+    const gg_family *fam = c->fam;
+    int f = (int) fam->fam, efam = fam->efam;
     gg_fm_link l = gg_family_link(fam);
     gg_fm_efpar par = fam->ef;
     long long n = (long long) s->n;
@@ -328,7 +343,7 @@ static int cuda_init_eta(gg_backend *be, const gg_family *fam, gg_status *st)
     double bad = 0;
     if (launch_rows(s, s->f_init, args, work_stream(s), "engine: launching rows_init_eta", st) ||
         sum_partials(s, 1, &bad, st))
-        goto done;
+        return -1;
     if (bad > 0) {
         /* Rare: find the first offending row for the message, on the host. */
         double *y = malloc(s->n * sizeof(double)), *pw = malloc(s->n * sizeof(double));
@@ -346,13 +361,15 @@ static int cuda_init_eta(gg_backend *be, const gg_family *fam, gg_status *st)
                 (unsigned long) row + 1, row < s->n ? y[row] : NAN);
         free(pw);
         free(y);
-        goto done;
+        return -1;
     }
-    rc = 0;
-done:
-    gg_cuda_leave(s->ordinal);
-    be->t_rows += now() - t0;
-    return rc;
+    return 0;
+}
+
+static int cuda_init_eta(gg_backend *be, const gg_family *fam, gg_status *st)
+{
+    init_call c = {be, fam};
+    return gg_cuda_run(S(be)->ordinal, init_eta_on_device, &c, NULL, &be->t_rows, st);
 }
 
 /* eta = X beta + off, beta p doubles on the device */
@@ -369,33 +386,45 @@ static int xbeta_chunk(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, siz
     return launch_rows(s, s->f_xbeta, args, stream, "engine: launching rows_xbeta", st);
 }
 
+typedef struct xbeta_call {
+    gg_backend   *be;
+    const double *beta;
+} xbeta_call;
+
+static int xbeta_on_device(void *arg, gg_status *st)
+{
+    const xbeta_call *a = arg;
+    cuda_state *s = S(a->be);
+    xbeta_ctx c = {s->off, s->eta, s->beta};
+    return gg_cuda_upload(LABEL, s->beta, a->beta, (size_t) s->p, st) ||
+           for_each_x_chunk(s, xbeta_chunk, &c, st) ? -1 : 0;
+}
+
 static int cuda_xbeta(gg_backend *be, const double *beta, gg_status *st)
 {
-    cuda_state *s = S(be);
-    double t0 = now();
-    if (gg_cuda_enter(s->ordinal, st) != 0)
-        return -1;
-    xbeta_ctx c = {s->off, s->eta, s->beta};
-    int rc = gg_cuda_upload(LABEL, s->beta, beta, (size_t) s->p, st) ||
-             for_each_x_chunk(s, xbeta_chunk, &c, st) ? -1 : 0;
-    gg_cuda_leave(s->ordinal);
-    be->n_xbeta++;
-    be->t_rows += now() - t0;
-    return rc;
+    xbeta_call a = {be, beta};
+    return gg_cuda_run(S(be)->ordinal, xbeta_on_device, &a, &be->n_xbeta, &be->t_rows, st);
+}
+
+typedef struct step_call {
+    gg_backend *be;
+    int         mode;
+} step_call;
+
+static int eta_step_on_device(void *arg, gg_status *st)
+{
+    step_call *c = arg;
+    cuda_state *s = S(c->be);
+    long long n = (long long) s->n;
+    void *args[] = {&c->mode, &n, &s->eta, &s->eta_old};
+    return launch_rows(s, s->f_step, args, work_stream(s), "engine: launching rows_eta_step",
+                       st);
 }
 
 static int eta_step(gg_backend *be, int mode, gg_status *st)
 {
-    cuda_state *s = S(be);
-    double t0 = now();
-    if (gg_cuda_enter(s->ordinal, st) != 0)
-        return -1;
-    long long n = (long long) s->n;
-    void *args[] = {&mode, &n, &s->eta, &s->eta_old};
-    int rc = launch_rows(s, s->f_step, args, work_stream(s), "engine: launching rows_eta_step", st);
-    gg_cuda_leave(s->ordinal);
-    be->t_rows += now() - t0;
-    return rc;
+    step_call c = {be, mode};
+    return gg_cuda_run(S(be)->ordinal, eta_step_on_device, &c, NULL, &be->t_rows, st);
 }
 
 static int cuda_keep_eta(gg_backend *be, gg_status *st)  { return eta_step(be, 0, st); }
@@ -405,12 +434,17 @@ static int cuda_halve_eta(gg_backend *be, gg_status *st)
     return eta_step(be, 1, st);
 }
 
-static int cuda_row_state(gg_backend *be, const gg_family *fam, double *dev, gg_status *st)
+typedef struct state_call {
+    gg_backend      *be;
+    const gg_family *fam;
+    double          *dev;
+} state_call;
+
+static int row_state_on_device(void *arg, gg_status *st)
 {
-    cuda_state *s = S(be);
-    double t0 = now();
-    if (gg_cuda_enter(s->ordinal, st) != 0)
-        return -1;
+    const state_call *c = arg;
+    cuda_state *s = S(c->be);
+    const gg_family *fam = c->fam;
     int f = (int) fam->fam, efam = fam->efam;
     gg_fm_link l = gg_family_link(fam);
     double th = fam->theta;
@@ -418,11 +452,15 @@ static int cuda_row_state(gg_backend *be, const gg_family *fam, double *dev, gg_
     long long n = (long long) s->n;
     void *args[] = {&f, &l, &th, &efam, &par, &s->y, &s->yat, &s->pw, &s->off, &s->eta, &n,
                     &s->mu, &s->w, &s->z, &s->partial};
-    int rc = launch_rows(s, s->f_state, args, work_stream(s), "engine: launching rows_state", st) ||
-             sum_partials(s, 1, dev, st) ? -1 : 0;
-    gg_cuda_leave(s->ordinal);
-    be->n_row_state++;
-    be->t_rows += now() - t0;
+    return launch_rows(s, s->f_state, args, work_stream(s), "engine: launching rows_state", st) ||
+           sum_partials(s, 1, c->dev, st) ? -1 : 0;
+}
+
+static int cuda_row_state(gg_backend *be, const gg_family *fam, double *dev, gg_status *st)
+{
+    state_call c = {be, fam, dev};
+    const int rc = gg_cuda_run(S(be)->ordinal, row_state_on_device, &c, &be->n_row_state,
+                               &be->t_rows, st);
     if (rc == 0 && !isfinite(*dev))
         return gg_fail(st, "gamgpu_nonfinite", "non-finite deviance");
     return rc;
@@ -458,18 +496,23 @@ static int gram_chunk(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, size
                             s->ar_on ? &s->ar : NULL, stream, st);
 }
 
+typedef struct gram_call {
+    gg_backend *be;
+    double     *A, *b, *zwz;
+} gram_call;
+
+static int gram_on_device(void *arg, gg_status *st)
+{
+    const gram_call *c = arg;
+    cuda_state *s = S(c->be);
+    return for_each_x_chunk(s, gram_chunk, NULL, st) ||
+           gg_cuda_gram_fetch(LABEL, s->G, s->p, 1, c->A, c->b, c->zwz, st) ? -1 : 0;
+}
+
 static int cuda_gram(gg_backend *be, double *A, double *b, double *zwz, gg_status *st)
 {
-    cuda_state *s = S(be);
-    double t0 = now();
-    if (gg_cuda_enter(s->ordinal, st) != 0)
-        return -1;
-    int rc = for_each_x_chunk(s, gram_chunk, NULL, st) ||
-             gg_cuda_gram_fetch(LABEL, s->G, s->p, 1, A, b, zwz, st) ? -1 : 0;
-    gg_cuda_leave(s->ordinal);
-    be->n_gram++;
-    be->t_rows += now() - t0;
-    return rc;
+    gram_call c = {be, A, b, zwz};
+    return gg_cuda_run(S(be)->ordinal, gram_on_device, &c, &be->n_gram, &be->t_rows, st);
 }
 
 /* Leverages of a chunk: gram.cu's gram_leverage, one block per 64 rows
@@ -498,44 +541,77 @@ int gg_cuda_leverage_device(gg_backend *be, const double *M, CUdeviceptr w, gg_s
            for_each_x_chunk(s, quad_chunk, &w, st) ? -1 : 0;
 }
 
+typedef struct leverage_call {
+    gg_backend   *be;
+    const double *M;
+    double       *h;
+} leverage_call;
+
+static int leverage_on_device(void *arg, gg_status *st)
+{
+    const leverage_call *c = arg;
+    cuda_state *s = S(c->be);
+    if (gg_cuda_leverage_device(c->be, c->M, s->w, st) ||
+        gg_cuda_wait(NULL, "the leverages on the device", st) ||
+        gg_cu_check(gg_cu.cuMemcpyDtoH(c->h, s->h, s->n * sizeof(double)),
+                    "engine: copying leverages back", st))
+        return -1;
+    gg_tel_d2h(LABEL, (double) (s->n * sizeof(double)));
+    return 0;
+}
+
 static int cuda_leverage(gg_backend *be, const double *M, double *h, gg_status *st)
 {
-    cuda_state *s = S(be);
-    double t0 = now();
-    if (gg_cuda_enter(s->ordinal, st) != 0)
-        return -1;
-    int rc = -1;
-    if (gg_cuda_leverage_device(be, M, s->w, st) ||
-        gg_cuda_wait(NULL, "the leverages on the device", st) ||
-        gg_cu_check(gg_cu.cuMemcpyDtoH(h, s->h, s->n * sizeof(double)),
-                    "engine: copying leverages back", st))
-        goto done;
-    gg_tel_d2h(LABEL, (double) (s->n * sizeof(double)));
-    rc = 0;
-done:
-    gg_cuda_leave(s->ordinal);
-    be->t_rows += now() - t0;
-    return rc;
+    leverage_call c = {be, M, h};
+    return gg_cuda_run(S(be)->ordinal, leverage_on_device, &c, NULL, &be->t_rows, st);
+}
+
+typedef struct ef_call {
+    gg_backend      *be;
+    const gg_family *fam;
+    int              deriv;
+    double          *out;
+} ef_call;
+
+static int ef_sums_on_device(void *arg, gg_status *st)
+{
+    ef_call *c = arg;
+    cuda_state *s = S(c->be);
+    const gg_family *fam = c->fam;
+    int f = (int) fam->fam, nsum = GG_FM_EF_NSUM(fam->ef.nth, fam->ef.nth + fam->ef.scale_est);
+    gg_fm_efpar par = fam->ef;
+    long long n = (long long) s->n;
+    void *args[] = {&f, &par, &c->deriv, &nsum, &s->y, &s->yat, &s->pw, &s->mu, &n,
+                    &s->partial};
+    return launch_rows(s, s->f_ef, args, work_stream(s), "engine: launching rows_ef_sums",
+                       st) ||
+           sum_partials(s, nsum, c->out, st) ? -1 : 0;
 }
 
 static int cuda_ef_sums(gg_backend *be, const gg_family *fam, int deriv, double *out,
                         gg_status *st)
 {
-    cuda_state *s = S(be);
-    double t0 = now();
-    if (gg_cuda_enter(s->ordinal, st) != 0)
-        return -1;
-    int f = (int) fam->fam, nsum = GG_FM_EF_NSUM(fam->ef.nth, fam->ef.nth + fam->ef.scale_est);
-    gg_fm_efpar par = fam->ef;
-    long long n = (long long) s->n;
-    void *args[] = {&f, &par, &deriv, &nsum, &s->y, &s->yat, &s->pw, &s->mu, &n, &s->partial};
-    int rc = launch_rows(s, s->f_ef, args, work_stream(s), "engine: launching rows_ef_sums",
-                         st) ||
-             sum_partials(s, nsum, out, st) ? -1 : 0;
-    gg_cuda_leave(s->ordinal);
-    be->t_rows += now() - t0;
+    ef_call c = {be, fam, deriv, out};
+    const int rc = gg_cuda_run(S(be)->ordinal, ef_sums_on_device, &c, NULL, &be->t_rows, st);
     if (rc == 0 && (!isfinite(out[GG_FM_EF_DEV]) || !isfinite(out[GG_FM_EF_LS])))
         return gg_fail(st, "gamgpu_nonfinite", "non-finite deviance in the theta estimation");
+    return rc;
+}
+
+typedef struct fetch_call {
+    gg_backend *be;
+    CUdeviceptr src;
+    double     *out;
+} fetch_call;
+
+static int fetch_on_device(void *arg, gg_status *st)
+{
+    const fetch_call *c = arg;
+    const size_t n = S(c->be)->n;
+    int rc = gg_cu_check(gg_cu.cuMemcpyDtoH(c->out, c->src, n * sizeof(double)),
+                         "engine: copying a result vector back", st);
+    if (rc == 0)
+        gg_tel_d2h(LABEL, (double) (n * sizeof(double)));
     return rc;
 }
 
@@ -551,57 +627,62 @@ static int cuda_fetch(gg_backend *be, gg_vec which, double *out, gg_status *st)
     }
     if (src == 0)
         return gg_fail(st, "gamgpu_internal_error", "fetch: unknown vector");
-    double t0 = now();
-    if (gg_cuda_enter(s->ordinal, st) != 0)
-        return -1;
-    int rc = gg_cu_check(gg_cu.cuMemcpyDtoH(out, src, s->n * sizeof(double)),
-                         "engine: copying a result vector back", st);
-    if (rc == 0)
-        gg_tel_d2h(LABEL, (double) (s->n * sizeof(double)));
-    gg_cuda_leave(s->ordinal);
-    be->t_transfer += now() - t0;
-    return rc;
+    fetch_call c = {be, src, out};
+    return gg_cuda_run(s->ordinal, fetch_on_device, &c, NULL, &be->t_transfer, st);
 }
 
 /* ---- products for the outer smoothing parameter iteration ------------ */
 
+typedef struct set_rows_call {
+    gg_backend   *be;
+    const double *w, *z;
+} set_rows_call;
+
+static int set_rows_on_device(void *arg, gg_status *st)
+{
+    const set_rows_call *c = arg;
+    cuda_state *s = S(c->be);
+    return gg_cuda_upload(LABEL, s->w, c->w, s->n, st) ||
+           gg_cuda_upload(LABEL, s->z, c->z, s->n, st) ? -1 : 0;
+}
+
 static int cuda_set_rows(gg_backend *be, const double *w, const double *z, gg_status *st)
 {
-    cuda_state *s = S(be);
-    double t0 = now();
-    if (gg_cuda_enter(s->ordinal, st) != 0)
-        return -1;
-    int rc = gg_cuda_upload(LABEL, s->w, w, s->n, st) || gg_cuda_upload(LABEL, s->z, z, s->n, st)
-                 ? -1 : 0;
-    gg_cuda_leave(s->ordinal);
-    be->t_transfer += now() - t0;
-    return rc;
+    set_rows_call c = {be, w, z};
+    return gg_cuda_run(S(be)->ordinal, set_rows_on_device, &c, NULL, &be->t_transfer, st);
 }
 
 /* X B one column at a time: rows_xbeta without an offset into the
  * leverage buffer h, copied back. */
-static int cuda_xmul(gg_backend *be, const double *B, int k, double *out, gg_status *st)
+typedef struct xmul_call {
+    gg_backend   *be;
+    const double *B;        /* X B, or X' V: V */
+    int           k;
+    double       *out;
+} xmul_call;
+
+static int xmul_on_device(void *arg, gg_status *st)
 {
-    cuda_state *s = S(be);
-    double t0 = now();
-    if (gg_cuda_enter(s->ordinal, st) != 0)
-        return -1;
-    int rc = -1;
+    const xmul_call *a = arg;
+    cuda_state *s = S(a->be);
     xbeta_ctx c = {0, s->h, s->beta};
-    for (int j = 0; j < k; j++) {
-        if (gg_cuda_upload(LABEL, s->beta, B + (size_t) j * s->p, (size_t) s->p, st) ||
+    for (int j = 0; j < a->k; j++) {
+        if (gg_cuda_upload(LABEL, s->beta, a->B + (size_t) j * s->p, (size_t) s->p, st) ||
             for_each_x_chunk(s, xbeta_chunk, &c, st) ||
             gg_cuda_wait(NULL, "the product X B on the device", st) ||
-            gg_cu_check(gg_cu.cuMemcpyDtoH(out + (size_t) j * s->n, s->h, s->n * sizeof(double)),
+            gg_cu_check(gg_cu.cuMemcpyDtoH(a->out + (size_t) j * s->n, s->h,
+                                           s->n * sizeof(double)),
                         "engine: copying X B back", st))
-            goto done;
+            return -1;
         gg_tel_d2h(LABEL, (double) (s->n * sizeof(double)));
     }
-    rc = 0;
-done:
-    gg_cuda_leave(s->ordinal);
-    be->t_rows += now() - t0;
-    return rc;
+    return 0;
+}
+
+static int cuda_xmul(gg_backend *be, const double *B, int k, double *out, gg_status *st)
+{
+    xmul_call c = {be, B, k, out};
+    return gg_cuda_run(S(be)->ordinal, xmul_on_device, &c, NULL, &be->t_rows, st);
 }
 
 int gg_cuda_xmul_device(gg_backend *be, CUdeviceptr B, int k, CUdeviceptr out, gg_status *st)
@@ -648,22 +729,24 @@ static int xtv_chunk(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, size_
     return 0;
 }
 
+static int xtmul_on_device(void *arg, gg_status *st)
+{
+    const xmul_call *c = arg;
+    cuda_state *s = S(c->be);
+    const int mark = s->bufs.n;
+    CUdeviceptr dV = gg_buflist_alloc(&s->bufs, s->n * (size_t) c->k, LABEL, st);
+    int rc = !dV || gg_cuda_upload(LABEL, dV, c->B, s->n * (size_t) c->k, st) ||
+             gg_cuda_xtmul_device(c->be, dV, c->k, c->out, st) ? -1 : 0;
+    gg_buflist_truncate(&s->bufs, mark);
+    return rc;
+}
+
 static int cuda_xtmul(gg_backend *be, const double *V, int k, double *out, gg_status *st)
 {
-    cuda_state *s = S(be);
     if (k <= 0)
         return 0;
-    double t0 = now();
-    if (gg_cuda_enter(s->ordinal, st) != 0)
-        return -1;
-    const int mark = s->bufs.n;
-    CUdeviceptr dV = gg_buflist_alloc(&s->bufs, s->n * (size_t) k, LABEL, st);
-    int rc = !dV || gg_cuda_upload(LABEL, dV, V, s->n * (size_t) k, st) ||
-             gg_cuda_xtmul_device(be, dV, k, out, st) ? -1 : 0;
-    gg_buflist_truncate(&s->bufs, mark);
-    gg_cuda_leave(s->ordinal);
-    be->t_rows += now() - t0;
-    return rc;
+    xmul_call c = {be, V, k, out};
+    return gg_cuda_run(S(be)->ordinal, xtmul_on_device, &c, NULL, &be->t_rows, st);
 }
 
 int gg_cuda_xtmul_device(gg_backend *be, CUdeviceptr V, int k, double *out, gg_status *st)

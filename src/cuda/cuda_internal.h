@@ -1,6 +1,7 @@
 /* cuda_internal.h -- what the cuda_*.c files share and nothing else sees:
- * entering a device's primary context, its module cache slot, and the
- * driver-error helper.  Compiled only with CUDA. */
+ * entering a device's primary context (and running an operation there),
+ * its module cache slot, and the driver-error helper.  Compiled only with
+ * CUDA. */
 #ifndef GAMGPU_CUDA_INTERNAL_H
 #define GAMGPU_CUDA_INTERNAL_H
 
@@ -11,6 +12,17 @@
  * Every successful enter must be paired with gg_cuda_leave(). */
 int  gg_cuda_enter(int ordinal, gg_status *st);
 void gg_cuda_leave(int ordinal);
+
+/* One operation of a backend: op(ctx, st) inside the device's context,
+ * entered before and left after whatever op returns.  Once entered, *count
+ * (when non-NULL) is counted up, and *timer (when non-NULL) ends as it was
+ * before plus the seconds from just before entering to just after leaving:
+ * what op's own calls added to it is replaced, so an operation made of
+ * others is not timed twice.  Returns op's status, or -1 (st filled) if
+ * the context could not be entered: op not run, nothing counted or timed. */
+typedef int (*gg_cuda_op)(void *ctx, gg_status *st);
+int  gg_cuda_run(int ordinal, gg_cuda_op op, void *ctx, long *count, double *timer,
+                 gg_status *st);
 
 /* Multiprocessor count and NVRTC arch of a usable device. */
 int         gg_cuda_sm_count(int ordinal);

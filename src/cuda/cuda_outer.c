@@ -159,39 +159,50 @@ static CUdeviceptr col(CUdeviceptr base, size_t n, int j)
 
 /* ---- the ops ------------------------------------------------------------ */
 
+/* Each runs its work (a function *_on_device of its arguments, a struct
+ * *_call) inside the device's context: gg_cuda_run() enters and leaves it
+ * and times it. */
+
+typedef struct rows_call {
+    gg_backend      *be;
+    gg_cuda_rows     r;
+    const gg_family *fam;
+    int              fisher, pearson;
+    double          *stats;
+} rows_call;
+
+static int rows_on_device(void *arg, gg_status *st)
+{
+    rows_call *c = arg;
+    gg_cuda_rows *r = &c->r;
+    outer_state *o = state(r, -1, st);
+    if (o == NULL)
+        return -1;
+    o->have = 0;
+    o->efam = 0;
+    int f = (int) c->fam->fam;
+    gg_fm_link l = gg_family_link(c->fam);
+    double th = c->fam->theta;
+    long long n = (long long) r->n;
+    CUdeviceptr *v = o->v;
+    void *args[] = {&f, &l, &c->fisher, &c->pearson, &th, &r->y, &r->pw, &r->mu, &n,
+                    &v[GG_OR_W], &v[GG_OR_W1], &v[GG_OR_W2], &v[GG_OR_WF1], &v[GG_OR_WF2],
+                    &v[GG_OR_DEV1], &v[GG_OR_PE1], &v[GG_OR_PE2], &r->partial};
+    if (launch(r, o->f_rows, args, "outer: launching outer_rows", st) ||
+        gg_cuda_partial_sums(c->be, 2, c->stats, st))
+        return -1;
+    o->have = 1;
+    o->fisher = c->fisher;
+    o->pearson = c->pearson;
+    return 0;
+}
+
 static int outer_rows(gg_backend *be, const gg_family *fam, int fisher, int pearson,
                       double stats[2], gg_status *st)
 {
-    gg_cuda_rows r;
-    gg_cuda_rows_of(be, &r);
-    double t0 = now();
-    if (gg_cuda_enter(r.ordinal, st) != 0)
-        return -1;
-    int rc = -1;
-    outer_state *o = state(&r, -1, st);
-    if (o == NULL)
-        goto done;
-    o->have = 0;
-    o->efam = 0;
-    int f = (int) fam->fam;
-    gg_fm_link l = gg_family_link(fam);
-    double th = fam->theta;
-    long long n = (long long) r.n;
-    CUdeviceptr *v = o->v;
-    void *args[] = {&f, &l, &fisher, &pearson, &th, &r.y, &r.pw, &r.mu, &n, &v[GG_OR_W],
-                    &v[GG_OR_W1], &v[GG_OR_W2], &v[GG_OR_WF1], &v[GG_OR_WF2],
-                    &v[GG_OR_DEV1], &v[GG_OR_PE1], &v[GG_OR_PE2], &r.partial};
-    if (launch(&r, o->f_rows, args, "outer: launching outer_rows", st) ||
-        gg_cuda_partial_sums(be, 2, stats, st))
-        goto done;
-    o->have = 1;
-    o->fisher = fisher;
-    o->pearson = pearson;
-    rc = 0;
-done:
-    gg_cuda_leave(r.ordinal);
-    be->t_rows += now() - t0;
-    return rc;
+    rows_call c = {be, {0}, fam, fisher, pearson, stats};
+    gg_cuda_rows_of(be, &c.r);
+    return gg_cuda_run(c.r.ordinal, rows_on_device, &c, NULL, &be->t_rows, st);
 }
 
 static outer_state *rows_state(gg_backend *be, gg_cuda_rows *r, gg_status *st)
@@ -217,6 +228,24 @@ static int vec_computed(const outer_state *o, gg_outer_vec which)
            !((which == GG_OR_PE1 || which == GG_OR_PE2) && !o->pearson);
 }
 
+typedef struct fetch_call {
+    const outer_state *o;
+    gg_outer_vec       which;
+    double            *out;
+    size_t             bytes;
+} fetch_call;
+
+static int fetch_on_device(void *arg, gg_status *st)
+{
+    const fetch_call *c = arg;
+    int rc = gg_cuda_wait(NULL, "the outer iteration's rows", st) ||
+             gg_cu_check(gg_cu.cuMemcpyDtoH(c->out, c->o->v[c->which], c->bytes),
+                         "outer: copying a row vector back", st) ? -1 : 0;
+    if (rc == 0)
+        gg_tel_d2h(LABEL, (double) c->bytes);
+    return rc;
+}
+
 static int outer_fetch(gg_backend *be, gg_outer_vec which, double *out, gg_status *st)
 {
     gg_cuda_rows r;
@@ -225,19 +254,10 @@ static int outer_fetch(gg_backend *be, gg_outer_vec which, double *out, gg_statu
         return -1;
     if (!vec_computed(o, which))
         return gg_fail(st, "gamgpu_internal_error", "outer rows: that vector was not computed");
-    double t0 = now();
-    if (gg_cuda_enter(r.ordinal, st) != 0)
-        return -1;
-    const size_t bytes = r.n * sizeof(double) *
-                         (which == GG_OR_ETH ? (size_t) GG_FM_EFO_NCOL(o->nth) : 1);
-    int rc = gg_cuda_wait(NULL, "the outer iteration's rows", st) ||
-             gg_cu_check(gg_cu.cuMemcpyDtoH(out, o->v[which], bytes),
-                         "outer: copying a row vector back", st) ? -1 : 0;
-    if (rc == 0)
-        gg_tel_d2h(LABEL, (double) bytes);
-    gg_cuda_leave(r.ordinal);
-    be->t_transfer += now() - t0;
-    return rc;
+    fetch_call c = {o, which, out,
+                    r.n * sizeof(double) *
+                        (which == GG_OR_ETH ? (size_t) GG_FM_EFO_NCOL(o->nth) : 1)};
+    return gg_cuda_run(r.ordinal, fetch_on_device, &c, NULL, &be->t_transfer, st);
 }
 
 /* X' diag(wt) X into A (p x p): the backend's Gram pass with its w = wt,
@@ -254,47 +274,65 @@ static int weighted_gram(gg_backend *be, const outer_state *o, const gg_cuda_row
     return rc;
 }
 
-static int outer_gram(gg_backend *be, double *A, gg_status *st)
+typedef struct gram_call {
+    gg_backend        *be;
+    gg_cuda_rows       r;
+    const outer_state *o;
+    double            *A;
+} gram_call;
+
+static int gram_on_device(void *arg, gg_status *st)
 {
-    gg_cuda_rows r;
-    outer_state *o = rows_state(be, &r, st);
-    if (o == NULL)
-        return -1;
-    if (gg_cuda_enter(r.ordinal, st) != 0)
-        return -1;
-    int rc = weighted_gram(be, o, &r, o->v[GG_OR_W], A, st);
-    gg_cuda_leave(r.ordinal);
-    return rc;
+    const gram_call *c = arg;
+    return weighted_gram(c->be, c->o, &c->r, c->o->v[GG_OR_W], c->A, st);
 }
 
+/* untimed: the Gram pass times itself */
+static int outer_gram(gg_backend *be, double *A, gg_status *st)
+{
+    gram_call c = {be, {0}, NULL, A};
+    if ((c.o = rows_state(be, &c.r, st)) == NULL)
+        return -1;
+    return gg_cuda_run(c.r.ordinal, gram_on_device, &c, NULL, NULL, st);
+}
+
+typedef struct newton_call {
+    gg_backend      *be;
+    gg_cuda_rows     r;
+    const gg_family *fam;
+    double          *A, *b;
+    int             *ok;
+} newton_call;
+
+static int newton_gram_on_device(void *arg, gg_status *st)
+{
+    newton_call *c = arg;
+    gg_backend *be = c->be;
+    gg_cuda_rows *r = &c->r;
+    outer_state *o = state(r, -1, st);
+    if (o == NULL)
+        return -1;
+    o->have = 0;          /* as the host's: the rows are the last eval's no more */
+    int f = (int) c->fam->fam;
+    gg_fm_link l = gg_family_link(c->fam);
+    double th = c->fam->theta, bad = 0, zwz;
+    long long n = (long long) r->n;
+    void *args[] = {&f, &l, &th, &r->y, &r->pw, &r->off, &r->eta, &r->mu, &n, &r->w, &r->z,
+                    &r->partial};
+    if (launch(r, o->f_newton, args, "outer: launching outer_newton", st) ||
+        gg_cuda_partial_sums(be, 1, &bad, st))
+        return -1;
+    *c->ok = bad == 0;
+    return *c->ok ? be->ops->gram(be, c->A, c->b, &zwz, st) : 0;
+}
+
+/* timed as one: the Gram pass's own time is within it */
 static int outer_newton_gram(gg_backend *be, const gg_family *fam, double *A, double *b,
                              int *ok, gg_status *st)
 {
-    gg_cuda_rows r;
-    gg_cuda_rows_of(be, &r);
-    const double t0 = now(), t_before = be->t_rows;
-    if (gg_cuda_enter(r.ordinal, st) != 0)
-        return -1;
-    int rc = -1;
-    outer_state *o = state(&r, -1, st);
-    if (o == NULL)
-        goto done;
-    o->have = 0;          /* as the host's: the rows are the last eval's no more */
-    int f = (int) fam->fam;
-    gg_fm_link l = gg_family_link(fam);
-    double th = fam->theta, bad = 0, zwz;
-    long long n = (long long) r.n;
-    void *args[] = {&f, &l, &th, &r.y, &r.pw, &r.off, &r.eta, &r.mu, &n, &r.w, &r.z,
-                    &r.partial};
-    if (launch(&r, o->f_newton, args, "outer: launching outer_newton", st) ||
-        gg_cuda_partial_sums(be, 1, &bad, st))
-        goto done;
-    *ok = bad == 0;
-    rc = *ok ? be->ops->gram(be, A, b, &zwz, st) : 0;
-done:
-    gg_cuda_leave(r.ordinal);
-    be->t_rows = t_before + (now() - t0);
-    return rc;
+    newton_call c = {be, {0}, fam, A, b, ok};
+    gg_cuda_rows_of(be, &c.r);
+    return gg_cuda_run(c.r.ordinal, newton_gram_on_device, &c, NULL, &be->t_rows, st);
 }
 
 /* G = deta' diag(wt) deta (M x M) and, with z, *b = deta' diag(wt) z:
@@ -341,22 +379,27 @@ static int pk(int j, int k, int nth)
     return j * nth - j * (j - 1) / 2 + (k - j);
 }
 
-static int outer_derivs(gg_backend *be, gg_outer_derivs *d, int *rhs_done, gg_status *st)
+typedef struct derivs_call {
+    gg_backend      *be;
+    gg_cuda_rows     r;
+    outer_state     *o;
+    gg_outer_derivs *d;
+    int              F;        /* Fisher's weights differ from Newton's */
+    int              ne;       /* then their pairs' columns of RHS: M (M + 1) / 2 */
+} derivs_call;
+
+static int derivs_on_device(void *arg, gg_status *st)
 {
-    gg_cuda_rows r;
-    outer_state *o = rows_state(be, &r, st);
-    if (o == NULL)
-        return -1;
+    const derivs_call *c = arg;
+    gg_backend *be = c->be;
+    gg_cuda_rows r = c->r;
+    outer_state *o = c->o;
+    gg_outer_derivs *d = c->d;
     const size_t n = r.n;
     const int p = r.p, M = d->M, np = M * (M + 1) / 2;
-    const int F = d->fisher && !o->fisher;     /* Fisher's weights differ from Newton's */
-    const int ne = F ? np : 0;
+    const int F = c->F, ne = c->ne;
     const int nth = d->nth, npk = GG_FM_EFO_NPK(nth);
     const int k = ne + (d->pe != 0) + (d->pearson != 0) + 1 + npk;
-    *rhs_done = ne > 0;
-    const double t0 = now(), t_before = be->t_rows;
-    if (gg_cuda_enter(r.ordinal, st) != 0)
-        return -1;
     int rc = -1;
     double *XV = malloc((size_t) p * (size_t) k * sizeof(double));
     double *scratch = malloc(((size_t) M * M + 1) * sizeof(double));
@@ -468,87 +511,131 @@ done:
     /* the call's scratch (after the rows, deta and V) goes back */
     if (o->bufs.n > o->nvec + 2)
         gg_buflist_truncate(&o->bufs, o->nvec + 2);
-    gg_cuda_leave(r.ordinal);
     free(XV);
     free(scratch);
     free(tsum);
     free(bp);
-    be->t_rows = t_before + (now() - t0);
     return rc;
+}
+
+/* timed as one: the Gram passes' own time is within it */
+static int outer_derivs(gg_backend *be, gg_outer_derivs *d, int *rhs_done, gg_status *st)
+{
+    derivs_call c = {be, {0}, NULL, d, 0, 0};
+    if ((c.o = rows_state(be, &c.r, st)) == NULL)
+        return -1;
+    c.F = d->fisher && !c.o->fisher;
+    c.ne = c.F ? d->M * (d->M + 1) / 2 : 0;
+    *rhs_done = c.ne > 0;
+    return gg_cuda_run(c.r.ordinal, derivs_on_device, &c, NULL, &be->t_rows, st);
 }
 
 /* ---- an extended family's rows (efam_outer.h) ------------------------- */
 
+typedef struct ef_rows_call {
+    gg_backend      *be;
+    gg_cuda_rows     r;
+    const gg_family *fam;
+    int              level;
+    double          *sums;
+} ef_rows_call;
+
+static int ef_rows_on_device(void *arg, gg_status *st)
+{
+    ef_rows_call *c = arg;
+    gg_cuda_rows *r = &c->r;
+    const gg_family *fam = c->fam;
+    outer_state *o = state(r, fam->ef.nth, st);
+    if (o == NULL)
+        return -1;
+    o->have = 0;
+    int f = (int) fam->fam;
+    gg_fm_link l = gg_family_link(fam);
+    gg_fm_efpar par = fam->ef;
+    long long n = (long long) r->n;
+    CUdeviceptr *v = o->v;
+    void *args[] = {&f, &l, &c->level, &par, &r->y, &r->yat, &r->pw, &r->mu, &n, &v[GG_OR_W],
+                    &v[GG_OR_W1], &v[GG_OR_W2], &v[GG_OR_DEV1], &v[GG_OR_EWF], &v[GG_OR_ETH],
+                    &r->partial};
+    if (launch(r, o->f_ef_rows, args, "outer: launching outer_ef_rows", st) ||
+        gg_cuda_partial_sums(c->be, GG_FM_EFO_NSUM(o->nth), c->sums, st))
+        return -1;
+    o->have = 1;
+    o->efam = 1;
+    o->level = c->level;
+    o->fisher = 0;
+    o->pearson = 0;
+    return 0;
+}
+
 static int outer_ef_rows(gg_backend *be, const gg_family *fam, int level, double *sums,
                          gg_status *st)
 {
-    gg_cuda_rows r;
-    gg_cuda_rows_of(be, &r);
-    double t0 = now();
-    if (gg_cuda_enter(r.ordinal, st) != 0)
-        return -1;
-    int rc = -1;
-    outer_state *o = state(&r, fam->ef.nth, st);
-    if (o == NULL)
-        goto done;
-    o->have = 0;
-    int f = (int) fam->fam, lev = level;
-    gg_fm_link l = gg_family_link(fam);
-    gg_fm_efpar par = fam->ef;
-    long long n = (long long) r.n;
-    CUdeviceptr *v = o->v;
-    void *args[] = {&f, &l, &lev, &par, &r.y, &r.yat, &r.pw, &r.mu, &n, &v[GG_OR_W], &v[GG_OR_W1],
-                    &v[GG_OR_W2], &v[GG_OR_DEV1], &v[GG_OR_EWF], &v[GG_OR_ETH], &r.partial};
-    if (launch(&r, o->f_ef_rows, args, "outer: launching outer_ef_rows", st) ||
-        gg_cuda_partial_sums(be, GG_FM_EFO_NSUM(o->nth), sums, st))
-        goto done;
-    o->have = 1;
-    o->efam = 1;
-    o->level = level;
-    o->fisher = 0;
-    o->pearson = 0;
-    rc = 0;
-done:
-    gg_cuda_leave(r.ordinal);
-    be->t_rows += now() - t0;
-    return rc;
+    ef_rows_call c = {be, {0}, fam, level, sums};
+    gg_cuda_rows_of(be, &c.r);
+    return gg_cuda_run(c.r.ordinal, ef_rows_on_device, &c, NULL, &be->t_rows, st);
 }
 
-static int outer_ef_newton(gg_backend *be, int mask, double *A, double *b, gg_status *st)
-{
+typedef struct ef_newton_call {
+    gg_backend  *be;
     gg_cuda_rows r;
-    outer_state *o = rows_state(be, &r, st);
-    if (o == NULL)
-        return -1;
-    if (!o->efam)
-        return gg_fail(st, "gamgpu_internal_error", "outer rows: no extended family's rows");
-    const int p = r.p;
-    const double t0 = now(), t_before = be->t_rows;
-    if (gg_cuda_enter(r.ordinal, st) != 0)
-        return -1;
+    outer_state *o;
+    int          mask;
+    double      *A, *b;
+} ef_newton_call;
+
+static int ef_newton_on_device(void *arg, gg_status *st)
+{
+    ef_newton_call *c = arg;
+    gg_backend *be = c->be;
+    gg_cuda_rows *r = &c->r;
+    outer_state *o = c->o;
+    const int p = r->p;
     int rc = -1;
     double *xd = malloc((size_t) p * sizeof(double)), zwz;
     if (xd == NULL) {
         gg_fail(st, "gamgpu_host_oom", "out of memory (outer rows)");
         goto done;
     }
-    if (work_alloc(o, &r, 1, 1, st))
+    if (work_alloc(o, r, 1, 1, st))
         goto done;
-    long long n = (long long) r.n;
-    int m = mask != 0;
-    void *args[] = {&n, &m, &o->v[GG_OR_W], &o->v[GG_OR_DEV1], &r.eta, &r.off, &r.w, &r.z,
+    long long n = (long long) r->n;
+    int m = c->mask != 0;
+    void *args[] = {&n, &m, &o->v[GG_OR_W], &o->v[GG_OR_DEV1], &r->eta, &r->off, &r->w, &r->z,
                     &o->V};
-    if (launch(&r, o->f_ef_newton, args, "outer: launching outer_ef_newton", st) ||
-        be->ops->gram(be, A, b, &zwz, st) || gg_cuda_xtmul_device(be, o->V, 1, xd, st))
+    if (launch(r, o->f_ef_newton, args, "outer: launching outer_ef_newton", st) ||
+        be->ops->gram(be, c->A, c->b, &zwz, st) || gg_cuda_xtmul_device(be, o->V, 1, xd, st))
         goto done;
     for (int a = 0; a < p; a++)
-        b[a] -= xd[a];
+        c->b[a] -= xd[a];
     rc = 0;
 done:
-    gg_cuda_leave(r.ordinal);
     free(xd);
-    be->t_rows = t_before + (now() - t0);
     return rc;
+}
+
+/* timed as one: the Gram pass's own time is within it */
+static int outer_ef_newton(gg_backend *be, int mask, double *A, double *b, gg_status *st)
+{
+    ef_newton_call c = {be, {0}, NULL, mask, A, b};
+    if ((c.o = rows_state(be, &c.r, st)) == NULL)
+        return -1;
+    if (!c.o->efam)
+        return gg_fail(st, "gamgpu_internal_error", "outer rows: no extended family's rows");
+    return gg_cuda_run(c.r.ordinal, ef_newton_on_device, &c, NULL, &be->t_rows, st);
+}
+
+typedef struct ef_xg_call {
+    gg_backend *be;
+    CUdeviceptr g;             /* theta's g columns */
+    int         nth;
+    double     *out;
+} ef_xg_call;
+
+static int ef_xg_on_device(void *arg, gg_status *st)
+{
+    const ef_xg_call *c = arg;
+    return gg_cuda_xtmul_device(c->be, c->g, c->nth, c->out, st);
 }
 
 static int outer_ef_xg(gg_backend *be, double *out, gg_status *st)
@@ -559,14 +646,8 @@ static int outer_ef_xg(gg_backend *be, double *out, gg_status *st)
         return -1;
     if (!vec_computed(o, GG_OR_ETH))
         return gg_fail(st, "gamgpu_internal_error", "outer rows: no level-2 theta rows");
-    const double t0 = now(), t_before = be->t_rows;
-    if (gg_cuda_enter(r.ordinal, st) != 0)
-        return -1;
-    const int rc = gg_cuda_xtmul_device(be, col(o->v[GG_OR_ETH], r.n, GG_FM_EFO_G(o->nth)),
-                                        o->nth, out, st);
-    gg_cuda_leave(r.ordinal);
-    be->t_rows = t_before + (now() - t0);
-    return rc;
+    ef_xg_call c = {be, col(o->v[GG_OR_ETH], r.n, GG_FM_EFO_G(o->nth)), o->nth, out};
+    return gg_cuda_run(r.ordinal, ef_xg_on_device, &c, NULL, &be->t_rows, st);
 }
 
 const gg_outer_ops gg_cuda_outer_ops = {outer_rows, outer_fetch, outer_gram, outer_newton_gram,

@@ -269,6 +269,28 @@ void gg_cuda_leave(int ordinal)
     gg_cu.cuCtxPopCurrent(&dummy);
 }
 
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+int gg_cuda_run(int ordinal, gg_cuda_op op, void *ctx, long *count, double *timer,
+                gg_status *st)
+{
+    const double t0 = now(), before = timer ? *timer : 0;
+    if (gg_cuda_enter(ordinal, st) != 0)
+        return -1;
+    const int rc = op(ctx, st);
+    gg_cuda_leave(ordinal);
+    if (count)
+        (*count)++;
+    if (timer)
+        *timer = before + (now() - t0);
+    return rc;
+}
+
 int gg_cuda_sm_count(int ordinal)       { return slots[ordinal].sm_count; }
 const char *gg_cuda_arch(int ordinal)   { return slots[ordinal].arch; }
 
