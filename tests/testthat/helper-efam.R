@@ -158,7 +158,13 @@ expect_efam_outer <- function(g, b, theta_b, label) {
     c(score = 1e-12, fit = 5e-7, sp = 2e-5, edf = 1e-5, V = 5e-7)
   if (!reference_blas()) tol <- tol * 100
   expect_true(isTRUE(g$converged), label = label)
-  expect_identical(g$outer.info$conv, "full convergence", label = label)
+  # (in another arithmetic than mgcv's -- the 16-core GPU machine's
+  # threads and BLAS -- a step at the optimum may find no decrease beyond
+  # rounding: newton()'s "step failed", as outer_agrees() allows; the
+  # bounds below hold either way)
+  expect_true(g$outer.info$conv %in%
+                if (same_arithmetic(g)) "full convergence" else c("full convergence", "step failed"),
+              label = label)
   expect_identical(g$optimizer, b$optimizer, label = label)
   expect_identical(g$method, b$method, label = label)
   expect_identical(names(g$gcv.ubre), names(b$gcv.ubre), label = label)
