@@ -101,35 +101,15 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
                 fs = fs_facts(s, mf, knots, threads, dev),
                 te = te_facts(s, mf, knots, threads, dev))
     if (is.null(f)) return(none(sprintf("gam()'s basis of %s is set up in R", s$label)))
-    # (a factor smooth: its statistics from its base's reparameterised
-    # basis on every row, fs_facts())
-    if (!is.null(f$stats)) {
-      f$scale <- rep(1, length(f$stats$mean))
-      f$mean <- f$stats$mean
-      rows <- c(rows, f$stats$imax)
-      f$stats <- NULL
-      f$threads <- threads
-      f$dev <- dev
-      class(s) <- c("gg_facts.smooth.spec", class(s))
-      attr(s, "gg_facts") <- f
-      out[[i]] <- s
-      next
-    }
-    # the basis on every row (the device's for a GPU fit), reduced in C
-    X <- raw_basis_matrix(f$sm, mf, n, threads, dev)
-    if (is.null(X)) return(none(sprintf("gam()'s basis of %s is set up in R", s$label)))
-    # (a B-spline column no row reaches: gam()'s own set-up warns of it)
-    if (!ps_columns_reached(f$sm, X, mf, n, threads, dev))
-      return(none(sprintf("gam()'s basis of %s is set up in R: a column no row reaches",
-                          s$label)))
-    st <- .Call(gg_basis_stats_r, X, f$rms, threads)
-    if (!all(is.finite(st$scale) & st$scale > 0) || !all(is.finite(st$mean)) ||
-        !is.finite(st$rowmax))
-      return(none(sprintf("gam()'s basis of %s is set up in R", s$label)))
+    # (a factor smooth brings its statistics, fs_facts(); the others' come
+    # from their basis on every row, the device's for a GPU fit, reduced in C)
+    st <- if (is.null(f$stats)) basis_stats(s, f, mf, n, threads, dev) else f$stats
+    if (is.character(st))
+      return(none(sprintf("gam()'s basis of %s is set up in R%s", s$label, st)))
+    f$stats <- NULL
     f$scale <- st$scale
     f$mean <- st$mean
-    if (!identical(s$by, "NA")) f <- c(f, by_facts(s$by, mf[[s$by]], X, f$scale))
-    rm(X)
+    if (!is.null(st$by)) f <- c(f, st$by)
     f$threads <- threads
     f$dev <- dev
     rows <- c(rows, as.integer(st$imax))
@@ -138,6 +118,21 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
     out[[i]] <- s
   }
   list(specs = out, rows = unique(rows))
+}
+
+# What gam_basis_facts() takes of the basis of spec s (facts f) on every
+# row: list(scale, mean, imax, by = by_facts()), or why not (a string).
+basis_stats <- function(s, f, mf, n, threads, dev) {
+  X <- raw_basis_matrix(f$sm, mf, n, threads, dev)
+  if (is.null(X)) return("")
+  # (a B-spline column no row reaches: gam()'s own set-up warns of it)
+  if (!ps_columns_reached(f$sm, X, mf, n, threads, dev)) return(": a column no row reaches")
+  st <- .Call(gg_basis_stats_r, X, f$rms, threads)
+  if (!all(is.finite(st$scale) & st$scale > 0) || !all(is.finite(st$mean)) ||
+      !is.finite(st$rowmax))
+    return("")
+  list(scale = st$scale, mean = st$mean, imax = st$imax,
+       by = if (!identical(s$by, "NA")) by_facts(s$by, mf[[s$by]], X, st$scale))
 }
 
 # mgcv's thin plate constructions on the knots (tprs_stand_in()) of every
@@ -423,7 +418,8 @@ fs_facts <- function(s, mf, knots, threads = 1L, dev = NULL) {
   m <- matrix(0, nf, ncol(rp$X))
   m[as.integer(rownames(lv)), ] <- lv
   list(sm = object, rms = FALSE,
-       stats = list(mean = as.vector(t(m)) / n, imax = which.max(rowSums(abs(rp$X)))))
+       stats = list(scale = rep(1, ncol(rp$X) * nf), mean = as.vector(t(m)) / n,
+                    imax = which.max(rowSums(abs(rp$X)))))
 }
 
 # A Gaussian process smooth's basis built by mgcv from the knots it would
