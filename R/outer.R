@@ -153,11 +153,12 @@ outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, scale,
          .Call(gg_session_derivs_r, ses, db, Ml, as.integer(c(fisher, pe, pearson)))
        },
        ls_n = ls_n, unit_trials = is.null(trials),
-       # family$ls() at phi, remembered for the last phi (an O(n) sum that,
-       # for a known scale, every evaluation would repeat)
+       # family$ls() at phi (R/family_ls.R), remembered for the last phi (an
+       # O(n) sum that, for a known scale, every evaluation would repeat)
        ls = function(phi) {
          if (!identical(env$ls_phi, phi)) {
-           env$ls_value <- mgcv_visible(fam$ls)(y, w, ls_n, phi)
+           if (is.null(env$lsf)) env$lsf <- saturated_ls(fam, y, w, ls_n)
+           env$ls_value <- env$lsf(phi)
            env$ls_phi <- phi
          }
          env$ls_value

@@ -49,7 +49,6 @@ efam_outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, sc
   # it is estimated, its log a parameter)
   if (!(scale > 0)) scale <- if (is.null(fam$scale)) 1 else fam$scale
   nth <- if (isTRUE(fam$n.theta > 0)) as.integer(fam$n.theta) else 0L
-  lsf <- mgcv_visible(fam$ls)        # (tw()'s finds mgcv's ldTweedie)
   off <- if (is.null(offset)) 0 else offset
   P <- c(B[c("ses", "n", "p", "S", "UrS", "H", "N", "Mp", "env", "gram", "lev", "xb", "xt")], list(
        y = y, w = w, off = off, fam = fam, nth = nth,
@@ -60,7 +59,11 @@ efam_outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, sc
        set_theta = function(th) if (nth > 0) fam$putTheta(th),
        # (a family with theta fixed, n.theta = 0, has it at getTheta())
        theta = function() fam$getTheta(),
-       ls = function(th, phi) lsf(y, w, th, phi),
+       # (family$ls(), its row terms once per distinct response: R/family_ls.R)
+       ls = function(th, phi) {
+         if (is.null(B$env$lsf)) B$env$lsf <- saturated_ls(fam, y, w)
+         B$env$lsf(th, phi)
+       },
        # the family's starting mu (its initialize, as gam.fit4 evaluates it)
        mustart = function() {
          e <- list2env(list(y = y, weights = w, nobs = n, family = fam, mustart = NULL,

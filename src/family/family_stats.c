@@ -3,6 +3,7 @@
  * them but without n-length temporaries, in passes over fixed blocks of
  * rows that threads share out.  No R API at all (the densities are
  * family_dens.c's), so these run off R's thread. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -218,4 +219,25 @@ int gg_residuals_aic(const gg_family *fam, size_t n, const double *y, const doub
     default:
         return 1;
     }
+}
+
+/* ---- a sum over rows of per-value terms: gg_sum_spread --------------------- */
+
+double gg_sum_spread(const double *t, const int *idx, const double *v, size_t n, int op)
+{
+    long double s = 0;
+    for (size_t r = 0; r < n; r++) {
+        const double a = t[idx[r] - 1];
+        double q;
+        switch (op) {
+        case 0: q = a * v[r]; break;
+        case 1: q = a - v[r]; break;
+        case 2: q = a / v[r]; break;
+        default: q = a; break;
+        }
+        s += q;
+    }
+    if (s > DBL_MAX) return INFINITY;
+    if (s < -DBL_MAX) return -INFINITY;
+    return (double) s;
 }

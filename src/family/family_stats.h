@@ -35,6 +35,12 @@ typedef struct gg_aic_nonint {
  * *bad.  Returns 0, or 1 where the aic is not computed here: NA for the
  * quasi families, and negbin's, which the caller takes from R's family
  * (then *aic is not set).  Pure C: runs on any thread. */
+/* sum over rows r of (t[idx[r]] op v[r]) -- op 0: *, 1: -, 2: /, 3: t
+ * alone (v unused) -- each term rounded to double, summed in row order in
+ * long double as R's sum() sums: R's sum(t[idx] op v) to the bit, without
+ * the n-vectors.  idx is 1-based, as R's match() gives it. */
+double gg_sum_spread(const double *t, const int *idx, const double *v, size_t n, int op);
+
 int gg_residuals_aic(const gg_family *fam, size_t n, const double *y, const double *mu,
                      const double *wt, double sig2, int nthreads, double *r,
                      double *resid_ss, double *aic, gg_aic_nonint *bad);

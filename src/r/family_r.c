@@ -1,7 +1,9 @@
 /* family_r.c -- the family arithmetic for R, outside the fit: the family
  * and link of two strings (gg_family_or_abort, also used by fit_r.c), each
  * row's family quantities (gg_family_rows) and the aic's log densities
- * (gg_log_density_r), for tests against R's family objects and densities.
+ * (gg_log_density_r), for tests against R's family objects and densities,
+ * and the sums over rows of per-value terms of R/family_ls.R's
+ * family$ls() (gg_sum_spread_r).
  * The summaries over all rows that the gam object needs are
  * family_stats.c's, run by the fit itself (fit_r.c). */
 #include <R.h>
@@ -13,6 +15,7 @@
 #include "errors_r.h"
 #include "family.h"
 #include "family_dens.h"
+#include "family_stats.h"
 #include "family_r.h"
 #include "sexp_r.h"
 
@@ -105,4 +108,20 @@ SEXP gg_log_density_r(SEXP which, SEXP x, SEXP a, SEXP b)
     SET_VECTOR_ELT(res, 1, Rf_ScalarInteger(bad));
     UNPROTECT(1);
     return res;
+}
+
+/* gg_sum_spread() for R: sum(t[idx] op v) without the n-vectors (op 0: *,
+ * 1: -, 2: /, 3: t[idx] alone; R/family_ls.R). */
+SEXP gg_sum_spread_r(SEXP t, SEXP idx, SEXP v, SEXP op)
+{
+    const int o = Rf_asInteger(op);
+    if (!Rf_isReal(t) || !Rf_isInteger(idx) || o < 0 || o > 3 ||
+        (o < 3 && (!Rf_isReal(v) || XLENGTH(v) != XLENGTH(idx))))
+        gg_abort("gamgpu_bad_input",
+                 "t must be double, idx integer, v double of idx's length, op 0 to 3");
+    const R_xlen_t n = XLENGTH(idx), nt = XLENGTH(t);
+    const int *ix = INTEGER(idx);
+    for (R_xlen_t r = 0; r < n; r++)
+        if (ix[r] < 1 || ix[r] > nt) gg_abort("gamgpu_bad_input", "idx must index t (1-based)");
+    return Rf_ScalarReal(gg_sum_spread(REAL(t), ix, o < 3 ? REAL(v) : NULL, (size_t) n, o));
 }
