@@ -7,7 +7,8 @@
 # constraint (the basis's column means), and the penalty's scaling (the
 # largest absolute row sum of the basis, norm(X, "I")).  Here each of them
 # is computed on all rows -- the basis evaluated by the C evaluators, on the
-# device for a GPU fit, and reduced in C (gg_basis_stats) -- and mgcv's
+# device for a GPU fit and reduced there (only the statistics come back),
+# on the CPU reduced in C (gg_basis_stats) -- and mgcv's
 # gam.setup() then runs on bam()'s mini model frame with the row that
 # attains norm(X, "I") added for each smooth, its smooths built by
 # smooth.construct.gg_facts.smooth.spec() with the full data's knots,
@@ -123,16 +124,26 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
 # What gam_basis_facts() takes of the basis of spec s (facts f) on every
 # row: list(scale, mean, imax, by = by_facts()), or why not (a string).
 basis_stats <- function(s, f, mf, n, threads, dev) {
-  X <- raw_basis_matrix(f$sm, mf, n, threads, dev)
-  if (is.null(X)) return("")
-  # (a B-spline column no row reaches: gam()'s own set-up warns of it)
-  if (!ps_columns_reached(f$sm, X, mf, n, threads, dev)) return(": a column no row reaches")
-  st <- .Call(gg_basis_stats_r, X, f$rms, threads)
+  # (the basis itself is wanted for a by variable's facts and a P-spline's
+  # columns; else only its statistics, on the device for a GPU fit)
+  by <- !identical(s$by, "NA")
+  ps <- inherits(f$sm, "pspline.smooth") ||
+    (inherits(f$sm, "tensor.smooth") && any(vapply(f$sm$margin, inherits, NA, "pspline.smooth")))
+  if (!by && !ps) {
+    st <- raw_basis_stats(f$sm, mf, n, threads, dev, f$rms)
+    if (is.null(st)) return("")
+  } else {
+    X <- raw_basis_matrix(f$sm, mf, n, threads, dev)
+    if (is.null(X)) return("")
+    # (a B-spline column no row reaches: gam()'s own set-up warns of it)
+    if (!ps_columns_reached(f$sm, X, mf, n, threads, dev)) return(": a column no row reaches")
+    st <- .Call(gg_basis_stats_r, X, f$rms, threads)
+  }
   if (!all(is.finite(st$scale) & st$scale > 0) || !all(is.finite(st$mean)) ||
       !is.finite(st$rowmax))
     return("")
   list(scale = st$scale, mean = st$mean, imax = st$imax,
-       by = if (!identical(s$by, "NA")) by_facts(s$by, mf[[s$by]], X, st$scale))
+       by = if (by) by_facts(s$by, mf[[s$by]], X, st$scale))
 }
 
 # mgcv's thin plate constructions on the knots (tprs_stand_in()) of every
@@ -267,9 +278,8 @@ te_facts <- function(s, mf, knots, threads = 1L, dev = NULL) {
     # norm(X, "I") among the stand-ins for the penalty's scaling
     constrained <- inter && (is.null(s$mc) || isTRUE(as.logical(s$mc[j])))
     if (constrained || tp) {
-      Xm <- raw_basis_matrix(f$sm, mf, nrow(mf), threads, dev)
-      if (is.null(Xm)) return(NULL)
-      st <- .Call(gg_basis_stats_r, Xm, f$rms, threads)
+      st <- raw_basis_stats(f$sm, mf, nrow(mf), threads, dev, f$rms)
+      if (is.null(st)) return(NULL)
       if (!all(is.finite(st$scale) & st$scale > 0) || !all(is.finite(st$mean)) ||
           !is.finite(st$rowmax))
         return(NULL)

@@ -273,6 +273,29 @@ margin_block <- function(r) {
 # where that pays (tp1_table = NA: tp1_table_pays()), else by its direct
 # sums (b' UZ); the two agree to rounding.
 raw_basis_matrix <- function(m, data, n, threads, dev = NULL, tp1_table = NA) {
+  plan <- raw_basis_plan(m, data, n, threads, dev, tp1_table)
+  if (is.null(plan)) return(NULL)
+  if (is.null(dev)) return(.Call(gg_xplan_build_r, plan))
+  X <- .Call(gg_xplan_build_device_r, plan, dev[1L], dev[2L])
+  attr(X, "device") <- attr(X, "fallback") <- NULL
+  X
+}
+
+# gg_basis_stats() of that raw basis on every row (list(scale, mean, rowmax,
+# imax), R/basis_facts.R): for a GPU fit (dev's mode) X is built and
+# reduced on the device and only the statistics come back; else built and
+# reduced in C on the host.  NULL where the basis has no recipe.
+raw_basis_stats <- function(m, data, n, threads, dev, rms) {
+  plan <- raw_basis_plan(m, data, n, threads, dev)
+  if (is.null(plan)) return(NULL)
+  if (is.null(dev)) dev <- c(0L, 0L)
+  st <- .Call(gg_xplan_stats_device_r, plan, rms, dev[1L], dev[2L])
+  attr(st, "device") <- attr(st, "fallback") <- NULL
+  st
+}
+
+# The one-block plan (xplan) of raw_basis_matrix(), or NULL.
+raw_basis_plan <- function(m, data, n, threads, dev = NULL, tp1_table = NA) {
   codes <- new.env(parent = emptyenv())
   # (a tensor product before its constraint: its margins' row products,
   # te()'s reparameterisation included; a factor smooth: its factor's
@@ -290,12 +313,8 @@ raw_basis_matrix <- function(m, data, n, threads, dev = NULL, tp1_table = NA) {
     list(kind = 4L, k = r$k, margins = list(r), drop = 0L, shift = NULL, Z = NULL)
   r$col0 <- 1L
   r$ncol <- recipe_columns(r)
-  plan <- list(n = n, p = r$k, threads = as.integer(threads),
-               tensor_cores = tensor_cores_option(), blocks = list(r))
-  if (is.null(dev)) return(.Call(gg_xplan_build_r, plan))
-  X <- .Call(gg_xplan_build_device_r, plan, dev[1L], dev[2L])
-  attr(X, "device") <- attr(X, "fallback") <- NULL
-  X
+  list(n = n, p = r$k, threads = as.integer(threads), tensor_cores = tensor_cores_option(),
+       blocks = list(r))
 }
 
 # A device plan (policy.R: device_plan()) as the c(mode, ordinal) the .Calls take.

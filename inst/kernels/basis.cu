@@ -565,3 +565,81 @@ extern "C" __global__ void basis_dense(const double *__restrict__ D, long long n
             X[(long long) c * ldx + r] = D[(long long) c * n + r0 + r];
     }
 }
+
+// ---- a basis's statistics over every row (R/basis_facts.R) ----------------
+// gam()'s set-up takes three facts of a smooth's raw basis X (n x k) on every
+// row: each column's root mean square (a thin plate basis's scaling), each
+// column's mean after that scaling (the centring constraint) and the row of
+// largest absolute scaled row sum (norm(X, "I"), the penalty's scaling).
+// Here per block of block_rows rows, reduced in a fixed order (the same
+// result on every run); the host sums the blocks.
+
+#define STATS_THREADS 256
+
+// partial[b * k + c]: the sum over block b's rows of column c's squares
+// (pass 0) or of its values over scale[c] (pass 1).  Grid (blocks, k).
+extern "C" __global__ void basis_stats_cols(const double *__restrict__ X, long long n,
+                                            long long ldx, int k, long long block_rows, int pass,
+                                            const double *__restrict__ scale,
+                                            double *__restrict__ partial)
+{
+    __shared__ double sh[STATS_THREADS];
+    const int c = blockIdx.y;
+    const long long i0 = (long long) blockIdx.x * block_rows;
+    const long long i1 = i0 + block_rows < n ? i0 + block_rows : n;
+    const double *x = X + (long long) c * ldx;
+    const double sc = pass ? scale[c] : 1.0;
+    double s = 0;
+    for (long long i = i0 + threadIdx.x; i < i1; i += blockDim.x) {
+        const double v = x[i];
+        s += pass ? v / sc : v * v;
+    }
+    sh[threadIdx.x] = s;
+    __syncthreads();
+    for (int h = blockDim.x / 2; h > 0; h /= 2) {
+        if (threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) partial[(long long) blockIdx.x * k + c] = sh[0];
+}
+
+// rmax[b], rat[b]: the largest sum over columns of |X[i, c] / scale[c]|
+// among block b's rows, and the first row that attains it.  Grid (blocks).
+extern "C" __global__ void basis_stats_rows(const double *__restrict__ X, long long n,
+                                            long long ldx, int k, long long block_rows,
+                                            const double *__restrict__ scale,
+                                            double *__restrict__ rmax, long long *__restrict__ rat)
+{
+    __shared__ double sv[STATS_THREADS];
+    __shared__ long long si[STATS_THREADS];
+    const long long i0 = (long long) blockIdx.x * block_rows;
+    const long long i1 = i0 + block_rows < n ? i0 + block_rows : n;
+    double best = -1;
+    long long at = i0;
+    for (long long i = i0 + threadIdx.x; i < i1; i += blockDim.x) {
+        double r = 0;
+        for (int c = 0; c < k; c++) r += fabs(X[(long long) c * ldx + i] / scale[c]);
+        if (r > best) {
+            best = r;
+            at = i;
+        }
+    }
+    sv[threadIdx.x] = best;
+    si[threadIdx.x] = at;
+    __syncthreads();
+    for (int h = blockDim.x / 2; h > 0; h /= 2) {
+        if (threadIdx.x < h) {
+            const double b = sv[threadIdx.x + h];
+            const long long j = si[threadIdx.x + h];
+            if (b > sv[threadIdx.x] || (b == sv[threadIdx.x] && j < si[threadIdx.x])) {
+                sv[threadIdx.x] = b;
+                si[threadIdx.x] = j;
+            }
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        rmax[blockIdx.x] = sv[0];
+        rat[blockIdx.x] = si[0];
+    }
+}

@@ -119,3 +119,11 @@ int gg_cuda_xplan_build(int ordinal, const gg_xplan *xp, double *out, gg_status 
     (void) ordinal; (void) xp; (void) out;
     return unavailable(st);
 }
+
+int gg_cuda_xplan_stats(int ordinal, const gg_xplan *xp, int rms_scale, double *scale,
+                        double *mean, double *rowmax, size_t *imax, gg_status *st)
+{
+    (void) ordinal; (void) xp; (void) rms_scale; (void) scale; (void) mean; (void) rowmax;
+    (void) imax;
+    return unavailable(st);
+}

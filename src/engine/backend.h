@@ -169,6 +169,13 @@ int gg_backend_cuda_init(gg_backend *be, int ordinal, gg_status *st);
  * gamgpu_device_unavailable). */
 int gg_cuda_xplan_build(int ordinal, const gg_xplan *xp, double *out, gg_status *st);
 
+/* gg_basis_stats() (setup_stats.h) of that X, built and reduced on device
+ * `ordinal`: scale and mean (p each), the largest absolute scaled row sum
+ * and its row (0-based).  Sums in another order than the host's: equal to
+ * rounding.  A CPU-only build fails as above. */
+int gg_cuda_xplan_stats(int ordinal, const gg_xplan *xp, int rms_scale, double *scale,
+                        double *mean, double *rowmax, size_t *imax, gg_status *st);
+
 /* The CPU backend: BLAS on row chunks of `chunk_rows` rows (0 = default),
  * extra memory O(chunk_rows * p) besides the 5 n-vectors of row state. */
 int gg_backend_cpu_init(gg_backend *be, size_t chunk_rows, gg_status *st);

@@ -17,6 +17,7 @@
 #include "errors_r.h"
 #include "interrupt.h"
 #include "interrupt_r.h"
+#include "setup_stats.h"
 #include "sexp_r.h"
 #include "threads.h"
 #include "xplan.h"
@@ -404,6 +405,63 @@ SEXP gg_xplan_build_device_r(SEXP plan, SEXP mode_, SEXP ordinal_)
     Rf_setAttrib(X, Rf_install("fallback"), gg_scalar_string(fallback));
     UNPROTECT(1);
     return X;
+}
+
+/* gg_basis_stats() of X built from its recipe: on the device when mode asks
+ * (X built and reduced there; only the statistics come back), as
+ * gg_xplan_build_device_r() decides, else X built on the host and reduced
+ * there.  list(scale, mean, rowmax, imax (1-based)) as gg_basis_stats_r(),
+ * with attributes "device" and "fallback".  For R/basis_facts.R. */
+SEXP gg_xplan_stats_device_r(SEXP plan, SEXP rms_scale, SEXP mode_, SEXP ordinal_)
+{
+    const int n = gg_list_int(plan, "n", GG_REQUIRED, 1, INT_MAX, BAD_IN);
+    const int p = gg_list_int(plan, "p", GG_REQUIRED, 1, INT_MAX, BAD_IN);
+    const int mode = gg_as_int(mode_, "the mode", 0, 2, BAD_IN);
+    const int ordinal = gg_as_int(ordinal_, "the device ordinal", 0, INT_MAX, BAD_IN);
+    const int rms = Rf_asLogical(rms_scale) == TRUE;
+    gg_xplan xp;
+    gg_xplan_from_r(plan, (size_t) n, p, &xp);
+    SEXP scale = PROTECT(Rf_allocVector(REALSXP, p));
+    SEXP mean = PROTECT(Rf_allocVector(REALSXP, p));
+    double rowmax = -1;
+    size_t imax = 0;
+    gg_status st;
+    gg_status_clear(&st);
+    char device[32] = "cpu";
+    const char *fallback = "";
+    int rc = 0;
+    if (mode > 0) {
+        gg_r_interrupt_arm();
+        rc = gg_cuda_xplan_stats(ordinal, &xp, rms, REAL(scale), REAL(mean), &rowmax, &imax,
+                                 &st);
+        rc = gg_r_interrupt_disarm(rc, &st, "a basis's statistics on the device");
+    }
+    if (!gg_device_outcome(mode, rc, ordinal, "basis", &st, device, sizeof device, &fallback)) {
+        SEXP X = PROTECT(Rf_allocMatrix(REALSXP, n, p));
+        gg_status hst;
+        gg_status_clear(&hst);
+        const int prev = gg_threads_set_limit(xp.threads);
+        gg_r_interrupt_arm();
+        int rc2 = gg_xplan_fill(&xp, 0, (size_t) n, REAL(X), (size_t) n, &hst);
+        rc2 = gg_r_interrupt_disarm(rc2, &hst, "the model matrix's build");
+        if (rc2 == 0 && gg_basis_stats(REAL(X), (size_t) n, p, rms, REAL(scale), REAL(mean),
+                                       &rowmax, &imax) != 0)
+            rc2 = gg_fail(&hst, "gamgpu_host_oom", "no memory for the basis statistics");
+        gg_threads_set_limit(prev);
+        if (rc2)
+            gg_raise(&hst);
+        UNPROTECT(1);
+    }
+    const char *names[] = {"scale", "mean", "rowmax", "imax"};
+    SEXP out = PROTECT(gg_named_list(4, names));
+    SET_VECTOR_ELT(out, 0, scale);
+    SET_VECTOR_ELT(out, 1, mean);
+    SET_VECTOR_ELT(out, 2, Rf_ScalarReal(rowmax));
+    SET_VECTOR_ELT(out, 3, Rf_ScalarReal((double) imax + 1));
+    Rf_setAttrib(out, Rf_install("device"), gg_scalar_string(device));
+    Rf_setAttrib(out, Rf_install("fallback"), gg_scalar_string(fallback));
+    UNPROTECT(3);
+    return out;
 }
 
 /* A 1-d thin plate basis (knots Xu, nXu x 1; UZ, (nXu + M) x k; penalty

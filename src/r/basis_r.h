@@ -18,6 +18,7 @@ void gg_model_data_from_r(SEXP X, SEXP y, SEXP w, SEXP offset, struct gg_xplan *
                           struct gg_data *d);
 SEXP gg_xplan_build_r(SEXP plan);
 SEXP gg_xplan_build_device_r(SEXP plan, SEXP mode, SEXP ordinal);
+SEXP gg_xplan_stats_device_r(SEXP plan, SEXP rms_scale, SEXP mode, SEXP ordinal);
 SEXP gg_tprs_pp_r(SEXP Xu, SEXP UZ, SEXP m, SEXP M, SEXP threads);
 
 #endif

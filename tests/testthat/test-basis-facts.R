@@ -154,6 +154,45 @@ test_that("gg_basis_stats is colMeans, the RMS scaling and norm(X, 'I') of R", {
   expect_error(.Call(gamgpu:::gg_basis_stats_r, 1:3, TRUE, 1L), class = "gamgpu_bad_input")
 })
 
+# raw bases of three kinds, as the facts take them: a thin plate basis
+# (its columns' RMS scaling), a cr basis and a te() of cr margins
+stats_bases <- function(d) {
+  list(tp = mgcv::smooth.construct(mgcv::s(x0, k = 8, xt = list(max.knots = 300)), d, NULL),
+       cr = mgcv::smooth.construct(mgcv::s(x1, bs = "cr"), d, NULL),
+       te = mgcv::smooth.construct(mgcv::te(x2, x3, k = c(5, 5)), d, NULL))
+}
+
+test_that("a basis's statistics from its recipe are gg_basis_stats() of its matrix", {
+  d <- facts_data(20000)
+  for (b in stats_bases(d)) {
+    rms <- inherits(b, "tprs.smooth")
+    X <- gamgpu:::raw_basis_matrix(b, d, nrow(d), 2L, c(0L, 0L))
+    st <- gamgpu:::raw_basis_stats(b, d, nrow(d), 2L, c(0L, 0L), rms)
+    expect_identical(st, .Call(gamgpu:::gg_basis_stats_r, X, rms, 2L))
+  }
+})
+
+test_that("on the GPU a basis's statistics are reduced there: the host's to rounding", {
+  skip_if_no_device()
+  d <- facts_data(300000)
+  for (b in stats_bases(d)) {
+    rms <- inherits(b, "tprs.smooth")
+    h <- gamgpu:::raw_basis_stats(b, d, nrow(d), 2L, c(0L, 0L), rms)
+    gpu_telemetry(reset = TRUE)
+    g <- gamgpu:::raw_basis_stats(b, d, nrow(d), 2L, c(2L, 0L), rms)
+    t <- gpu_telemetry()
+    # (kernels launched; back came the statistics, not X's 8 bytes a cell)
+    expect_gt(sum(t$launches[t$backend == "engine"]), 0)
+    expect_lt(sum(t$d2h_bytes), 8 * nrow(d))
+    expect_device_arena_empty()
+    expect_lt(max(abs(g$scale - h$scale) / h$scale), 1e-14)
+    expect_lt(max(abs(g$mean - h$mean)), 1e-14 * max(abs(h$mean), 1))
+    expect_lt(abs(g$rowmax - h$rowmax) / h$rowmax, 1e-14)
+    # (the row of the largest scaled row sum, or one within rounding of it)
+    expect_true(g$imax == h$imax || abs(g$rowmax - h$rowmax) < 1e-14 * h$rowmax)
+  }
+})
+
 test_that("on the GPU the facts' bases are evaluated on the device and X built there", {
   skip_if_no_device()
   # (the CPU's fit set up as the device's is: gam()'s bases from facts of
