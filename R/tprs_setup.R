@@ -112,7 +112,7 @@ tprs_knot_data <- function(object, data, knots, threads = 1L) {
   # ascending rows: for one covariate sort(unique()), by radix sort in C
   if (d == 1L) {
     xsh <- xs[[1L]] - shift
-    xu <- matrix(.Call(gg_sorted_unique_r, xsh), ncol = 1L)
+    xu <- matrix(.Call(gg_sorted_unique_r, xsh, as.integer(threads)), ncol = 1L)
   } else {
     xu <- mgcv::uniquecombs(matrix(unlist(lapply(seq_len(d), function(i) xs[[i]] - shift[i])),
                                    n, d), TRUE)

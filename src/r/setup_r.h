@@ -11,6 +11,6 @@ SEXP gg_fill_r(SEXP n, SEXP value, SEXP nthreads);
 SEXP gg_variance_r(SEXP x, SEXP nthreads);
 SEXP gg_first_rows_r(SEXP x, SEXP v, SEXP nthreads);
 SEXP gg_basis_stats_r(SEXP X, SEXP rms_scale, SEXP nthreads);
-SEXP gg_sorted_unique_r(SEXP x);
+SEXP gg_sorted_unique_r(SEXP x, SEXP nthreads);
 
 #endif

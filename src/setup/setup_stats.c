@@ -766,36 +766,89 @@ int gg_basis_stats(const double *X, size_t n, int k, int rms_scale,
 
 /* ---- distinct values in order: gg_sorted_unique --------------------------- */
 
+/* A parallel LSD radix sort of the keys: the rows in SU_JOBS fixed
+ * segments; per byte, each segment's histogram (phase 1), then each
+ * segment scattered to its own offsets within each bucket (phase 2), which
+ * keeps the sort stable and its result independent of the threads. */
+#define SU_JOBS 16
+#define SU_MIN_ROWS 65536      /* rows per segment at the least */
+
+typedef struct su_job {
+    const double *x;
+    const uint64_t *src;
+    uint64_t *dst;
+    size_t i0, i1;
+    int phase, sh;             /* 0: keys and every byte's histogram; 1, 2: byte sh */
+    size_t hist[256];
+    size_t all[8][256];
+} su_job;
+
+static void *su_run(void *arg)
+{
+    su_job *j = arg;
+    if (j->phase == 0) {
+        memset(j->all, 0, sizeof j->all);
+        for (size_t i = j->i0; i < j->i1; i++) {
+            const uint64_t k = key_of(j->x[i]);
+            j->dst[i] = k;
+            for (int d = 0; d < 8; d++) j->all[d][(k >> (8 * d)) & 0xFF]++;
+        }
+    } else if (j->phase == 1) {
+        memset(j->hist, 0, sizeof j->hist);
+        for (size_t i = j->i0; i < j->i1; i++) j->hist[(j->src[i] >> j->sh) & 0xFF]++;
+    } else {
+        for (size_t i = j->i0; i < j->i1; i++)
+            j->dst[j->hist[(j->src[i] >> j->sh) & 0xFF]++] = j->src[i];
+    }
+    return NULL;
+}
+
 int gg_sorted_unique(const double *x, size_t n, double *out, size_t *nu)
 {
     *nu = 0;
     if (n == 0) return 0;
+    size_t nj = n / SU_MIN_ROWS;
+    nj = nj < 1 ? 1 : nj > SU_JOBS ? SU_JOBS : nj;
     uint64_t *a = malloc(n * sizeof(uint64_t)), *b = malloc(n * sizeof(uint64_t));
-    size_t (*count)[256] = calloc(8, sizeof *count);
-    if (a == NULL || b == NULL || count == NULL) {
+    su_job *jobs = calloc(nj, sizeof *jobs);
+    if (a == NULL || b == NULL || jobs == NULL) {
         free(a);
         free(b);
-        free(count);
+        free(jobs);
         return -1;
     }
-    /* the keys and every byte's histogram in one pass */
-    for (size_t i = 0; i < n; i++) {
-        const uint64_t k = key_of(x[i]);
-        a[i] = k;
-        for (int d = 0; d < 8; d++) count[d][(k >> (8 * d)) & 0xFF]++;
+    for (size_t q = 0; q < nj; q++) {
+        jobs[q].x = x;
+        jobs[q].i0 = n * q / nj;
+        jobs[q].i1 = n * (q + 1) / nj;
+        jobs[q].dst = a;
+        jobs[q].phase = 0;
     }
-    /* least significant byte first: stable counting passes, skipping a byte
-     * that every key shares */
+    /* the keys and every byte's histogram in one pass */
+    gg_run_jobs((int) nj, su_run, jobs, sizeof *jobs);
+    /* least significant byte first, skipping a byte that every key shares */
     for (int d = 0; d < 8; d++) {
         const int sh = 8 * d;
-        if (count[d][(a[0] >> sh) & 0xFF] == n) continue;
-        size_t at = 0;
-        for (int v = 0; v < 256; v++) {
-            const size_t c = count[d][v];
-            count[d][v] = at;
-            at += c;
+        const unsigned v0 = (unsigned) ((a[0] >> sh) & 0xFF);
+        size_t same = 0;
+        for (size_t q = 0; q < nj; q++) same += jobs[q].all[d][v0];
+        if (same == n) continue;
+        for (size_t q = 0; q < nj; q++) {
+            jobs[q].src = a;
+            jobs[q].dst = b;
+            jobs[q].sh = sh;
+            jobs[q].phase = 1;
         }
-        for (size_t i = 0; i < n; i++) b[count[d][(a[i] >> sh) & 0xFF]++] = a[i];
+        gg_run_jobs((int) nj, su_run, jobs, sizeof *jobs);
+        size_t at = 0;
+        for (int v = 0; v < 256; v++)
+            for (size_t q = 0; q < nj; q++) {
+                const size_t c = jobs[q].hist[v];
+                jobs[q].hist[v] = at;
+                at += c;
+            }
+        for (size_t q = 0; q < nj; q++) jobs[q].phase = 2;
+        gg_run_jobs((int) nj, su_run, jobs, sizeof *jobs);
         uint64_t *t = a;
         a = b;
         b = t;
@@ -809,6 +862,6 @@ int gg_sorted_unique(const double *x, size_t n, double *out, size_t *nu)
     *nu = m;
     free(a);
     free(b);
-    free(count);
+    free(jobs);
     return 0;
 }

@@ -83,7 +83,8 @@ int gg_check_rows(const double *y, const double *w, const double *offset, size_t
  * -1 when there was no memory. */
 /* The distinct values of x[0 .. n-1] (no NaN) in increasing order, as
  * sort(unique(x)) gives them, into out (n doubles); *nu their count.
- * Radix sort on the values' order-preserving keys.  Returns 0, or -1 when
+ * Radix sort on the values' order-preserving keys, over the threads the
+ * budget (threads.h) allows.  Returns 0, or -1 when
  * there was no memory. */
 int gg_sorted_unique(const double *x, size_t n, double *out, size_t *nu);
 

@@ -218,14 +218,29 @@ test_that("on the GPU the facts' bases are evaluated on the device and X built t
   expect_lt(rel(fitted(g), fitted(c)), 1e-9)
 })
 
-test_that("gg_sorted_unique is sort(unique(x))", {
+test_that("gg_sorted_unique is sort(unique(x)), whatever the threads", {
+  su <- function(x, threads = 2L) .Call(gamgpu:::gg_sorted_unique_r, x, threads)
   set.seed(4)
   x <- c(round(rnorm(5e4), 2), -0, 0, Inf, -Inf, 1e-300, -1e-300, .Machine$double.xmax)
-  expect_identical(.Call(gamgpu:::gg_sorted_unique_r, x), sort(unique(x)))
-  expect_identical(.Call(gamgpu:::gg_sorted_unique_r, c(3, 3, 3)), 3)
-  expect_identical(.Call(gamgpu:::gg_sorted_unique_r, numeric(0)), numeric(0))
-  expect_error(.Call(gamgpu:::gg_sorted_unique_r, c(1, NA)), class = "gamgpu_bad_input")
-  expect_error(.Call(gamgpu:::gg_sorted_unique_r, 1:3), class = "gamgpu_bad_input")
+  expect_identical(su(x), sort(unique(x)))
+  # (more rows than one segment of the parallel sort: 16 of them)
+  y <- c(round(rnorm(1.2e6) * 1e3, 1), -0, 0, runif(1e4))
+  expect_identical(su(y, 1L), sort(unique(y)))
+  expect_identical(su(y, 2L), sort(unique(y)))
+  expect_identical(su(c(3, 3, 3)), 3)
+  expect_identical(su(numeric(0)), numeric(0))
+  expect_error(su(c(1, NA)), class = "gamgpu_bad_input")
+  expect_error(su(1:3), class = "gamgpu_bad_input")
+  expect_error(su(1, 0L), class = "gamgpu_bad_input")
+})
+
+test_that("sorted_quantile() is quantile() of sorted values, names included", {
+  set.seed(8)
+  for (n in c(1, 2, 9, 10, 11, 1000, 12345)) for (nk in c(3, 5, 10, 21)) {
+    xu <- sort(unique(round(rnorm(n), 3)))
+    p <- seq(0, 1, length = nk)
+    expect_identical(gamgpu:::sorted_quantile(xu, p), stats::quantile(xu, p))
+  }
 })
 
 test_that("the route is the device's by default; option gamgpu.basis_facts decides otherwise", {
