@@ -39,9 +39,20 @@ efam_sim <- function(family, n = 2000, seed = 3) {
 # simulated cases of test-efam-*.R: linear predictors <= 2.4e-11 of their
 # range, theta <= 1e-11, log sp <= 1.2e-10, EDF <= 7.3e-11, REML score,
 # deviance and aic <= 1.2e-12 relative, residuals <= 1.7e-10).  A test
-# that needs looser says why.
+# that needs looser says why.  Where the arithmetic is not mgcv's
+# (same_arithmetic(), helper-compare.R: another BLAS, or gamgpu's own CPU
+# Gram kernel, which the GPU machine's "auto" takes) the fits agree to the
+# stopping rules, not to rounding, and the tolerances are cross_tol times
+# these (cnorm()'s fREML with gamgpu's kernel: theta 1.3e-8 from bam's,
+# 3e-13 with the BLAS bam uses).
 expect_efam_parity <- function(g, b, eta_tol = 1e-9, theta_tol = 1e-9, sp_tol = 1e-8,
-                               edf_tol = 1e-8) {
+                               edf_tol = 1e-8, cross_tol = 100) {
+  if (!same_arithmetic(g)) {
+    eta_tol <- eta_tol * cross_tol
+    theta_tol <- theta_tol * cross_tol
+    sp_tol <- sp_tol * cross_tol
+    edf_tol <- edf_tol * cross_tol
+  }
   expect_true(g$converged)
   expect_identical(g$family$family, b$family$family)
   tg <- g$family$getTheta(TRUE)

@@ -58,7 +58,11 @@ expect_cens_default <- function(fo, family, data) {
   g <- gam_gpu(fo, family = family(), data = data, method = "GCV.Cp", device = "off")
   expect_identical(g$method, "REML")
   expect_identical(g$family$family, b$family$family)
-  expect_lt(abs(g$gcv.ubre[[1]] - b$gcv.ubre[[1]]) / abs(b$gcv.ubre[[1]]), 1e-12)
+  # (where the arithmetic is not mgcv's, helper-compare.R's same_arithmetic(),
+  # the scores agree to the stopping rules: 1.2e-12 with gamgpu's CPU Gram
+  # kernel on the GPU machine)
+  expect_lt(abs(g$gcv.ubre[[1]] - b$gcv.ubre[[1]]) / abs(b$gcv.ubre[[1]]),
+            if (same_arithmetic(g)) 1e-12 else 1e-10)
   expect_lt(max(abs(g$fitted.values - b$fitted.values)) / diff(range(b$fitted.values)), 1e-9)
   expect_lt(max(abs(g$edf - b$edf)), 1e-7)
   for (nm in c("deviance", "null.deviance", "aic"))
