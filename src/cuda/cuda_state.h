@@ -110,5 +110,10 @@ int gg_cuda_load_recipe(cuda_state *s, const gg_data *d, gg_status *st);
 int gg_cuda_build_x(cuda_state *s, size_t r0, size_t rows, CUdeviceptr Xc, size_t ldx,
                     CUstream stream, gg_status *st);
 int gg_cuda_build_x_resident(cuda_state *s, gg_status *st);
+/* X alone (a recipe's plan) built resident on device `ordinal` in a state
+ * of its own, then tail(s, ctx); the state and its memory released after */
+typedef int (*gg_xplan_tail)(cuda_state *s, void *ctx, gg_status *st);
+int gg_cuda_xplan_run(int ordinal, const gg_xplan *xp, gg_xplan_tail tail, void *ctx,
+                      gg_status *st);
 
 #endif

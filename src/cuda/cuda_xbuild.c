@@ -5,12 +5,11 @@
  * and each block's columns -- a margins block through its margins' raw
  * columns, maps and row tensor product -- for a chunk of rows or the
  * whole resident X; and X alone built and copied back (gg_cuda_xplan_build)
- * or reduced to the statistics gam()'s set-up takes (gg_cuda_xplan_stats).
+ * or handed to another tail (gg_cuda_xplan_run; cuda_xstats.c).
  * The backend's operations that use it: cuda_backend.c.  Compiled only
  * with CUDA. */
 #include "cuda_state.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -763,10 +762,8 @@ int gg_cuda_build_x(cuda_state *s, size_t r0, size_t rows, CUdeviceptr Xc, size_
 /* X (n x p) from its recipe built resident on the device as load() builds
  * it, then tail(s, ctx) on it; the device's memory released after.  Fails
  * with a device class where X does not fit in device memory. */
-typedef int (*xplan_tail)(cuda_state *s, void *ctx, gg_status *st);
-
-static int xplan_run(int ordinal, const gg_xplan *xp, xplan_tail tail, void *ctx,
-                     gg_status *st)
+int gg_cuda_xplan_run(int ordinal, const gg_xplan *xp, gg_xplan_tail tail, void *ctx,
+                      gg_status *st)
 {
     gg_arena *arena = gg_gpu_arena(ordinal, st);
     if (arena == NULL)
@@ -818,111 +815,5 @@ static int copy_back(cuda_state *s, void *out, gg_status *st)
  * host (R/tprs_setup.R) evaluated where evaluation is fast. */
 int gg_cuda_xplan_build(int ordinal, const gg_xplan *xp, double *out, gg_status *st)
 {
-    return xplan_run(ordinal, xp, copy_back, out, st);
-}
-
-/* ---- a basis's statistics over every row, reduced on the device --------- */
-
-#define STATS_BLOCK_ROWS 65536   /* rows per block of basis_stats_cols/rows */
-#define STATS_THREADS 256        /* basis.cu's STATS_THREADS */
-
-typedef struct stats_ctx {
-    int     rms;
-    double *scale, *mean, *rowmax;
-    size_t *imax;
-} stats_ctx;
-
-static int fetch(void *dst, CUdeviceptr src, size_t bytes, gg_status *st)
-{
-    if (gg_cu_check(gg_cu.cuMemcpyDtoH(dst, src, bytes), "engine: copying basis statistics back",
-                    st))
-        return -1;
-    gg_tel_d2h(LABEL, (double) bytes);
-    return 0;
-}
-
-/* basis_stats_cols per pass (the squares for the scale, then the scaled
- * values for the mean) and basis_stats_rows, each block's partial summed
- * here in block order in long double, as gg_basis_stats() sums. */
-static int reduce_stats(cuda_state *s, void *ctx, gg_status *st)
-{
-    stats_ctx *c = ctx;
-    const size_t n = s->n;
-    int k = s->p;
-    long long nn = (long long) n, ld = (long long) n, br = STATS_BLOCK_ROWS;
-    const unsigned nb = (unsigned) ((n + STATS_BLOCK_ROWS - 1) / STATS_BLOCK_ROWS);
-    CUfunction fc, fr;
-    CUdeviceptr part, dscale, rmax, rat;
-    if (gg_cuda_function(s->ordinal, "basis", "basis_stats_cols", &fc, st) ||
-        gg_cuda_function(s->ordinal, "basis", "basis_stats_rows", &fr, st) ||
-        !(part = gg_buflist_alloc(&s->bufs, (size_t) nb * k, LABEL, st)) ||
-        !(dscale = gg_buflist_alloc(&s->bufs, (size_t) k, LABEL, st)) ||
-        !(rmax = gg_buflist_alloc(&s->bufs, nb, LABEL, st)) ||
-        !(rat = gg_buflist_alloc(&s->bufs, nb, LABEL, st)))
-        return -1;
-    double *hp = malloc((size_t) nb * k * sizeof(double)), *hr = malloc(nb * sizeof(double));
-    long long *hi = malloc(nb * sizeof(long long));
-    int rc = -1;
-    if (hp == NULL || hr == NULL || hi == NULL) {
-        gg_fail(st, "gamgpu_host_oom", "out of memory (basis statistics)");
-        goto done;
-    }
-    for (int j = 0; j < k; j++) c->scale[j] = 1.0;
-    for (int pass = c->rms ? 0 : 1; pass <= 1; pass++) {
-        if (gg_cu_check(gg_cu.cuMemcpyHtoD(dscale, c->scale, (size_t) k * sizeof(double)),
-                        "engine: copying basis scales", st))
-            goto done;
-        gg_tel_h2d(LABEL, (double) k * sizeof(double));
-        void *args[] = {&s->X, &nn, &ld, &k, &br, &pass, &dscale, &part};
-        if (gg_cu_check(gg_cu.cuLaunchKernel(fc, nb, (unsigned) k, 1, STATS_THREADS, 1, 1, 0,
-                                             NULL, args, NULL),
-                        "engine: launching basis_stats_cols", st))
-            goto done;
-        gg_tel_launch(LABEL, 1);
-        if (gg_cuda_wait(NULL, "a basis's statistics on the device", st) ||
-            fetch(hp, part, (size_t) nb * k * sizeof(double), st))
-            goto done;
-        for (int j = 0; j < k; j++) {
-            long double t = 0;
-            for (unsigned b = 0; b < nb; b++) t += hp[(size_t) b * k + j];
-            if (pass == 0)
-                c->scale[j] = sqrt((double) (t / (long double) n));
-            else
-                c->mean[j] = (double) (t / (long double) n);
-        }
-    }
-    if (gg_cu_check(gg_cu.cuMemcpyHtoD(dscale, c->scale, (size_t) k * sizeof(double)),
-                    "engine: copying basis scales", st))
-        goto done;
-    void *rargs[] = {&s->X, &nn, &ld, &k, &br, &dscale, &rmax, &rat};
-    if (gg_cu_check(gg_cu.cuLaunchKernel(fr, nb, 1, 1, STATS_THREADS, 1, 1, 0, NULL, rargs, NULL),
-                    "engine: launching basis_stats_rows", st))
-        goto done;
-    gg_tel_launch(LABEL, 1);
-    if (gg_cuda_wait(NULL, "a basis's statistics on the device", st) ||
-        fetch(hr, rmax, nb * sizeof(double), st) || fetch(hi, rat, nb * sizeof(long long), st))
-        goto done;
-    *c->rowmax = -1;
-    *c->imax = 0;
-    for (unsigned b = 0; b < nb; b++)
-        if (hr[b] > *c->rowmax) {
-            *c->rowmax = hr[b];
-            *c->imax = (size_t) hi[b];
-        }
-    rc = 0;
-done:
-    free(hp);
-    free(hr);
-    free(hi);
-    return rc;
-}
-
-/* gg_basis_stats() of X (n x p from its recipe), X built and reduced on the
- * device: only the statistics come back (at 10^7 rows and 60 columns, 40
- * bytes a column and block in place of 4.8 GB). */
-int gg_cuda_xplan_stats(int ordinal, const gg_xplan *xp, int rms_scale, double *scale,
-                        double *mean, double *rowmax, size_t *imax, gg_status *st)
-{
-    stats_ctx c = {rms_scale, scale, mean, rowmax, imax};
-    return xplan_run(ordinal, xp, reduce_stats, &c, st);
+    return gg_cuda_xplan_run(ordinal, xp, copy_back, out, st);
 }
