@@ -256,16 +256,22 @@ efam_finish <- function(object, family, theta, theta_failed, G, nthreads = 1L) {
     object$residuals <- sqrt(pmax(dev_rows(y, object$fitted.values, w), 0)) *
       sign(y - object$fitted.values)
   }
+  off <- G$offset
   if (name %in% c("negbin", "tw", "scat", "ocat", "cnorm", "clog", "cpois")) {
     # postproc's find.null.dev() sums dev.resids over all rows some twenty
-    # times (optimize()): the family copy it gets has them from C
-    fam_post$dev.resids <- dev_rows
+    # times (optimize()): the family copy it gets has them from C; and a
+    # zero offset goes as the number 0, so that each step takes the inverse
+    # link of one number, not of every row (the same mu on every row, the
+    # same sums: these postprocs read the offset nowhere else)
+    fam_post$dev.resids <- function(y, mu, wt, theta = NULL)
+      dev_rows(y, if (length(mu) == 1L) rep(mu, NROW(y)) else mu, wt)
+    if (length(off) && !anyNA(off) && all(off == 0)) off <- 0
   }
   if (is.null(posr) && is.function(family$postproc))
     posr <- family$postproc(family = fam_post, y = y, prior.weights = w,
                     fitted = object$fitted.values,
                     linear.predictors = object$linear.predictors,
-                    offset = G$offset, intercept = G$intercept)
+                    offset = off, intercept = G$intercept)
   if (!is.null(posr$family)) object$family$family <- posr$family
   object$deviance <- if (!is.null(posr$deviance)) posr$deviance else sum(object$residuals^2)
   object$null.deviance <- if (!is.null(posr$null.deviance)) posr$null.deviance else

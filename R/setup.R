@@ -298,7 +298,9 @@ lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mo
   mf$method <- mf$family <- mf$control <- mf$scale <- mf$knots <- mf$sp <- mf$min.sp <-
     mf$gc.level <- mf$gamma <- mf$paraPen <- mf$chunk.size <- mf$rho <- mf$cluster <-
     mf$discrete <- mf$use.chol <- mf$samfrac <- mf$nthreads <- mf$G <- mf$fit <-
-    mf$select <- mf$drop.intercept <- mf$coef <- mf$... <- NULL
+    mf$select <- mf$drop.intercept <- mf$coef <- NULL
+  # (bam()'s `mf$... <- NULL`, without the byte compiler's note on `...`)
+  if ("..." %in% names(mf)) mf[["..."]] <- NULL
   mf$drop.unused.levels <- TRUE
   mf[[1]] <- quote(stats::model.frame)
   mfp <- mf
