@@ -237,8 +237,22 @@ test_that("P-REML and P-ML are gam()'s: the Pearson scale, and REML or ML with a
   for (m in c("P-REML", "P-ML")) for (cs in cases) {
     label <- paste(m, cs[[3]])
     b <- mgcv::gam(cs[[1]], family = cs[[2]], data = d, method = m, control = tight_gam())
-    g <- gam_gpu(cs[[1]], family = cs[[2]], data = d, method = m, device = "off",
-                 control = tight_gam_gg())
+    # (in another arithmetic than mgcv's -- gamgpu's CPU Gram kernel, which
+    # "auto" takes where it times faster -- inverse.gaussian's P-ML Newton
+    # ends in a step failure at the optimum, 1.8e-12 of the score from
+    # gam()'s, and warns of it as gam() would: allowed there, not in mgcv's)
+    warned <- NULL
+    g <- withCallingHandlers(
+      gam_gpu(cs[[1]], family = cs[[2]], data = d, method = m, device = "off",
+              control = tight_gam_gg()),
+      gamgpu_not_converged = function(w) {
+        warned <<- conditionMessage(w)
+        invokeRestart("muffleWarning")
+      })
+    if (!is.null(warned)) {
+      expect_false(same_arithmetic(g), label = paste(label, "warned in mgcv's arithmetic"))
+      expect_match(warned, "step failure", fixed = TRUE)
+    }
     expect_identical(names(g$gcv.ubre), m, label = label)
     # (Gamma's P-ML puts s(x1) and s(x2) on a plateau, log sp 10 to 13,
     # where the optimizers stop at different points)
