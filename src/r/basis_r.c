@@ -17,6 +17,7 @@
 #include "errors_r.h"
 #include "interrupt.h"
 #include "interrupt_r.h"
+#include "setup_r.h"
 #include "setup_stats.h"
 #include "sexp_r.h"
 #include "threads.h"
@@ -452,12 +453,7 @@ SEXP gg_xplan_stats_device_r(SEXP plan, SEXP rms_scale, SEXP mode_, SEXP ordinal
             gg_raise(&hst);
         UNPROTECT(1);
     }
-    const char *names[] = {"scale", "mean", "rowmax", "imax"};
-    SEXP out = PROTECT(gg_named_list(4, names));
-    SET_VECTOR_ELT(out, 0, scale);
-    SET_VECTOR_ELT(out, 1, mean);
-    SET_VECTOR_ELT(out, 2, Rf_ScalarReal(rowmax));
-    SET_VECTOR_ELT(out, 3, Rf_ScalarReal((double) imax + 1));
+    SEXP out = PROTECT(gg_basis_stats_list(scale, mean, rowmax, imax));
     Rf_setAttrib(out, Rf_install("device"), gg_scalar_string(device));
     Rf_setAttrib(out, Rf_install("fallback"), gg_scalar_string(fallback));
     UNPROTECT(3);

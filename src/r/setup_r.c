@@ -133,6 +133,16 @@ SEXP gg_basis_stats_r(SEXP X, SEXP rms_scale, SEXP nthreads)
                                   REAL(scale), REAL(mean), &rowmax, &imax);
     gg_threads_set_limit(prev);
     if (rc != 0) gg_abort("gamgpu_host_oom", "no memory for the basis statistics");
+    UNPROTECT(2);
+    return gg_basis_stats_list(scale, mean, rowmax, imax);
+}
+
+/* list(scale, mean, rowmax, imax) of gg_basis_stats()'s results, imax made
+ * 1-based (also basis_r.c's device statistics). */
+SEXP gg_basis_stats_list(SEXP scale, SEXP mean, double rowmax, size_t imax)
+{
+    PROTECT(scale);
+    PROTECT(mean);
     const char *names[] = {"scale", "mean", "rowmax", "imax"};
     SEXP out = PROTECT(gg_named_list(4, names));
     SET_VECTOR_ELT(out, 0, scale);

@@ -3,6 +3,7 @@
 #define GAMGPU_SETUP_R_H
 
 #include <Rinternals.h>
+#include <stddef.h>
 
 SEXP gg_column_summary_r(SEXP x, SEXP nthreads);
 SEXP gg_column_extremes_r(SEXP x, SEXP count_only, SEXP nthreads);
@@ -11,6 +12,7 @@ SEXP gg_fill_r(SEXP n, SEXP value, SEXP nthreads);
 SEXP gg_variance_r(SEXP x, SEXP nthreads);
 SEXP gg_first_rows_r(SEXP x, SEXP v, SEXP nthreads);
 SEXP gg_basis_stats_r(SEXP X, SEXP rms_scale, SEXP nthreads);
+SEXP gg_basis_stats_list(SEXP scale, SEXP mean, double rowmax, size_t imax);
 SEXP gg_sorted_unique_r(SEXP x, SEXP nthreads);
 
 #endif
