@@ -143,10 +143,19 @@ sum_spread <- function(t, i, v, op = c("*", "-", "/", "none")) {
 
 # One number per distinct (a, b, c) triple of doubles, equal where the
 # triples are (each value's index among its distinct values, combined),
-# or NULL where the combination would not be exact in a double.
+# or NULL where the combination would not be exact in a double.  Columns
+# of one value (binomial's trials and weights, mostly) play no part: where
+# one column alone varies, it is the key (unique() finds the same groups
+# in the same order).
 triple_key <- function(a, b, c) {
-  k <- lapply(list(a, b, c), function(v) match(v, unique(v)))
+  v <- list(a, b, c)
+  v <- v[!vapply(v, function(x) isTRUE(all(x == x[1L])), NA)]
+  if (length(v) == 0L) return(rep(0, length(a)))
+  if (length(v) == 1L) return(v[[1L]])
+  k <- lapply(v, function(x) match(x, unique(x)))
   m <- vapply(k, max, 0) + 1
   if (prod(m) > 2^52) return(NULL)
-  (as.double(k[[1]]) * m[2] + k[[2]]) * m[3] + k[[3]]
+  key <- as.double(k[[1L]])
+  for (j in seq_along(k)[-1L]) key <- key * m[j] + k[[j]]
+  key
 }

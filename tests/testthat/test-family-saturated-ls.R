@@ -33,6 +33,21 @@ test_that("binomial's ls() with trials equals mgcv's", {
   expect_identical(fast(1), gamgpu:::mgcv_visible(fam$ls)(y, m, m, 1))
 })
 
+test_that("binary rows of unit weight (y alone varies) give mgcv's ls()", {
+  fam <- gamgpu:::outer_family(binomial())
+  set.seed(5)
+  y <- rbinom(3000, 1, 0.3)
+  one <- rep(1, 3000)
+  fast <- gamgpu:::saturated_ls(fam, y, one, one)
+  expect_true(exists("d", envir = environment(fast), inherits = FALSE))
+  expect_identical(fast(1), gamgpu:::mgcv_visible(fam$ls)(y, one, one, 1))
+  # (the key: y itself where the trials and weights are one value)
+  expect_identical(gamgpu:::triple_key(y, one, one), y)
+  k <- gamgpu:::triple_key(y, one, rep(c(1, 2), 1500))
+  expect_identical(match(k, unique(k)), match(paste(y, rep(c(1, 2), 1500)),
+                                              unique(paste(y, rep(c(1, 2), 1500)))))
+})
+
 test_that("nb()'s ls() equals mgcv's bit for bit at every theta", {
   fam <- mgcv::nb()
   r <- ls_rows(5000, "nb")
