@@ -824,7 +824,7 @@ parametric_blocks <- function(G, mf, codes = new.env(parent = emptyenv())) {
 # two under R CMD check; gam_gpu() caps them at control nthreads.  setup_threads() sizes the C evaluators' threads,
 # setup_cores() the forked R workers (which only pay for R-level bases).
 setup_workers <- function(n, rows_per_worker) {
-  w <- getOption("gamgpu.setup_cores", parallel::detectCores(logical = FALSE))
+  w <- getOption("gamgpu.setup_cores", physical_cores())
   if (!is.numeric(w) || length(w) != 1L || is.na(w)) w <- 1L
   if (nzchar(Sys.getenv("_R_CHECK_LIMIT_CORES_"))) w <- min(w, 2L)
   max(1L, as.integer(min(w, n %/% rows_per_worker)))
