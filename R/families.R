@@ -279,7 +279,7 @@ efam_finish <- function(object, family, theta, theta_failed, G, nthreads = 1L) {
   dev <- object$sig2 * sum(w)
   aic <- if (name == "tw")        # its ldTweedie series over threads in C
     .Call(gg_tw_aic_r, y, object$fitted.values, w, ef, dev, nthreads)
-  else mgcv_visible(family$aic)(y, object$fitted.values, family$getTheta(), w, dev)
+  else efam_aic(family, name, y, object$fitted.values, w, dev)
   object$aic <- aic + 2 * sum(object$edf)
   object$scale.estimated <- TRUE
   object

@@ -167,29 +167,28 @@ double gg_null_deviance(const gg_family *fam, size_t n, const double *y, const d
     return dev;
 }
 
-int gg_residuals_aic(const gg_family *fam, size_t n, const double *y, const double *mu,
-                     const double *wt, double sig2, int nthreads, double *r,
-                     double *resid_ss, double *aic, gg_aic_nonint *bad)
+/* family$aic(y, n, mu, wt, dev) from the context's rows, given dev and
+ * sum(wt) */
+static int aic_at_dev(stats_ctx *c, double dev, double sw, int nthreads, double *aic,
+                      gg_aic_nonint *bad)
 {
-    const gg_family_id f = fam->fam;
-    stats_ctx c = {.fam = *fam, .f = f, .n = n, .y = y, .mu = mu, .wt = wt, .r = r};
-    double sw, s, s1;
+    const gg_family_id f = c->f;
+    const size_t n = c->n;
+    const double *y = c->y, *wt = c->wt;
+    double s, s1;
     bad->count = 0;
     bad->x = 0;
-    run_pass(&c, PASS_RESID, nthreads, resid_ss, &sw);
-    /* family$aic's dev argument, as mgcv passes it */
-    const double dev = f == GG_FAM_GAUSSIAN ? *resid_ss : sig2 * sw;
     switch (f) {
     case GG_FAM_GAUSSIAN: {
         /* nobs (log(dev/nobs 2 pi) + 1) + 2 - sum(log(wt)) */
-        run_pass(&c, PASS_AIC, nthreads, &s, &s1);
+        run_pass(c, PASS_AIC, nthreads, &s, &s1);
         const double nobs = (double) n;
         *aic = nobs * (log(dev / nobs * 2 * M_PI) + 1) + 2 - s;
         return 0;
     }
     case GG_FAM_BINOMIAL:
     case GG_FAM_POISSON:
-        run_pass(&c, PASS_AIC, nthreads, &s, &s1);
+        run_pass(c, PASS_AIC, nthreads, &s, &s1);
         *aic = -2 * s;
         if (s1 > 0) {
             /* rows whose density R warns about: how many, and the first
@@ -206,19 +205,43 @@ int gg_residuals_aic(const gg_family *fam, size_t n, const double *y, const doub
         return 0;
     case GG_FAM_GAMMA:
         /* n = sum(wt); disp = dev/n; -2 sum(...) + 2 */
-        c.disp = dev / sw;
-        c.shape = 1 / c.disp;
-        run_pass(&c, PASS_AIC, nthreads, &s, &s1);
+        c->disp = dev / sw;
+        c->shape = 1 / c->disp;
+        run_pass(c, PASS_AIC, nthreads, &s, &s1);
         *aic = -2 * s + 2;
         return 0;
     case GG_FAM_INVGAUSS:
         /* sum(wt) (1 + log(dev/sum(wt) 2 pi)) + 3 sum(log(y) wt) + 2 */
-        run_pass(&c, PASS_AIC, nthreads, &s, &s1);
+        run_pass(c, PASS_AIC, nthreads, &s, &s1);
         *aic = s1 * (1 + log(dev / s1 * 2 * M_PI)) + 3 * s + 2;
         return 0;
     default:
         return 1;
     }
+}
+
+int gg_residuals_aic(const gg_family *fam, size_t n, const double *y, const double *mu,
+                     const double *wt, double sig2, int nthreads, double *r,
+                     double *resid_ss, double *aic, gg_aic_nonint *bad)
+{
+    const gg_family_id f = fam->fam;
+    stats_ctx c = {.fam = *fam, .f = f, .n = n, .y = y, .mu = mu, .wt = wt, .r = r};
+    double sw;
+    bad->count = 0;
+    bad->x = 0;
+    run_pass(&c, PASS_RESID, nthreads, resid_ss, &sw);
+    /* family$aic's dev argument, as mgcv passes it */
+    const double dev = f == GG_FAM_GAUSSIAN ? *resid_ss : sig2 * sw;
+    return aic_at_dev(&c, dev, sw, nthreads, aic, bad);
+}
+
+int gg_family_aic(const gg_family *fam, size_t n, const double *y, const double *mu,
+                  const double *wt, double dev, int nthreads, double *aic, gg_aic_nonint *bad)
+{
+    stats_ctx c = {.fam = *fam, .f = fam->fam, .n = n, .y = y, .mu = mu, .wt = wt};
+    double syw, sw;
+    run_pass(&c, PASS_MEAN, nthreads, &syw, &sw);
+    return aic_at_dev(&c, dev, sw, nthreads, aic, bad);
 }
 
 /* ---- a sum over rows of per-value terms: gg_sum_spread --------------------- */

@@ -45,4 +45,9 @@ int gg_residuals_aic(const gg_family *fam, size_t n, const double *y, const doub
                      const double *wt, double sig2, int nthreads, double *r,
                      double *resid_ss, double *aic, gg_aic_nonint *bad);
 
+/* The family's aic, family$aic(y, n, mu, wt, dev), at a given dev (the
+ * outer iteration's scale times sum(wt)); its rows are not written. */
+int gg_family_aic(const gg_family *fam, size_t n, const double *y, const double *mu,
+                  const double *wt, double dev, int nthreads, double *aic, gg_aic_nonint *bad);
+
 #endif

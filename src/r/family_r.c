@@ -2,8 +2,9 @@
  * and link of two strings (gg_family_or_abort, also used by fit_r.c), each
  * row's family quantities (gg_family_rows) and the aic's log densities
  * (gg_log_density_r), for tests against R's family objects and densities,
- * and the sums over rows of per-value terms of R/family_ls.R's
- * family$ls() (gg_sum_spread_r).
+ * the sums over rows of per-value terms of R/family_ls.R's family$ls()
+ * (gg_sum_spread_r), and the aic of an outer fit at its scale
+ * (gg_family_aic_r).
  * The summaries over all rows that the gam object needs are
  * family_stats.c's, run by the fit itself (fit_r.c). */
 #include <R.h>
@@ -18,6 +19,7 @@
 #include "family_stats.h"
 #include "family_r.h"
 #include "sexp_r.h"
+#include "threads.h"
 
 /* The family and link named by two strings, its theta unset, or a
  * classed R error. */
@@ -124,4 +126,26 @@ SEXP gg_sum_spread_r(SEXP t, SEXP idx, SEXP v, SEXP op)
     for (R_xlen_t r = 0; r < n; r++)
         if (ix[r] < 1 || ix[r] > nt) gg_abort("gamgpu_bad_input", "idx must index t (1-based)");
     return Rf_ScalarReal(gg_sum_spread(REAL(t), ix, o < 3 ? REAL(v) : NULL, (size_t) n, o));
+}
+
+/* family$aic(y, 1, mu, wt, dev) of Gamma or inverse.gaussian at a given
+ * dev, summed over threads (R/outer.R's outer_finish(): R's takes an
+ * n-vector of dgamma()s, 0.1 s at 3e5 rows on the 2-core machine). */
+SEXP gg_family_aic_r(SEXP family, SEXP link, SEXP y, SEXP mu, SEXP wt, SEXP dev,
+                     SEXP nthreads)
+{
+    const gg_family f = gg_family_named_or_abort(family, link);
+    if (f.fam != GG_FAM_GAMMA && f.fam != GG_FAM_INVGAUSS)
+        gg_abort("gamgpu_bad_family", "the aic here is Gamma's or inverse.gaussian's");
+    if (TYPEOF(y) != REALSXP || TYPEOF(mu) != REALSXP || TYPEOF(wt) != REALSXP)
+        gg_abort("gamgpu_bad_input", "y, mu and wt must be double vectors");
+    const R_xlen_t n = XLENGTH(y);
+    if (XLENGTH(mu) != n || XLENGTH(wt) != n)
+        gg_abort("gamgpu_bad_input", "y, mu and wt must have equal lengths");
+    const double d = gg_as_real(dev, "dev", 0, DBL_MAX, "gamgpu_bad_input");
+    const int nt = gg_as_int(nthreads, "nthreads", 1, GG_MAX_THREADS, "gamgpu_bad_input");
+    double aic;
+    gg_aic_nonint bad;
+    gg_family_aic(&f, (size_t) n, REAL(y), REAL(mu), REAL(wt), d, nt, &aic, &bad);
+    return Rf_ScalarReal(aic);
 }

@@ -86,3 +86,28 @@ test_that("the fits' aic is family$aic's", {
   ref <- Gamma()$aic(dat$yg, 1, g$fitted.values, rep(1, n), g$sig2 * n) + 2 * sum(g$edf)
   expect_equal(g$aic, ref, tolerance = 1e-13)
 })
+
+test_that("an outer fit's Gamma and inverse.gaussian aic, summed in C, is R's to rounding", {
+  set.seed(8)
+  n <- 20000
+  y <- stats::rgamma(n, 2, 2)
+  mu <- y * stats::runif(n, 0.5, 1.5)
+  w <- sample(c(1, 2, 0.5, 0), n, TRUE)
+  for (fam in list(Gamma(link = "log"), Gamma(), inverse.gaussian())) {
+    dev <- 0.7 * sum(w)
+    ref <- fam$aic(y, 1, mu, w, dev)
+    for (nt in c(1L, 3L)) {
+      got <- .Call(gamgpu:::gg_family_aic_r, fam$family, fam$link, y, mu, w, dev, nt)
+      expect_lt(abs(got - ref), 1e-13 * abs(ref), label = paste(fam$family, fam$link, nt))
+    }
+    # (outer_finish()'s route to it)
+    P <- list(y = y, w = w, ls_n = 1)
+    expect_identical(gamgpu:::outer_aic(fam, P, mu, dev, 2L),
+                     .Call(gamgpu:::gg_family_aic_r, fam$family, fam$link, y, mu, w, dev, 2L))
+  }
+  # any other family: R's own
+  expect_error(.Call(gamgpu:::gg_family_aic_r, "poisson", "log", y, mu, w, 1, 1L),
+               class = "gamgpu_bad_family")
+  P <- list(y = round(y), w = w, ls_n = 1)
+  expect_identical(gamgpu:::outer_aic(poisson(), P, mu, 1, 1L), poisson()$aic(round(y), 1, mu, w, 1))
+})

@@ -91,3 +91,25 @@ test_that("a compressed ls() that disagrees with the family's own is not used", 
   f <- gamgpu:::saturated_ls(fam, r$y, r$w, rep(1, 2000))
   expect_identical(f(1), fam$ls(r$y, r$w, rep(1, 2000), 1))
 })
+
+test_that("nb()'s aic by distinct counts is mgcv's to the bit, and taken by the fit", {
+  r <- ls_rows(20000, "nb")
+  set.seed(6)
+  mu <- exp(1 + sin(seq_along(r$y) / 50)) * runif(length(r$y), 0.8, 1.2)
+  for (th in c(-1, 0.4, 2)) {
+    fam <- mgcv::nb(theta = exp(th))
+    own <- fam$aic(r$y, mu, th, r$w, 1)
+    expect_identical(gamgpu:::aic_nb(r$y, mu, th, r$w), own)
+    expect_identical(gamgpu:::efam_aic(fam, "negbin", r$y, mu, r$w, 1), own)
+  }
+  # counts that seldom repeat: the family's own
+  expect_null(gamgpu:::aic_nb(seq_len(100) + 0.5, rep(2, 100), 0, rep(1, 100)))
+  # the fit's aic is gam()'s
+  set.seed(7)
+  n <- 3000
+  d <- data.frame(x = runif(n))
+  d$y <- rnbinom(n, mu = exp(1 + sin(3 * d$x)), size = 2)
+  g <- gam_gpu(y ~ s(x), family = mgcv::nb(), data = d, method = "REML", device = "off")
+  b <- mgcv::gam(y ~ s(x), family = mgcv::nb(), data = d, method = "REML")
+  expect_equal(g$aic, b$aic, tolerance = 1e-9)
+})

@@ -288,14 +288,15 @@ test_that("GACV.Cp is gam()'s: GACV with an estimated scale, UBRE with a known o
   }
 })
 
-test_that("the aic is family$aic's, from the fit's own C sums where dev is not read", {
+test_that("the aic is family$aic's, from C sums but with cbind() trials", {
   d <- outer_data(n = 800)
   d$w <- sample(1:3, nrow(d), TRUE)      # (integer: the cbind() successes stay whole)
   # (formula, family, weights, whether the aic is the fit's own C sum)
   cases <- list(list(yb ~ s(x0) + s(x1), binomial(), NULL, TRUE),
                 list(yp ~ s(x0) + s(x1) + offset(off), poisson(), "w", TRUE),
                 list(cbind(ys, ns - ys) ~ s(x0) + s(x1), binomial(), "w", FALSE),
-                list(yg ~ s(x0) + s(x1), Gamma(link = "log"), NULL, FALSE))
+                list(yg ~ s(x0) + s(x1), Gamma(link = "log"), NULL, TRUE),
+                list(yg ~ s(x0) + s(x1), Gamma(link = "log"), "w", TRUE))
   for (cs in cases) {
     w <- if (is.null(cs[[3]])) rep(1, nrow(d)) else d[[cs[[3]]]]
     g <- gam_gpu(cs[[1]], family = cs[[2]], data = d, weights = w, method = "REML",
@@ -305,9 +306,11 @@ test_that("the aic is family$aic's, from the fit's own C sums where dev is not r
     # gam()'s aic at the same smoothing parameters (its fit to its tolerance)
     expect_lt(abs(g$aic - b$aic), 1e-6 * abs(b$aic), label = deparse(cs[[1]]))
     # and, from the C sums, R's family$aic on gam_gpu's own fit to rounding
-    # (with cbind() trials, and for Gamma, R computes it)
+    # (Gamma's at dev = the REML scale times sum(w), as gam.fit3's dev1;
+    # with cbind() trials R computes it)
     if (cs[[4]]) {
-      r <- cs[[2]]$aic(g$y, 1, fitted(g), g$prior.weights, 0) + 2 * sum(g$edf)
+      dev <- if (cs[[2]]$family == "Gamma") g$reml.scale * sum(g$prior.weights) else 0
+      r <- cs[[2]]$aic(g$y, 1, fitted(g), g$prior.weights, dev) + 2 * sum(g$edf)
       expect_lt(abs(g$aic - r), 1e-12 * abs(r), label = deparse(cs[[1]]))
     }
   }
