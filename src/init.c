@@ -79,6 +79,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_zip_saturated_r,       4),
     CALLDEF(gg_tw_aic_r,              6),
     CALLDEF(gg_efam_dev_resids_r,     6),
+    CALLDEF(gg_efam_dev_sum_r,        6),
     CALLDEF(gg_session_open_r,        6),
     CALLDEF(gg_session_close_r,       1),
     CALLDEF(gg_session_info_r,        1),

@@ -258,27 +258,39 @@ SEXP gg_tw_aic_r(SEXP y, SEXP mu, SEXP wt, SEXP ef, SEXP dev, SEXP nthreads)
 }
 
 /* dev.resids(y, mu, wt) of an extended family at its parameters, row by
- * row over the thread budget: what find.null.dev()'s search evaluates
- * some twenty times over all rows (for nb, tw, scat, ocat), in R. */
+ * row over the thread budget (gg_efam_dev_resids_r), or their sum at one
+ * mu for every row (gg_efam_dev_sum_r): what find.null.dev()'s search
+ * evaluates some twenty times over all rows (for nb, tw, scat, ocat), in
+ * R. */
 typedef struct devr_job {
     int fam;
     const double *y, *yat, *mu, *wt;
+    double mu1;                 /* every row's mu where mu is NULL */
     const gg_fm_efpar *par;
-    double *out;
+    double *out;                /* the rows, or NULL: their sum alone */
+    long double sum;
     size_t i0, i1;
 } devr_job;
 
 static void *devr_run(void *arg)
 {
-    const devr_job *j = arg;
+    devr_job *j = arg;
     double Dmu, EDmu2;
-    for (size_t i = j->i0; i < j->i1; i++)
-        j->out[i] = gg_fm_ef_dd0(j->fam, j->y[i], j->yat ? j->yat[i] : j->y[i], j->mu[i],
-                                 j->wt[i], j->par, &Dmu, &EDmu2);
+    long double s = 0;
+    for (size_t i = j->i0; i < j->i1; i++) {
+        const double d = gg_fm_ef_dd0(j->fam, j->y[i], j->yat ? j->yat[i] : j->y[i],
+                                      j->mu ? j->mu[i] : j->mu1, j->wt[i], j->par, &Dmu,
+                                      &EDmu2);
+        if (j->out) j->out[i] = d; else s += d;
+    }
+    j->sum = s;
     return NULL;
 }
 
-SEXP gg_efam_dev_resids_r(SEXP family, SEXP y, SEXP mu, SEXP wt, SEXP ef, SEXP nthreads)
+/* The rows (out != NULL) or their sum over fixed jobs of whole blocks,
+ * summed in job order: the same for any thread count. */
+static double devr_pass(SEXP family, SEXP y, SEXP mu, SEXP wt, SEXP ef, SEXP nthreads,
+                        double *out)
 {
     if (!Rf_isString(family) || XLENGTH(family) < 1)
         gg_abort("gamgpu_bad_family", "family must be a string");
@@ -290,7 +302,8 @@ SEXP gg_efam_dev_resids_r(SEXP family, SEXP y, SEXP mu, SEXP wt, SEXP ef, SEXP n
     if (TYPEOF(y) != REALSXP || TYPEOF(mu) != REALSXP || TYPEOF(wt) != REALSXP)
         gg_abort("gamgpu_bad_input", "y, mu and wt must be double vectors");
     const size_t n = (size_t) XLENGTH(y);
-    if ((size_t) XLENGTH(mu) != n || ((size_t) XLENGTH(wt) != n && XLENGTH(wt) != 1))
+    const int mu1 = out == NULL && XLENGTH(mu) == 1 && n != 1;
+    if (((size_t) XLENGTH(mu) != n && !mu1) || ((size_t) XLENGTH(wt) != n && XLENGTH(wt) != 1))
         gg_abort("gamgpu_bad_input", "mu and wt must have y's length");
     const int nt = gg_as_int(nthreads, "nthreads", 1, GG_MAX_THREADS, "gamgpu_bad_input");
     /* dev.resids recycles a single weight, as R does */
@@ -300,19 +313,37 @@ SEXP gg_efam_dev_resids_r(SEXP family, SEXP y, SEXP mu, SEXP wt, SEXP ef, SEXP n
         for (size_t i = 0; i < n; i++) REAL(w)[i] = REAL(wt)[0];
     }
     PROTECT(w);
-    SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) n));
     devr_job jobs[SAT_JOBS];
     const size_t nb = (n + SAT_BLOCK - 1) / SAT_BLOCK;
     const int nj = nb == 0 ? 0 : (nb < SAT_JOBS ? (int) nb : SAT_JOBS);
     for (int k = 0; k < nj; k++) {
         const size_t b0 = nb * k / nj, b1 = nb * (k + 1) / nj;
-        jobs[k] = (devr_job) {(int) f.fam, REAL(y), gg_y_censor(y), REAL(mu), REAL(w), &par,
-                              REAL(out),
-                              b0 * SAT_BLOCK, b1 * SAT_BLOCK < n ? b1 * SAT_BLOCK : n};
+        jobs[k] = (devr_job) {.fam = (int) f.fam, .y = REAL(y), .yat = gg_y_censor(y),
+                              .mu = mu1 ? NULL : REAL(mu), .mu1 = REAL(mu)[0],
+                              .wt = REAL(w), .par = &par, .out = out, .sum = 0,
+                              .i0 = b0 * SAT_BLOCK,
+                              .i1 = b1 * SAT_BLOCK < n ? b1 * SAT_BLOCK : n};
     }
     const int prev = gg_threads_set_limit(nt);
     if (nj > 0) gg_run_jobs(nj, devr_run, jobs, sizeof(devr_job));
     gg_threads_set_limit(prev);
-    UNPROTECT(2);
+    UNPROTECT(1);
+    long double t = 0;
+    for (int k = 0; k < nj; k++) t += jobs[k].sum;
+    return (double) t;
+}
+
+SEXP gg_efam_dev_resids_r(SEXP family, SEXP y, SEXP mu, SEXP wt, SEXP ef, SEXP nthreads)
+{
+    if (TYPEOF(y) != REALSXP)
+        gg_abort("gamgpu_bad_input", "y, mu and wt must be double vectors");
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, XLENGTH(y)));
+    devr_pass(family, y, mu, wt, ef, nthreads, REAL(out));
+    UNPROTECT(1);
     return out;
+}
+
+SEXP gg_efam_dev_sum_r(SEXP family, SEXP y, SEXP mu, SEXP wt, SEXP ef, SEXP nthreads)
+{
+    return Rf_ScalarReal(devr_pass(family, y, mu, wt, ef, nthreads, NULL));
 }

@@ -24,5 +24,17 @@ test_that("the deviance rows in C are the families' dev.resids()", {
     # a single weight is recycled, as R recycles it
     expect_equal(.Call(gamgpu:::gg_efam_dev_resids_r, cs[[1]], y, cs[[4]], 1, ef, 1L),
                  as.vector(fam$dev.resids(y, cs[[4]], 1)), tolerance = 1e-13)
+    # their sum at one mu for every row (find.null.dev()'s search), the
+    # same for any thread count
+    m1 <- stats::median(cs[[4]])
+    ref <- sum(fam$dev.resids(y, rep(m1, n), w))
+    s1 <- .Call(gamgpu:::gg_efam_dev_sum_r, cs[[1]], y, m1, w, ef, 1L)
+    expect_lt(abs(s1 - ref) / abs(ref), 1e-13, label = paste(cs[[1]], "sum"))
+    expect_identical(.Call(gamgpu:::gg_efam_dev_sum_r, cs[[1]], y, m1, w, ef, 3L), s1)
+    expect_equal(.Call(gamgpu:::gg_efam_dev_sum_r, cs[[1]], y, cs[[4]], w, ef, 2L),
+                 sum(got), tolerance = 1e-14)
   }
+  expect_error(.Call(gamgpu:::gg_efam_dev_sum_r, "negbin", 1:3 + 0, c(1, 2), 1, list(theta = 1,
+                     aux = numeric(0), log_scale = 0, scale_est = 0L), 1L),
+               class = "gamgpu_bad_input")
 })
