@@ -20,7 +20,8 @@
 #
 # Taken for thin plate ("tp") smooths of up to 4 variables with more
 # distinct values than max.knots, cubic regression splines ("cr"), cyclic
-# ("cc") and P-splines ("ps") of one variable, Gaussian process smooths
+# ("cc"), shrinkage ("cs"), P-splines ("ps", and "cp", "bs") of one
+# variable, Gaussian process smooths
 # ("gp") of up to 4 variables with more rows than max.knots, factor
 # smooths ("fs") with a cubic regression spline base, and tensor
 # products te()
@@ -79,7 +80,7 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
   kind <- vapply(specs, facts_kind, "", mf = mf)
   if (any(kind == ""))
     return(none(sprintf(paste("gam()'s bases are set up in R for every row where a term is not",
-                              "a tp, cr, cc, ps, gp, fs (cr base), te or ti (cr, ps, tp margins) smooth of numeric",
+                              "a tp, cr, cs, cc, ps, cp, bs, gp, fs (cr base), te or ti (cr, ps, tp margins) smooth of numeric",
                               "covariates (by a factor or numbers) or a random effect of one",
                               "factor: %s"),
                         specs[[which(kind == "")[1L]]]$label)))
@@ -127,7 +128,7 @@ basis_stats <- function(s, f, mf, n, threads, dev) {
   # (the basis itself is wanted for a by variable's facts and a P-spline's
   # columns; else only its statistics, on the device for a GPU fit)
   by <- !identical(s$by, "NA")
-  ps <- inherits(f$sm, "pspline.smooth") ||
+  ps <- inherits(f$sm, range_bases) ||
     (inherits(f$sm, "tensor.smooth") && any(vapply(f$sm$margin, inherits, NA, "pspline.smooth")))
   if (!by && !ps) {
     st <- raw_basis_stats(f$sm, mf, n, threads, dev, f$rms)
@@ -217,9 +218,15 @@ facts_kind <- function(s, mf) {
         !(is.factor(b) || is.double(b)) || anyNA(b))
       return("")
   }
-  if (cl %in% c("tp.smooth.spec", "cr.smooth.spec", "cc.smooth.spec", "ps.smooth.spec") &&
-      (cl == "tp.smooth.spec" || (length(s$term) == 1L && is.null(s$xt))))
-    return(if (numeric_vars(s$term)) sub(".smooth.spec", "", cl, fixed = TRUE) else "")
+  # (a shrinkage cr, "cs", is a cr basis whose penalty mgcv shrinks from the
+  # knots alone; "cp" and "bs" are P-splines' kin: their knots from the
+  # rows' range)
+  one_var <- c(cr.smooth.spec = "cr", cs.smooth.spec = "cr", cc.smooth.spec = "cc",
+               ps.smooth.spec = "ps", cp.smooth.spec = "ps", bs.smooth.spec = "ps")
+  if (identical(cl, "tp.smooth.spec"))
+    return(if (numeric_vars(s$term)) "tp" else "")
+  if (length(cl) == 1L && cl %in% names(one_var) && length(s$term) == 1L && is.null(s$xt))
+    return(if (numeric_vars(s$term)) one_var[[cl]] else "")
   if (identical(cl, "tensor.smooth.spec")) {
     ok <- all(vapply(s$margin, function(m)
       length(m$term) == 1L &&
@@ -344,10 +351,10 @@ cc_facts <- function(s, mf, knots, threads = 1L) {
   if (is.null(sm)) NULL else list(sm = sm, rms = FALSE)
 }
 
-# A P-spline's basis from the range of the rows (its knots' span), built
-# on stand-in rows (returned as rows, for a te() margin's): the extremes and
-# as many distinct values as it has columns (mgcv warns where the rows have
-# fewer: its own set-up then).
+# A P-spline's basis (or a cyclic P-spline's, a B-spline's) from the range
+# of the rows (its knots' span), built on stand-in rows (returned as rows,
+# for a te() margin's): the extremes and as many distinct values as it has
+# columns (mgcv warns where the rows have fewer: its own set-up then).
 ps_facts <- function(s, mf, knots, threads = 1L) {
   x <- mf[[s$term]]
   rg <- range(x)
@@ -360,11 +367,16 @@ ps_facts <- function(s, mf, knots, threads = 1L) {
   if (is.null(sm)) NULL else list(sm = sm, rms = FALSE, rows = rows)
 }
 
-# Whether every column of a P-spline basis -- the smooth, or a te()
-# margin -- is reached by some row (X: its raw basis on every row; a
-# margin's is evaluated here): mgcv warns of a column no row reaches.
+# The B-spline bases whose knots span the rows' range: P-splines, cyclic
+# P-splines and B-splines.
+range_bases <- c("pspline.smooth", "cpspline.smooth", "Bspline.smooth")
+
+# Whether every column of a P-spline basis (or a cyclic P-spline's or a
+# B-spline's) -- the smooth, or a te() margin -- is reached by some row (X:
+# its raw basis on every row; a margin's is evaluated here): mgcv warns of
+# a column no row reaches.
 ps_columns_reached <- function(sm, X, mf, n, threads, dev) {
-  if (inherits(sm, "pspline.smooth")) return(all(colSums(abs(X)) > 0))
+  if (inherits(sm, range_bases)) return(all(colSums(abs(X)) > 0))
   if (!inherits(sm, "tensor.smooth")) return(TRUE)
   for (m in sm$margin) if (inherits(m, "pspline.smooth")) {
     Xm <- raw_basis_matrix(m, mf, n, threads, dev)

@@ -104,8 +104,6 @@ gg_assemble <- function(G, res, family, y, w, offset, n, method, gamma, cl, cont
   object
 }
 
-#' @export
-
 # gam()'s last step (estimate.gam()): where a smooth's constraint for
 # prediction differs from its constraint for the fit (a t2() smooth's
 # null space constraint: gam.setup()'s Xp, with modCon = 0), the
@@ -181,6 +179,7 @@ device_report <- function(f, res, policy, clock, t_sel) {
   f$route$device(dev, f)
 }
 
+#' @export
 print.gam_gpu <- function(x, ...) {
   NextMethod()
   d <- x$device

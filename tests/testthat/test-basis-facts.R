@@ -59,6 +59,11 @@ test_that("with more rows than chunk.size, gam()'s bases come from facts of ever
     list(y ~ s(x0, by = x1) + s(x2) + te(x3, x1b, by = fac), gaussian(), "REML"),
     # cyclic (place.knots() of every row) and P-splines (the range)
     list(yb ~ s(x0, bs = "cc") + s(x2, bs = "ps", k = 12) + s(x1), binomial(), "REML"),
+    # their kin: cyclic P-splines and B-splines (the range), and a
+    # shrinkage cr (the knots; mgcv shrinks the penalty from them alone)
+    list(yb ~ s(x0, bs = "cp") + s(x2, bs = "bs", k = 12) + s(x1, bs = "cs"), binomial(), "REML"),
+    list(y ~ s(x0, bs = "bs", m = c(3, 1)) + s(x2, bs = "cp", k = 8) + s(x1, bs = "cs"),
+         gaussian(), "GCV.Cp"),
     # ti(): each margin's constraint and scaling from every row
     list(y ~ ti(x0, x1, k = c(5, 6)) + s(x2) + ti(x3, x1b, bs = c("ps", "cr")), gaussian(),
          "REML"),
@@ -122,7 +127,7 @@ test_that("smooths the facts do not cover take gam()'s set-up on every row", {
   d <- facts_data(2200)
   for (f in list(yb ~ s(x0, id = 1) + s(x2, id = 1),   # linked smooths (id)
                  yb ~ s(x0) + te(x0, x1),              # nested: gam.side() deletes columns
-                 yb ~ s(x0, bs = "bs") + s(x1),        # a basis without facts
+                 yb ~ s(x0, bs = "ad") + s(x1),        # a basis without facts
                  yb ~ t2(x0, x1) + s(x2),              # a t2() tensor product
                  yb ~ s(x0, fac, bs = "fs") + s(x2),   # a factor smooth of a tp base
                  yb ~ te(x0, x1, bs = "cc") + s(x2),   # a te() margin without facts
@@ -284,12 +289,15 @@ test_that("a P-spline column no row reaches: gam()'s own set-up, and its warning
   on.exit(options(op), add = TRUE)
   d <- facts_data(2200)
   d$x0 <- ifelse(d$x0 < 0.5, d$x0 * 0.4, 0.6 + d$x0 * 0.4)      # no rows in (0.2, 0.8)
-  f <- yb ~ s(x0, bs = "ps", k = 30) + s(x2)
-  expect_warning(b <- mgcv::gam(f, family = binomial(), data = d, method = "REML"),
-                 "no\\* information")
-  expect_warning(g <- gam_gpu(f, family = binomial(), data = d, method = "REML", device = "off",
-                              control = gam_gpu_control(chunk.size = 500)),
-                 "no\\* information")
-  expect_identical(g$device$model_matrix, "matrix")
-  expect_match(g$device$model_matrix_reason, "a column no row reaches", fixed = TRUE)
+  # (a P-spline, a B-spline, a cyclic P-spline: each warns in mgcv)
+  for (f in list(yb ~ s(x0, bs = "ps", k = 30) + s(x2), yb ~ s(x0, bs = "bs", k = 30) + s(x2),
+                 yb ~ s(x0, bs = "cp", k = 30) + s(x2))) {
+    expect_warning(b <- mgcv::gam(f, family = binomial(), data = d, method = "REML"),
+                   "no\\* information")
+    expect_warning(g <- gam_gpu(f, family = binomial(), data = d, method = "REML", device = "off",
+                                control = gam_gpu_control(chunk.size = 500)),
+                   "no\\* information")
+    expect_identical(g$device$model_matrix, "matrix", label = deparse(f))
+    expect_match(g$device$model_matrix_reason, "a column no row reaches", fixed = TRUE)
+  }
 })
