@@ -18,7 +18,7 @@
 # the device (use_basis_facts()): on the CPU the basis would be evaluated
 # twice.
 #
-# Taken for thin plate ("tp") smooths of up to 4 variables with more
+# Taken for thin plate ("tp", and "ts") smooths of up to 4 variables with more
 # distinct values than max.knots, cubic regression splines ("cr"), cyclic
 # ("cc"), shrinkage ("cs"), P-splines ("ps", and "cp", "bs") of one
 # variable, Gaussian process smooths
@@ -80,14 +80,21 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
   kind <- vapply(specs, facts_kind, "", mf = mf)
   if (any(kind == ""))
     return(none(sprintf(paste("gam()'s bases are set up in R for every row where a term is not",
-                              "a tp, cr, cs, cc, ps, cp, bs, gp, fs (cr base), te or ti (cr, ps, tp margins) smooth of numeric",
+                              "a tp, ts, cr, cs, cc, ps, cp, bs, gp, fs (cr base), te or ti (cr, ps, tp margins) smooth of numeric",
                               "covariates (by a factor or numbers) or a random effect of one",
                               "factor: %s"),
                         specs[[which(kind == "")[1L]]]$label)))
   dev <- device_of(plan)
   rows <- integer(0)
   out <- vector("list", length(specs))
-  stand <- tprs_stand_ins(specs, mf, knots, threads)
+  # (a shrinkage thin plate, "ts", is set up as a "tp" and its penalty
+  # shrunk after the scaling of every row, as mgcv shrinks it after its
+  # own: tprs_shrunk())
+  tp_spec <- function(s) {
+    if (identical(class(s), "ts.smooth.spec")) class(s) <- "tp.smooth.spec"
+    s
+  }
+  stand <- tprs_stand_ins(lapply(specs, tp_spec), mf, knots, threads)
   for (i in seq_along(specs)) {
     s <- specs[[i]]
     # (a random effect of one factor is gam()'s on the mini frame, which
@@ -98,6 +105,7 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
       next
     }
     f <- switch(kind[i], tp = tprs_facts(s, mf, knots, threads, stand[[i]]),
+                ts = tprs_facts(tp_spec(s), mf, knots, threads, stand[[i]], shrink = 0.1),
                 cr = cr_facts(s, mf, knots, threads), cc = cc_facts(s, mf, knots, threads),
                 ps = ps_facts(s, mf, knots, threads), gp = gp_facts(s, mf, knots, threads),
                 fs = fs_facts(s, mf, knots, threads, dev),
@@ -175,12 +183,12 @@ tprs_stand_ins <- function(specs, mf, knots, threads) {
 # A thin plate spline's basis built by mgcv from its knots alone (on
 # tprs_knot_data()'s stand-in rows, R/tprs_setup.R); its columns are then
 # scaled by the rows' root mean squares (rms).
-tprs_facts <- function(s, mf, knots, threads = 1L, sm = NULL) {
+tprs_facts <- function(s, mf, knots, threads = 1L, sm = NULL, shrink = NULL) {
   # (X's build from its recipe on the device takes up to 4 variables)
   if (length(s$term) > 4L) return(NULL)
   if (is.null(sm)) sm <- tprs_stand_in(s, mf, knots, threads)
   if (is.null(sm)) return(NULL)
-  list(sm = sm, rms = TRUE)
+  list(sm = sm, rms = TRUE, shrink = shrink)
 }
 
 # What a by variable takes of every row: a factor's level means of the
@@ -223,8 +231,8 @@ facts_kind <- function(s, mf) {
   # rows' range)
   one_var <- c(cr.smooth.spec = "cr", cs.smooth.spec = "cr", cc.smooth.spec = "cc",
                ps.smooth.spec = "ps", cp.smooth.spec = "ps", bs.smooth.spec = "ps")
-  if (identical(cl, "tp.smooth.spec"))
-    return(if (numeric_vars(s$term)) "tp" else "")
+  if (length(cl) == 1L && cl %in% c("tp.smooth.spec", "ts.smooth.spec"))
+    return(if (numeric_vars(s$term)) sub(".smooth.spec", "", cl, fixed = TRUE) else "")
   if (length(cl) == 1L && cl %in% names(one_var) && length(s$term) == 1L && is.null(s$xt))
     return(if (numeric_vars(s$term)) one_var[[cl]] else "")
   if (identical(cl, "tensor.smooth.spec")) {
@@ -567,6 +575,7 @@ smooth.construct.gg_facts.smooth.spec <- function(object, data, knots) {
   X <- raw_basis_matrix(sm, data, length(data[[sm$term[1L]]]), f$threads, f$dev)
   if (is.null(X)) X <- mgcv::Predict.matrix(sm, data)
   if (f$rms) sm <- tprs_scaled(sm, X, f$scale) else sm$X <- X
+  if (!is.null(f$shrink)) sm <- tprs_shrunk(sm, f$shrink)
   # (a ti() has no constraint of its own: its margins have theirs; a te()
   # margin none; a factor smooth none)
   if (!isTRUE(sm$inter) && !isTRUE(f$margin) && !inherits(sm, "fs.interaction"))

@@ -58,11 +58,11 @@
 #' \code{chunk.size} gamgpu computes what they take of every row (knots,
 #' centring constraints, scalings) in C -- on the device for a GPU fit --
 #' sets the bases up on a few rows, and builds X from its recipe where the
-#' fit runs, for smooths \code{tp}, \code{cr}, \code{cs}, \code{cc},
+#' fit runs, for smooths \code{tp}, \code{ts}, \code{cr}, \code{cs}, \code{cc},
 #' \code{ps}, \code{cp}, \code{bs}, \code{gp}, \code{fs} (cr base),
 #' \code{te()} and \code{ti()} of cr, ps and tp margins, with by
 #' variables, and random effects.  Any other term (for example \code{t2()},
-#' \code{ts}, a thin plate factor smooth, linked smooths by \code{id}):
+#' \code{sz}, a thin plate factor smooth, linked smooths by \code{id}):
 #' X is built in R on every row, and \code{fit$device$model_matrix_reason}
 #' says which term.
 #'

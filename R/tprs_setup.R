@@ -83,6 +83,24 @@ tprs_scaled <- function(sm, X, sc) {
   sm
 }
 
+# smooth.construct.ts.smooth.spec()'s shrinkage on a thin plate smooth
+# whose columns are scaled as on every row: the penalty's null space
+# penalized at `shrink` times its smallest positive eigenvalue, the rank
+# full -- mgcv's steps, which it takes after its own scaling.
+tprs_shrunk <- function(sm, shrink) {
+  S <- sm$S[[1L]]
+  k <- ncol(S)
+  M <- sm$null.space.dim
+  es <- eigen(S, symmetric = TRUE)
+  es$values[(k - M + 1):k] <- es$values[k - M] * shrink
+  sm$S[[1L]] <- es$vectors %*% (as.numeric(es$values) * t(es$vectors))
+  sm$rank <- k
+  sm$null.space.dim <- 0
+  attr(sm, "shrink") <- shrink
+  class(sm) <- "ts.smooth"
+  sm
+}
+
 # What smooth.construct.tp.smooth.spec() is to be given so that it builds
 # the basis it would build from `data`, but for the rows' scaling and
 # without the rows: the knots it would draw (as data values, so that its

@@ -80,6 +80,9 @@ test_that("with more rows than chunk.size, gam()'s bases come from facts of ever
     list(yb ~ s(x1, fac, bs = "fs", k = 6, xt = list(bs = "cr")) + s(x2, bs = "cr"), binomial(),
          "REML"),
     list(y ~ s(x0, fac, bs = "fs", xt = "cr") + s(x2), gaussian(), "GCV.Cp"),
+    # shrinkage thin plates (the shrinkage after every row's scaling)
+    list(yb ~ s(x0, bs = "ts") + s(x1, x2, bs = "ts", k = 20), binomial(), "REML"),
+    list(y ~ s(x0, bs = "ts", k = 12) + s(x2, bs = "ts"), gaussian(), "GCV.Cp"),
     # thin plate margins (their shift and scales from every row)
     list(y ~ te(x0, x2, bs = c("tp", "cr"), k = c(6, 5)) + s(x1) +
            ti(x3, x1b, bs = c("cr", "tp"), k = c(5, 5)), gaussian(), "REML"))
