@@ -23,7 +23,8 @@
 # ("cc"), shrinkage ("cs"), P-splines ("ps", and "cp", "bs") of one
 # variable, Gaussian process smooths
 # ("gp") of up to 4 variables with more rows than max.knots, factor
-# smooths ("fs") with a cubic regression spline base, and tensor
+# smooths ("fs") with a cubic regression spline base, sum-to-zero factor
+# smooths ("sz") with a cr or tp base, and tensor
 # products te()
 # and ti() of one-variable cr, ps and tp margins (their knots, and te()'s
 # reparameterisation, from every row's distinct values and range; a thin
@@ -80,7 +81,7 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
   kind <- vapply(specs, facts_kind, "", mf = mf)
   if (any(kind == ""))
     return(none(sprintf(paste("gam()'s bases are set up in R for every row where a term is not",
-                              "a tp, ts, cr, cs, cc, ps, cp, bs, gp, fs (cr base), te or ti (cr, ps, tp margins) smooth of numeric",
+                              "a tp, ts, cr, cs, cc, ps, cp, bs, gp, fs (cr base), sz (cr, tp base), te or ti (cr, ps, tp margins) smooth of numeric",
                               "covariates (by a factor or numbers) or a random effect of one",
                               "factor: %s"),
                         specs[[which(kind == "")[1L]]]$label)))
@@ -109,6 +110,7 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
                 cr = cr_facts(s, mf, knots, threads), cc = cc_facts(s, mf, knots, threads),
                 ps = ps_facts(s, mf, knots, threads), gp = gp_facts(s, mf, knots, threads),
                 fs = fs_facts(s, mf, knots, threads, dev),
+                sz = sz_facts(s, mf, knots, threads),
                 te = te_facts(s, mf, knots, threads, dev))
     if (is.null(f)) return(none(sprintf("gam()'s basis of %s is set up in R", s$label)))
     # (a factor smooth brings its statistics, fs_facts(); the others' come
@@ -133,12 +135,14 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
 # What gam_basis_facts() takes of the basis of spec s (facts f) on every
 # row: list(scale, mean, imax, by = by_facts()), or why not (a string).
 basis_stats <- function(s, f, mf, n, threads, dev) {
-  # (the basis itself is wanted for a by variable's facts and a P-spline's
-  # columns; else only its statistics, on the device for a GPU fit)
+  # (the basis itself is wanted for a by variable's facts, an sz smooth's
+  # level means and a P-spline's columns; else only its statistics, on the
+  # device for a GPU fit)
   by <- !identical(s$by, "NA")
+  sz <- !is.null(f[["sz"]])
   ps <- inherits(f$sm, range_bases) ||
     (inherits(f$sm, "tensor.smooth") && any(vapply(f$sm$margin, inherits, NA, "pspline.smooth")))
-  if (!by && !ps) {
+  if (!by && !ps && !sz) {
     st <- raw_basis_stats(f$sm, mf, n, threads, dev, f$rms)
     if (is.null(st)) return("")
   } else {
@@ -152,7 +156,8 @@ basis_stats <- function(s, f, mf, n, threads, dev) {
       !is.finite(st$rowmax))
     return("")
   list(scale = st$scale, mean = st$mean, imax = st$imax,
-       by = if (by) by_facts(s$by, mf[[s$by]], X, st$scale))
+       by = if (by) by_facts(s$by, mf[[s$by]], X, st$scale) else
+         if (sz) list(sz_means = by_facts(f$fterm, mf[[f$fterm]], X, st$scale)$by_means))
 }
 
 # mgcv's thin plate constructions on the knots (tprs_stand_in()) of every
@@ -251,6 +256,17 @@ facts_kind <- function(s, mf) {
     ok <- sum(fac) == 1L && length(s$term) == 2L && fs_base_bs(s) == "cr" &&
       numeric_vars(s$term[!fac]) && !anyNA(mf[[s$term[fac]]])
     return(if (ok) "fs" else "")
+  }
+  # (a sum-to-zero factor smooth, sz: one factor, and a cr or tp base of one
+  # number, xt saying the base alone)
+  if (identical(cl, "sz.smooth.spec") && identical(s$by, "NA")) {
+    fac <- vapply(s$term, function(v) is.factor(mf[[v]]), NA)
+    xt_ok <- is.null(s$xt) || (is.character(s$xt) && length(s$xt) == 1L) ||
+      (is.list(s$xt) && identical(names(s$xt), "bs"))
+    ok <- xt_ok && sum(fac) == 1L && length(s$term) == 2L &&
+      fs_base_bs(s) %in% c("cr", "tp") && numeric_vars(s$term[!fac]) &&
+      !anyNA(mf[[s$term[fac]]])
+    return(if (ok) "sz" else "")
   }
   # (a Gaussian process smooth: xt may say only max.knots and seed)
   if (identical(cl, "gp.smooth.spec") && length(s$term) <= 4L &&
@@ -399,6 +415,53 @@ fs_base_bs <- function(s) {
   if (is.null(s$xt)) return("tp")
   if (is.list(s$xt)) return(if (is.null(s$xt$bs)) "tp" else as.character(s$xt$bs)[1L])
   as.character(s$xt)[1L]
+}
+
+# A sum-to-zero factor smooth, sz: its base (a cr or tp smooth of the
+# numeric covariate) from facts of every row, as cr_facts() and
+# tprs_facts() build them; the rest is mgcv's own construction
+# (sz_from_facts()), which reads no row: the factor's levels and the
+# base's basis on the rows it is set up on.  A row's absolute sum is its
+# base row's (one level's block is non-zero), so the base's statistics
+# give the penalty's scaling; the level means of the base's columns
+# (basis_stats()) give gam()'s column means, cmX.
+sz_facts <- function(s, mf, knots, threads = 1L) {
+  fac_at <- vapply(s$term, function(v) is.factor(mf[[v]]), NA)
+  base <- fs_base_bs(s)
+  # (the base's spec as smooth.construct.sz.smooth.spec() hands it on)
+  b <- s
+  b$base.bs <- paste0(base, ".smooth.spec")
+  if (is.character(b$xt)) b$xt <- NULL
+  b$term <- s$term[!fac_at]
+  b$dim <- 1L
+  class(b) <- b$base.bs
+  f <- if (base == "cr") cr_facts(b, mf, knots, threads) else tprs_facts(b, mf, knots, threads)
+  if (is.null(f)) return(NULL)
+  f$sz <- base
+  f$fterm <- s$term[fac_at]
+  f
+}
+
+# mgcv's smooth.construct.sz.smooth.spec() on these rows with its base
+# built from the facts: told that the base's class is gg_facts, it builds
+# it by smooth.construct.gg_facts.smooth.spec() (the facts without "sz"),
+# then takes its own steps; xt and base.bs are then put back as gam()'s.
+sz_from_facts <- function(object, data, knots, f) {
+  o <- object
+  class(o) <- "sz.smooth.spec"
+  o$xt <- list(bs = "gg_facts")
+  attr(o, "gg_facts") <- f[setdiff(names(f), "sz")]
+  # (mgcv registers no "sz" method: gam() finds it from within mgcv)
+  sm <- mgcv_fun("smooth.construct.sz.smooth.spec")(o, data, knots)
+  attr(sm, "gg_facts") <- NULL
+  # (Xb, mgcv's copy of the base's basis on every row, which only gamm()'s
+  # conversion to random effects reads, is not kept: these rows' would
+  # mislead)
+  sm["Xb"] <- list(NULL)
+  # (a character xt mgcv drops; a list it keeps)
+  if (is.character(object$xt)) sm$xt <- NULL else sm["xt"] <- list(object$xt)
+  sm$base.bs <- paste0(f[["sz"]], ".smooth.spec")
+  sm
 }
 
 # A factor smooth, fs (mgcv's smooth.construct.fs.smooth.spec() with its
@@ -568,6 +631,7 @@ cr_facts <- function(s, mf, knots, threads = 1L) {
 #' @exportS3Method mgcv::smooth.construct
 smooth.construct.gg_facts.smooth.spec <- function(object, data, knots) {
   f <- attr(object, "gg_facts")
+  if (!is.null(f[["sz"]])) return(sz_from_facts(object, data, knots, f))
   sm <- f$sm
   # the raw basis on these rows (by the C evaluators over threads, on the
   # device of a GPU fit: a thin plate basis by its direct sums there),

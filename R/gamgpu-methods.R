@@ -60,9 +60,12 @@
 #' sets the bases up on a few rows, and builds X from its recipe where the
 #' fit runs, for smooths \code{tp}, \code{ts}, \code{cr}, \code{cs}, \code{cc},
 #' \code{ps}, \code{cp}, \code{bs}, \code{gp}, \code{fs} (cr base),
+#' \code{sz} (cr or tp base; its smooth's \code{Xb}, mgcv's copy of the
+#' base's basis on every row for \code{gamm()}'s conversion, is left
+#' \code{NULL}),
 #' \code{te()} and \code{ti()} of cr, ps and tp margins, with by
 #' variables, and random effects.  Any other term (for example \code{t2()},
-#' \code{sz}, a thin plate factor smooth, linked smooths by \code{id}):
+#' a thin plate factor smooth, linked smooths by \code{id}):
 #' X is built in R on every row, and \code{fit$device$model_matrix_reason}
 #' says which term.
 #'

@@ -478,6 +478,13 @@ lean_facts_cmX <- function(G, facts, mf) {
     }
     f <- attr(facts$specs[[match(paste(sort(sm$term), collapse = ","), spec_terms)]], "gg_facts")
     if (is.null(f)) next
+    # (an sz smooth: the level means of its base's columns, level after
+    # level as its columns, through smoothCon()'s sum-to-zero contrasts)
+    if (!is.null(f$sz_means)) {
+      m <- as.vector(t(f$sz_means))
+      cm[cols] <- as.vector(mgcv_fun("XZKr")(matrix(m, 1L), vapply(sm$flev, length, 0L)))
+      next
+    }
     # the raw basis's column means over every row, times the by variable
     m <- if (!is.null(f$by_means)) f$by_means[sm$by.level, ] else
       if (!is.null(f$by_mean)) f$by_mean else f$mean

@@ -27,6 +27,12 @@ expect_same_smooths <- function(a, b, tol, label) {
   }
   a <- lapply(a, margins_X)
   b <- lapply(b, margins_X)
+  # (an sz smooth's Xb, the base's basis on every row for gamm(), is not
+  # kept by the facts' route)
+  for (i in seq_along(a)) if (inherits(a[[i]], "sz.interaction")) {
+    expect_null(a[[i]]$Xb, label = label)
+    b[[i]]["Xb"] <- list(NULL)
+  }
   for (i in seq_along(b)) {
     for (k in union(names(a[[i]]), names(b[[i]])))
       expect_true(isTRUE(all.equal(a[[i]][[k]], b[[i]][[k]], tolerance = tol)),
@@ -83,6 +89,10 @@ test_that("with more rows than chunk.size, gam()'s bases come from facts of ever
     # shrinkage thin plates (the shrinkage after every row's scaling)
     list(yb ~ s(x0, bs = "ts") + s(x1, x2, bs = "ts", k = 20), binomial(), "REML"),
     list(y ~ s(x0, bs = "ts", k = 12) + s(x2, bs = "ts"), gaussian(), "GCV.Cp"),
+    # sum-to-zero factor smooths of a cr and a tp base (the base's facts;
+    # the rest mgcv's own construction)
+    list(y ~ s(x0) + s(x0, fac, bs = "sz", xt = "cr") + s(x2), gaussian(), "REML"),
+    list(yb ~ s(x1, fac, bs = "sz") + s(x2, bs = "cr"), binomial(), "REML"),
     # thin plate margins (their shift and scales from every row)
     list(y ~ te(x0, x2, bs = c("tp", "cr"), k = c(6, 5)) + s(x1) +
            ti(x3, x1b, bs = c("cr", "tp"), k = c(5, 5)), gaussian(), "REML"))
