@@ -161,7 +161,7 @@ test_that("model_matrix_reason says why gam()'s bases, and so X, were set up in 
   expect_match(g$device$model_matrix_reason, "a CPU fit takes the route over the rows' facts",
                fixed = TRUE)
   options(gamgpu.basis_facts = TRUE)
-  g <- gam_gpu(y ~ s(x0) + s(x1, bs = "cr") + s(x2, bs = "bs"), family = binomial(),
+  g <- gam_gpu(y ~ s(x0) + s(x1, bs = "cr") + s(x2, bs = "ad"), family = binomial(),
                data = d, method = "REML", device = "off")
   expect_identical(g$device$model_matrix, "matrix")
   expect_match(g$device$model_matrix_reason, "s(x2)", fixed = TRUE)
