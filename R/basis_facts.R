@@ -24,7 +24,7 @@
 # variable, Gaussian process smooths
 # ("gp") of up to 4 variables with more rows than max.knots, factor
 # smooths ("fs") with a cubic regression spline base, sum-to-zero factor
-# smooths ("sz") with a cr or tp base, and tensor
+# smooths ("sz") with a cr base or a tp base of up to 4 variables, and tensor
 # products te()
 # and ti() of one-variable cr, ps and tp margins (their knots, and te()'s
 # reparameterisation, from every row's distinct values and range; a thin
@@ -257,15 +257,16 @@ facts_kind <- function(s, mf) {
       numeric_vars(s$term[!fac]) && !anyNA(mf[[s$term[fac]]])
     return(if (ok) "fs" else "")
   }
-  # (a sum-to-zero factor smooth, sz: one factor, and a cr or tp base of one
-  # number, xt saying the base alone)
+  # (a sum-to-zero factor smooth, sz: one factor, and a cr base of one
+  # number or a tp base of up to 4, xt saying the base alone)
   if (identical(cl, "sz.smooth.spec") && identical(s$by, "NA")) {
     fac <- vapply(s$term, function(v) is.factor(mf[[v]]), NA)
     xt_ok <- is.null(s$xt) || (is.character(s$xt) && length(s$xt) == 1L) ||
       (is.list(s$xt) && identical(names(s$xt), "bs"))
-    ok <- xt_ok && sum(fac) == 1L && length(s$term) == 2L &&
-      fs_base_bs(s) %in% c("cr", "tp") && numeric_vars(s$term[!fac]) &&
-      !anyNA(mf[[s$term[fac]]])
+    base <- fs_base_bs(s)
+    ok <- xt_ok && sum(fac) == 1L &&
+      ((base == "cr" && length(s$term) == 2L) || (base == "tp" && length(s$term) <= 5L)) &&
+      numeric_vars(s$term[!fac]) && !anyNA(mf[[s$term[fac]]])
     return(if (ok) "sz" else "")
   }
   # (a Gaussian process smooth: xt may say only max.knots and seed)
@@ -433,7 +434,7 @@ sz_facts <- function(s, mf, knots, threads = 1L) {
   b$base.bs <- paste0(base, ".smooth.spec")
   if (is.character(b$xt)) b$xt <- NULL
   b$term <- s$term[!fac_at]
-  b$dim <- 1L
+  b$dim <- length(b$term)
   class(b) <- b$base.bs
   f <- if (base == "cr") cr_facts(b, mf, knots, threads) else tprs_facts(b, mf, knots, threads)
   if (is.null(f)) return(NULL)

@@ -93,6 +93,7 @@ test_that("with more rows than chunk.size, gam()'s bases come from facts of ever
     # the rest mgcv's own construction)
     list(y ~ s(x0) + s(x0, fac, bs = "sz", xt = "cr") + s(x2), gaussian(), "REML"),
     list(yb ~ s(x1, fac, bs = "sz") + s(x2, bs = "cr"), binomial(), "REML"),
+    list(y ~ s(x0, x2, fac, bs = "sz", k = 12) + s(x1), gaussian(), "GCV.Cp"),
     # thin plate margins (their shift and scales from every row)
     list(y ~ te(x0, x2, bs = c("tp", "cr"), k = c(6, 5)) + s(x1) +
            ti(x3, x1b, bs = c("cr", "tp"), k = c(5, 5)), gaussian(), "REML"))
