@@ -2,46 +2,6 @@
 # (R/basis_facts.R): the smooth objects are gam()'s, X is built from its
 # recipe, and the fit is the one gam()'s own set-up on every row gives.
 
-facts_data <- function(n = 2400) {
-  set.seed(11)
-  d <- mgcv::gamSim(1, n = n, dist = "normal", scale = 2, verbose = FALSE)
-  d$yb <- rbinom(n, 1, plogis((d$f - mean(d$f)) / 3))
-  d$fac <- factor(sample(letters[1:3], n, replace = TRUE))
-  d$x1b <- runif(n)
-  d
-}
-
-# (on the CPU the route is taken only when asked for, by option
-# gamgpu.basis_facts = TRUE; a device fit takes it by default)
-
-# every field and attribute of two lists of smooths, to `tol` relative
-# (a te() margin's X, its basis on the rows it was built on -- every row for
-# gam(), stand-ins for the facts -- by its columns: nothing after the set-up
-# reads its rows)
-expect_same_smooths <- function(a, b, tol, label) {
-  expect_equal(length(a), length(b), label = label)
-  margins_X <- function(s) {
-    if (!is.null(s$margin))
-      s$margin <- lapply(s$margin, function(m) { m$X <- ncol(m$X); m })
-    s
-  }
-  a <- lapply(a, margins_X)
-  b <- lapply(b, margins_X)
-  # (an sz smooth's Xb, the base's basis on every row for gamm(), is not
-  # kept by the facts' route)
-  for (i in seq_along(a)) if (inherits(a[[i]], "sz.interaction")) {
-    expect_null(a[[i]]$Xb, label = label)
-    b[[i]]["Xb"] <- list(NULL)
-  }
-  for (i in seq_along(b)) {
-    for (k in union(names(a[[i]]), names(b[[i]])))
-      expect_true(isTRUE(all.equal(a[[i]][[k]], b[[i]][[k]], tolerance = tol)),
-                  label = paste(label, "smooth", i, k))
-    expect_true(isTRUE(all.equal(attributes(a[[i]]), attributes(b[[i]]), tolerance = tol)),
-                label = paste(label, "smooth", i, "attributes"))
-  }
-}
-
 test_that("with more rows than chunk.size, gam()'s bases come from facts of every row and X from its recipe", {
   op <- options(gamgpu.basis_facts = TRUE)
   on.exit(options(op), add = TRUE)
@@ -63,60 +23,15 @@ test_that("with more rows than chunk.size, gam()'s bases come from facts of ever
     # row), numbers (no constraint: the variable is not constant)
     list(yb ~ fac + s(x0, by = fac) + s(x2, bs = "cr"), binomial(), "REML"),
     list(y ~ s(x0, by = x1) + s(x2) + te(x3, x1b, by = fac), gaussian(), "REML"),
-    # cyclic (place.knots() of every row) and P-splines (the range)
-    list(yb ~ s(x0, bs = "cc") + s(x2, bs = "ps", k = 12) + s(x1), binomial(), "REML"),
-    # their kin: cyclic P-splines and B-splines (the range), and a
-    # shrinkage cr (the knots; mgcv shrinks the penalty from them alone)
-    list(yb ~ s(x0, bs = "cp") + s(x2, bs = "bs", k = 12) + s(x1, bs = "cs"), binomial(), "REML"),
-    list(y ~ s(x0, bs = "bs", m = c(3, 1)) + s(x2, bs = "cp", k = 8) + s(x1, bs = "cs"),
-         gaussian(), "GCV.Cp"),
     # ti(): each margin's constraint and scaling from every row
     list(y ~ ti(x0, x1, k = c(5, 6)) + s(x2) + ti(x3, x1b, bs = c("ps", "cr")), gaussian(),
          "REML"),
     # main effects and their interaction (gam.side() deletes nothing)
     list(yb ~ s(x0) + s(x1, bs = "cr") + ti(x0, x1), binomial(), "REML"),
-    # Gaussian process smooths (the knots drawn from every row's distinct
-    # rows, the shift their means): one and three variables, by a factor
-    list(yb ~ s(x0, bs = "gp") + s(x1, x2, x3, bs = "gp", k = 25, xt = list(max.knots = 300)),
-         binomial(), "REML"),
-    list(y ~ s(x0, bs = "gp", m = c(3, 0.4), by = fac) + fac + s(x2, bs = "cr"), gaussian(),
-         "GCV.Cp"),
-    # factor smooths of a cr base (its knots, and its natural
-    # parameterisation by nat.param() over every row)
-    list(yb ~ s(x1, fac, bs = "fs", k = 6, xt = list(bs = "cr")) + s(x2, bs = "cr"), binomial(),
-         "REML"),
-    list(y ~ s(x0, fac, bs = "fs", xt = "cr") + s(x2), gaussian(), "GCV.Cp"),
-    # shrinkage thin plates (the shrinkage after every row's scaling)
-    list(yb ~ s(x0, bs = "ts") + s(x1, x2, bs = "ts", k = 20), binomial(), "REML"),
-    list(y ~ s(x0, bs = "ts", k = 12) + s(x2, bs = "ts"), gaussian(), "GCV.Cp"),
-    # sum-to-zero factor smooths of a cr and a tp base (the base's facts;
-    # the rest mgcv's own construction)
-    list(y ~ s(x0) + s(x0, fac, bs = "sz", xt = "cr") + s(x2), gaussian(), "REML"),
-    list(yb ~ s(x1, fac, bs = "sz") + s(x2, bs = "cr"), binomial(), "REML"),
-    list(y ~ s(x0, x2, fac, bs = "sz", k = 12) + s(x1), gaussian(), "GCV.Cp"),
     # thin plate margins (their shift and scales from every row)
     list(y ~ te(x0, x2, bs = c("tp", "cr"), k = c(6, 5)) + s(x1) +
            ti(x3, x1b, bs = c("cr", "tp"), k = c(5, 5)), gaussian(), "REML"))
-  for (cs in cases) {
-    label <- paste(deparse(cs[[1]]), cs[[3]])
-    dd <- d
-    if (cs[[2]]$link == "log") dd$y <- dd$y + 10
-    b <- mgcv::gam(cs[[1]], family = cs[[2]], data = dd, method = cs[[3]])
-    # (the facts' stand-in rows give no warning of their own)
-    expect_no_warning(g <- gam_gpu(cs[[1]], family = cs[[2]], data = dd, method = cs[[3]],
-                                   device = "off", control = ctl))
-    expect_identical(g$device$model_matrix, "recipe", label = label)
-    expect_same_smooths(g$smooth, b$smooth, 1e-10, label)
-    expect_lt(max(abs(g$cmX - b$cmX)), 1e-12, label = label)
-    # the fit is gam()'s
-    expect_lt(max(abs(g$fitted.values - b$fitted.values)) / diff(range(b$fitted.values)),
-              1e-5, label = label)
-    expect_lt((g$gcv.ubre - b$gcv.ubre) / abs(b$gcv.ubre), 1e-6, label = label)
-    expect_lt(max(abs(g$edf - b$edf)), 0.01, label = label)
-    nd <- dd[1:40, ]
-    expect_lt(max(abs(predict(g, nd) - predict(b, nd))), 1e-4 * diff(range(predict(b, nd))),
-              label = label)
-  }
+  expect_facts_parity(cases, d, ctl)
 })
 
 test_that("the facts route and gam()'s set-up on every row give one fit", {
@@ -296,22 +211,4 @@ test_that("the thin plate constructions run in forked workers give the ones made
   expect_true(all(vapply(gamgpu:::tprs_stand_ins(specs, d, NULL, 1L), is.null, NA)))
   local_gg_options(gamgpu.setup_cores = 3L)
   expect_true(all(vapply(gamgpu:::tprs_stand_ins(specs, d, NULL, 4L), is.null, NA)))
-})
-
-test_that("a P-spline column no row reaches: gam()'s own set-up, and its warning", {
-  op <- options(gamgpu.basis_facts = TRUE)
-  on.exit(options(op), add = TRUE)
-  d <- facts_data(2200)
-  d$x0 <- ifelse(d$x0 < 0.5, d$x0 * 0.4, 0.6 + d$x0 * 0.4)      # no rows in (0.2, 0.8)
-  # (a P-spline, a B-spline, a cyclic P-spline: each warns in mgcv)
-  for (f in list(yb ~ s(x0, bs = "ps", k = 30) + s(x2), yb ~ s(x0, bs = "bs", k = 30) + s(x2),
-                 yb ~ s(x0, bs = "cp", k = 30) + s(x2))) {
-    expect_warning(b <- mgcv::gam(f, family = binomial(), data = d, method = "REML"),
-                   "no\\* information")
-    expect_warning(g <- gam_gpu(f, family = binomial(), data = d, method = "REML", device = "off",
-                                control = gam_gpu_control(chunk.size = 500)),
-                   "no\\* information")
-    expect_identical(g$device$model_matrix, "matrix", label = deparse(f))
-    expect_match(g$device$model_matrix_reason, "a column no row reaches", fixed = TRUE)
-  }
 })
