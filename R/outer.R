@@ -680,10 +680,8 @@ outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control, aic0 =
 outer_aic <- function(fam, P, mu, dev, nthreads) {
   if (fam$family %in% c("Gamma", "inverse.gaussian") && is.double(P$y) &&
       length(P$w) == length(P$y) && is.finite(dev)) {
-    a <- tryCatch(.Call(gg_family_aic_r, fam$family, fam$link, P$y, as.double(mu),
-                        as.double(P$w), dev, as.integer(nthreads)),
-                  gamgpu_bad_family = function(e) NULL)
-    if (!is.null(a)) return(a)
+    return(.Call(gg_family_aic_r, fam$family, P$y, as.double(mu), as.double(P$w), dev,
+                 as.integer(nthreads)))
   }
   mgcv_visible(fam$aic)(P$y, P$ls_n, mu, P$w, dev)
 }

@@ -16,7 +16,6 @@ gg_family gg_family_or_abort(SEXP family, SEXP link, SEXP theta);
 SEXP gg_family_rows(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt, SEXP theta);
 SEXP gg_log_density_r(SEXP which, SEXP x, SEXP a, SEXP b);
 SEXP gg_sum_spread_r(SEXP t, SEXP idx, SEXP v, SEXP op);
-SEXP gg_family_aic_r(SEXP family, SEXP link, SEXP y, SEXP mu, SEXP wt, SEXP dev,
-                     SEXP nthreads);
+SEXP gg_family_aic_r(SEXP family, SEXP y, SEXP mu, SEXP wt, SEXP dev, SEXP nthreads);
 
 #endif
