@@ -95,7 +95,6 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
     if (identical(class(s), "ts.smooth.spec")) class(s) <- "tp.smooth.spec"
     s
   }
-  stand <- tprs_stand_ins(lapply(specs, tp_spec), mf, knots, threads)
   for (i in seq_along(specs)) {
     s <- specs[[i]]
     # (a random effect of one factor is gam()'s on the mini frame, which
@@ -105,8 +104,8 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
       out[i] <- list(s)
       next
     }
-    f <- switch(kind[i], tp = tprs_facts(s, mf, knots, threads, stand[[i]]),
-                ts = tprs_facts(tp_spec(s), mf, knots, threads, stand[[i]], shrink = 0.1),
+    f <- switch(kind[i], tp = tprs_facts(s, mf, knots, threads),
+                ts = tprs_facts(tp_spec(s), mf, knots, threads, shrink = 0.1),
                 cr = cr_facts(s, mf, knots, threads), cc = cc_facts(s, mf, knots, threads),
                 ps = ps_facts(s, mf, knots, threads), gp = gp_facts(s, mf, knots, threads),
                 fs = fs_facts(s, mf, knots, threads, dev),
@@ -160,38 +159,13 @@ basis_stats <- function(s, f, mf, n, threads, dev) {
          if (sz) list(sz_means = by_facts(f$fterm, mf[[f$fterm]], X, st$scale)$by_means))
 }
 
-# mgcv's thin plate constructions on the knots (tprs_stand_in()) of every
-# plain "tp" spec, the specs' own work apart from the rows: each is mgcv's
-# single-threaded eigen-decomposition on up to 2000 knots, so with several
-# such smooths they run at once in forked workers (at most control
-# nthreads and the physical cores) on machines of 4 cores or more (not
-# under R CMD check's limit of two): four constructions took 0.24 s
-# against 0.49 s in turn on the GPU machine's 16 cores, but 1.18 s against
-# 0.42 s on 2 cores, where a fork costs as much as a construction.  A list by spec, NULL where
-# the spec is not one or where a worker failed (its construction then runs
-# here, as it would alone).
-tprs_stand_ins <- function(specs, mf, knots, threads) {
-  out <- vector("list", length(specs))
-  tp <- which(vapply(specs, function(s)
-    identical(class(s), "tp.smooth.spec") && length(s$term) <= 4L, NA))
-  pool <- setup_workers(.Machine$integer.max, 1)
-  if (pool < 4L) return(out)
-  cores <- min(length(tp), threads, pool)
-  if (length(tp) < 2L || cores < 2L || .Platform$OS.type != "unix") return(out)
-  parts <- parallel::mclapply(specs[tp], function(s) tprs_stand_in(s, mf, knots, 1L),
-                              mc.cores = cores, mc.preschedule = FALSE)
-  for (j in seq_along(tp))
-    if (inherits(parts[[j]], "tprs.smooth")) out[tp[j]] <- list(parts[[j]])
-  out
-}
-
-# A thin plate spline's basis built by mgcv from its knots alone (on
-# tprs_knot_data()'s stand-in rows, R/tprs_setup.R); its columns are then
-# scaled by the rows' root mean squares (rms).
-tprs_facts <- function(s, mf, knots, threads = 1L, sm = NULL, shrink = NULL) {
+# A thin plate spline's basis built from its knots alone
+# (tprs_stand_in(), R/tprs_setup.R); its columns are then scaled by the
+# rows' root mean squares (rms).
+tprs_facts <- function(s, mf, knots, threads = 1L, shrink = NULL) {
   # (X's build from its recipe on the device takes up to 4 variables)
   if (length(s$term) > 4L) return(NULL)
-  if (is.null(sm)) sm <- tprs_stand_in(s, mf, knots, threads)
+  sm <- tprs_stand_in(s, mf, knots, threads)
   if (is.null(sm)) return(NULL)
   list(sm = sm, rms = TRUE, shrink = shrink)
 }

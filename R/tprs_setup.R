@@ -1,22 +1,28 @@
 # gam()'s thin plate regression spline bases ("tp") without mgcv's cost
 # of building them.  With more than max.knots (2000) distinct covariate
 # values, smooth.construct.tp.smooth.spec() draws max.knots of them as
-# knots (under its own seed) and builds the basis from the knots alone,
-# but then evaluates it on every row in one thread of C (construct_tprs):
-# O(n k max.knots), 20 s for four smooths at 1e5 rows and minutes at 1e6
-# -- most of a gam()-method fit's time.  The rows enter the basis only
-# there and in its last step, which scales each column to unit root mean
-# square over the rows (UZ and S with it).  Here mgcv builds the basis
-# from the same knots (drawn as it draws them, handed to it as its knots
-# argument) on max.knots stand-in rows that keep the covariates' means
-# (the basis's shift); the engine's C evaluator (src/basis/basis_tprs.c, over
-# threads) then evaluates it on every row, and the columns, UZ and S are
-# rescaled by the rows' root mean squares as construct_tprs would have.
-# The object is mgcv's to rounding (tests/testthat/test-basis-tprs-setup.R).
-# Where a step would not reproduce mgcv's construction (user knots, a
-# dropped null space, shrinkage "ts" whose penalty is altered before the
-# scaling could be redone, few distinct values, a covariate that is not a
-# plain double vector) mgcv's own constructor runs.
+# knots (under its own seed), builds the basis from the knots alone -- an
+# eigen-decomposition of the knots' 2000 x 2000 radial matrix by a
+# single-threaded Lanczos iteration -- and then evaluates it on every row
+# in one thread of C (construct_tprs): O(n k max.knots), 20 s for four
+# smooths at 1e5 rows and minutes at 1e6 -- most of a gam()-method fit's
+# time.  The rows enter the basis only there and in its last step, which
+# scales each column to unit root mean square over the rows (UZ and S
+# with it).  Here the same knots are drawn as mgcv draws them, the
+# construction from them runs in gamgpu's C over threads
+# (tprs_from_knots(), src/basis/tprs_construct.c: mgcv's steps, E's
+# products spread over the threads), the engine's C evaluator
+# (src/basis/basis_tprs.c, over threads; the device's for a GPU fit)
+# evaluates the basis on every row, and the columns, UZ and S are scaled
+# by the rows' root mean squares as construct_tprs would have.  The object
+# is mgcv's to rounding (tests/testthat/test-basis-tprs-setup.R,
+# test-basis-tprs-construct.R).  A basis as large as its knots is built by
+# mgcv from the knots on max.knots stand-in rows that keep the covariates'
+# means (the basis's shift).  Where a step would not reproduce mgcv's
+# construction (user knots, a dropped null space, shrinkage "ts" whose
+# penalty is altered before the scaling could be redone, few distinct
+# values, a covariate that is not a plain double vector) mgcv's own
+# constructor runs.
 
 # The smooth specs with each "tp"/"ts" spec marked for
 # smooth.construct.gg_tprs.smooth.spec() (the others as they are).
@@ -59,18 +65,57 @@ smooth.construct.gg_tprs.smooth.spec <- function(object, data, knots) {
   tprs_scaled(sm, X, rms)
 }
 
-# mgcv's thin plate basis built from the knots it would draw from data, on
+# mgcv's thin plate basis built from the knots it would draw from data:
+# by tprs_from_knots() (columns unscaled), else by mgcv on
 # tprs_knot_data()'s stand-in rows (columns scaled by the stand-ins' root
-# mean squares, which the caller redoes for the rows); NULL where mgcv's own
-# construction is to run.
+# mean squares); the caller scales them by the rows'.  NULL where mgcv's
+# own construction is to run.
 tprs_stand_in <- function(object, data, knots, threads = 1L) {
   kd <- tprs_knot_data(object, data, knots, threads)
   if (is.null(kd)) return(NULL)
+  sm <- tprs_from_knots(object, kd, threads)
+  if (!is.null(sm)) return(sm)
   sm <- mgcv::smooth.construct(object, kd$data, kd$knots)
   if (!identical(as.vector(sm$shift), kd$shift) || nrow(sm$Xu) != kd$nk ||
       !all(is.finite(sm$UZ)))
     return(NULL)
   sm
+}
+
+# smooth.construct.tp.smooth.spec() on the knots of tprs_knot_data(), its
+# C step (construct_tprs) by gamgpu's own over threads
+# (src/basis/tprs_construct.c: mgcv's Lanczos iteration, E's products
+# spread over the threads) and without the basis on the rows, which the
+# caller evaluates on every row; the columns unscaled (the caller scales
+# them by the rows' root mean squares).  NULL where mgcv's own steps are to
+# run: a basis as large as the knots (no eigen-decomposition), k raised to
+# the null space's, shrinkage.
+tprs_from_knots <- function(object, kd, threads) {
+  if (!is.null(attr(object, "shrink"))) return(NULL)
+  d <- object$dim
+  object$p.order[is.na(object$p.order)] <- 0
+  M <- mgcv::null.space.dimension(d, object$p.order[1L])
+  object$drop.null <- 0
+  if (object$bs.dim[1L] < 0) object$bs.dim <- M + c(8, 27, 100)[min(d, 3L)]
+  k <- object$bs.dim
+  if (k < M + 1 || k >= kd$nk) return(NULL)
+  # mgcv's knots: shifted, sorted as its Xd_strip() sorts them
+  Xu <- vapply(seq_len(d), function(i) kd$knots[[i]] - kd$shift[i], numeric(kd$nk))
+  Xu <- matrix(Xu, kd$nk, d)
+  Xu <- Xu[do.call(order, lapply(seq_len(d), function(i) Xu[, i])), , drop = FALSE]
+  r <- .Call(gg_tprs_construct_r, Xu, as.integer(object$p.order[1L]), as.integer(k),
+             as.integer(threads))
+  object$X <- matrix(0, 0L, k)
+  object$S <- list()
+  if (!object$fixed) object$S[[1L]] <- (r$S + t(r$S)) / 2
+  object$UZ <- r$UZ
+  object$Xu <- Xu
+  object$df <- object$bs.dim
+  object$shift <- array(kd$shift, d)
+  object$rank <- k - M
+  object$null.space.dim <- M
+  class(object) <- "tprs.smooth"
+  object
 }
 
 # construct_tprs's last step with the columns' scales sc: X (the raw basis

@@ -74,6 +74,17 @@ int    gg_tprs_order(int m, int d);
 double gg_tprs_eta_constant(int m, int d);
 void   gg_tprs_null_space_powers(int *power, int M, int m, int d);
 
+/* mgcv's thin plate regression spline construction from given knots
+ * (tprs_construct.c): xu the nk knots (nk x d column-major, shifted, in
+ * mgcv's sorted order), m the penalty order as stored, k the basis
+ * dimension (M < k < nk).  Writes UZ ((nk + M) x k), S (k x k; before
+ * mgcv's symmetrization and its scaling of the columns) and, unless NULL,
+ * ev (the k eigenvalues of E kept).  E's products are spread over
+ * `threads` POSIX threads (one thread: mgcv's arithmetic to the bit).  0;
+ * -1 out of memory; -3 LAPACK failed; -4 k not in (M, nk). */
+int gg_tprs_construct(const double *xu, int nk, int d, int m, int k, int threads, double *UZ,
+                      double *S, double *ev);
+
 /* A Gaussian process smooth's null space (mgcv's gpT) in the same form:
  * [1] (M = 1) or [1, x_1, .., x_d] (M = d + 1). */
 void   gg_gp_null_space_powers(int *power, int M, int d);

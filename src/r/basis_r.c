@@ -506,3 +506,48 @@ SEXP gg_tprs_pp_r(SEXP Xu, SEXP UZ, SEXP m_, SEXP M_, SEXP threads_)
     UNPROTECT(3);
     return out;
 }
+
+/* mgcv's thin plate construction from knots (basis.h's gg_tprs_construct):
+ * Xu the nk x d knots (shifted, in mgcv's order), m the penalty order as
+ * stored, k the basis dimension; the Lanczos products over `threads`
+ * threads.  A list of UZ ((nk + M) x k), S (k x k, unsymmetrized and
+ * unscaled) and ev (the k eigenvalues kept). */
+SEXP gg_tprs_construct_r(SEXP Xu, SEXP m_, SEXP k_, SEXP threads_)
+{
+    const int m = gg_as_int(m_, "tp construction: m", 0, GG_MAX_K, BAD_IN);
+    const int k = gg_as_int(k_, "tp construction: k", 2, GG_MAX_K, BAD_IN);
+    const int threads = gg_as_int(threads_, "tp construction: threads", 1, GG_MAX_THREADS, BAD_IN);
+    if (TYPEOF(Xu) != REALSXP || !Rf_isMatrix(Xu) || Rf_ncols(Xu) < 1 || Rf_nrows(Xu) < 2)
+        gg_abort(BAD_IN, "tp construction: Xu must be a double matrix of knots");
+    const int nk = Rf_nrows(Xu), d = Rf_ncols(Xu);
+    for (R_xlen_t l = 0; l < XLENGTH(Xu); l++)
+        if (!R_FINITE(REAL(Xu)[l]))
+            gg_abort(BAD_IN, "tp construction: the knots must be finite");
+    const int mo = gg_tprs_order(m, d);
+    int M = 1;
+    for (int i = 0; i < d; i++) M *= d + mo - 1 - i;
+    for (int i = 2; i <= d; i++) M /= i;
+    if (k <= M || k >= nk) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "tp construction: k = %d must lie between the null space's %d "
+                 "and the %d knots", k, M, nk);
+        gg_abort(BAD_IN, msg);
+    }
+    SEXP UZ = PROTECT(Rf_allocMatrix(REALSXP, nk + M, k));
+    SEXP S = PROTECT(Rf_allocMatrix(REALSXP, k, k));
+    SEXP ev = PROTECT(Rf_allocVector(REALSXP, k));
+    const int prev = gg_threads_set_limit(threads);
+    const int rc = gg_tprs_construct(REAL(Xu), nk, d, m, k, threads, REAL(UZ), REAL(S), REAL(ev));
+    gg_threads_set_limit(prev);
+    if (rc == -1)
+        gg_abort("gamgpu_host_oom", "tp construction: out of host memory");
+    if (rc != 0)
+        gg_abort("gamgpu_numerical", "tp construction: LAPACK's dstedc failed on the Lanczos matrix");
+    const char *names[] = {"UZ", "S", "ev", ""};
+    SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+    SET_VECTOR_ELT(out, 0, UZ);
+    SET_VECTOR_ELT(out, 1, S);
+    SET_VECTOR_ELT(out, 2, ev);
+    UNPROTECT(4);
+    return out;
+}

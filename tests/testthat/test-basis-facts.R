@@ -194,21 +194,3 @@ test_that("the route is the device's by default; option gamgpu.basis_facts decid
   expect_error(fit(), class = "gamgpu_bad_input")
 })
 
-test_that("the thin plate constructions run in forked workers give the ones made in turn", {
-  skip_on_os("windows")
-  skip_if(nzchar(Sys.getenv("_R_CHECK_LIMIT_CORES_")), "R CMD check allows two cores")
-  local_gg_options(gamgpu.setup_cores = 4L)       # (whatever this machine's cores)
-  set.seed(11)
-  n <- 3000
-  d <- data.frame(x0 = runif(n), x1 = runif(n), x2 = runif(n))
-  specs <- mgcv::interpret.gam(~ s(x0) + s(x1, k = 7) + s(x2, bs = "cr"))$smooth.spec
-  st <- gamgpu:::tprs_stand_ins(specs, d, NULL, 4L)
-  # (the cr spec is none of theirs)
-  expect_identical(vapply(st, function(x) class(x)[1], ""), c("tprs.smooth", "tprs.smooth", "NULL"))
-  for (i in 1:2) expect_identical(st[[i]], gamgpu:::tprs_stand_in(specs[[i]], d, NULL, 1L))
-  # one thread: none forked; nor on fewer than 4 cores, where a fork costs
-  # as much as a construction
-  expect_true(all(vapply(gamgpu:::tprs_stand_ins(specs, d, NULL, 1L), is.null, NA)))
-  local_gg_options(gamgpu.setup_cores = 3L)
-  expect_true(all(vapply(gamgpu:::tprs_stand_ins(specs, d, NULL, 4L), is.null, NA)))
-})
