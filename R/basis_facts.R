@@ -530,7 +530,7 @@ gp_facts <- function(s, mf, knots, threads = 1L) {
       any(vapply(s$term, function(v) !is.null(knots[[v]]), NA)))
     return(NULL)
   xu <- if (d == 1L) matrix(.Call(gg_sorted_unique_r, x[, 1L], as.integer(threads)),
-                            ncol = 1L) else mgcv::uniquecombs(x, TRUE)
+                            ncol = 1L) else distinct_rows(x, threads, min(setup_cores(n), threads))
   nu <- nrow(xu)
   kn <- if (nu > max.knots) {
     temp_seed <- mgcv_fun("temp.seed")

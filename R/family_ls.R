@@ -51,7 +51,7 @@ ls_checks <- function(make, own, efam, y, w, n) {
 
 # The distinct values of key (numbers) and each row's index among them, or
 # NULL where fewer than min_repeat rows share each value on average.
-distinct_rows <- function(key, min_repeat) {
+distinct_keys <- function(key, min_repeat) {
   u <- unique(key)
   if (length(u) * min_repeat > length(key)) return(NULL)
   list(u = u, i = match(key, u))
@@ -63,7 +63,7 @@ ls_gamma <- function(y, w, n, min_repeat = 4) {
   pos <- w > 0
   y <- y[pos]
   w <- w[pos]
-  d <- distinct_rows(w, min_repeat)
+  d <- distinct_keys(w, min_repeat)
   if (is.null(d)) return(NULL)
   ly <- log(y)
   w2 <- w^2
@@ -83,7 +83,7 @@ ls_gamma <- function(y, w, n, min_repeat = 4) {
 ls_binomial <- function(y, w, n, min_repeat = 4) {
   m <- if (any(n > 1)) n else w
   key <- triple_key(y, m, w)
-  d <- if (!is.null(key)) distinct_rows(key, min_repeat)
+  d <- if (!is.null(key)) distinct_keys(key, min_repeat)
   if (is.null(d)) return(NULL)
   # (the rows where each distinct triple first occurs, in unique()'s order)
   j <- !duplicated(d$i)
@@ -97,7 +97,7 @@ ls_binomial <- function(y, w, n, min_repeat = 4) {
 
 # poisson: sum(dpois(y, y, log = TRUE) * w), row terms functions of y.
 ls_poisson <- function(y, w, n, min_repeat = 4) {
-  d <- distinct_rows(y, min_repeat)
+  d <- distinct_keys(y, min_repeat)
   if (is.null(d)) return(NULL)
   res <- rep(0, 3)
   res[1] <- sum_spread(stats::dpois(d$u, d$u, log = TRUE), d$i, w, "*")
@@ -106,7 +106,7 @@ ls_poisson <- function(y, w, n, min_repeat = 4) {
 
 # nb(): the row terms are functions of y given theta.
 ls_nb <- function(y, w, n, min_repeat = 4) {
-  d <- distinct_rows(y, min_repeat)
+  d <- distinct_keys(y, min_repeat)
   if (is.null(d)) return(NULL)
   yu <- d$u
   ylogy <- yu
@@ -141,7 +141,7 @@ ls_nb <- function(y, w, n, min_repeat = 4) {
 # 2-core machine): the same operations on the same numbers in R's order,
 # so mgcv's value to the bit; NULL where the counts seldom repeat.
 aic_nb <- function(y, mu, theta, wt, min_repeat = 4) {
-  d <- distinct_rows(y, min_repeat)
+  d <- distinct_keys(y, min_repeat)
   if (is.null(d)) return(NULL)
   Theta <- exp(theta)
   term <- (y + Theta) * log(mu + Theta) - y * log(mu) + lgamma(d$u + 1)[d$i] -

@@ -172,13 +172,14 @@ tprs_knot_data <- function(object, data, knots, threads = 1L) {
   if (length(p.order) > 1L && p.order[2L] == 0) return(NULL)   # null space dropped
   shift <- vapply(xs, mean, 0)
   # mgcv's distinct (shifted) covariate values in its order, uniquecombs()'s
-  # ascending rows: for one covariate sort(unique()), by radix sort in C
+  # ascending rows: for one covariate sort(unique()), by radix sort in C;
+  # for more, distinct_rows() (R/distinct_rows.R)
   if (d == 1L) {
     xsh <- xs[[1L]] - shift
     xu <- matrix(.Call(gg_sorted_unique_r, xsh, as.integer(threads)), ncol = 1L)
   } else {
-    xu <- mgcv::uniquecombs(matrix(unlist(lapply(seq_len(d), function(i) xs[[i]] - shift[i])),
-                                   n, d), TRUE)
+    xu <- distinct_rows(matrix(unlist(lapply(seq_len(d), function(i) xs[[i]] - shift[i])),
+                               n, d), threads, min(setup_cores(n), threads))
   }
   nu <- nrow(xu)
   if (nu <= max.knots) return(NULL)
