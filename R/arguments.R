@@ -69,9 +69,10 @@ gg_argument_table <- function() {
                  "gamgpu has no discrete method yet: discrete = TRUE fits exactly",
                  "(the answer of bam(discrete = FALSE)) and says so in a message of class",
                  "gamgpu_discrete_exact and in fit$device$discrete"),
-    argument_row("cluster", "refused", "none",
-                 "gamgpu uses its own threads, not a cluster:",
-                 "set nthreads = or control = gam_gpu_control(nthreads =)"),
+    argument_row("cluster", "honoured", "gamgpu",
+                 "a cluster of R's parallel package: the rows spread over its nodes,",
+                 "each node's shard resident there for the whole fit (?gam_gpu);",
+                 "method \"fREML\""),
     argument_row("nthreads", "honoured", "gamgpu",
                  "one whole number: the host threads, as control nthreads",
                  "(give one or the other, or the same value)"),
@@ -214,7 +215,7 @@ read_dots <- function(dot_names, ..., call = sys.call(-1)) {
               gc.level = value("gc.level", 0), scale = value("scale", 0),
               nthreads = value("nthreads"), chunk.size = value("chunk.size"),
               in.out = value("in.out"), optimizer = value("optimizer"),
-              min.sp = value("min.sp"), H = value("H"))
+              min.sp = value("min.sp"), H = value("H"), cluster = value("cluster"))
   if (!isTRUE(value("use.chol", TRUE)))
     gamgpu_abort("gamgpu_unsupported_argument",
                  paste("use.chol must be TRUE: gamgpu always solves by a Cholesky factor of",

@@ -126,6 +126,9 @@ prediction_parameters <- function(fit, G) {
 device_reason <- function(policy, backend, fallback) {
   if (backend == "cuda")
     return(sprintf("device policy \"%s\": fitted on the GPU", policy))
+  if (backend == "cluster")
+    return(sprintf("device policy \"%s\" on each node of a parallel cluster (fit$device$cluster)",
+                   policy))
   if (policy == "off")
     return("device policy \"off\": fitted on the CPU")
   paste("fell back to the CPU:", fallback)

@@ -140,9 +140,29 @@ resolve_family <- function(family, env) {
 #' and others have their columns built in R, and
 #' \code{fit$device$model_matrix_reason} names the term.
 #'
+#' With \code{cluster = cl}, a cluster of R's \pkg{parallel} package
+#' (\code{parallel::makeCluster()}: PSOCK nodes on this or other hosts,
+#' FORK, or snow-style clusters), the rows are split into contiguous shards,
+#' one per node; each node holds its shard in a model session of its own for
+#' the whole fit (X built there from its recipe: on the node's GPU where it
+#' has a usable one and the device policy allows, else by its CPU; a node's
+#' GPU is then required for the whole fit, as its state cannot move to its
+#' CPU mid-fit), and the engine on this process takes per iteration only
+#' sums of p-sized results from them (the deviance, X'WX, X'Wz, an extended
+#' family's theta sums), in node order.  Every node must have gamgpu (the
+#' same version) installed and loaded.  The fitted object is an ordinary
+#' \code{gam} object: the n-vectors (linear predictors, fitted values,
+#' working weights and residuals, leverages) are gathered from the nodes at
+#' the end of the fit; \code{fit$device$cluster} lists the nodes (rows,
+#' device, model matrix route, process id) and counts the operations and
+#' the bytes exchanged.  Method \code{"fREML"} only for now; a node's error
+#' is an error of class \code{gamgpu_cluster_node_error}, a lost node one of
+#' class \code{gamgpu_cluster_node_lost}, and the live nodes' sessions are
+#' closed either way.
+#'
 #' Every argument is honoured with \code{bam()}'s meaning or refused: an
 #' argument of \code{bam()} or \code{gam()} that gamgpu does not honour
-#' (\code{cluster}, \code{samfrac}, \code{coef}, \code{nei};
+#' (\code{samfrac}, \code{coef}, \code{nei};
 #' \code{optimizer} but for gam()'s default; \code{min.sp} and \code{H}
 #' with \code{"fREML"}), any
 #' other name
@@ -462,11 +482,22 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   ## device for a GPU fit; the route's smoothing parameters chosen against
   ## it (GCV.Cp's from one Gram product, gam()'s outer iteration's by the
   ## Laplace approximation); the engine's penalized IRLS at them
-  progress_phase(progress, "Planning the model matrix")
-  fit_model_matrix(f)
-  progress_phase(progress, "Loading the data and building X on the backend")
-  f$ses <- model_session(f$X, f$y, f$w, f$offset, f$plan, f$control,
-                         unit_weights = f$unit_weights, ar = f$ar)
+  if (is.null(dots$cluster)) {
+    progress_phase(progress, "Planning the model matrix")
+    fit_model_matrix(f)
+    progress_phase(progress, "Loading the data and building X on the backend")
+    f$ses <- model_session(f$X, f$y, f$w, f$offset, f$plan, f$control,
+                           unit_weights = f$unit_weights, ar = f$ar)
+  } else {
+    # (the rows on the nodes of a parallel cluster, X built there: R/cluster.R)
+    check_cluster(dots$cluster, f)
+    progress_phase(progress, "Loading the shards and building X on the cluster's nodes")
+    f$X <- NULL
+    f$x_source <- "cluster"
+    f$x_reason <- NULL
+    f$small <- ""
+    f$ses <- cluster_session(f, dots$cluster, a$policy)
+  }
   on.exit(f$ses$close(), add = TRUE)
   # (routes that choose smoothing parameters before the fit; fREML's and
   # engine_gam's choose nothing, their selection time is 0)
@@ -508,5 +539,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   fit$device <- device_report(f, res, a$policy,
                               c(t0 = t0, t1 = t1, t2 = t2, t3 = proc.time()[["elapsed"]]),
                               t_sel)
+  if (!is.null(f$ses$nodes))
+    fit$device$cluster <- c(list(nodes = f$ses$nodes), as.list(f$ses$traffic()))
   fit
 }

@@ -13,6 +13,7 @@
 #include "fit_r.h"
 #include "gamlss_r.h"
 #include "interrupt_r.h"
+#include "node_r.h"
 #include "session_r.h"
 #include "setup_r.h"
 #include "threads_r.h"
@@ -82,6 +83,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_efam_dev_resids_r,     6),
     CALLDEF(gg_efam_dev_sum_r,        6),
     CALLDEF(gg_session_open_r,        6),
+    CALLDEF(gg_node_op_r,             4),
     CALLDEF(gg_session_close_r,       1),
     CALLDEF(gg_session_info_r,        1),
     CALLDEF(gg_session_eval_r,        6),

@@ -320,7 +320,12 @@ void gg_model_data_from_r(SEXP X, SEXP y, SEXP w, SEXP offset, gg_xplan *buf, gg
 {
     int n, p;
     memset(d, 0, sizeof *d);
-    if (TYPEOF(X) == VECSXP) {
+    if (X == R_NilValue) {                 /* a cluster's session: the rows' data alone */
+        if (XLENGTH(y) > INT_MAX)
+            gg_abort(BAD_IN, "y has more rows than a session takes");
+        n = (int) XLENGTH(y);
+        p = 0;
+    } else if (TYPEOF(X) == VECSXP) {
         n = gg_list_int(X, "n", GG_REQUIRED, 1, INT_MAX, BAD_IN);
         p = gg_list_int(X, "p", GG_REQUIRED, 1, INT_MAX, BAD_IN);
         gg_xplan_from_r(X, (size_t) n, p, buf);

@@ -32,6 +32,7 @@
 
 #include "backend.h"
 #include "basis_r.h"
+#include "cluster_r.h"
 #include "efam_r.h"
 #include "errors_r.h"
 #include "family_r.h"
@@ -66,6 +67,9 @@ typedef struct gg_session {
      * memory; the arrays they point to are the protected plan list's */
     gg_xplan   xplan;
     int        have_xplan;
+    /* a session over a cluster's nodes: the R function its backend's
+     * operations call (cluster_r.c; protected by the pointer), else NULL */
+    SEXP       dispatch;
     char       device[32];
     char       fallback[GG_TEL_REASON];
 } gg_session;
@@ -108,8 +112,9 @@ static gg_session *session_get(SEXP ptr)
 static int session_load(gg_session *s, int on_device, gg_status *st)
 {
     memset(&s->be, 0, sizeof s->be);
-    int rc = on_device ? gg_backend_cuda_init(&s->be, s->ordinal, st)
-                       : gg_backend_cpu_init(&s->be, s->block_rows, st);
+    int rc = s->dispatch != NULL ? gg_backend_cluster_init(&s->be, s->dispatch, st)
+             : on_device ? gg_backend_cuda_init(&s->be, s->ordinal, st)
+                         : gg_backend_cpu_init(&s->be, s->block_rows, st);
     if (rc == 0)
         rc = s->be.ops->load(&s->be, &s->d, st);
     if (rc != 0) {
@@ -120,7 +125,9 @@ static int session_load(gg_session *s, int on_device, gg_status *st)
     s->load_transfer = s->be.t_transfer;
     s->load_build = s->be.t_build;
     s->on_device = on_device;
-    if (on_device)
+    if (s->dispatch != NULL)
+        snprintf(s->device, sizeof s->device, "cluster");
+    else if (on_device)
         snprintf(s->device, sizeof s->device, "cuda:%d", s->ordinal);
     else
         snprintf(s->device, sizeof s->device, "cpu");
@@ -194,11 +201,16 @@ static void session_run(gg_session *s, session_op op, void *ctx, const char *wha
  * backend's row block (block.rows, else chunk.size). */
 SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP load, SEXP control)
 {
-    if (!(Rf_isMatrix(X) && TYPEOF(X) == REALSXP) && TYPEOF(X) != VECSXP)
-        gg_abort(BAD_IN, "a model session takes X as a double matrix or its recipe");
     if (TYPEOF(load) != VECSXP || TYPEOF(control) != VECSXP)
         gg_abort(BAD_IN, "a model session's load and control settings must be lists");
-    const int mode = gg_list_int(load, "device_mode", 0, 0, 2, BAD_IN);
+    /* (a session over a cluster's nodes: X is theirs, p columns) */
+    SEXP dispatch = gg_list_elt(load, "cluster");
+    if (dispatch != R_NilValue && (!Rf_isFunction(dispatch) || X != R_NilValue))
+        gg_abort(BAD_IN, "a cluster's model session takes its dispatch function and no X");
+    if (dispatch == R_NilValue && !(Rf_isMatrix(X) && TYPEOF(X) == REALSXP) &&
+        TYPEOF(X) != VECSXP)
+        gg_abort(BAD_IN, "a model session takes X as a double matrix or its recipe");
+    const int mode = dispatch != R_NilValue ? 0 : gg_list_int(load, "device_mode", 0, 0, 2, BAD_IN);
     const int ordinal = gg_list_int(load, "device_ordinal", 0, 0, INT_MAX, BAD_IN);
     const int pw_ones = gg_list_int(load, "unit_weights", 0, 0, 1, BAD_IN);
     const double ar_rho = gg_list_real(load, "ar_rho", 0, -1, 1, BAD_IN);
@@ -208,7 +220,13 @@ SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP load, SEXP cont
     const int block_rows = gg_list_int(control, "block.rows", chunk, 0, INT_MAX, BAD_CTL);
     gg_xplan plan;
     gg_data d;
-    gg_model_data_from_r(X, y, w, offset, &plan, &d);
+    if (dispatch == R_NilValue) {
+        gg_model_data_from_r(X, y, w, offset, &plan, &d);
+    } else {
+        const int p = gg_list_int(load, "p", GG_REQUIRED, 1, INT_MAX, BAD_IN);
+        gg_model_data_from_r(R_NilValue, y, w, offset, NULL, &d);
+        d.p = p;
+    }
     d.pw_ones = pw_ones;
     if (ar_rho != 0) {
         if (!(fabs(ar_rho) < 1))
@@ -219,7 +237,8 @@ SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP load, SEXP cont
         d.ar_start = ar_start == R_NilValue ? NULL : REAL(ar_start);
     }
 
-    SEXP keep = PROTECT(Rf_allocVector(VECSXP, 5));
+    SEXP keep = PROTECT(Rf_allocVector(VECSXP, 6));
+    SET_VECTOR_ELT(keep, 5, dispatch);
     SET_VECTOR_ELT(keep, 0, X);
     SET_VECTOR_ELT(keep, 1, y);
     SET_VECTOR_ELT(keep, 2, w);
@@ -243,6 +262,7 @@ SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP load, SEXP cont
         s->d.xplan = &s->xplan;
     }
     s->eval_beta = beta;
+    s->dispatch = dispatch == R_NilValue ? NULL : dispatch;
     s->mode = mode;
     s->ordinal = ordinal;
     s->nthreads = nthreads;

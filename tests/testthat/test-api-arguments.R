@@ -78,7 +78,7 @@ test_that("every formal of mgcv's bam() and gam() is in the table, honoured or r
 test_that("refused arguments are classed errors that say what to do", {
   tab <- gamgpu:::.gg_arguments
   refused <- setdiff(tab$argument[tab$status == "refused"], "...")
-  expect_true(all(c("cluster", "samfrac", "coef", "nei") %in% refused))
+  expect_true(all(c("samfrac", "coef", "nei") %in% refused))
   for (nm in refused) {
     args <- list(y ~ s(x0), data = quote(d), device = "off")
     args[[nm]] <- 1
@@ -87,9 +87,9 @@ test_that("refused arguments are classed errors that say what to do", {
     expect_match(conditionMessage(e), sprintf("'%s' is not supported", nm), fixed = TRUE)
     expect_identical(e$arguments, nm)
   }
-  e <- expect_error(fit_g(y ~ s(x0), data = d, cluster = NULL),
+  e <- expect_error(fit_g(y ~ s(x0), data = d, samfrac = 0.1),
                     class = "gamgpu_unsupported_argument")
-  expect_match(conditionMessage(e), "nthreads", fixed = TRUE)
+  expect_match(conditionMessage(e), "drop samfrac", fixed = TRUE)
   # (min.sp and H are gam()'s: with bam()'s fREML, refused with what to do)
   for (a in list(list(min.sp = 0.1), list(H = diag(10)))) {
     e <- expect_error(do.call(fit_g, c(list(y ~ s(x0), data = d), a)),

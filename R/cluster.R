@@ -1,0 +1,225 @@
+# gam_gpu(cluster = cl): the rows spread over the nodes of an R parallel
+# cluster (PSOCK, FORK, or any snow-style cluster parallel's functions
+# take), each node's shard resident in its own model session for the
+# whole fit -- X built there from the recipe, on the node's GPU when it has
+# one, else by its CPU -- and the leader's engine run against them.
+#
+# The leader's session has a cluster backend (src/r/cluster_r.c): every
+# backend operation of the engine is dispatch(op, arg, fam) here, which
+# runs it on every node (node_op(), src/r/node_r.c) with one
+# parallel::clusterCall() and combines the results: sums over the shards
+# (in node order, so a fit is the same every time) for the deviance, X'WX,
+# X'Wz and an extended family's theta sums; the shards' vectors in order
+# for the n-vectors the fit gathers at its end (eta, mu, the working
+# weights and response, the leverages).  Per iteration only p-sized
+# numbers cross the network.  The leader runs the set-up (on bam()'s
+# subsample of rows, as the lean set-up does) and the p x p REML work.
+#
+# A node's error, a lost node (its connection closed) or an interrupt on
+# the leader ends the fit with a classed error (gamgpu_cluster_node_error,
+# gamgpu_cluster_node_lost, gamgpu_interrupted); the nodes that live close
+# their sessions (their device memory freed).
+
+# ---- on the nodes ---------------------------------------------------------
+
+# The model sessions this process holds for leaders' fits, by key.
+.node_sessions <- new.env(parent = emptyenv())
+
+#' A cluster node's shard of a fit
+#'
+#' Run on a node by the leader (gam_gpu(cluster =)): the shard's model
+#' matrix recipe from the leader's set-up, and its model session.  Not
+#' for direct use.
+#' @param key the fit's key.
+#' @param G the leader's set-up without its rows (smooths, parametric terms).
+#' @param mf,y,w,offset the shard's model frame rows, response, prior
+#'   weights and offset (`NULL`: none).
+#' @param device the leader's device policy ("auto", "off", "required").
+#' @param control `gam_gpu_control()`'s settings.
+#' @param unit_weights every prior weight is 1.
+#' @return list(rows, device, fallback, model_matrix, model_matrix_reason, pid).
+#' @keywords internal
+#' @export
+gg_node_open <- function(key, G, mf, y, w, offset, device, control, unit_weights) {
+  gg_node_close(key)
+  plan <- device_plan(device, "cluster node")
+  # (a node's device failure mid-fit cannot be replayed on its CPU: where
+  # the node has a usable device it is required for the whole fit)
+  if (plan$mode == 1L) plan$mode <- if (isTRUE(.Call(gg_gpu_probe_r)$usable)) 2L else 0L
+  threads <- min(setup_threads(nrow(mf)), control$nthreads)
+  X <- model_matrix_plan(G, mf, threads = threads)
+  reason <- NULL
+  if (inherits(X, "gg_no_recipe")) {
+    reason <- attr(X, "reason")
+    X <- full_model_matrix(G, mf, cores = 1L)
+    dimnames(X) <- NULL
+    attr(X, "model.offset") <- NULL
+    storage.mode(X) <- "double"
+  }
+  ses <- model_session(X, y, w, offset, plan, control, unit_weights = unit_weights)
+  .node_sessions[[key]] <- list(ses = ses, X = X)
+  info <- ses$info()
+  list(rows = nrow(mf), device = info$device, fallback = info$fallback,
+       model_matrix = if (is.null(reason)) "recipe" else "matrix",
+       model_matrix_reason = if (is.null(reason)) "" else reason, pid = Sys.getpid())
+}
+
+#' A backend operation on a cluster node's shard
+#'
+#' @param key the fit's key.
+#' @param op,arg,fam the operation, its argument and the family (raw
+#'   bytes), as src/r/node_r.c takes them.
+#' @return the operation's result on the shard.
+#' @keywords internal
+#' @export
+gg_node_op <- function(key, op, arg, fam) {
+  # (tests: option gamgpu.node_fault = list(op =, action = "error" or
+  # "exit") makes this node fail at that operation, or die)
+  fault <- getOption("gamgpu.node_fault")
+  if (is.list(fault) && identical(fault$op, op)) {
+    if (identical(fault$action, "exit")) quit(save = "no", status = 1L, runLast = FALSE)
+    gamgpu_abort("gamgpu_cluster_node_error", paste("injected fault at", op), call = NULL)
+  }
+  s <- .node_sessions[[key]]
+  if (is.null(s))
+    gamgpu_abort("gamgpu_cluster_node_error",
+                 "this node holds no shard of that fit (restarted, or closed)", call = NULL)
+  .Call(gg_node_op_r, s$ses$ptr, op, arg, fam)
+}
+
+#' Close a cluster node's shard of a fit
+#'
+#' @param key the fit's key.
+#' @return TRUE, invisibly.
+#' @keywords internal
+#' @export
+gg_node_close <- function(key) {
+  s <- .node_sessions[[key]]
+  if (!is.null(s)) {
+    s$ses$close()
+    rm(list = key, envir = .node_sessions)
+  }
+  invisible(TRUE)
+}
+
+# ---- on the leader --------------------------------------------------------
+
+# The cluster argument checked: a cluster of R's parallel package, fit by
+# a route whose work is the engine's backend operations.
+check_cluster <- function(cl, f) {
+  if (!inherits(cl, "cluster") || !length(cl))
+    gamgpu_abort("gamgpu_bad_input",
+                 "'cluster' must be a cluster of R's parallel package (parallel::makeCluster())",
+                 call = NULL)
+  why <- if (f$route$name != "fREML")
+    sprintf("method = \"%s\" (gam()'s outer iteration) is not fitted on a cluster yet: use method = \"fREML\"",
+            f$method)
+  else if (!is.null(f$ar)) "AR1 residuals (rho) are not fitted on a cluster"
+  else if (!is.null(attr(f$y, "censor"))) "a censored response is not fitted on a cluster"
+  if (!is.null(why))
+    gamgpu_abort("gamgpu_unsupported_argument", paste0("cluster: ", why), call = NULL,
+                 arguments = "cluster")
+  invisible(cl)
+}
+
+# The leader's set-up without its rows: what a node's recipe takes.
+node_setup <- function(G)
+  list(smooth = G$smooth, nsdf = G$nsdf, pterms = G$pterms, contrasts = G$contrasts,
+       P = G$P, X = matrix(0, 0L, ncol(G$X)))
+
+# A failure the cluster backend turns into its status (cluster_r.c).
+cluster_failure <- function(class, message)
+  structure(list(class = class, message = message), class = "gamgpu_cluster_failure")
+
+# What a clusterCall()'s condition means: a node's own error, a lost
+# node, or an interrupt.
+cluster_condition <- function(e, op) {
+  if (inherits(e, "interrupt"))
+    return(cluster_failure("gamgpu_interrupted",
+                           sprintf("interrupted by the user during the cluster's %s", op)))
+  msg <- conditionMessage(e)
+  lost <- grepl("connection|reading from|writing to|closed", msg, ignore.case = TRUE) &&
+    !grepl("node produced an error", msg, fixed = TRUE)
+  cluster_failure(if (lost) "gamgpu_cluster_node_lost" else "gamgpu_cluster_node_error",
+                  sprintf("cluster %s: %s", op,
+                          if (lost) paste("a node was lost:", msg) else msg))
+}
+
+# The model session over the cluster's nodes for fit state f (device
+# policy `policy`, which each node applies to its own devices): the rows
+# split in contiguous shards, one per node, opened there; the leader's
+# session (the same interface as model_session()'s) whose backend runs
+# every operation on them.
+cluster_session <- function(f, cl, policy) {
+  k <- length(cl)
+  n <- f$n
+  shard <- split(seq_len(n), cut(seq_len(n), min(k, n), labels = FALSE))
+  key <- sprintf("gamgpu-%d-%s", Sys.getpid(), paste(sample(c(letters, 0:9), 12, TRUE),
+                                                    collapse = ""))
+  Gn <- node_setup(f$G)
+  rows_of <- function(v, r) if (is.null(v)) NULL else v[r]
+  args <- lapply(shard, function(r)
+    list(key = key, G = Gn, mf = f$G$mf[r, , drop = FALSE], y = as.double(f$y[r]),
+         w = as.double(f$w[r]), offset = rows_of(f$offset, r), device = policy,
+         control = unclass(f$control), unit_weights = f$unit_weights))
+  used <- cl[seq_along(shard)]
+  in_sync <- TRUE
+  close_nodes <- function() {
+    if (!in_sync)   # (an interrupted call's results still to come: read and dropped)
+      try(parallel::clusterCall(used, function() NULL), silent = TRUE)
+    in_sync <<- TRUE
+    # (node by node: a lost node does not keep the others from closing)
+    for (i in seq_along(used))
+      try(parallel::clusterCall(used[i], function(key) gamgpu::gg_node_close(key), key),
+          silent = TRUE)
+  }
+  opened <- tryCatch(parallel::clusterApply(used, args, function(a)
+    do.call(gamgpu::gg_node_open, a)), error = function(e) e, interrupt = function(e) e)
+  if (inherits(opened, "condition")) {
+    if (inherits(opened, "interrupt")) in_sync <- FALSE
+    close_nodes()
+    fl <- cluster_condition(opened, "set-up on the nodes")
+    gamgpu_abort(fl$class, fl$message, call = NULL)
+  }
+  nodes <- data.frame(node = seq_along(opened),
+                      rows = vapply(opened, function(o) as.numeric(o$rows), 0),
+                      device = vapply(opened, function(o) o$device, ""),
+                      model_matrix = vapply(opened, function(o) o$model_matrix, ""),
+                      model_matrix_reason = vapply(opened, function(o) o$model_matrix_reason, ""),
+                      pid = vapply(opened, function(o) as.integer(o$pid), 0L),
+                      stringsAsFactors = FALSE)
+  calls <- 0
+  bytes <- 0
+  dispatch <- function(op, arg, fam) {
+    calls <<- calls + 1
+    res <- tryCatch(parallel::clusterCall(used, function(key, op, arg, fam)
+      gamgpu::gg_node_op(key, op, arg, fam), key, op, arg, fam),
+      error = function(e) e, interrupt = function(e) e)
+    if (inherits(res, "condition")) {
+      if (inherits(res, "interrupt")) in_sync <<- FALSE
+      return(cluster_condition(res, op))
+    }
+    bytes <<- bytes + 8 * sum(length(arg) * length(res), lengths(lapply(res, unlist)))
+    switch(op,
+           row_state = , ef_sums = Reduce(`+`, res),
+           gram = lapply(1:3, function(j) Reduce(`+`, lapply(res, `[[`, j))),
+           leverage = , fetch = unlist(res, use.names = FALSE),
+           NULL)
+  }
+  load <- list(cluster = dispatch, p = f$p, unit_weights = as.integer(f$unit_weights))
+  ptr <- tryCatch(.Call(gg_session_open_r, NULL, y_double(f$y), as.double(f$w),
+                        if (is.null(f$offset)) NULL else as.double(f$offset), load,
+                        unclass(f$control)),
+                  error = function(e) { close_nodes(); stop(e) })
+  closed <- FALSE
+  list(ptr = ptr, n = n, p = f$p, nodes = nodes,
+       info = function() .Call(gg_session_info_r, ptr),
+       traffic = function() c(calls = calls, bytes = bytes),
+       close = function() {
+         if (closed) return(invisible())
+         closed <<- TRUE
+         .Call(gg_session_close_r, ptr)
+         close_nodes()
+         invisible()
+       })
+}

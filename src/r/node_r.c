@@ -1,0 +1,152 @@
+/* node_r.c -- R glue of a cluster node's part of a fit: the engine's
+ * backend operations run on the node's own model session (session_r.c),
+ * which holds the node's row shard (and X, built from its recipe on the
+ * node's device or by its CPU), one .Call per operation.
+ *
+ * The leader's engine drives a cluster backend (cluster_r.c) whose every
+ * operation is one of these on each node, through R's parallel package
+ * (R/cluster.R): only p-sized results come back (a deviance, X'WX and
+ * X'Wz, an extended family's theta sums), but for the n-vectors a fit
+ * gathers at its end (fetch, leverages).  The family travels as the raw
+ * bytes of the leader's gg_family (its current theta included), checked
+ * against this build's size. */
+#include <R.h>
+#include <Rinternals.h>
+#include <string.h>
+
+#include "backend.h"
+#include "errors_r.h"
+#include "node_r.h"
+#include "session_r.h"
+#include "sexp_r.h"
+
+#define BAD_IN "gamgpu_bad_input"
+
+typedef enum {
+    NODE_INIT_ETA, NODE_XBETA, NODE_KEEP_ETA, NODE_HALVE_ETA, NODE_ROW_STATE, NODE_GRAM,
+    NODE_LEVERAGE, NODE_EF_SUMS, NODE_FETCH
+} node_opcode;
+
+static const char *node_op_names[] = {"init_eta", "xbeta", "keep_eta", "halve_eta",
+                                      "row_state", "gram", "leverage", "ef_sums", "fetch"};
+
+typedef struct node_ctx {
+    node_opcode op;
+    gg_family fam;
+    const double *arg;       /* beta (p) or M (p x p) */
+    int deriv;
+    gg_vec which;
+    double dev, zwz, *A, *b, *out;
+} node_ctx;
+
+static int node_run(gg_backend *be, const gg_data *d, void *ctx_, gg_status *st)
+{
+    (void) d;
+    node_ctx *c = ctx_;
+    switch (c->op) {
+    case NODE_INIT_ETA:  return be->ops->init_eta(be, &c->fam, st);
+    case NODE_XBETA:     return be->ops->xbeta(be, c->arg, st);
+    case NODE_KEEP_ETA:  return be->ops->keep_eta(be, st);
+    case NODE_HALVE_ETA: return be->ops->halve_eta(be, st);
+    case NODE_ROW_STATE: return be->ops->row_state(be, &c->fam, &c->dev, st);
+    case NODE_GRAM:      return be->ops->gram(be, c->A, c->b, &c->zwz, st);
+    case NODE_LEVERAGE:  return be->ops->leverage(be, c->arg, c->out, st);
+    case NODE_EF_SUMS:   return be->ops->ef_sums(be, &c->fam, c->deriv, c->out, st);
+    case NODE_FETCH:     return be->ops->fetch(be, c->which, c->out, st);
+    }
+    return gg_fail(st, BAD_IN, "cluster node: unknown operation");
+}
+
+static gg_family family_from_raw(SEXP fam)
+{
+    gg_family f;
+    if (TYPEOF(fam) != RAWSXP || XLENGTH(fam) != (R_xlen_t) sizeof f)
+        gg_abort("gamgpu_cluster_mismatch",
+                 "cluster node: the leader's family does not fit this node's build of gamgpu "
+                 "(install the same gamgpu on every node)");
+    memcpy(&f, RAW(fam), sizeof f);
+    return f;
+}
+
+/* One backend operation on the node's session ptr: op (a name above), arg
+ * (beta, M, or for fetch the vector's name, for ef_sums the derivative
+ * order and the sums' count), fam (raw bytes of a gg_family, or NULL).
+ * Returns the deviance (row_state), list(XtWX, XtWz, zWz) (gram), the
+ * shard's n-vector (leverage, fetch), the sums (ef_sums), or NULL. */
+SEXP gg_node_op_r(SEXP ptr, SEXP op_, SEXP arg, SEXP fam)
+{
+    const char *opn = gg_as_utf8(op_, "op", BAD_IN);
+    int op = -1;
+    for (int i = 0; i < (int) (sizeof node_op_names / sizeof *node_op_names); i++)
+        if (strcmp(opn, node_op_names[i]) == 0) op = i;
+    if (op < 0)
+        gg_abort(BAD_IN, "cluster node: unknown operation");
+    const gg_data *d = gg_session_data(ptr);
+    const int p = d->p;
+    const R_xlen_t n = (R_xlen_t) d->n;
+    node_ctx c;
+    memset(&c, 0, sizeof c);
+    c.op = (node_opcode) op;
+    if (op == NODE_INIT_ETA || op == NODE_ROW_STATE || op == NODE_EF_SUMS)
+        c.fam = family_from_raw(fam);
+    SEXP out = R_NilValue;
+    int nprot = 0;
+    switch (c.op) {
+    case NODE_XBETA:
+        if (TYPEOF(arg) != REALSXP || XLENGTH(arg) != p)
+            gg_abort(BAD_IN, "cluster node: beta must be a double vector, one per column of X");
+        c.arg = REAL(arg);
+        break;
+    case NODE_LEVERAGE:
+        if (TYPEOF(arg) != REALSXP || XLENGTH(arg) != (R_xlen_t) p * p)
+            gg_abort(BAD_IN, "cluster node: M must be p x p doubles");
+        c.arg = REAL(arg);
+        out = PROTECT(Rf_allocVector(REALSXP, n));
+        nprot++;
+        c.out = REAL(out);
+        break;
+    case NODE_GRAM: {
+        const char *names[] = {"XtWX", "XtWz", "zWz"};
+        out = PROTECT(gg_named_list(3, names));
+        nprot++;
+        SET_VECTOR_ELT(out, 0, Rf_allocMatrix(REALSXP, p, p));
+        SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, p));
+        c.A = REAL(VECTOR_ELT(out, 0));
+        c.b = REAL(VECTOR_ELT(out, 1));
+        break;
+    }
+    case NODE_EF_SUMS: {
+        if (TYPEOF(arg) != INTSXP || XLENGTH(arg) != 2 || INTEGER(arg)[1] < 1)
+            gg_abort(BAD_IN, "cluster node: ef_sums takes the derivative order and the sums' count");
+        c.deriv = INTEGER(arg)[0];
+        out = PROTECT(Rf_allocVector(REALSXP, INTEGER(arg)[1]));
+        nprot++;
+        memset(REAL(out), 0, (size_t) INTEGER(arg)[1] * sizeof(double));
+        c.out = REAL(out);
+        break;
+    }
+    case NODE_FETCH: {
+        const char *wh = gg_as_utf8(arg, "which", BAD_IN);
+        const char *vn[] = {"eta", "mu", "w", "z"};
+        int k = -1;
+        for (int i = 0; i < 4; i++)
+            if (strcmp(wh, vn[i]) == 0) k = i;
+        if (k < 0)
+            gg_abort(BAD_IN, "cluster node: fetch takes \"eta\", \"mu\", \"w\" or \"z\"");
+        c.which = (gg_vec) k;
+        out = PROTECT(Rf_allocVector(REALSXP, n));
+        nprot++;
+        c.out = REAL(out);
+        break;
+    }
+    default:
+        break;
+    }
+    gg_session_call(ptr, node_run, &c, node_op_names[op]);
+    if (c.op == NODE_ROW_STATE)
+        out = Rf_ScalarReal(c.dev);
+    else if (c.op == NODE_GRAM)
+        SET_VECTOR_ELT(out, 2, Rf_ScalarReal(c.zwz));
+    UNPROTECT(nprot);
+    return out;
+}
