@@ -4,10 +4,11 @@
 # whole fit -- X built there from the recipe, on the node's GPU when it has
 # one, else by its CPU -- and the leader's engine run against them.
 #
-# The leader's session has a cluster backend (src/r/cluster_r.c): every
-# backend operation of the engine is dispatch(op, arg, fam) here, which
-# runs it on every node (node_op(), src/r/node_r.c) with one
-# parallel::clusterCall() and combines the results: sums over the shards
+# The leader's session has a cluster backend (src/r/cluster_r.c): the
+# engine's backend operations are dispatch(ops) here -- those without a
+# result wait for the next that has one -- which runs them on every node
+# (gg_node_ops(), src/r/node_r.c) with one parallel::clusterCall() and
+# combines the last one's results: sums over the shards
 # (in node order, so a fit is the same every time) for the deviance, X'WX,
 # X'Wz and an extended family's theta sums; the shards' vectors in order
 # for the n-vectors the fit gathers at its end (eta, mu, the working
@@ -42,6 +43,8 @@
 #' @export
 gg_node_open <- function(key, G, mf, y, w, offset, device, control, unit_weights) {
   gg_node_close(key)
+  # (no Nagle delay on the replies: src/r/node_r.c)
+  .Call(gg_tcp_nodelay_r)
   plan <- device_plan(device, "cluster node")
   # (a node's device failure mid-fit cannot be replayed on its CPU: where
   # the node has a usable device it is required for the whole fit)
@@ -64,27 +67,31 @@ gg_node_open <- function(key, G, mf, y, w, offset, device, control, unit_weights
        model_matrix_reason = if (is.null(reason)) "" else reason, pid = Sys.getpid())
 }
 
-#' A backend operation on a cluster node's shard
+#' Backend operations on a cluster node's shard
 #'
 #' @param key the fit's key.
-#' @param op,arg,fam the operation, its argument and the family (raw
-#'   bytes), as src/r/node_r.c takes them.
-#' @return the operation's result on the shard.
+#' @param ops a list of operations, each list(op, arg, fam) as
+#'   src/r/node_r.c takes them (the family as raw bytes), run in order.
+#' @return the last operation's result on the shard.
 #' @keywords internal
 #' @export
-gg_node_op <- function(key, op, arg, fam) {
-  # (tests: option gamgpu.node_fault = list(op =, action = "error" or
-  # "exit") makes this node fail at that operation, or die)
-  fault <- getOption("gamgpu.node_fault")
-  if (is.list(fault) && identical(fault$op, op)) {
-    if (identical(fault$action, "exit")) quit(save = "no", status = 1L, runLast = FALSE)
-    gamgpu_abort("gamgpu_cluster_node_error", paste("injected fault at", op), call = NULL)
-  }
+gg_node_ops <- function(key, ops) {
   s <- .node_sessions[[key]]
   if (is.null(s))
     gamgpu_abort("gamgpu_cluster_node_error",
                  "this node holds no shard of that fit (restarted, or closed)", call = NULL)
-  .Call(gg_node_op_r, s$ses$ptr, op, arg, fam)
+  # (tests: option gamgpu.node_fault = list(op =, action = "error" or
+  # "exit") makes this node fail at that operation, or die)
+  fault <- getOption("gamgpu.node_fault")
+  out <- NULL
+  for (o in ops) {
+    if (is.list(fault) && identical(fault$op, o$op)) {
+      if (identical(fault$action, "exit")) quit(save = "no", status = 1L, runLast = FALSE)
+      gamgpu_abort("gamgpu_cluster_node_error", paste("injected fault at", o$op), call = NULL)
+    }
+    out <- if (identical(o$op, "none")) NULL else .Call(gg_node_op_r, s$ses$ptr, o$op, o$arg, o$fam)
+  }
+  out
 }
 
 #' Close a cluster node's shard of a fit
@@ -101,6 +108,13 @@ gg_node_close <- function(key) {
   }
   invisible(TRUE)
 }
+
+# (What the leader sends the nodes are functions of this namespace, which
+# serialize as a reference to it: a closure made in the leader's frames
+# would carry those frames -- the shards' data -- to every node at every
+# call.)
+gg_node_open_args <- function(a) do.call(gg_node_open, a)
+gg_node_sync <- function() NULL
 
 # ---- on the leader --------------------------------------------------------
 
@@ -122,10 +136,34 @@ check_cluster <- function(cl, f) {
   invisible(cl)
 }
 
-# The leader's set-up without its rows: what a node's recipe takes.
+# The leader's set-up without its rows: what a node's recipe takes.  (The
+# terms' environment -- the caller's frame, with whatever it holds -- is
+# not sent: the nodes evaluate the parametric terms' functions in their
+# global environment.)
 node_setup <- function(G)
-  list(smooth = G$smooth, nsdf = G$nsdf, pterms = G$pterms, contrasts = G$contrasts,
-       P = G$P, X = matrix(0, 0L, ncol(G$X)))
+  without_frames(list(smooth = G$smooth, nsdf = G$nsdf, pterms = G$pterms,
+                      contrasts = G$contrasts, P = G$P, X = matrix(0, 0L, ncol(G$X))))
+
+# x with every formula's and terms' environment (attribute .Environment)
+# the global one, through lists and attributes.
+without_frames <- function(x) {
+  if (!is.null(attr(x, ".Environment"))) attr(x, ".Environment") <- globalenv()
+  if (is.list(x) && !is.data.frame(x))
+    for (i in seq_along(x)) if (!is.null(x[[i]])) x[[i]] <- without_frames(x[[i]])
+  a <- attributes(x)
+  for (nm in setdiff(names(a), c("names", "dim", "dimnames", "class", ".Environment")))
+    if (is.list(a[[nm]]) || !is.null(attr(a[[nm]], ".Environment")))
+      attr(x, nm) <- without_frames(a[[nm]])
+  x
+}
+
+# A shard's rows of the model frame, without its terms (and their
+# environment).
+shard_frame <- function(mf, r) {
+  x <- mf[r, , drop = FALSE]
+  attr(x, "terms") <- NULL
+  x
+}
 
 # A failure the cluster backend turns into its status (cluster_r.c).
 cluster_failure <- function(class, message)
@@ -159,22 +197,22 @@ cluster_session <- function(f, cl, policy) {
   Gn <- node_setup(f$G)
   rows_of <- function(v, r) if (is.null(v)) NULL else v[r]
   args <- lapply(shard, function(r)
-    list(key = key, G = Gn, mf = f$G$mf[r, , drop = FALSE], y = as.double(f$y[r]),
+    list(key = key, G = Gn, mf = shard_frame(f$G$mf, r), y = as.double(f$y[r]),
          w = as.double(f$w[r]), offset = rows_of(f$offset, r), device = policy,
          control = unclass(f$control), unit_weights = f$unit_weights))
   used <- cl[seq_along(shard)]
+  .Call(gg_tcp_nodelay_r)
   in_sync <- TRUE
   close_nodes <- function() {
     if (!in_sync)   # (an interrupted call's results still to come: read and dropped)
-      try(parallel::clusterCall(used, function() NULL), silent = TRUE)
+      try(parallel::clusterCall(used, gg_node_sync), silent = TRUE)
     in_sync <<- TRUE
     # (node by node: a lost node does not keep the others from closing)
     for (i in seq_along(used))
-      try(parallel::clusterCall(used[i], function(key) gamgpu::gg_node_close(key), key),
-          silent = TRUE)
+      try(parallel::clusterCall(used[i], gg_node_close, key), silent = TRUE)
   }
-  opened <- tryCatch(parallel::clusterApply(used, args, function(a)
-    do.call(gamgpu::gg_node_open, a)), error = function(e) e, interrupt = function(e) e)
+  opened <- tryCatch(parallel::clusterApply(used, args, gg_node_open_args),
+                     error = function(e) e, interrupt = function(e) e)
   if (inherits(opened, "condition")) {
     if (inherits(opened, "interrupt")) in_sync <- FALSE
     close_nodes()
@@ -190,16 +228,17 @@ cluster_session <- function(f, cl, policy) {
                       stringsAsFactors = FALSE)
   calls <- 0
   bytes <- 0
-  dispatch <- function(op, arg, fam) {
+  dispatch <- function(ops) {
     calls <<- calls + 1
-    res <- tryCatch(parallel::clusterCall(used, function(key, op, arg, fam)
-      gamgpu::gg_node_op(key, op, arg, fam), key, op, arg, fam),
-      error = function(e) e, interrupt = function(e) e)
+    op <- ops[[length(ops)]]$op
+    res <- tryCatch(parallel::clusterCall(used, gg_node_ops, key, ops),
+                    error = function(e) e, interrupt = function(e) e)
     if (inherits(res, "condition")) {
       if (inherits(res, "interrupt")) in_sync <<- FALSE
       return(cluster_condition(res, op))
     }
-    bytes <<- bytes + 8 * sum(length(arg) * length(res), lengths(lapply(res, unlist)))
+    sent <- sum(vapply(ops, function(o) length(o$arg) * 8 + length(o$fam), 0))
+    bytes <<- bytes + length(used) * sent + 8 * sum(lengths(lapply(res, unlist)))
     switch(op,
            row_state = , ef_sums = Reduce(`+`, res),
            gram = lapply(1:3, function(j) Reduce(`+`, lapply(res, `[[`, j))),

@@ -84,6 +84,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_efam_dev_sum_r,        6),
     CALLDEF(gg_session_open_r,        6),
     CALLDEF(gg_node_op_r,             4),
+    CALLDEF(gg_tcp_nodelay_r,         0),
     CALLDEF(gg_session_close_r,       1),
     CALLDEF(gg_session_info_r,        1),
     CALLDEF(gg_session_eval_r,        6),

@@ -3,8 +3,8 @@
  *
  * The engine (engine_pirls.c, engine_reml.c) drives it as it drives the
  * CPU and device backends; each operation calls the R function `dispatch`
- * (op, arg, fam), which runs the operation on every node's own session
- * (node_r.c) through R's parallel package and combines the results: sums
+ * (ops), which runs the operations on every node's own session (node_r.c)
+ * through R's parallel package and combines the last one's results: sums
  * over the shards for the deviance, X'WX, X'Wz and theta sums, the shards'
  * vectors in order for the n-vectors a fit gathers at its end.  Only
  * p-sized numbers cross the network per iteration.
@@ -24,9 +24,52 @@
 #include "cluster_r.h"
 #include "efam_par.h"
 
+/* Operations without a result (init_eta, xbeta, keep_eta, halve_eta) wait
+ * here and go with the next one that has one: one round trip per result,
+ * two or three per penalized IRLS iteration.  (A failure among them is
+ * the next call's failure: the engine stops there.) */
+#define CL_QUEUE 16
+
+typedef struct cluster_op {
+    const char *op;
+    double *arg;             /* beta (p), or NULL */
+    gg_family fam;
+    int has_fam;
+} cluster_op;
+
 typedef struct cluster_impl {
     SEXP dispatch;
+    cluster_op queue[CL_QUEUE];
+    int nq;
 } cluster_impl;
+
+static void queue_clear(cluster_impl *c)
+{
+    for (int i = 0; i < c->nq; i++) free(c->queue[i].arg);
+    c->nq = 0;
+}
+
+static SEXP family_raw(const gg_family *fam)
+{
+    SEXP r = Rf_allocVector(RAWSXP, (R_xlen_t) sizeof *fam);
+    memcpy(RAW(r), fam, sizeof *fam);
+    return r;
+}
+
+/* list(op =, arg =, fam =), as R/cluster.R's dispatch takes each. */
+static SEXP op_list(const char *op, SEXP arg, SEXP fam)
+{
+    const char *names[] = {"op", "arg", "fam"};
+    SEXP nm = PROTECT(Rf_allocVector(STRSXP, 3));
+    for (int i = 0; i < 3; i++) SET_STRING_ELT(nm, i, Rf_mkChar(names[i]));
+    SEXP x = PROTECT(Rf_allocVector(VECSXP, 3));
+    Rf_setAttrib(x, R_NamesSymbol, nm);
+    SET_VECTOR_ELT(x, 0, Rf_mkString(op));
+    SET_VECTOR_ELT(x, 1, arg);
+    SET_VECTOR_ELT(x, 2, fam);
+    UNPROTECT(2);
+    return x;
+}
 
 static const char *list_string(SEXP x, const char *name)
 {
@@ -40,23 +83,35 @@ static const char *list_string(SEXP x, const char *name)
     return NULL;
 }
 
-/* dispatch(op, arg, fam) in R: its result protected (the caller
- * unprotects one), or NULL with *st filled and nothing protected. */
+/* dispatch(ops) in R, ops the queued operations and then op (arg, fam):
+ * the last one's combined result protected (the caller unprotects one),
+ * or NULL with *st filled and nothing protected. */
 static SEXP cluster_call(gg_backend *be, const char *op, SEXP arg, const gg_family *fam,
                          gg_status *st)
 {
     cluster_impl *c = be->impl;
-    SEXP famr = R_NilValue;
-    if (fam != NULL) {
-        famr = Rf_allocVector(RAWSXP, (R_xlen_t) sizeof *fam);
-        memcpy(RAW(famr), fam, sizeof *fam);
+    PROTECT(arg);
+    SEXP ops = PROTECT(Rf_allocVector(VECSXP, c->nq + 1));
+    for (int i = 0; i < c->nq; i++) {
+        const cluster_op *q = &c->queue[i];
+        SEXP a = R_NilValue, f = R_NilValue;
+        if (q->arg != NULL) {
+            a = Rf_allocVector(REALSXP, be->p);
+            memcpy(REAL(a), q->arg, (size_t) be->p * sizeof(double));
+        }
+        PROTECT(a);
+        if (q->has_fam) f = family_raw(&q->fam);
+        PROTECT(f);
+        SET_VECTOR_ELT(ops, i, op_list(q->op, a, f));
+        UNPROTECT(2);
     }
-    PROTECT(famr);
-    SEXP opr = PROTECT(Rf_mkString(op));
-    SEXP call = PROTECT(Rf_lang4(c->dispatch, opr, arg, famr));
+    SEXP famr = PROTECT(fam != NULL ? family_raw(fam) : R_NilValue);
+    SET_VECTOR_ELT(ops, c->nq, op_list(op, arg, famr));
+    queue_clear(c);
+    SEXP call = PROTECT(Rf_lang2(c->dispatch, ops));
     int err = 0;
     SEXP res = R_tryEvalSilent(call, R_GlobalEnv, &err);
-    UNPROTECT(3);
+    UNPROTECT(4);
     if (err) {
         gg_fail(st, "gamgpu_cluster_failed", "the cluster's %s failed: %s", op,
                 R_curErrorBuf());
@@ -72,6 +127,33 @@ static SEXP cluster_call(gg_backend *be, const char *op, SEXP arg, const gg_fami
     return res;
 }
 
+/* An operation without a result, queued for the next call (sent at once
+ * when the queue is full). */
+static int cluster_queue(gg_backend *be, const char *op, const double *arg,
+                         const gg_family *fam, gg_status *st)
+{
+    cluster_impl *c = be->impl;
+    if (c->nq == CL_QUEUE) {
+        SEXP res = cluster_call(be, "none", R_NilValue, NULL, st);
+        if (res == NULL) return -1;
+        UNPROTECT(1);
+    }
+    cluster_op *q = &c->queue[c->nq];
+    memset(q, 0, sizeof *q);
+    q->op = op;
+    if (arg != NULL) {
+        if ((q->arg = malloc((size_t) be->p * sizeof(double))) == NULL)
+            return gg_fail(st, "gamgpu_host_oom", "out of memory (cluster backend)");
+        memcpy(q->arg, arg, (size_t) be->p * sizeof(double));
+    }
+    if (fam != NULL) {
+        q->fam = *fam;
+        q->has_fam = 1;
+    }
+    c->nq++;
+    return 0;
+}
+
 /* The result as doubles: len of them into out, or a status. */
 static int take_doubles(SEXP res, double *out, R_xlen_t len, const char *op, gg_status *st)
 {
@@ -80,16 +162,6 @@ static int take_doubles(SEXP res, double *out, R_xlen_t len, const char *op, gg_
                        "the cluster's %s returned %.0f numbers, not %.0f", op,
                        (double) (TYPEOF(res) == REALSXP ? XLENGTH(res) : 0), (double) len);
     memcpy(out, REAL(res), (size_t) len * sizeof(double));
-    return 0;
-}
-
-/* An operation with no result but success. */
-static int cluster_void(gg_backend *be, const char *op, SEXP arg, const gg_family *fam,
-                        gg_status *st)
-{
-    SEXP res = cluster_call(be, op, arg, fam, st);
-    if (res == NULL) return -1;
-    UNPROTECT(1);
     return 0;
 }
 
@@ -104,28 +176,24 @@ static int cl_load(gg_backend *self, const gg_data *data, gg_status *st)
 
 static int cl_init_eta(gg_backend *self, const gg_family *fam, gg_status *st)
 {
-    return cluster_void(self, "init_eta", R_NilValue, fam, st);
+    return cluster_queue(self, "init_eta", NULL, fam, st);
 }
 
 static int cl_xbeta(gg_backend *self, const double *beta, gg_status *st)
 {
-    SEXP b = PROTECT(Rf_allocVector(REALSXP, self->p));
-    memcpy(REAL(b), beta, (size_t) self->p * sizeof(double));
-    const int rc = cluster_void(self, "xbeta", b, NULL, st);
-    UNPROTECT(1);
     self->n_xbeta++;
-    return rc;
+    return cluster_queue(self, "xbeta", beta, NULL, st);
 }
 
 static int cl_keep_eta(gg_backend *self, gg_status *st)
 {
-    return cluster_void(self, "keep_eta", R_NilValue, NULL, st);
+    return cluster_queue(self, "keep_eta", NULL, NULL, st);
 }
 
 static int cl_halve_eta(gg_backend *self, gg_status *st)
 {
     self->n_halve++;
-    return cluster_void(self, "halve_eta", R_NilValue, NULL, st);
+    return cluster_queue(self, "halve_eta", NULL, NULL, st);
 }
 
 static int cl_row_state(gg_backend *self, const gg_family *fam, double *dev, gg_status *st)
@@ -156,10 +224,9 @@ static int cl_gram(gg_backend *self, double *A, double *b, double *zwz, gg_statu
 static int cl_leverage(gg_backend *self, const double *M, double *h, gg_status *st)
 {
     const int p = self->p;
-    SEXP m = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) p * p));
+    SEXP m = Rf_allocVector(REALSXP, (R_xlen_t) p * p);
     memcpy(REAL(m), M, (size_t) p * p * sizeof(double));
     SEXP res = cluster_call(self, "leverage", m, NULL, st);
-    UNPROTECT(1);
     if (res == NULL) return -1;
     const int rc = take_doubles(res, h, (R_xlen_t) self->n, "leverage", st);
     UNPROTECT(1);
@@ -168,11 +235,10 @@ static int cl_leverage(gg_backend *self, const double *M, double *h, gg_status *
 
 static int cl_ef_sums(gg_backend *self, const gg_family *fam, int deriv, double *s, gg_status *st)
 {
-    SEXP a = PROTECT(Rf_allocVector(INTSXP, 2));
+    SEXP a = Rf_allocVector(INTSXP, 2);
     INTEGER(a)[0] = deriv;
     INTEGER(a)[1] = GG_FM_EF_MAXSUM;
     SEXP res = cluster_call(self, "ef_sums", a, fam, st);
-    UNPROTECT(1);
     if (res == NULL) return -1;
     const int rc = take_doubles(res, s, GG_FM_EF_MAXSUM, "ef_sums", st);
     UNPROTECT(1);
@@ -182,9 +248,7 @@ static int cl_ef_sums(gg_backend *self, const gg_family *fam, int deriv, double 
 static int cl_fetch(gg_backend *self, gg_vec which, double *out, gg_status *st)
 {
     static const char *names[] = {"eta", "mu", "w", "z"};
-    SEXP wh = PROTECT(Rf_mkString(names[which]));
-    SEXP res = cluster_call(self, "fetch", wh, NULL, st);
-    UNPROTECT(1);
+    SEXP res = cluster_call(self, "fetch", Rf_mkString(names[which]), NULL, st);
     if (res == NULL) return -1;
     const int rc = take_doubles(res, out, (R_xlen_t) self->n, "fetch", st);
     UNPROTECT(1);
@@ -218,6 +282,7 @@ static int cl_xtmul(gg_backend *self, const double *V, int k, double *out, gg_st
 
 static void cl_release(gg_backend *self)
 {
+    if (self->impl != NULL) queue_clear(self->impl);
     free(self->impl);
     self->impl = NULL;
 }

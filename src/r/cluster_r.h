@@ -7,9 +7,9 @@
 
 #include "backend.h"
 
-/* A backend whose every operation is dispatch(op, arg, fam) in R
- * (R/cluster.R's, which runs it on every node and combines the nodes'
- * results); dispatch must stay protected while the backend lives. */
+/* A backend whose operations are dispatch(ops) in R (R/cluster.R's, which
+ * runs them on every node and combines the nodes' results of the last);
+ * dispatch must stay protected while the backend lives. */
 int gg_backend_cluster_init(gg_backend *be, SEXP dispatch, gg_status *st);
 
 #endif

@@ -9,10 +9,24 @@
  * X'Wz, an extended family's theta sums), but for the n-vectors a fit
  * gathers at its end (fetch, leverages).  The family travels as the raw
  * bytes of the leader's gg_family (its current theta included), checked
- * against this build's size. */
+ * against this build's size.
+ *
+ * gg_tcp_nodelay_r(): R writes a serialized value to a socket in many
+ * small writes, and with Nagle's algorithm on, a reply of a few kilobytes
+ * (a p x p Gram) then waits for the peer's delayed acknowledgement: 40 ms
+ * a round trip on Linux, whatever the network.  The leader and the nodes
+ * turn it off on their TCP sockets (R 4.2's socketConnection() has no
+ * option for it). */
 #include <R.h>
 #include <Rinternals.h>
 #include <string.h>
+#ifndef _WIN32
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/resource.h>
+#endif
 
 #include "backend.h"
 #include "errors_r.h"
@@ -149,4 +163,31 @@ SEXP gg_node_op_r(SEXP ptr, SEXP op_, SEXP arg, SEXP fam)
         SET_VECTOR_ELT(out, 2, Rf_ScalarReal(c.zwz));
     UNPROTECT(nprot);
     return out;
+}
+
+/* TCP_NODELAY on every TCP socket of this process (R's connections among
+ * them); the count set.  A no-op where there are no POSIX sockets. */
+SEXP gg_tcp_nodelay_r(void)
+{
+    int set = 0;
+#ifndef _WIN32
+    struct rlimit rl;
+    int top = 1024;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 65536)
+        top = (int) rl.rlim_cur;
+    for (int fd = 0; fd < top; fd++) {
+        struct stat sb;
+        if (fstat(fd, &sb) != 0 || !S_ISSOCK(sb.st_mode)) continue;
+        struct sockaddr_storage sa;
+        socklen_t len = sizeof sa;
+        int type = 0;
+        socklen_t tl = sizeof type;
+        if (getsockname(fd, (struct sockaddr *) &sa, &len) != 0) continue;
+        if (sa.ss_family != AF_INET && sa.ss_family != AF_INET6) continue;
+        if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 || type != SOCK_STREAM) continue;
+        const int one = 1;
+        if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) == 0) set++;
+    }
+#endif
+    return Rf_ScalarInteger(set);
 }

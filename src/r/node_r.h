@@ -5,5 +5,6 @@
 #include <Rinternals.h>
 
 SEXP gg_node_op_r(SEXP ptr, SEXP op, SEXP arg, SEXP fam);
+SEXP gg_tcp_nodelay_r(void);
 
 #endif
