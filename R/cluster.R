@@ -262,3 +262,60 @@ cluster_session <- function(f, cl, policy) {
          invisible()
        })
 }
+
+#' A parallel cluster of one node per GPU
+#'
+#' Starts one PSOCK node (\code{parallel::makePSOCKcluster()}) on this host
+#' for each GPU, each node seeing its own GPU alone (its
+#' \code{CUDA_VISIBLE_DEVICES} set before gamgpu loads there), with this
+#' session's library paths and gamgpu loaded: for
+#' \code{gam_gpu(..., cluster = cl)} on a host with several GPUs.
+#'
+#' @param gpus the device ordinals to use (0-based, as \code{gpu_info()}
+#'   lists them); \code{NULL} for every usable one.
+#' @param ... passed to \code{parallel::makePSOCKcluster()}.
+#' @return a cluster of \code{length(gpus)} nodes (stop it with
+#'   \code{parallel::stopCluster()}), its attribute \code{"gpus"} the
+#'   ordinals.
+#' @examples
+#' \dontrun{
+#' cl <- gpu_cluster()
+#' fit <- gam_gpu(y ~ s(x0) + s(x1), data = d, cluster = cl)
+#' fit$device$cluster$nodes
+#' parallel::stopCluster(cl)
+#' }
+#' @export
+gpu_cluster <- function(gpus = NULL, ...) {
+  info <- gpu_info("auto")
+  if (!isTRUE(info$usable))
+    gamgpu_abort("gamgpu_device_unavailable",
+                 paste("gpu_cluster(): no GPU is usable here:", info$reason), call = NULL)
+  have <- seq_len(NROW(info$devices)) - 1L
+  if (is.null(gpus)) gpus <- have
+  if (!is.numeric(gpus) || !length(gpus) || anyNA(gpus) || any(!gpus %in% have) ||
+      anyDuplicated(gpus))
+    gamgpu_abort("gamgpu_bad_input",
+                 sprintf("gpus must be distinct device ordinals among %s",
+                         paste(have, collapse = ", ")), call = NULL)
+  cl <- parallel::makePSOCKcluster(length(gpus), ...)
+  ok <- tryCatch({
+    # (a function of the global environment: unserializing it on a node
+    # loads nothing before the node's device is chosen)
+    bind <- function(gpu, lib) {
+      Sys.setenv(CUDA_VISIBLE_DEVICES = as.character(gpu))
+      .libPaths(lib)
+      suppressPackageStartupMessages(library(gamgpu))
+      isTRUE(gamgpu::gpu_info("auto")$usable)
+    }
+    environment(bind) <- globalenv()
+    unlist(parallel::clusterApply(cl, as.integer(gpus), bind, .libPaths()))
+  }, error = function(e) { parallel::stopCluster(cl); stop(e) })
+  if (!all(ok)) {
+    parallel::stopCluster(cl)
+    gamgpu_abort("gamgpu_device_unavailable",
+                 sprintf("gpu_cluster(): GPU %s not usable on its node",
+                         paste(gpus[!ok], collapse = ", ")), call = NULL)
+  }
+  attr(cl, "gpus") <- as.integer(gpus)
+  cl
+}

@@ -104,3 +104,38 @@ test_that("a node's error or death mid-fit is a classed error; the live nodes cl
   open <- parallel::clusterCall(cl2[1], function() length(ls(gamgpu:::.node_sessions)))
   expect_identical(unlist(open), 0L)
 })
+
+test_that("a cluster fit is an mgcv gam object: predict, summary, plot", {
+  d <- cluster_data(n = 4000)
+  d$y <- rbinom(nrow(d), 1, plogis(d$f - 1))
+  a <- gam_gpu(y ~ s(x) + s(z) + g, family = binomial, data = d, device = "off")
+  b <- gam_gpu(y ~ s(x) + s(z) + g, family = binomial, data = d, device = "off", cluster = cl)
+  nd <- d[1:50, ]
+  expect_lt(max(abs(predict(b, nd) - predict(a, nd))), 1e-10)
+  expect_lt(max(abs(predict(b, nd, type = "response", se.fit = TRUE)$se.fit -
+                    predict(a, nd, type = "response", se.fit = TRUE)$se.fit)), 1e-10)
+  sa <- summary(a)
+  sb <- summary(b)
+  expect_equal(sb$s.table, sa$s.table, tolerance = 1e-8)
+  expect_equal(sb$dev.expl, sa$dev.expl, tolerance = 1e-10)
+  pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  expect_silent(plot(b, pages = 1))
+})
+
+test_that("gpu_cluster() needs a usable GPU, and gives one node per GPU", {
+  if (!isTRUE(gpu_info("auto")$usable)) {
+    expect_error(gpu_cluster(), class = "gamgpu_device_unavailable")
+    skip("no usable GPU: one node per GPU not tried")
+  }
+  expect_error(gpu_cluster(gpus = 99), class = "gamgpu_bad_input")
+  g <- gpu_cluster(gpus = 0)
+  on.exit(parallel::stopCluster(g))
+  expect_length(g, 1L)
+  d <- cluster_data(n = 4000)
+  d$y <- d$f + rnorm(nrow(d))
+  b <- gam_gpu(y ~ s(x) + s(z), data = d, cluster = g, device = "required")
+  expect_identical(b$device$cluster$nodes$device, "cuda:0")
+  a <- gam_gpu(y ~ s(x) + s(z), data = d, device = "required")
+  expect_lt(max(abs(b$fitted.values - a$fitted.values)) / diff(range(a$fitted.values)), 1e-10)
+})
