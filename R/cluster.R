@@ -191,7 +191,9 @@ cluster_condition <- function(e, op) {
 cluster_session <- function(f, cl, policy) {
   k <- length(cl)
   n <- f$n
-  shard <- split(seq_len(n), cut(seq_len(n), min(k, n), labels = FALSE))
+  k <- min(k, n)
+  edge <- floor(seq(0, n, length.out = k + 1L))
+  shard <- lapply(seq_len(k), function(i) (edge[i] + 1):edge[i + 1L])
   key <- sprintf("gamgpu-%d-%s", Sys.getpid(), paste(sample(c(letters, 0:9), 12, TRUE),
                                                     collapse = ""))
   Gn <- node_setup(f$G)
