@@ -18,8 +18,9 @@
 #
 # A node's error, a lost node (its connection closed) or an interrupt on
 # the leader ends the fit with a classed error (gamgpu_cluster_node_error,
-# gamgpu_cluster_node_lost, gamgpu_interrupted); the nodes that live close
-# their sessions (their device memory freed).
+# gamgpu_cluster_node_lost, gamgpu_interrupted; an interrupt is heard
+# when the exchange under way has been answered, in_step()); the nodes
+# that live close their sessions (their device memory freed).
 
 # ---- on the nodes ---------------------------------------------------------
 
@@ -80,14 +81,21 @@ gg_node_ops <- function(key, ops) {
   if (is.null(s))
     gamgpu_abort("gamgpu_cluster_node_error",
                  "this node holds no shard of that fit (restarted, or closed)", call = NULL)
-  # (tests: option gamgpu.node_fault = list(op =, action = "error" or
-  # "exit") makes this node fail at that operation, or die)
+  # (tests: option gamgpu.node_fault = list(op =, action = "error",
+  # "exit" or "interrupt") makes this node fail at that operation, die, or
+  # send the leader (pid) an interrupt and answer a second later)
   fault <- getOption("gamgpu.node_fault")
   out <- NULL
   for (o in ops) {
     if (is.list(fault) && identical(fault$op, o$op)) {
       if (identical(fault$action, "exit")) quit(save = "no", status = 1L, runLast = FALSE)
-      gamgpu_abort("gamgpu_cluster_node_error", paste("injected fault at", o$op), call = NULL)
+      if (identical(fault$action, "interrupt")) {
+        options(gamgpu.node_fault = NULL)
+        tools::pskill(fault$pid, tools::SIGINT)
+        Sys.sleep(1)
+      } else {
+        gamgpu_abort("gamgpu_cluster_node_error", paste("injected fault at", o$op), call = NULL)
+      }
     }
     out <- if (identical(o$op, "none")) NULL else .Call(gg_node_op_r, s$ses$ptr, o$op, o$arg, o$fam)
   }
@@ -114,7 +122,14 @@ gg_node_close <- function(key) {
 # would carry those frames -- the shards' data -- to every node at every
 # call.)
 gg_node_open_args <- function(a) do.call(gg_node_open, a)
-gg_node_sync <- function() NULL
+
+# One exchange with the nodes, its answers all read before an interrupt
+# is heard: an interrupt in the middle of parallel's reading would leave
+# answers (or half of one) unread on the connections, and every later
+# call would read the wrong one.  The interrupt is then signalled as the
+# exchange ends (so a node that never answers keeps the leader waiting: a
+# lost node's closed connection does not).
+in_step <- function(expr) suspendInterrupts(expr)
 
 # ---- on the leader --------------------------------------------------------
 
@@ -204,19 +219,15 @@ cluster_session <- function(f, cl, policy) {
          control = unclass(f$control), unit_weights = f$unit_weights))
   used <- cl[seq_along(shard)]
   .Call(gg_tcp_nodelay_r)
-  in_sync <- TRUE
   close_nodes <- function() {
-    if (!in_sync)   # (an interrupted call's results still to come: read and dropped)
-      try(parallel::clusterCall(used, gg_node_sync), silent = TRUE)
-    in_sync <<- TRUE
     # (node by node: a lost node does not keep the others from closing)
     for (i in seq_along(used))
-      try(parallel::clusterCall(used[i], gg_node_close, key), silent = TRUE)
+      tryCatch(in_step(parallel::clusterCall(used[i], gg_node_close, key)),
+               error = function(e) NULL, interrupt = function(e) NULL)
   }
-  opened <- tryCatch(parallel::clusterApply(used, args, gg_node_open_args),
+  opened <- tryCatch(in_step(parallel::clusterApply(used, args, gg_node_open_args)),
                      error = function(e) e, interrupt = function(e) e)
   if (inherits(opened, "condition")) {
-    if (inherits(opened, "interrupt")) in_sync <- FALSE
     close_nodes()
     fl <- cluster_condition(opened, "set-up on the nodes")
     gamgpu_abort(fl$class, fl$message, call = NULL)
@@ -233,12 +244,9 @@ cluster_session <- function(f, cl, policy) {
   dispatch <- function(ops) {
     calls <<- calls + 1
     op <- ops[[length(ops)]]$op
-    res <- tryCatch(parallel::clusterCall(used, gg_node_ops, key, ops),
+    res <- tryCatch(in_step(parallel::clusterCall(used, gg_node_ops, key, ops)),
                     error = function(e) e, interrupt = function(e) e)
-    if (inherits(res, "condition")) {
-      if (inherits(res, "interrupt")) in_sync <<- FALSE
-      return(cluster_condition(res, op))
-    }
+    if (inherits(res, "condition")) return(cluster_condition(res, op))
     sent <- sum(vapply(ops, function(o) length(o$arg) * 8 + length(o$fam), 0))
     bytes <<- bytes + length(used) * sent + 8 * sum(lengths(lapply(res, unlist)))
     switch(op,

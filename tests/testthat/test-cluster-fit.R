@@ -139,3 +139,20 @@ test_that("gpu_cluster() needs a usable GPU, and gives one node per GPU", {
   a <- gam_gpu(y ~ s(x) + s(z), data = d, device = "required")
   expect_lt(max(abs(b$fitted.values - a$fitted.values)) / diff(range(a$fitted.values)), 1e-10)
 })
+
+test_that("an interrupt on the leader ends the fit; the nodes close and the cluster goes on", {
+  skip_if(identical(Sys.getenv("GAMGPU_TEST_SIGINT"), "0"), "GAMGPU_TEST_SIGINT=0: no SIGINT sent")
+  d <- cluster_data(n = 3000)
+  d$y <- rbinom(nrow(d), 1, plogis(d$f - 1))
+  parallel::clusterCall(cl[1], function(pid) options(gamgpu.node_fault = list(
+    op = "gram", action = "interrupt", pid = pid)), Sys.getpid())
+  r <- tryCatch(gam_gpu(y ~ s(x), family = binomial, data = d, cluster = cl, device = "off"),
+                gamgpu_interrupted = function(e) e, interrupt = function(e) e)
+  expect_s3_class(r, "gamgpu_interrupted")
+  # (the interrupted call's answers read and dropped, the sessions closed)
+  open <- parallel::clusterCall(cl, function() length(ls(gamgpu:::.node_sessions)))
+  expect_identical(unlist(open), c(0L, 0L))
+  a <- gam_gpu(y ~ s(x), family = binomial, data = d, device = "off")
+  b <- gam_gpu(y ~ s(x), family = binomial, data = d, device = "off", cluster = cl)
+  expect_lt(max(abs(b$fitted.values - a$fitted.values)), 1e-12)
+})
