@@ -14,8 +14,8 @@ node_cluster <- function(nodes = 2L) {
   cl
 }
 
+# (one cluster for the file, stopped by its last block)
 cl <- node_cluster()
-withr::defer(parallel::stopCluster(cl), teardown_env())
 
 cluster_data <- function(n = 6000, seed = 31) {
   set.seed(seed)
@@ -155,4 +155,8 @@ test_that("an interrupt on the leader ends the fit; the nodes close and the clus
   a <- gam_gpu(y ~ s(x), family = binomial, data = d, device = "off")
   b <- gam_gpu(y ~ s(x), family = binomial, data = d, device = "off", cluster = cl)
   expect_lt(max(abs(b$fitted.values - a$fitted.values)), 1e-12)
+})
+
+test_that("the file's cluster stops", {
+  expect_null(parallel::stopCluster(cl))
 })
