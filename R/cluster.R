@@ -278,7 +278,7 @@ cluster_session <- function(f, cl, policy) {
 #' Starts one PSOCK node (\code{parallel::makePSOCKcluster()}) on this host
 #' for each GPU, each node seeing its own GPU alone (its
 #' \code{CUDA_VISIBLE_DEVICES} set before gamgpu loads there), with this
-#' session's library paths and gamgpu loaded: for
+#' session's library paths and gamgpu's namespace loaded: for
 #' \code{gam_gpu(..., cluster = cl)} on a host with several GPUs.
 #'
 #' @param gpus the device ordinals to use (0-based, as \code{gpu_info()}
@@ -314,8 +314,7 @@ gpu_cluster <- function(gpus = NULL, ...) {
     bind <- function(gpu, lib) {
       Sys.setenv(CUDA_VISIBLE_DEVICES = as.character(gpu))
       .libPaths(lib)
-      suppressPackageStartupMessages(library(gamgpu))
-      isTRUE(gamgpu::gpu_info("auto")$usable)
+      isTRUE(gamgpu::gpu_info("auto")$usable)       # (loads gamgpu's namespace)
     }
     environment(bind) <- globalenv()
     unlist(parallel::clusterApply(cl, as.integer(gpus), bind, .libPaths()))
