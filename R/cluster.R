@@ -18,9 +18,11 @@
 #
 # A node's error, a lost node (its connection closed) or an interrupt on
 # the leader ends the fit with a classed error (gamgpu_cluster_node_error,
-# gamgpu_cluster_node_lost, gamgpu_interrupted; an interrupt is heard
-# when the exchange under way has been answered, in_step()); the nodes
-# that live close their sessions (their device memory freed).
+# gamgpu_cluster_node_lost, gamgpu_interrupted); the nodes that live close
+# their sessions (their device memory freed) -- but for an interrupt while
+# the nodes were answering, which leaves answers unread on the
+# connections: the cluster is then asked nothing more and the error says
+# to stop it (parallel::stopCluster() ends the nodes and their sessions).
 
 # ---- on the nodes ---------------------------------------------------------
 
@@ -123,14 +125,6 @@ gg_node_close <- function(key) {
 # call.)
 gg_node_open_args <- function(a) do.call(gg_node_open, a)
 
-# One exchange with the nodes, its answers all read before an interrupt
-# is heard: an interrupt in the middle of parallel's reading would leave
-# answers (or half of one) unread on the connections, and every later
-# call would read the wrong one.  The interrupt is then signalled as the
-# exchange ends (so a node that never answers keeps the leader waiting: a
-# lost node's closed connection does not).
-in_step <- function(expr) suspendInterrupts(expr)
-
 # ---- on the leader --------------------------------------------------------
 
 # The cluster argument checked: a cluster of R's parallel package, fit by
@@ -184,12 +178,17 @@ shard_frame <- function(mf, r) {
 cluster_failure <- function(class, message)
   structure(list(class = class, message = message), class = "gamgpu_cluster_failure")
 
+broken_message <- paste(
+  "interrupted while the cluster's nodes were answering: their answers are unread on",
+  "its connections, so the cluster cannot be used again -- stop it",
+  "(parallel::stopCluster(), which also frees the nodes' sessions) and make a new one")
+
 # What a clusterCall()'s condition means: a node's own error, a lost
-# node, or an interrupt.
+# node, or an interrupt (after which the cluster cannot be used).
 cluster_condition <- function(e, op) {
   if (inherits(e, "interrupt"))
     return(cluster_failure("gamgpu_interrupted",
-                           sprintf("interrupted by the user during the cluster's %s", op)))
+                           sprintf("during the cluster's %s, %s", op, broken_message)))
   msg <- conditionMessage(e)
   lost <- grepl("connection|reading from|writing to|closed", msg, ignore.case = TRUE) &&
     !grepl("node produced an error", msg, fixed = TRUE)
@@ -220,15 +219,21 @@ cluster_session <- function(f, cl, policy) {
   used <- cl[seq_along(shard)]
   .Call(gg_tcp_nodelay_r)
   close_nodes <- function() {
+    if (broken) return(invisible())
     # (node by node: a lost node does not keep the others from closing)
     for (i in seq_along(used))
-      tryCatch(in_step(parallel::clusterCall(used[i], gg_node_close, key)),
+      tryCatch(parallel::clusterCall(used[i], gg_node_close, key),
                error = function(e) NULL, interrupt = function(e) NULL)
   }
-  opened <- tryCatch(in_step(parallel::clusterApply(used, args, gg_node_open_args)),
+  # (an interrupt while the nodes answer leaves answers unread on their
+  # connections, which every later call would read as its own: the
+  # cluster is then not asked anything more, and the error says to stop it)
+  broken <- FALSE
+  opened <- tryCatch(parallel::clusterApply(used, args, gg_node_open_args),
                      error = function(e) e, interrupt = function(e) e)
   if (inherits(opened, "condition")) {
-    close_nodes()
+    broken <- inherits(opened, "interrupt")
+    if (!broken) close_nodes()
     fl <- cluster_condition(opened, "set-up on the nodes")
     gamgpu_abort(fl$class, fl$message, call = NULL)
   }
@@ -244,9 +249,13 @@ cluster_session <- function(f, cl, policy) {
   dispatch <- function(ops) {
     calls <<- calls + 1
     op <- ops[[length(ops)]]$op
-    res <- tryCatch(in_step(parallel::clusterCall(used, gg_node_ops, key, ops)),
+    if (broken) return(cluster_failure("gamgpu_cluster_broken", broken_message))
+    res <- tryCatch(parallel::clusterCall(used, gg_node_ops, key, ops),
                     error = function(e) e, interrupt = function(e) e)
-    if (inherits(res, "condition")) return(cluster_condition(res, op))
+    if (inherits(res, "condition")) {
+      broken <<- inherits(res, "interrupt")
+      return(cluster_condition(res, op))
+    }
     sent <- sum(vapply(ops, function(o) length(o$arg) * 8 + length(o$fam), 0))
     bytes <<- bytes + length(used) * sent + 8 * sum(lengths(lapply(res, unlist)))
     switch(op,

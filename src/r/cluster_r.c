@@ -14,17 +14,12 @@
  * work only).  dispatch never signals an error: it returns a list of class
  * "gamgpu_cluster_failure" (class, message) for a node's error or a lost
  * node, which becomes the operation's status; an error that escapes it
- * anyway is caught here (R_tryEvalSilent).  A user's interrupt waits until
- * the exchange under way is answered (SIGINT blocked around it), then
- * stops the engine at its next poll. */
+ * anyway is caught here (R_tryEvalSilent).  (An interrupt while the
+ * nodes answer is dispatch's failure too: R/cluster.R.) */
 #include <R.h>
 #include <Rinternals.h>
 #include <stdlib.h>
 #include <string.h>
-#ifndef _WIN32
-#include <pthread.h>
-#include <signal.h>
-#endif
 
 #include "backend.h"
 #include "cluster_r.h"
@@ -116,20 +111,7 @@ static SEXP cluster_call(gg_backend *be, const char *op, SEXP arg, const gg_fami
     queue_clear(c);
     SEXP call = PROTECT(Rf_lang2(c->dispatch, ops));
     int err = 0;
-    /* (SIGINT held back while the nodes are asked and answer: R's handler
-     * would break parallel's reading off mid-answer, and every later call
-     * would read the wrong answer; it is delivered -- a pending interrupt
-     * for the engine's next poll -- once the exchange is done) */
-#ifndef _WIN32
-    sigset_t intr, old;
-    sigemptyset(&intr);
-    sigaddset(&intr, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &intr, &old);
-#endif
     SEXP res = R_tryEvalSilent(call, R_GlobalEnv, &err);
-#ifndef _WIN32
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-#endif
     UNPROTECT(4);
     if (err) {
         gg_fail(st, "gamgpu_cluster_failed", "the cluster's %s failed: %s", op,

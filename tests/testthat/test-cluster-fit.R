@@ -140,21 +140,20 @@ test_that("gpu_cluster() needs a usable GPU, and gives one node per GPU", {
   expect_lt(max(abs(b$fitted.values - a$fitted.values)) / diff(range(a$fitted.values)), 1e-10)
 })
 
-test_that("an interrupt on the leader ends the fit; the nodes close and the cluster goes on", {
+test_that("an interrupt while the nodes answer ends the fit and says to stop the cluster", {
   skip_if(identical(Sys.getenv("GAMGPU_TEST_SIGINT"), "0"), "GAMGPU_TEST_SIGINT=0: no SIGINT sent")
+  skip_on_os("windows")
   d <- cluster_data(n = 3000)
   d$y <- rbinom(nrow(d), 1, plogis(d$f - 1))
-  parallel::clusterCall(cl[1], function(pid) options(gamgpu.node_fault = list(
+  cl3 <- node_cluster()
+  on.exit(try(parallel::stopCluster(cl3), silent = TRUE))
+  parallel::clusterCall(cl3[1], function(pid) options(gamgpu.node_fault = list(
     op = "gram", action = "interrupt", pid = pid)), Sys.getpid())
-  r <- tryCatch(gam_gpu(y ~ s(x), family = binomial, data = d, cluster = cl, device = "off"),
+  r <- tryCatch(gam_gpu(y ~ s(x), family = binomial, data = d, cluster = cl3, device = "off"),
                 gamgpu_interrupted = function(e) e, interrupt = function(e) e)
   expect_s3_class(r, "gamgpu_interrupted")
-  # (the interrupted call's answers read and dropped, the sessions closed)
-  open <- parallel::clusterCall(cl, function() length(ls(gamgpu:::.node_sessions)))
-  expect_identical(unlist(open), c(0L, 0L))
-  a <- gam_gpu(y ~ s(x), family = binomial, data = d, device = "off")
-  b <- gam_gpu(y ~ s(x), family = binomial, data = d, device = "off", cluster = cl)
-  expect_lt(max(abs(b$fitted.values - a$fitted.values)), 1e-12)
+  expect_match(conditionMessage(r), "stop it (parallel::stopCluster()", fixed = TRUE)
+  expect_null(parallel::stopCluster(cl3))
 })
 
 test_that("the file's cluster stops", {
