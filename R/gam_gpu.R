@@ -158,7 +158,10 @@ resolve_family <- function(family, env) {
 #' the bytes exchanged.  Method \code{"fREML"} only for now; a node's error
 #' is an error of class \code{gamgpu_cluster_node_error}, a lost node one of
 #' class \code{gamgpu_cluster_node_lost}, and the live nodes' sessions are
-#' closed either way.
+#' closed either way.  An interrupt while the nodes are answering ends the
+#' fit (class \code{gamgpu_interrupted}) but leaves their answers unread on
+#' the cluster's connections: stop that cluster
+#' (\code{parallel::stopCluster()}) and make a new one.
 #'
 #' Every argument is honoured with \code{bam()}'s meaning or refused: an
 #' argument of \code{bam()} or \code{gam()} that gamgpu does not honour
