@@ -35,14 +35,19 @@ expect_gcv_agrees <- function(g, b, label, sp_tol = 1e-3) {
   expect_identical(g$device$gcv_gram, "cpu", label = label)
   r <- diff(range(b$linear.predictors))
   expect_lt(max(abs(g$linear.predictors - b$linear.predictors)) / r, 1e-6, label = label)
-  # the same optimizer on the same score: its optimum to rounding
+  # the same optimizer on the same score: its optimum to rounding -- or, on
+  # a flat score where magic() stops at another point of the plateau, a
+  # score lower than gam()'s (measured: down to -1.0e-10 relative, with
+  # gamgpu's own Gram kernel)
   rel <- (g$gcv.ubre[[1]] - b$gcv.ubre[[1]]) / abs(b$gcv.ubre[[1]])
-  expect_lt(abs(rel), 1e-10, label = label)
+  expect_lt(rel, 1e-10, label = label)
+  expect_gt(rel, -1e-9, label = label)
   expect_lt(abs(sum(g$edf) - sum(b$edf)), 1e-4, label = label)
   expect_equal(g$sig2, b$sig2, tolerance = 1e-7, label = label)
-  # where the score is not flat (a smoothing parameter not driven to its
-  # null space): log sp agree
-  ok <- abs(log(b$sp)) < 8
+  # where the score is not flat (a smoothing parameter driven to its null
+  # space by neither fit; magic()'s steps of 2 in log sp on a plateau can
+  # take one of them past e^-8 or e^8): log sp agree
+  ok <- abs(log(b$sp)) < 8 & abs(log(g$sp)) < 8
   if (any(ok)) expect_lt(max(abs(log(g$sp[ok]) - log(b$sp[ok]))), sp_tol, label = label)
   nd <- b$model[seq_len(min(200, nrow(b$model))), , drop = FALSE]
   pg <- predict(g, nd, se.fit = TRUE, device = "off")
