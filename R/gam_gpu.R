@@ -460,8 +460,13 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   dots <- read_dots(dot_names, ...)
   a <- fit_arguments(cl, env, dots, family, method, gamma, sp, device, control)
   # (a general family: gam.fit5's route, R/general_family.R)
-  if (isTRUE(a$general))
+  if (isTRUE(a$general)) {
+    if (!is.null(dots$cluster))
+      gamgpu_abort("gamgpu_unsupported_argument",
+                   paste("cluster: the general families (gam()'s gam.fit5 route) are not fitted",
+                         "on a cluster; drop cluster ="), call = NULL, arguments = "cluster")
     return(general_family_fit(cl, env, a$family, a$method, control, device, dots, t0))
+  }
 
   ## ---- 2. mgcv's setup (R/fit_setup.R), and the fit's state ----------------
   if (is.null(a$G)) {

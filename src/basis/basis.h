@@ -71,6 +71,9 @@ void gg_tp1_basis(const double *x, double shift, const double *knots, int K,
  * constant, and the exponents of the M null-space polynomials
  * (power[l + M j] for variable j; M x d ints, the caller's). */
 int    gg_tprs_order(int m, int d);
+/* M, the null space's dimension for penalty order m (as stored) in d
+ * dimensions: choose(m + d - 1, d) at the effective order. */
+int    gg_tprs_null_space_dim(int m, int d);
 double gg_tprs_eta_constant(int m, int d);
 void   gg_tprs_null_space_powers(int *power, int M, int m, int d);
 

@@ -195,6 +195,15 @@ static void *tprs_rows(void *arg)
     return NULL;
 }
 
+int gg_tprs_null_space_dim(int m, int d)
+{
+    m = gg_tprs_order(m, d);
+    int M = 1;
+    for (int i = 0; i < d; i++) M *= d + m - 1 - i;
+    for (int i = 2; i <= d; i++) M /= i;
+    return M;
+}
+
 int gg_tprs_order(int m, int d)
 {
     if (2 * m <= d && d > 0) {          /* mgcv's default order */

@@ -354,10 +354,8 @@ static void tc_free(tc_mem *W)
 int gg_tprs_construct(const double *xu, int nk, int d, int m, int k, int threads, double *UZ,
                       double *S, double *ev)
 {
+    const int M = gg_tprs_null_space_dim(m, d);
     m = gg_tprs_order(m, d);
-    int M = 1;
-    for (int i = 0; i < d; i++) M *= d + m - 1 - i;
-    for (int i = 2; i <= d; i++) M /= i;
     if (k <= M || k >= nk) return -4;
     if (threads < 1) threads = 1;
     if (threads > nk) threads = nk;

@@ -528,10 +528,7 @@ SEXP gg_tprs_construct_r(SEXP Xu, SEXP m_, SEXP k_, SEXP threads_)
     for (R_xlen_t l = 0; l < XLENGTH(Xu); l++)
         if (!R_FINITE(REAL(Xu)[l]))
             gg_abort(BAD_IN, "tp construction: the knots must be finite");
-    const int mo = gg_tprs_order(m, d);
-    int M = 1;
-    for (int i = 0; i < d; i++) M *= d + mo - 1 - i;
-    for (int i = 2; i <= d; i++) M /= i;
+    const int M = gg_tprs_null_space_dim(m, d);
     if (k <= M || k >= nk) {
         char msg[160];
         snprintf(msg, sizeof msg, "tp construction: k = %d must lie between the null space's %d "

@@ -80,6 +80,10 @@ test_that("what a cluster does not fit is refused with a classed error", {
                class = "gamgpu_bad_input")
   expect_error(gam_gpu(y ~ s(x), data = d, rho = 0.3, cluster = cl, device = "off"),
                class = "gamgpu_unsupported_argument")
+  # (a general family's route is gam()'s own: refused, not fitted in one process)
+  expect_error(gam_gpu(list(y ~ s(x), ~ s(z)), family = mgcv::gaulss(), data = d,
+                       method = "REML", cluster = cl, device = "off"),
+               class = "gamgpu_unsupported_argument")
 })
 
 test_that("a node's error or death mid-fit is a classed error; the live nodes close", {
