@@ -393,7 +393,9 @@ resolve_family <- function(family, env) {
 #'   \code{device}: a list with the \code{backend} that ran the fit, the
 #'   \code{reason} it was chosen, the \code{placement} of X (host, device
 #'   resident, device streamed), \code{model_matrix} (\code{"recipe"}: built
-#'   by the backend from the covariates, \code{"matrix"}: built in R) and
+#'   by the backend from the covariates, \code{"matrix"}: built in R,
+#'   \code{"cluster"}: built on a cluster's nodes, each node's route in
+#'   \code{cluster$nodes}) and
 #'   with \code{"matrix"} \code{model_matrix_reason}, why (the term whose
 #'   basis has no C evaluator, or the option \code{gamgpu.x_recipe}),
 #'   \code{timings} (seconds of setup, of a gam() method's smoothing
