@@ -63,7 +63,7 @@ gg_node_open <- function(key, G, mf, y, w, offset, device, control, unit_weights
     storage.mode(X) <- "double"
   }
   ses <- model_session(X, y, w, offset, plan, control, unit_weights = unit_weights)
-  .node_sessions[[key]] <- list(ses = ses, X = X)
+  .node_sessions[[key]] <- list(ses = ses, X = X, y = y, w = w)
   info <- ses$info()
   list(rows = nrow(mf), device = info$device, fallback = info$fallback,
        model_matrix = if (is.null(reason)) "recipe" else "matrix",
@@ -202,21 +202,28 @@ cluster_condition <- function(e, op) {
 # split in contiguous shards, one per node, opened there; the leader's
 # session (the same interface as model_session()'s) whose backend runs
 # every operation on them.
-cluster_session <- function(f, cl, policy) {
-  k <- length(cl)
-  n <- f$n
-  k <- min(k, n)
-  edge <- floor(seq(0, n, length.out = k + 1L))
-  shard <- lapply(seq_len(k), function(i) (edge[i] + 1):edge[i + 1L])
-  key <- sprintf("gamgpu-%d-%s", Sys.getpid(), paste(sample(c(letters, 0:9), 12, TRUE),
-                                                    collapse = ""))
+cluster_session <- function(f, cl, policy, shards = NULL) {
   Gn <- node_setup(f$G)
-  rows_of <- function(v, r) if (is.null(v)) NULL else v[r]
-  args <- lapply(shard, function(r)
-    list(key = key, G = Gn, mf = shard_frame(f$G$mf, r), y = as.double(f$y[r]),
-         w = as.double(f$w[r]), offset = rows_of(f$offset, r), device = policy,
-         control = unclass(f$control), unit_weights = f$unit_weights))
-  used <- cl[seq_along(shard)]
+  if (is.null(shards)) {
+    k <- length(cl)
+    n <- f$n
+    k <- min(k, n)
+    edge <- floor(seq(0, n, length.out = k + 1L))
+    shard <- lapply(seq_len(k), function(i) (edge[i] + 1):edge[i + 1L])
+    key <- sprintf("gamgpu-%d-%s", Sys.getpid(), paste(sample(c(letters, 0:9), 12, TRUE),
+                                                      collapse = ""))
+    rows_of <- function(v, r) if (is.null(v)) NULL else v[r]
+    args <- lapply(shard, function(r)
+      list(key = key, G = Gn, mf = shard_frame(f$G$mf, r), y = as.double(f$y[r]),
+           w = as.double(f$w[r]), offset = rows_of(f$offset, r), device = policy,
+           control = unclass(f$control), unit_weights = f$unit_weights))
+    used <- cl[seq_along(shard)]
+  } else {
+    # (the rows the nodes loaded themselves: R/shards.R)
+    key <- shards$key
+    used <- shards$nodes[shards$rows > 0]
+    n <- shards$n
+  }
   .Call(gg_tcp_nodelay_r)
   close_nodes <- function() {
     if (broken) return(invisible())
@@ -229,7 +236,8 @@ cluster_session <- function(f, cl, policy) {
   # connections, which every later call would read as its own: the
   # cluster is then not asked anything more, and the error says to stop it)
   broken <- FALSE
-  opened <- tryCatch(parallel::clusterApply(used, args, gg_node_open_args),
+  opened <- tryCatch(if (is.null(shards)) parallel::clusterApply(used, args, gg_node_open_args)
+                     else parallel::clusterCall(used, gg_shard_open, key, shard_open_spec(f, policy)),
                      error = function(e) e, interrupt = function(e) e)
   if (inherits(opened, "condition")) {
     broken <- inherits(opened, "interrupt")
@@ -237,6 +245,10 @@ cluster_session <- function(f, cl, policy) {
     fl <- cluster_condition(opened, "set-up on the nodes")
     gamgpu_abort(fl$class, fl$message, call = NULL)
   }
+  if (!is.null(shards)) tryCatch(shard_rows_checked(f, opened), error = function(e) {
+    close_nodes()
+    stop(e)
+  })
   nodes <- data.frame(node = seq_along(opened),
                       rows = vapply(opened, function(o) as.numeric(o$rows), 0),
                       device = vapply(opened, function(o) o$device, ""),
@@ -262,15 +274,34 @@ cluster_session <- function(f, cl, policy) {
            row_state = , ef_sums = Reduce(`+`, res),
            gram = lapply(1:3, function(j) Reduce(`+`, lapply(res, `[[`, j))),
            leverage = , fetch = unlist(res, use.names = FALSE),
+           row_sums = {
+             m <- matrix(unlist(res, use.names = FALSE), 3L)
+             x <- m[3L, !is.na(m[3L, ])]
+             c(sum(m[1L, ]), sum(m[2L, ]), if (length(x)) x[1L] else NaN)
+           },
            NULL)
   }
   load <- list(cluster = dispatch, p = f$p, unit_weights = as.integer(f$unit_weights))
-  ptr <- tryCatch(.Call(gg_session_open_r, NULL, y_double(f$y), as.double(f$w),
-                        if (is.null(f$offset)) NULL else as.double(f$offset), load,
-                        unclass(f$control)),
+  ptr <- tryCatch(if (is.null(shards))
+                    .Call(gg_session_open_r, NULL, y_double(f$y), as.double(f$w),
+                          if (is.null(f$offset)) NULL else as.double(f$offset), load,
+                          unclass(f$control))
+                  else .Call(gg_session_open_r, NULL, NULL, NULL, NULL, c(load, rows = n),
+                             unclass(f$control)),
                   error = function(e) { close_nodes(); stop(e) })
   closed <- FALSE
-  list(ptr = ptr, n = n, p = f$p, nodes = nodes,
+  # (rows left on the nodes: r.sq's and an aic's sums over them)
+  over_nodes <- function(fun, ...) {
+    res <- tryCatch(parallel::clusterCall(used, fun, key, ...), error = function(e) e,
+                    interrupt = function(e) e)
+    if (inherits(res, "condition")) {
+      broken <<- inherits(res, "interrupt")
+      fl <- cluster_condition(res, "summaries")
+      gamgpu_abort(fl$class, fl$message, call = NULL)
+    }
+    res
+  }
+  list(ptr = ptr, n = n, p = f$p, nodes = nodes, over_nodes = over_nodes,
        info = function() .Call(gg_session_info_r, ptr),
        traffic = function() c(calls = calls, bytes = bytes),
        close = function() {

@@ -76,7 +76,7 @@ engine_spec <- function(f) {
                gamma = f$gamma,
                additive = f$family$family == "gaussian" && f$family$link == "identity",
                ef = ef$ef,
-               yvar = lean_var(f$y, f$control$nthreads),
+               yvar = if (!is.null(f$yvar)) f$yvar else lean_var(f$y, f$control$nthreads),
                hat = f$control$hat,
                theta_start = f$theta_start, theta = eng_fam$theta,
                theta_estimated = as.integer(eng_fam$estimated),

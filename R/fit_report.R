@@ -90,7 +90,8 @@ gg_assemble <- function(G, res, family, y, w, offset, n, method, gamma, cl, cont
   object$residuals <- res$residuals
   object$deviance <- sc[["resid.ss"]]       # sum(residuals^2)
   aic <- sc[["aic"]]
-  if (is.na(aic) && !inherits(family, "extended.family")) {
+  if (is.na(aic) && !inherits(family, "extended.family") &&
+      length(object$fitted.values) == length(y)) {    # (rows left on a cluster's nodes: R/shards.R)
     dev <- if (family$family != "gaussian") object$sig2 * sum(w) else object$deviance
     aic <- family$aic(y, 1, object$fitted.values, w, dev)
   }                                            # extended families: efam_finish()

@@ -163,6 +163,34 @@ resolve_family <- function(family, env) {
 #' the cluster's connections: stop that cluster
 #' (\code{parallel::stopCluster()}) and make a new one.
 #'
+#' With \code{data = gamgpu_shards(...)} as well, the rows never sit in
+#' this session: each node reads its own (files, or a function of its
+#' index: \code{\link{gamgpu_shards}}), drops there the rows that
+#' \code{subset} and \code{na.action} (\code{na.omit}, \code{na.exclude}
+#' or \code{na.fail}) remove, and keeps them for the fit; \code{weights},
+#' \code{offset} and \code{subset} are expressions in the shards' columns.
+#' This session runs mgcv's set-up on a sample: every row when there are at
+#' most \code{chunk.size} (the fit is then the one-process fit of the
+#' shards' rows in node order, to rounding), else \code{mini.mf()}'s recipe
+#' over the shards (\code{chunk.size} rows drawn over the nodes, the rows
+#' with each numeric variable's extremes and one of each factor level),
+#' whose bases differ from a one-process set-up's only through which rows
+#' the sample holds; factor levels are the union over the shards, as
+#' \code{rbind()} makes them.  The fitted object (class
+#' \code{"gam_gpu_shards"}, a \code{gam}) holds every row's deviance,
+#' null deviance, aic, \code{df.residual} and, through \code{summary()},
+#' r.sq, n and the tests' residual degrees of freedom (sums computed on the
+#' nodes), but its n-vectors -- \code{model}, \code{y},
+#' \code{fitted.values}, \code{linear.predictors}, \code{residuals},
+#' \code{weights}, \code{prior.weights}, \code{hat} -- are the set-up
+#' sample's rows, at the fit's coefficients: \code{predict()} without
+#' \code{newdata}, \code{plot()}'s rug and partial residuals and
+#' \code{gam.check()} see those rows (\code{fit$shards} says how many of
+#' how many).  Every row's fitted values: \code{predict(fit, newdata)} on
+#' the nodes.  var.summary's minima, maxima and modal levels are every
+#' row's, its medians the sample's.  Families: R's exponential and quasi
+#' families, \code{negbin(theta)}, \code{Tweedie(p)} (others refused).
+#'
 #' Every argument is honoured with \code{bam()}'s meaning or refused: an
 #' argument of \code{bam()} or \code{gam()} that gamgpu does not honour
 #' (\code{samfrac}, \code{coef}, \code{nei};
@@ -471,12 +499,32 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   }
 
   ## ---- 2. mgcv's setup (R/fit_setup.R), and the fit's state ----------------
+  ## (data = gamgpu_shards(): the nodes load their rows, the set-up runs on
+  ## a sample of them, R/shards.R)
+  sh <- if (!missing(data) && inherits(data, "gamgpu_shards")) {
+    if (!is.null(a$G))
+      gamgpu_abort("gamgpu_bad_input", "data = gamgpu_shards() takes no G =", call = NULL)
+    if (!shard_family_ok(a$family))
+      gamgpu_abort("gamgpu_unsupported_argument",
+                   sprintf(paste("data = gamgpu_shards(): the %s family is not fitted on shards",
+                                 "left on the nodes yet (R's exponential and quasi families,",
+                                 "negbin(theta) and Tweedie(p) are); use in-memory data with",
+                                 "cluster ="), a$family$family),
+                   call = NULL, arguments = "data")
+    shards_load(data, dots$cluster, cl, env, formula, a$control$chunk.size)
+  }
+  if (!is.null(sh)) on.exit(sh$drop(), add = TRUE)
   if (is.null(a$G)) {
+    mc <- match.call(expand.dots = TRUE)
+    if (!is.null(sh)) {
+      data <- sh$data
+      mc$subset <- mc$na.action <- NULL        # (applied on the nodes)
+    }
     check_variables(formula, if (missing(data)) NULL else data, env)
     progress <- progress_wanted(data_rows(if (!missing(data)) data))
     progress_phase(progress, "Setting up the model (mgcv's setup)")
-    G <- model_setup(match.call(expand.dots = TRUE), env, a,
-                     if (!missing(data)) list(data))
+    G <- model_setup(mc, env, a, if (!missing(data)) list(data))
+    if (!is.null(sh)) G$var.summary <- shard_var_summary(G$var.summary, sh$cols)
     if (!dots$fit) return(G)
   } else {
     G <- a$G
@@ -506,7 +554,11 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     f$x_source <- "cluster"
     f$x_reason <- NULL
     f$small <- ""
-    f$ses <- cluster_session(f, dots$cluster, a$policy)
+    if (!is.null(sh))
+      f$shards <- list(weights = cl$weights, offset = cl$offset, levels = sh$levels,
+                       na_rows = sh$na_rows)
+    f$ses <- cluster_session(f, dots$cluster, a$policy,
+                             shards = if (!is.null(sh)) c(sh, list(n = sh$n)))
   }
   on.exit(f$ses$close(), add = TRUE)
   # (routes that choose smoothing parameters before the fit; fREML's and
@@ -523,7 +575,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   progress_phase(progress, "Fitting (penalized IRLS on the backend)")
   res <- fit_engine(f, rs)
   if (!is.null(f$lap)) f$lap$P$close()
-  f$ses$close()
+  if (is.null(sh)) f$ses$close()           # (shards: their summaries first)
   rm("X", envir = f)
   if (dots$gc.level > 0) gc()
   t2 <- proc.time()[["elapsed"]]
@@ -533,6 +585,10 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   route <- f$route
   fit <- gg_assemble(G, res, f$family, f$y, f$w, f$offset, f$n, f$method, f$gamma, cl,
                      f$control, f$sp.names, f$scale)
+  if (!is.null(sh)) {
+    fit <- shard_finish(fit, f, res)
+    f$ses$close()
+  }
   fit <- route$finish(fit, f, res)
   fit <- ar1_finish(fit, f$ar)
   sc <- res$scalars

@@ -378,9 +378,23 @@ static int cpu_xtmul(gg_backend *be, const double *V, int k, double *out, gg_sta
 }
 
 static const gg_backend_ops cpu_ops = {
-    "cpu", cpu_load, cpu_init_eta, cpu_xbeta, cpu_keep_eta, cpu_halve_eta,
-    cpu_row_state, cpu_gram, cpu_leverage, cpu_ef_sums, cpu_fetch,
-    cpu_set_rows, cpu_xmul, cpu_xtmul, cpu_release, NULL};
+    .name = "cpu",
+    .load      = cpu_load,
+    .init_eta  = cpu_init_eta,
+    .xbeta     = cpu_xbeta,
+    .keep_eta  = cpu_keep_eta,
+    .halve_eta = cpu_halve_eta,
+    .row_state = cpu_row_state,
+    .gram      = cpu_gram,
+    .leverage  = cpu_leverage,
+    .ef_sums   = cpu_ef_sums,
+    .fetch     = cpu_fetch,
+    .set_rows  = cpu_set_rows,
+    .xmul      = cpu_xmul,
+    .xtmul     = cpu_xtmul,
+    .release   = cpu_release,
+    .outer     = NULL,
+};
 
 int gg_backend_cpu_init(gg_backend *be, size_t chunk_rows, gg_status *st)
 {

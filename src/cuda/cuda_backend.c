@@ -806,9 +806,23 @@ int gg_cuda_partial_sums(gg_backend *be, int k, double *out, gg_status *st)
 }
 
 static const gg_backend_ops cuda_ops = {
-    "cuda", cuda_load, cuda_init_eta, cuda_xbeta, cuda_keep_eta, cuda_halve_eta,
-    cuda_row_state, cuda_gram, cuda_leverage, cuda_ef_sums, cuda_fetch,
-    cuda_set_rows, cuda_xmul, cuda_xtmul, cuda_release, &gg_cuda_outer_ops};
+    .name = "cuda",
+    .load      = cuda_load,
+    .init_eta  = cuda_init_eta,
+    .xbeta     = cuda_xbeta,
+    .keep_eta  = cuda_keep_eta,
+    .halve_eta = cuda_halve_eta,
+    .row_state = cuda_row_state,
+    .gram      = cuda_gram,
+    .leverage  = cuda_leverage,
+    .ef_sums   = cuda_ef_sums,
+    .fetch     = cuda_fetch,
+    .set_rows  = cuda_set_rows,
+    .xmul      = cuda_xmul,
+    .xtmul     = cuda_xtmul,
+    .release   = cuda_release,
+    .outer     = &gg_cuda_outer_ops,
+};
 
 int gg_backend_cuda_init(gg_backend *be, int ordinal, gg_status *st)
 {

@@ -27,6 +27,7 @@
 #include <stddef.h>
 
 #include "family.h"
+#include "family_stats.h"
 #include "status.h"
 #include "xplan.h"
 
@@ -130,6 +131,14 @@ typedef struct gg_backend_ops {
     /* out = X' V (p x k, host) for V n x k (host, column-major); the rows
      * as they are. */
     int (*xtmul)(gg_backend *self, const double *V, int k, double *out, gg_status *st);
+
+    /* One of family_stats.h's passes over every row, from the current
+     * row state (mu), at the family fam: the sums out[0..2] as
+     * gg_stats_rows() gives them.  For a backend whose rows stay where it
+     * holds them (a cluster's shards), whose n-vectors are never fetched;
+     * NULL for the others. */
+    int (*row_sums)(gg_backend *self, const gg_family *fam, const gg_stats_par *par,
+                    double out[3], gg_status *st);
 
     /* Free everything; safe to call more than once and after any failure. */
     void (*release)(gg_backend *self);

@@ -6,7 +6,10 @@
  * the iterations are done (the engine's iterations_done hook): fetch the
  * final eta, mu and working weights, then compute the deviance residuals
  * and the aic (family_stats.c) while the engine post-processes (the
- * leverage pass, the p x p covariances). */
+ * leverage pass, the p x p covariances).  Where the rows stay on a
+ * cluster's nodes (gg_fit_rows_start_resident), none of that: the null
+ * deviance, the deviance and the aic from the passes' sums over the
+ * shards (the backend's row_sums), when the iterations are done. */
 #include <string.h>
 
 #include "family_stats.h"
@@ -56,10 +59,45 @@ static void *fit_rows_stats(void *arg)
     return NULL;
 }
 
+/* The rows stay where the backend holds them (a cluster's shards): each
+ * pass's sums come from the backend's row_sums(). */
+typedef struct resident_sums {
+    gg_backend *be;
+    const gg_family *fam;
+    gg_status *st;
+} resident_sums;
+
+static int resident_sum(void *ctx, const gg_stats_par *par, double out[3])
+{
+    resident_sums *r = ctx;
+    return r->be->ops->row_sums(r->be, r->fam, par, out, r->st);
+}
+
+static int resident_done(gg_fit_rows *fr, gg_backend *be, const gg_family *fam, double sig2,
+                         gg_status *st)
+{
+    if (be->ops->row_sums == NULL)
+        return gg_fail(st, "gamgpu_internal_error",
+                       "the %s backend keeps no rows of its own", be->ops->name);
+    int fail = 0;
+    resident_sums r0 = {be, &fr->fam, st};
+    fr->null_deviance = gg_stats_null_deviance(&fr->fam, resident_sum, &r0, &fail);
+    if (fail) return -1;
+    fr->fam = *fam;
+    resident_sums r = {be, &fr->fam, st};
+    const int rc = gg_stats_residuals_aic(&fr->fam, resident_sum, &r, sig2, &fr->resid_ss,
+                                          &fr->aic, &fr->aic_nonint);
+    if (rc < 0) return -1;
+    fr->aic_na = rc;
+    fr->fetched = 1;
+    return 0;
+}
+
 int gg_fit_rows_iterations_done(void *ctx, gg_backend *be, const gg_family *fam, double sig2,
                                 gg_status *st)
 {
     gg_fit_rows *fr = ctx;
+    if (fr->resident) return resident_done(fr, be, fam, sig2, st);
     gg_task_join(&fr->prep);
     fr->fam = *fam;            /* nb(): the residuals at the final theta */
     if (be->ops->fetch(be, GG_VEC_ETA, fr->out[GG_ROWS_ETA], st) ||
@@ -83,6 +121,13 @@ void gg_fit_rows_start(gg_fit_rows *fr, gg_family fam, size_t n, const double *y
     fr->nthreads = nthreads;
     for (int k = 0; k < GG_ROWS_NOUT; k++) fr->out[k] = out[k];
     gg_task_start(&fr->prep, fit_rows_prep, fr);
+}
+
+void gg_fit_rows_start_resident(gg_fit_rows *fr, gg_family fam)
+{
+    memset(fr, 0, sizeof *fr);
+    fr->fam = fam;
+    fr->resident = 1;
 }
 
 void gg_fit_rows_new_attempt(gg_fit_rows *fr)

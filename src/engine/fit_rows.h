@@ -29,6 +29,7 @@ typedef struct gg_fit_rows {
     double *out[GG_ROWS_NOUT];
     double sig2;
     int fetched;
+    int resident;                   /* the rows stay with the backend */
     gg_task prep, stats;
 } gg_fit_rows;
 
@@ -38,6 +39,11 @@ typedef struct gg_fit_rows {
  * deviance.  y and pw (prior weights) must outlive gg_fit_rows_finish(). */
 void gg_fit_rows_start(gg_fit_rows *fr, gg_family fam, size_t n, const double *y,
                        const double *pw, double *const out[GG_ROWS_NOUT], int nthreads);
+
+/* For a backend whose rows stay where it holds them (a cluster's shards:
+ * backend.h's row_sums): no n-vectors; the null deviance, the deviance
+ * and the aic from its sums when the iterations are done. */
+void gg_fit_rows_start_resident(gg_fit_rows *fr, gg_family fam);
 
 /* The engine's iterations_done hook (ctx: the gg_fit_rows): fetches eta,
  * mu and w from the backend, then starts the residuals and the aic (with

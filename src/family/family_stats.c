@@ -2,7 +2,10 @@
  * deviance residuals, null deviance and aic, as R's stats families compute
  * them but without n-length temporaries, in passes over fixed blocks of
  * rows that threads share out.  No R API at all (the densities are
- * family_dens.c's), so these run off R's thread. */
+ * family_dens.c's), so these run off R's thread.  The summaries are
+ * composed from passes' sums (gg_stats_sum_fn): over rows in this
+ * process's memory here, over a cluster's shards where the rows stay on
+ * its nodes (fit_rows.c, node_r.c). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -11,16 +14,8 @@
 #include "family_stats.h"
 #include "threads.h"
 
-typedef enum {
-    PASS_MEAN,       /* sum(y wt) over wt != 0, sum(wt) */
-    PASS_NULL_DEV,   /* sum(d(y, ybar, wt)) */
-    PASS_RESID,      /* residuals; sum(r^2), sum(wt) */
-    PASS_AIC         /* the family's aic sum, and sum(wt) for inverse.gaussian or
-                        the count of rows whose density R warns about */
-} stats_pass;
-
 typedef struct stats_ctx {
-    stats_pass pass;
+    gg_stats_pass pass;
     gg_family fam;
     gg_family_id f;
     size_t n;
@@ -41,31 +36,32 @@ static void block_sums(const stats_ctx *c, size_t i0, size_t i1, long double *s0
     const double *y = c->y, *mu = c->mu, *wt = c->wt;
     long double a = 0, b = 0;
     switch (c->pass) {
-    case PASS_MEAN:
+    case GG_STATS_MEAN:
         for (size_t i = i0; i < i1; i++) {
             if (wt[i] != 0) a += y[i] * wt[i];
             b += wt[i];
         }
         break;
-    case PASS_NULL_DEV:
+    case GG_STATS_NULL_DEV:
         for (size_t i = i0; i < i1; i++) a += gg_dev_resid(&c->fam, y[i], c->ybar, wt[i]);
         break;
-    case PASS_RESID:
+    case GG_STATS_RESID:
         for (size_t i = i0; i < i1; i++) {
             const double d = gg_dev_resid(&c->fam, y[i], mu[i], wt[i]);
             const double q = d > 0 ? sqrt(d) : 0;
             const double ri = y[i] > mu[i] ? q : (y[i] < mu[i] ? -q : 0);
             const double sq = ri * ri;
-            c->r[i] = ri;
+            if (c->r != NULL) c->r[i] = ri;
             a += sq;
             b += wt[i];
         }
         break;
-    case PASS_AIC:
+    case GG_STATS_AIC:
         switch (c->f) {
-        case GG_FAM_GAUSSIAN:      /* sum(log(wt)); log(1) adds +0 */
+        case GG_FAM_GAUSSIAN:      /* sum(log(wt)); log(1) adds +0; the rows */
             for (size_t i = i0; i < i1; i++)
                 if (wt[i] != 1) a += log(wt[i]);
+            b = (long double) (i1 - i0);
             break;
         case GG_FAM_BINOMIAL: {    /* sum(ifelse(m > 0, wt/m, 0) dbinom(round(m y), round(m), mu, log)), m = wt */
             int bad = 0;
@@ -116,9 +112,8 @@ static void *stats_run(void *arg)
 /* One pass: the blocks' partial sums, then their sums in block order.  With
  * no memory for the partials or the jobs, one block's worth of rows at a
  * time on this thread gives the same numbers. */
-static void run_pass(stats_ctx *c, stats_pass pass, int nthreads, double *s0, double *s1)
+static void run_pass(stats_ctx *c, int nthreads, double *s0, double *s1)
 {
-    c->pass = pass;
     const size_t nb = c->n == 0 ? 0 : (c->n - 1) / GG_STATS_BLOCK + 1;
     long double part1[2], a = 0, b = 0;
     long double *part = nb > 1 ? malloc(2 * nb * sizeof(long double)) : NULL;
@@ -156,92 +151,142 @@ static void run_pass(stats_ctx *c, stats_pass pass, int nthreads, double *s0, do
     *s1 = (double) b;
 }
 
-double gg_null_deviance(const gg_family *fam, size_t n, const double *y, const double *wt,
-                        int nthreads)
+void gg_stats_rows(const gg_family *fam, const gg_stats_par *par, size_t n, const double *y,
+                   const double *mu, const double *wt, int nthreads, double *r, double out[3])
 {
-    stats_ctx c = {.fam = *fam, .f = fam->fam, .n = n, .y = y, .wt = wt};
-    double syw, sw, dev, unused;
-    run_pass(&c, PASS_MEAN, nthreads, &syw, &sw);
-    c.ybar = syw / sw;
-    run_pass(&c, PASS_NULL_DEV, nthreads, &dev, &unused);
-    return dev;
+    stats_ctx c = {.pass = par->pass, .fam = *fam, .f = fam->fam, .n = n, .y = y, .mu = mu,
+                   .wt = wt, .r = r, .ybar = par->ybar, .disp = par->disp,
+                   .shape = par->disp != 0 ? 1 / par->disp : 0};
+    run_pass(&c, nthreads, &out[0], &out[1]);
+    out[2] = NAN;
+    if (par->pass == GG_STATS_AIC && out[1] > 0 &&
+        (fam->fam == GG_FAM_POISSON || fam->fam == GG_FAM_BINOMIAL))
+        for (size_t i = 0; i < n; i++) {
+            const double x = fam->fam == GG_FAM_POISSON ? y[i] : nearbyint(wt[i] * y[i]);
+            if (gg_dens_nonint(x)) {
+                out[2] = x;
+                break;
+            }
+        }
 }
 
-/* family$aic(y, n, mu, wt, dev) from the context's rows, given dev and
- * sum(wt) */
-static int aic_at_dev(stats_ctx *c, double dev, double sw, int nthreads, double *aic,
-                      gg_aic_nonint *bad)
+/* ---- the summaries, from a pass's sums over every row -------------------- */
+
+double gg_stats_null_deviance(const gg_family *fam, gg_stats_sum_fn sum, void *ctx, int *fail)
 {
-    const gg_family_id f = c->f;
-    const size_t n = c->n;
-    const double *y = c->y, *wt = c->wt;
-    double s, s1;
+    double s[3];
+    gg_stats_par par = {GG_STATS_MEAN, 0, 0};
+    if (sum(ctx, &par, s)) {
+        *fail = 1;
+        return NAN;
+    }
+    par.pass = GG_STATS_NULL_DEV;
+    par.ybar = s[0] / s[1];
+    (void) fam;
+    if (sum(ctx, &par, s)) {
+        *fail = 1;
+        return NAN;
+    }
+    *fail = 0;
+    return s[0];
+}
+
+/* family$aic(y, n, mu, wt, dev) given dev and sum(wt) */
+static int aic_at_dev(const gg_family *fam, gg_stats_sum_fn sum, void *ctx, double dev,
+                      double sw, double *aic, gg_aic_nonint *bad)
+{
+    double s[3];
+    gg_stats_par par = {GG_STATS_AIC, 0, 0};
     bad->count = 0;
     bad->x = 0;
-    switch (f) {
-    case GG_FAM_GAUSSIAN: {
+    switch (fam->fam) {
+    case GG_FAM_GAUSSIAN:
         /* nobs (log(dev/nobs 2 pi) + 1) + 2 - sum(log(wt)) */
-        run_pass(c, PASS_AIC, nthreads, &s, &s1);
-        const double nobs = (double) n;
-        *aic = nobs * (log(dev / nobs * 2 * M_PI) + 1) + 2 - s;
+        if (sum(ctx, &par, s)) return -1;
+        *aic = s[1] * (log(dev / s[1] * 2 * M_PI) + 1) + 2 - s[0];
         return 0;
-    }
     case GG_FAM_BINOMIAL:
     case GG_FAM_POISSON:
-        run_pass(c, PASS_AIC, nthreads, &s, &s1);
-        *aic = -2 * s;
-        if (s1 > 0) {
+        if (sum(ctx, &par, s)) return -1;
+        *aic = -2 * s[0];
+        if (s[1] > 0) {
             /* rows whose density R warns about: how many, and the first
              * one's x, for the warning the glue gives on R's thread */
-            bad->count = (size_t) s1;
-            for (size_t i = 0; i < n; i++) {
-                const double x = f == GG_FAM_POISSON ? y[i] : nearbyint(wt[i] * y[i]);
-                if (gg_dens_nonint(x)) {
-                    bad->x = x;
-                    break;
-                }
-            }
+            bad->count = (size_t) s[1];
+            bad->x = s[2];
         }
         return 0;
     case GG_FAM_GAMMA:
         /* n = sum(wt); disp = dev/n; -2 sum(...) + 2 */
-        c->disp = dev / sw;
-        c->shape = 1 / c->disp;
-        run_pass(c, PASS_AIC, nthreads, &s, &s1);
-        *aic = -2 * s + 2;
+        par.disp = dev / sw;
+        if (sum(ctx, &par, s)) return -1;
+        *aic = -2 * s[0] + 2;
         return 0;
     case GG_FAM_INVGAUSS:
         /* sum(wt) (1 + log(dev/sum(wt) 2 pi)) + 3 sum(log(y) wt) + 2 */
-        run_pass(c, PASS_AIC, nthreads, &s, &s1);
-        *aic = s1 * (1 + log(dev / s1 * 2 * M_PI)) + 3 * s + 2;
+        if (sum(ctx, &par, s)) return -1;
+        *aic = s[1] * (1 + log(dev / s[1] * 2 * M_PI)) + 3 * s[0] + 2;
         return 0;
     default:
         return 1;
     }
 }
 
+int gg_stats_residuals_aic(const gg_family *fam, gg_stats_sum_fn sum, void *ctx, double sig2,
+                           double *resid_ss, double *aic, gg_aic_nonint *bad)
+{
+    double s[3];
+    gg_stats_par par = {GG_STATS_RESID, 0, 0};
+    bad->count = 0;
+    bad->x = 0;
+    if (sum(ctx, &par, s)) return -1;
+    *resid_ss = s[0];
+    /* family$aic's dev argument, as mgcv passes it */
+    const double dev = fam->fam == GG_FAM_GAUSSIAN ? s[0] : sig2 * s[1];
+    return aic_at_dev(fam, sum, ctx, dev, s[1], aic, bad);
+}
+
+/* ---- the summaries over rows in this process's memory -------------------- */
+
+typedef struct local_rows {
+    const gg_family *fam;
+    size_t n;
+    const double *y, *mu, *wt;
+    double *r;
+    int nthreads;
+} local_rows;
+
+static int local_sum(void *ctx, const gg_stats_par *par, double out[3])
+{
+    const local_rows *l = ctx;
+    gg_stats_rows(l->fam, par, l->n, l->y, l->mu, l->wt, l->nthreads, l->r, out);
+    return 0;
+}
+
+double gg_null_deviance(const gg_family *fam, size_t n, const double *y, const double *wt,
+                        int nthreads)
+{
+    local_rows l = {fam, n, y, NULL, wt, NULL, nthreads};
+    int fail;
+    return gg_stats_null_deviance(fam, local_sum, &l, &fail);
+}
+
 int gg_residuals_aic(const gg_family *fam, size_t n, const double *y, const double *mu,
                      const double *wt, double sig2, int nthreads, double *r,
                      double *resid_ss, double *aic, gg_aic_nonint *bad)
 {
-    const gg_family_id f = fam->fam;
-    stats_ctx c = {.fam = *fam, .f = f, .n = n, .y = y, .mu = mu, .wt = wt, .r = r};
-    double sw;
-    bad->count = 0;
-    bad->x = 0;
-    run_pass(&c, PASS_RESID, nthreads, resid_ss, &sw);
-    /* family$aic's dev argument, as mgcv passes it */
-    const double dev = f == GG_FAM_GAUSSIAN ? *resid_ss : sig2 * sw;
-    return aic_at_dev(&c, dev, sw, nthreads, aic, bad);
+    local_rows l = {fam, n, y, mu, wt, r, nthreads};
+    return gg_stats_residuals_aic(fam, local_sum, &l, sig2, resid_ss, aic, bad);
 }
 
 int gg_family_aic(const gg_family *fam, size_t n, const double *y, const double *mu,
                   const double *wt, double dev, int nthreads, double *aic, gg_aic_nonint *bad)
 {
-    stats_ctx c = {.fam = *fam, .f = fam->fam, .n = n, .y = y, .mu = mu, .wt = wt};
-    double syw, sw;
-    run_pass(&c, PASS_MEAN, nthreads, &syw, &sw);
-    return aic_at_dev(&c, dev, sw, nthreads, aic, bad);
+    local_rows l = {fam, n, y, mu, wt, NULL, nthreads};
+    double s[3];
+    const gg_stats_par par = {GG_STATS_MEAN, 0, 0};
+    local_sum(&l, &par, s);
+    return aic_at_dev(fam, local_sum, &l, dev, s[1], aic, bad);
 }
 
 /* ---- a sum over rows of per-value terms: gg_sum_spread --------------------- */

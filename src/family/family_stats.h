@@ -15,6 +15,35 @@
 
 #define GG_STATS_BLOCK 65536
 
+/* The passes over rows the summaries are made of; each gives two sums
+ * (family_stats.c's block_sums() says which) that add over row shards. */
+typedef enum {
+    GG_STATS_MEAN,       /* sum(y wt) over wt != 0, sum(wt) */
+    GG_STATS_NULL_DEV,   /* sum(d(y, ybar, wt)) */
+    GG_STATS_RESID,      /* sum(r^2), sum(wt) (r: the deviance residuals) */
+    GG_STATS_AIC         /* the family's aic sum, and the rows (gaussian),
+                            sum(wt) (inverse.gaussian) or the count of rows
+                            whose density R warns about (binomial, poisson) */
+} gg_stats_pass;
+
+typedef struct gg_stats_par {
+    gg_stats_pass pass;
+    double ybar;         /* GG_STATS_NULL_DEV: the null model's mean */
+    double disp;         /* GG_STATS_AIC, Gamma: dev / sum(wt) */
+} gg_stats_par;
+
+/* One pass over rows [0, n): out[0], out[1] its two sums, out[2] for
+ * GG_STATS_AIC the first row's x that R's density warns about (NaN:
+ * none); r (n, or NULL) receives the deviance residuals in
+ * GG_STATS_RESID.  mu is read by GG_STATS_RESID and GG_STATS_AIC only. */
+void gg_stats_rows(const gg_family *fam, const gg_stats_par *par, size_t n, const double *y,
+                   const double *mu, const double *wt, int nthreads, double *r, double out[3]);
+
+/* A pass's sums over every row of a fit, wherever they are (out as
+ * gg_stats_rows()'s, the shards' sums added, out[2] the first shard's
+ * that has one); nonzero on failure. */
+typedef int (*gg_stats_sum_fn)(void *ctx, const gg_stats_par *par, double out[3]);
+
 /* sum(dev.resids(y, weighted.mean(y, wt), wt)), with weighted.mean's
  * exclusion of zero weights. */
 double gg_null_deviance(const gg_family *fam, size_t n, const double *y, const double *wt,
@@ -40,6 +69,13 @@ typedef struct gg_aic_nonint {
  * long double as R's sum() sums: R's sum(t[idx] op v) to the bit, without
  * the n-vectors.  idx is 1-based, as R's match() gives it. */
 double gg_sum_spread(const double *t, const int *idx, const double *v, size_t n, int op);
+
+/* gg_null_deviance() and gg_residuals_aic() (without the residuals
+ * themselves) from passes' sums: *fail set, or -1 returned, when a sum
+ * failed. */
+double gg_stats_null_deviance(const gg_family *fam, gg_stats_sum_fn sum, void *ctx, int *fail);
+int gg_stats_residuals_aic(const gg_family *fam, gg_stats_sum_fn sum, void *ctx, double sig2,
+                           double *resid_ss, double *aic, gg_aic_nonint *bad);
 
 int gg_residuals_aic(const gg_family *fam, size_t n, const double *y, const double *mu,
                      const double *wt, double sig2, int nthreads, double *r,

@@ -6,8 +6,9 @@
  * (ops), which runs the operations on every node's own session (node_r.c)
  * through R's parallel package and combines the last one's results: sums
  * over the shards for the deviance, X'WX, X'Wz and theta sums, the shards'
- * vectors in order for the n-vectors a fit gathers at its end.  Only
- * p-sized numbers cross the network per iteration.
+ * vectors in order for the n-vectors a fit gathers at its end (or, for
+ * rows that stay on the nodes, the sums of the fit's summaries: row_sums).
+ * Only p-sized numbers cross the network per iteration.
  *
  * This is glue: it calls R, on R's thread (the engine runs its backend's
  * operations on the thread that called it; its helper threads do host
@@ -256,6 +257,20 @@ static int cl_fetch(gg_backend *self, gg_vec which, double *out, gg_status *st)
     return rc;
 }
 
+static int cl_row_sums(gg_backend *self, const gg_family *fam, const gg_stats_par *par,
+                       double out[3], gg_status *st)
+{
+    SEXP a = Rf_allocVector(REALSXP, 3);
+    REAL(a)[0] = (double) par->pass;
+    REAL(a)[1] = par->ybar;
+    REAL(a)[2] = par->disp;
+    SEXP res = cluster_call(self, "row_sums", a, fam, st);
+    if (res == NULL) return -1;
+    const int rc = take_doubles(res, out, 3, "row_sums", st);
+    UNPROTECT(1);
+    return rc;
+}
+
 static int cl_refuse(gg_status *st, const char *what)
 {
     return gg_fail(st, "gamgpu_unsupported",
@@ -303,6 +318,7 @@ static const gg_backend_ops cluster_ops = {
     .set_rows = cl_set_rows,
     .xmul = cl_xmul,
     .xtmul = cl_xtmul,
+    .row_sums = cl_row_sums,
     .release = cl_release,
     .outer = NULL,
 };

@@ -114,7 +114,11 @@ static int op_fit(gg_backend *be, const gg_data *d, void *ctx_, gg_status *st)
     c->t_pre = gg_now() - c->t_enter;
     /* the rows' helper, started afresh for this attempt and joined before
      * returning (gg_session_call's rule) */
-    gg_fit_rows_start(&c->fr, c->sp->family, d->n, d->y, d->pw, c->rows_out, c->ctl->nthreads);
+    if (d->y == NULL)          /* the rows stay on a cluster's nodes */
+        gg_fit_rows_start_resident(&c->fr, c->sp->family);
+    else
+        gg_fit_rows_start(&c->fr, c->sp->family, d->n, d->y, d->pw, c->rows_out,
+                          c->ctl->nthreads);
     c->ctl->iterations_done = gg_fit_rows_iterations_done;
     c->ctl->ctx = &c->fr;
     int rc = gg_engine_fit(be, c->pen, c->sp, c->ctl, c->out, st);
@@ -161,7 +165,11 @@ SEXP gg_fit(SEXP ses, SEXP family, SEXP link, SEXP S, SEXP off, SEXP L, SEXP lsp
         SEXP v = gg_list_elt(spec, "yvar");
         sp.yvar = v == R_NilValue ? 1 : Rf_asReal(v);
     }
-    const int want_hat = gg_list_int(spec, "hat", 1, 0, 1, BAD_IN);
+    /* rows that stay on a cluster's nodes: no n-vector comes back (their
+     * leverages not computed, the summaries summed there) */
+    const int resident = d.y == NULL;
+    const int want_hat = gg_list_int(spec, "hat", 1, 0, 1, BAD_IN) && !resident;
+    const R_xlen_t nrow = resident ? 0 : n;
 
     /* penalties */
     const int m = Rf_length(S);
@@ -234,10 +242,10 @@ SEXP gg_fit(SEXP ses, SEXP family, SEXP link, SEXP S, SEXP off, SEXP L, SEXP lsp
     SET_VECTOR_ELT(res, 12, new_mat(nth, nth));
     SET_VECTOR_ELT(res, 13, new_mat(nsp, nsp));
     SET_VECTOR_ELT(res, 14, want_hat ? Rf_allocVector(REALSXP, n) : R_NilValue);
-    SET_VECTOR_ELT(res, 15, Rf_allocVector(REALSXP, n));
-    SET_VECTOR_ELT(res, 16, Rf_allocVector(REALSXP, n));
-    SET_VECTOR_ELT(res, 17, Rf_allocVector(REALSXP, n));
-    SET_VECTOR_ELT(res, 24, Rf_allocVector(REALSXP, n));
+    SET_VECTOR_ELT(res, 15, Rf_allocVector(REALSXP, nrow));
+    SET_VECTOR_ELT(res, 16, Rf_allocVector(REALSXP, nrow));
+    SET_VECTOR_ELT(res, 17, Rf_allocVector(REALSXP, nrow));
+    SET_VECTOR_ELT(res, 24, Rf_allocVector(REALSXP, nrow));
     SET_VECTOR_ELT(res, 25, Rf_allocVector(REALSXP, sp.family.efam ? sp.family.ef.nth : 0));
     SET_VECTOR_ELT(res, 26, Rf_allocVector(REALSXP, p));
 
@@ -274,8 +282,9 @@ SEXP gg_fit(SEXP ses, SEXP family, SEXP link, SEXP S, SEXP off, SEXP L, SEXP lsp
 
     /* the rows' part of the result, on host threads beside the engine */
     double *const rows_out[GG_ROWS_NOUT] = {
-        REAL(VECTOR_ELT(res, 15)), REAL(VECTOR_ELT(res, 16)), REAL(VECTOR_ELT(res, 17)),
-        REAL(VECTOR_ELT(res, 24)), out.hat};
+        resident ? NULL : REAL(VECTOR_ELT(res, 15)), resident ? NULL : REAL(VECTOR_ELT(res, 16)),
+        resident ? NULL : REAL(VECTOR_ELT(res, 17)), resident ? NULL : REAL(VECTOR_ELT(res, 24)),
+        out.hat};
     fit_ctx c;
     memset(&c, 0, sizeof c);
     c.pen = &pen;

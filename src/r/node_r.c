@@ -6,8 +6,9 @@
  * The leader's engine drives a cluster backend (cluster_r.c) whose every
  * operation is one of these on each node, through R's parallel package
  * (R/cluster.R): only p-sized results come back (a deviance, X'WX and
- * X'Wz, an extended family's theta sums), but for the n-vectors a fit
- * gathers at its end (fetch, leverages).  The family travels as the raw
+ * X'Wz, an extended family's theta sums, the sums of the fit's summaries),
+ * but for the n-vectors a fit gathers at its end (fetch, leverages) when
+ * the rows are not left on the nodes.  The family travels as the raw
  * bytes of the leader's gg_family (its current theta included), checked
  * against this build's size.
  *
@@ -19,6 +20,7 @@
  * option for it). */
 #include <R.h>
 #include <Rinternals.h>
+#include <stdlib.h>
 #include <string.h>
 #ifndef _WIN32
 #include <netinet/in.h>
@@ -38,11 +40,12 @@
 
 typedef enum {
     NODE_INIT_ETA, NODE_XBETA, NODE_KEEP_ETA, NODE_HALVE_ETA, NODE_ROW_STATE, NODE_GRAM,
-    NODE_LEVERAGE, NODE_EF_SUMS, NODE_FETCH
+    NODE_LEVERAGE, NODE_EF_SUMS, NODE_FETCH, NODE_ROW_SUMS
 } node_opcode;
 
 static const char *node_op_names[] = {"init_eta", "xbeta", "keep_eta", "halve_eta",
-                                      "row_state", "gram", "leverage", "ef_sums", "fetch"};
+                                      "row_state", "gram", "leverage", "ef_sums", "fetch",
+                                      "row_sums"};
 
 typedef struct node_ctx {
     node_opcode op;
@@ -50,12 +53,30 @@ typedef struct node_ctx {
     const double *arg;       /* beta (p) or M (p x p) */
     int deriv;
     gg_vec which;
+    gg_stats_par par;
     double dev, zwz, *A, *b, *out;
 } node_ctx;
 
+/* A pass of the fit's summaries over the shard (family_stats.h), with mu
+ * from the backend where the pass reads it. */
+static int node_row_sums(gg_backend *be, const gg_data *d, node_ctx *c, gg_status *st)
+{
+    double *mu = NULL;
+    if (c->par.pass == GG_STATS_RESID || c->par.pass == GG_STATS_AIC) {
+        mu = malloc((d->n ? d->n : 1) * sizeof(double));
+        if (mu == NULL) return gg_fail(st, "gamgpu_host_oom", "out of memory (cluster node)");
+        if (be->ops->fetch(be, GG_VEC_MU, mu, st)) {
+            free(mu);
+            return -1;
+        }
+    }
+    gg_stats_rows(&c->fam, &c->par, d->n, d->y, mu, d->pw, 64, NULL, c->out);   /* (within the session's thread limit) */
+    free(mu);
+    return 0;
+}
+
 static int node_run(gg_backend *be, const gg_data *d, void *ctx_, gg_status *st)
 {
-    (void) d;
     node_ctx *c = ctx_;
     switch (c->op) {
     case NODE_INIT_ETA:  return be->ops->init_eta(be, &c->fam, st);
@@ -67,6 +88,7 @@ static int node_run(gg_backend *be, const gg_data *d, void *ctx_, gg_status *st)
     case NODE_LEVERAGE:  return be->ops->leverage(be, c->arg, c->out, st);
     case NODE_EF_SUMS:   return be->ops->ef_sums(be, &c->fam, c->deriv, c->out, st);
     case NODE_FETCH:     return be->ops->fetch(be, c->which, c->out, st);
+    case NODE_ROW_SUMS:  return node_row_sums(be, d, c, st);
     }
     return gg_fail(st, BAD_IN, "cluster node: unknown operation");
 }
@@ -101,7 +123,7 @@ SEXP gg_node_op_r(SEXP ptr, SEXP op_, SEXP arg, SEXP fam)
     node_ctx c;
     memset(&c, 0, sizeof c);
     c.op = (node_opcode) op;
-    if (op == NODE_INIT_ETA || op == NODE_ROW_STATE || op == NODE_EF_SUMS)
+    if (op == NODE_INIT_ETA || op == NODE_ROW_STATE || op == NODE_EF_SUMS || op == NODE_ROW_SUMS)
         c.fam = family_from_raw(fam);
     SEXP out = R_NilValue;
     int nprot = 0;
@@ -149,6 +171,18 @@ SEXP gg_node_op_r(SEXP ptr, SEXP op_, SEXP arg, SEXP fam)
             gg_abort(BAD_IN, "cluster node: fetch takes \"eta\", \"mu\", \"w\" or \"z\"");
         c.which = (gg_vec) k;
         out = PROTECT(Rf_allocVector(REALSXP, n));
+        nprot++;
+        c.out = REAL(out);
+        break;
+    }
+    case NODE_ROW_SUMS: {
+        if (TYPEOF(arg) != REALSXP || XLENGTH(arg) != 3 || !(REAL(arg)[0] >= GG_STATS_MEAN) ||
+            !(REAL(arg)[0] <= GG_STATS_AIC))
+            gg_abort(BAD_IN, "cluster node: row_sums takes the pass, the mean and the dispersion");
+        c.par.pass = (gg_stats_pass) (int) REAL(arg)[0];
+        c.par.ybar = REAL(arg)[1];
+        c.par.disp = REAL(arg)[2];
+        out = PROTECT(Rf_allocVector(REALSXP, 3));
         nprot++;
         c.out = REAL(out);
         break;

@@ -222,10 +222,20 @@ SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP load, SEXP cont
     gg_data d;
     if (dispatch == R_NilValue) {
         gg_model_data_from_r(X, y, w, offset, &plan, &d);
-    } else {
+    } else if (y != R_NilValue) {
         const int p = gg_list_int(load, "p", GG_REQUIRED, 1, INT_MAX, BAD_IN);
         gg_model_data_from_r(R_NilValue, y, w, offset, NULL, &d);
         d.p = p;
+    } else {
+        /* the rows stay on the nodes (their count in load$rows): no
+         * n-vector here at all; the fit's summaries are sums from there */
+        memset(&d, 0, sizeof d);
+        d.p = gg_list_int(load, "p", GG_REQUIRED, 1, INT_MAX, BAD_IN);
+        if (gg_list_elt(load, "rows") == R_NilValue)
+            gg_abort(BAD_IN, "a cluster's session without y takes the rows' count (load$rows)");
+        d.n = (size_t) gg_list_real(load, "rows", 1, 1, (double) INT_MAX, BAD_IN);
+        if (w != R_NilValue || offset != R_NilValue)
+            gg_abort(BAD_IN, "a cluster's session without y takes no weights or offset");
     }
     d.pw_ones = pw_ones;
     if (ar_rho != 0) {

@@ -4,16 +4,6 @@
 
 skip_on_os("windows")
 
-node_cluster <- function(nodes = 2L) {
-  cl <- parallel::makePSOCKcluster(nodes)
-  parallel::clusterCall(cl, function(lib) {
-    .libPaths(lib)
-    suppressPackageStartupMessages(library(gamgpu))
-    NULL
-  }, .libPaths())
-  cl
-}
-
 # (one cluster for the file, stopped by its last block)
 cl <- node_cluster()
 

@@ -1,0 +1,565 @@
+# Data that never sits in one session: gam_gpu(data = gamgpu_shards(...),
+# cluster = cl).  Each node of the cluster loads its own shard (files it
+# reads, or a function of its index), keeps it, and the leader sees only
+# what the set-up needs:
+#   1. load (gg_shard_load on every node): the shard read, the model's
+#      variables kept, subset and NA rows dropped there; back come the
+#      rows' count and each variable's summary (range and the rows where it
+#      is reached, factor levels with their counts and a row of each);
+#   2. the set-up sample: every row when there are at most chunk.size of
+#      them (the fit is then the one-process fit's), else mini.mf()'s
+#      recipe over the shards -- chunk.size rows drawn over the nodes in
+#      proportion to their rows, the rows where each numeric variable has
+#      its minimum and maximum and a row of each factor level in front --
+#      fetched from the nodes (gg_shard_rows); factor levels the union over
+#      the shards in node order (character columns: sorted), as rbind()
+#      would make them; mgcv's set-up runs on it (var.summary's minima,
+#      maxima and modal levels then from every row);
+#   3. open (gg_shard_open): each node builds its model frame, response,
+#      weights and offset from its shard as the leader's set-up built them
+#      from the sample, checks them (the leader combines the checks, so the
+#      errors are one-process gam_gpu()'s) and opens its model session
+#      (R/cluster.R's gg_node_open: X from the recipe on its device);
+#   4. the fit as for in-memory data, but no n-vector ever travels: the
+#      leader's session has no rows (src/r/session_r.c), the deviance, null
+#      deviance and aic are sums from the nodes (family_stats.h's passes,
+#      src/engine/fit_rows.c), r.sq's sums too (gg_shard_rsq); the fitted
+#      object's n-vectors are the set-up sample's rows (shard_finish()).
+
+.node_shards <- new.env(parent = emptyenv())
+
+#' Data that the nodes of a cluster load themselves
+#'
+#' For \code{gam_gpu(..., data = gamgpu_shards(...), cluster = cl)}: each
+#' node of the cluster reads its own rows, keeps them for the whole fit,
+#' and never sends them anywhere; the leader (this session) holds only a
+#' sample of rows for mgcv's set-up, and p-sized results per iteration.
+#' For data larger than one machine's memory, or data that already lives
+#' in files on the nodes.
+#'
+#' With \code{x} a character vector of files (paths as the nodes see
+#' them), the files are split into contiguous groups, one group per node
+#' (with fewer files than nodes, some nodes hold none); each node reads
+#' its files with \code{reader} and binds them by rows.  With \code{x} a
+#' function, node \code{i} (of the cluster's \code{k}) calls \code{x(i)}
+#' for its data frame.  The concatenation in node order is the data the
+#' fit is of.  Variables named in the formula, \code{weights}, \code{offset}
+#' and \code{subset} must be columns of every shard (expressions of them
+#' are evaluated there).
+#'
+#' @param x a character vector of files, or a function of the node's
+#'   index returning that node's data frame.
+#' @param reader a function reading one file into a data frame
+#'   (\code{readRDS}, \code{utils::read.csv}, \code{data.table::fread},
+#'   ...), run on the nodes; unused when \code{x} is a function.
+#' @return an object of class \code{"gamgpu_shards"}.
+#' @seealso \code{\link{gam_gpu}} (section "Several processes, GPUs or
+#'   hosts") for what the fitted object holds.
+#' @examples
+#' \dontrun{
+#' cl <- parallel::makePSOCKcluster(2)
+#' files <- c("/data/part1.rds", "/data/part2.rds")
+#' fit <- gam_gpu(y ~ s(x0) + s(x1), data = gamgpu_shards(files), cluster = cl)
+#' # or a function of the node's index
+#' fit <- gam_gpu(y ~ s(x0) + s(x1), cluster = cl,
+#'                data = gamgpu_shards(function(i) readRDS(sprintf("/data/part%d.rds", i))))
+#' parallel::stopCluster(cl)
+#' }
+#' @export
+gamgpu_shards <- function(x, reader = readRDS) {
+  if (is.character(x)) {
+    if (!length(x) || anyNA(x) || any(!nzchar(x)))
+      gamgpu_abort("gamgpu_bad_input", "gamgpu_shards(): the files must be non-empty paths",
+                   call = NULL)
+    if (!is.function(reader))
+      gamgpu_abort("gamgpu_bad_input", "gamgpu_shards(): 'reader' must be a function",
+                   call = NULL)
+    return(structure(list(files = x, reader = reader, fun = NULL), class = "gamgpu_shards"))
+  }
+  if (is.function(x))
+    return(structure(list(files = NULL, reader = NULL, fun = x), class = "gamgpu_shards"))
+  gamgpu_abort("gamgpu_bad_input",
+               "gamgpu_shards(): 'x' must be a character vector of files or a function of the node's index",
+               call = NULL)
+}
+
+#' @export
+print.gamgpu_shards <- function(x, ...) {
+  if (!is.null(x$files))
+    cat(sprintf("<gamgpu_shards: %d file%s, read on the nodes>\n", length(x$files),
+                if (length(x$files) == 1L) "" else "s"))
+  else cat("<gamgpu_shards: node i's data frame from a function of i>\n")
+  invisible(x)
+}
+
+# ---- on the nodes -------------------------------------------------------
+
+#' Load a cluster node's shard of a fit's data
+#'
+#' Run on a node by the leader (gam_gpu(data = gamgpu_shards(), cluster
+#' =)).  Not for direct use.
+#' @param key the fit's key.
+#' @param s list(files, reader, fun, index, vars, model_vars, subset,
+#'   na_fail): what to read, the variables kept, those whose missing
+#'   values drop a row, the subset expression (or NULL), whether a missing
+#'   value is an error (na.fail).
+#' @return list(rows, na_rows, cols): the rows kept, the rows dropped for
+#'   missing values, each variable's summary.
+#' @keywords internal
+#' @export
+gg_shard_load <- function(key, s) {
+  gg_shard_drop(key)
+  d <- if (!is.null(s$fun)) s$fun(s$index) else if (length(s$files))
+    do.call(rbind, lapply(s$files, s$reader)) else NULL
+  if (is.null(d)) d <- data.frame()
+  if (!is.data.frame(d)) d <- as.data.frame(d)
+  if (nrow(d) > 0L || length(d)) {
+    miss <- setdiff(s$vars, names(d))
+    if (length(miss))
+      stop(sprintf("this node's shard lacks variable%s %s", if (length(miss) > 1) "s" else "",
+                   paste(miss, collapse = ", ")), call. = FALSE)
+    d <- d[s$vars]
+  }
+  if (!is.null(s$subset) && nrow(d)) {
+    keep <- eval(s$subset, d, globalenv())
+    if (!is.logical(keep)) keep <- seq_len(nrow(d)) %in% keep
+    d <- d[keep & !is.na(keep), , drop = FALSE]
+  }
+  na_rows <- 0
+  if (nrow(d)) {
+    cc <- stats::complete.cases(d[s$model_vars])
+    na_rows <- sum(!cc)
+    if (na_rows > 0 && isTRUE(s$na_fail)) stop("missing values in object", call. = FALSE)
+    if (na_rows > 0) d <- d[cc, , drop = FALSE]
+  }
+  rownames(d) <- NULL
+  .node_shards[[key]] <- d
+  list(rows = nrow(d), na_rows = na_rows, cols = lapply(d, shard_column_summary))
+}
+
+# A shard's column: its type, range and the (first) rows reaching it, or
+# its levels with their counts and first rows.
+shard_column_summary <- function(x) {
+  first_rows <- function(f) {
+    i <- match(levels(f), f)
+    list(levels = levels(f), counts = tabulate(f, nlevels(f)), rows = i)
+  }
+  if (is.factor(x)) return(c(list(type = "factor"), first_rows(x)))
+  if (is.character(x)) {
+    f <- factor(x)
+    return(c(list(type = "character"), first_rows(f)))
+  }
+  if (is.numeric(x) && length(x)) {
+    lo <- min(x)
+    hi <- max(x)
+    hit <- function(v) if (is.matrix(x)) which(rowSums(x == v) > 0)[1L] else which(x == v)[1L]
+    return(list(type = "numeric", min = lo, max = hi, imin = hit(lo), imax = hit(hi)))
+  }
+  list(type = if (is.numeric(x)) "numeric" else class(x)[1L])
+}
+
+#' Rows of a cluster node's loaded shard
+#'
+#' @param key the fit's key.
+#' @param rows the rows (NULL: every row).
+#' @return the shard's data frame at those rows.
+#' @keywords internal
+#' @export
+gg_shard_rows <- function(key, rows) {
+  d <- shard_data(key)
+  if (is.null(rows)) d else d[rows, , drop = FALSE]
+}
+
+shard_data <- function(key) {
+  d <- .node_shards[[key]]
+  if (is.null(d))
+    gamgpu_abort("gamgpu_cluster_node_error",
+                 "this node holds no loaded shard of that fit (restarted, or closed)", call = NULL)
+  d
+}
+
+#' Open a cluster node's model session on its loaded shard
+#'
+#' The shard's model frame (factor levels the leader's), response, prior
+#' weights and offset as the leader's set-up made them, checked; then its
+#' model session (gg_node_open()).  The loaded data frame is let go.
+#' @param key the fit's key.
+#' @param s list(G, formula, weights, offset, levels, family, device,
+#'   control).
+#' @return gg_node_open()'s list, with chk (the rows' checks), sums
+#'   (rows, sum(y), sum((y - mean)^2), sum(w y), sum(w)) and unit_weights.
+#' @keywords internal
+#' @export
+gg_shard_open <- function(key, s) {
+  d <- shard_data(key)
+  for (v in names(s$levels)) d[[v]] <- factor(as.character(d[[v]]), levels = s$levels[[v]])
+  formula <- s$formula
+  environment(formula) <- globalenv()
+  mc <- as.call(c(list(quote(stats::model.frame), formula = formula, data = quote(d)),
+                  if (!is.null(s$weights)) list(weights = s$weights),
+                  if (!is.null(s$offset)) list(offset = s$offset),
+                  list(na.action = stats::na.pass, drop.unused.levels = FALSE)))
+  mf <- eval(mc)
+  rm(d)
+  .node_shards[[key]] <- NULL
+  w <- stats::model.weights(mf)
+  if (is.null(w)) w <- rep(1, nrow(mf))
+  r <- response_rows(stats::model.response(mf), as.numeric(w), s$family)
+  offset <- stats::model.offset(mf)
+  offset <- if (is.null(offset)) NULL else as.numeric(offset)
+  chk <- .Call(gg_check_rows_r, r$y, r$w, offset, s$control$nthreads)
+  if (chk[["o_nonzero"]] == 0) offset <- NULL
+  y <- r$y
+  sums <- c(rows = length(y), sy = sum(y), syy = sum((y - mean(y))^2), swy = sum(r$w * y),
+            sw = sum(r$w))
+  unit <- chk[["w_not_one"]] == 0
+  bad <- chk[["w_bad"]] != 0 || chk[["y_bad"]] != 0 ||
+    (chk[["o_nonzero"]] != 0 && chk[["o_bad"]] != 0)
+  info <- if (bad || !length(y)) list() else
+    gg_node_open(key, s$G, mf, y, r$w, offset, s$device, s$control, unit)
+  c(info, list(chk = chk, sums = sums, unit_weights = unit))
+}
+
+#' Sums over a cluster node's rows for r.sq
+#'
+#' @param key the fit's key.
+#' @param mean_y the weighted mean of y over every row.
+#' @return c(rows, sum(v1), sum(v1^2), sum(v2), sum(v2^2)) with v1 =
+#'   sqrt(w) (y - mu), v2 = sqrt(w) (y - mean_y).
+#' @keywords internal
+#' @export
+gg_shard_rsq <- function(key, mean_y) {
+  s <- .node_sessions[[key]]
+  if (is.null(s))
+    gamgpu_abort("gamgpu_cluster_node_error",
+                 "this node holds no shard of that fit (restarted, or closed)", call = NULL)
+  mu <- .Call(gg_node_op_r, s$ses$ptr, "fetch", "mu", NULL)
+  sw <- sqrt(s$w)
+  v1 <- sw * (s$y - mu)
+  v2 <- sw * (s$y - mean_y)
+  c(length(v1), sum(v1), sum(v1^2), sum(v2), sum(v2^2))
+}
+
+#' A family's aic summed over a cluster node's rows
+#'
+#' For the families whose aic is a sum over rows (negbin(theta),
+#' Tweedie(p)), family$aic(y, 1, mu, w, dev) on the node's rows.
+#' @param key the fit's key.
+#' @param family the fit's family.
+#' @param dev the deviance family$aic takes.
+#' @return the node's share of the aic.
+#' @keywords internal
+#' @export
+gg_shard_aic <- function(key, family, dev) {
+  s <- .node_sessions[[key]]
+  if (is.null(s))
+    gamgpu_abort("gamgpu_cluster_node_error",
+                 "this node holds no shard of that fit (restarted, or closed)", call = NULL)
+  mu <- .Call(gg_node_op_r, s$ses$ptr, "fetch", "mu", NULL)
+  family$aic(s$y, 1, mu, s$w, dev)
+}
+
+#' Let go of a cluster node's loaded shard
+#'
+#' @param key the fit's key.
+#' @return TRUE, invisibly.
+#' @keywords internal
+#' @export
+gg_shard_drop <- function(key) {
+  if (exists(key, envir = .node_shards, inherits = FALSE)) rm(list = key, envir = .node_shards)
+  invisible(TRUE)
+}
+
+# ---- on the leader ------------------------------------------------------
+
+# The families whose fit on shards is exact here: R's exponential families
+# (the C summaries), and negbin(theta), Tweedie(p) (aic summed over rows).
+shard_family_ok <- function(family)
+  !inherits(family, "extended.family") &&
+    (family$family %in% c("gaussian", "binomial", "poisson", "Gamma", "inverse.gaussian",
+                          "quasibinomial", "quasipoisson", "quasi") ||
+       is_negbin(family) || grepl("^Tweedie", family$family))
+
+# The shards loaded on the cluster's nodes and the set-up's sample of rows
+# (steps 1 and 2 above).  mc: gam_gpu()'s call; env its frame's parent.
+# Returns list(key, nodes (the cluster's nodes holding a shard), rows (per
+# node), n, data (the sample, a data frame), levels, cols, na_rows, summary
+# (var.summary's entries from every row)).
+shards_load <- function(shards, cl, mc, env, formula, chunk.size) {
+  if (!inherits(cl, "cluster") || !length(cl))
+    gamgpu_abort("gamgpu_bad_input",
+                 paste("data = gamgpu_shards(...) is loaded by the nodes of a cluster: pass",
+                       "cluster = (a cluster of R's parallel package)"), call = NULL)
+  gp <- mgcv::interpret.gam(formula)
+  expr_vars <- function(nm) if (is.null(mc[[nm]])) character(0) else all.vars(mc[[nm]])
+  model_vars <- unique(c(all.vars(gp$fake.formula), expr_vars("weights"), expr_vars("offset")))
+  vars <- unique(c(model_vars, expr_vars("subset")))
+  na_action <- mc$na.action
+  na_fail <- FALSE
+  if (!is.null(na_action)) {
+    na_fun <- eval(na_action, env)
+    na_fail <- identical(na_fun, stats::na.fail)
+    if (!na_fail && !identical(na_fun, stats::na.omit) && !identical(na_fun, stats::na.exclude))
+      gamgpu_abort("gamgpu_unsupported_argument",
+                   paste("na.action: shards loaded by the nodes take na.omit, na.exclude (both",
+                         "drop the rows there) or na.fail"), call = NULL, arguments = "na.action")
+  }
+  k <- length(cl)
+  parts <- if (!is.null(shards$files)) {
+    nf <- length(shards$files)
+    used <- min(k, nf)
+    edge <- floor(seq(0, nf, length.out = used + 1L))
+    lapply(seq_len(used), function(i)
+      list(files = shards$files[(edge[i] + 1L):edge[i + 1L]], reader = shards$reader))
+  } else lapply(seq_len(k), function(i) list(fun = shards$fun, index = i))
+  key <- sprintf("gamgpu-%d-%s", Sys.getpid(), paste(sample(c(letters, 0:9), 12, TRUE),
+                                                    collapse = ""))
+  nodes <- cl[seq_along(parts)]
+  args <- lapply(parts, function(p)
+    c(p, list(vars = vars, model_vars = model_vars, subset = mc$subset, na_fail = na_fail)))
+  .Call(gg_tcp_nodelay_r)
+  drop_all <- function() for (i in seq_along(nodes))
+    tryCatch(parallel::clusterCall(nodes[i], gg_shard_drop, key), error = function(e) NULL,
+             interrupt = function(e) NULL)
+  loaded <- tryCatch(parallel::clusterApply(nodes, args, function(a) gg_shard_load(key, a)),
+                     error = function(e) e, interrupt = function(e) e)
+  # (gg_shard_load's key: the function above is made here, so it is sent
+  # with this frame -- small: the arguments, not the data)
+  if (inherits(loaded, "condition")) {
+    if (!inherits(loaded, "interrupt")) drop_all()
+    fl <- cluster_condition(loaded, "loading of the shards")
+    gamgpu_abort(fl$class, fl$message, call = NULL)
+  }
+  rows <- vapply(loaded, function(o) as.numeric(o$rows), 0)
+  n <- sum(rows)
+  if (n < 1) {
+    drop_all()
+    gamgpu_abort("gamgpu_no_data", "no rows left in the shards after NA handling and subsetting",
+                 call = NULL)
+  }
+  cols <- shard_columns(loaded, vars)
+  levels <- lapply(cols[vapply(cols, function(c) c$type %in% c("factor", "character"), NA)],
+                   `[[`, "levels")
+  sel <- shard_sample(rows, cols, chunk.size)
+  got <- tryCatch(parallel::clusterApply(nodes, sel$rows, function(r) gg_shard_rows(key, r)),
+                  error = function(e) e, interrupt = function(e) e)
+  if (inherits(got, "condition")) {
+    if (!inherits(got, "interrupt")) drop_all()
+    fl <- cluster_condition(got, "sampling of the shards")
+    gamgpu_abort(fl$class, fl$message, call = NULL)
+  }
+  data <- shard_sample_frame(got, sel, levels)
+  list(key = key, nodes = nodes, rows = rows, n = n, data = data, levels = levels,
+       cols = cols, na_rows = sum(vapply(loaded, `[[`, 0, "na_rows")), drop = drop_all)
+}
+
+# The shards' column summaries combined: numeric range with the node and
+# row reaching it; levels (factors: the union in node order; characters:
+# sorted) with counts over every row and a (node, row) for each.
+shard_columns <- function(loaded, vars) {
+  out <- list()
+  for (v in vars) {
+    parts <- lapply(seq_along(loaded), function(i) c(loaded[[i]]$cols[[v]], node = i))
+    parts <- parts[vapply(loaded, function(o) o$rows > 0, NA)]
+    types <- unique(vapply(parts, `[[`, "", "type"))
+    if (length(types) > 1L && all(types %in% c("factor", "character"))) types <- "factor"
+    if (length(types) != 1L)
+      gamgpu_abort("gamgpu_bad_input",
+                   sprintf("variable '%s' has different types in different shards (%s)", v,
+                           paste(types, collapse = ", ")), call = NULL)
+    if (types == "numeric") {
+      lo <- vapply(parts, `[[`, 0, "min")
+      hi <- vapply(parts, `[[`, 0, "max")
+      a <- which.min(lo)
+      b <- which.max(hi)
+      out[[v]] <- list(type = "numeric", min = lo[a], max = hi[b],
+                       at_min = c(parts[[a]]$node, parts[[a]]$imin),
+                       at_max = c(parts[[b]]$node, parts[[b]]$imax))
+    } else if (types %in% c("factor", "character")) {
+      lev <- unique(unlist(lapply(parts, `[[`, "levels")))
+      if (types == "character") lev <- sort(lev)
+      counts <- setNames(numeric(length(lev)), lev)
+      at <- matrix(NA_real_, length(lev), 2L)
+      for (p in parts) {
+        counts[p$levels] <- counts[p$levels] + p$counts
+        j <- match(p$levels, lev)
+        new <- is.na(at[j, 1L]) & p$counts > 0
+        at[j[new], ] <- cbind(p$node, p$rows[new])
+      }
+      out[[v]] <- list(type = types, levels = lev, counts = counts, at = at)
+    } else out[[v]] <- list(type = types)
+  }
+  out
+}
+
+# Which rows of each node form the set-up's sample: every row when there
+# are at most chunk.size (mini.mf() then takes the frame itself); else
+# chunk.size rows drawn over the nodes in proportion to their rows (under
+# mini.mf()'s seed, the caller's random numbers left as they were), with
+# the rows reaching each numeric variable's extremes and a row of each
+# factor level put first, as mini.mf() does.  Returns list(rows (per node:
+# NULL for all, else indices), order (the sample's (node, row) pairs in
+# their order), all).
+shard_sample <- function(rows, cols, chunk.size) {
+  n <- sum(rows)
+  mn <- sum(vapply(cols, function(c) if (c$type %in% c("factor", "character"))
+    length(c$levels) else 2, 0))
+  if (chunk.size < mn) chunk.size <- mn
+  if (n <= chunk.size) return(list(rows = rep(list(NULL), length(rows)), all = TRUE))
+  seed <- if (exists(".Random.seed", envir = globalenv(), inherits = FALSE))
+    get(".Random.seed", envir = globalenv())
+  on.exit(if (is.null(seed)) rm(".Random.seed", envir = globalenv()) else
+    assign(".Random.seed", seed, envir = globalenv()))
+  set.seed(66)
+  pick <- sort(sample.int(n, chunk.size))
+  node_of <- findInterval(pick - 1, c(0, cumsum(rows)), left.open = FALSE)
+  within <- pick - c(0, cumsum(rows))[node_of]
+  ord <- cbind(node_of, within)
+  front <- NULL
+  for (c in cols) {
+    if (c$type == "numeric") front <- rbind(front, c$at_min, c$at_max)
+    else if (c$type %in% c("factor", "character")) front <- rbind(front, c$at[!is.na(c$at[, 1L]), , drop = FALSE])
+  }
+  if (!is.null(front)) ord[seq_len(nrow(front)), ] <- front
+  per_node <- lapply(seq_along(rows), function(i) unique(ord[ord[, 1L] == i, 2L]))
+  list(rows = per_node, order = ord, all = FALSE)
+}
+
+# The sample's data frame from the nodes' rows, in the sample's order,
+# factor levels the agreed ones.
+shard_sample_frame <- function(got, sel, levels) {
+  keep <- vapply(got, function(d) nrow(d) > 0, NA)
+  if (isTRUE(sel$all)) {
+    d <- do.call(rbind, got[keep])
+  } else {
+    idx <- lapply(seq_along(got), function(i) match(sel$order[sel$order[, 1L] == i, 2L],
+                                                    sel$rows[[i]]))
+    pos <- unlist(lapply(seq_along(got), function(i) which(sel$order[, 1L] == i)))
+    d <- do.call(rbind, lapply(seq_along(got), function(i) got[[i]][idx[[i]], , drop = FALSE]))
+    d <- d[order(pos), , drop = FALSE]
+  }
+  for (v in names(levels)) d[[v]] <- factor(as.character(d[[v]]), levels = levels[[v]])
+  rownames(d) <- NULL
+  d
+}
+
+# What each node's gg_shard_open() takes: the leader's set-up without its
+# rows, the model frame's formula and its weights and offset expressions,
+# the agreed factor levels, the family, the device policy and settings.
+shard_open_spec <- function(f, policy) {
+  G <- f$G
+  list(G = node_setup(G), formula = without_frames(G$gp$fake.formula),
+       weights = f$shards$weights, offset = f$shards$offset, levels = f$shards$levels,
+       family = f$family, device = policy, control = unclass(f$control))
+}
+
+# The nodes' checks of their rows combined and checked as fit_rows()
+# checks one process's (the same errors); the fit's rows, prior weights'
+# unit flag, var(y) and the weighted mean of y from the nodes' sums.
+shard_rows_checked <- function(f, opened) {
+  chk <- lapply(opened, `[[`, "chk")
+  flag <- function(nm) sum(vapply(chk, `[[`, 0, nm))
+  all <- c(w_bad = flag("w_bad"), w_positive = flag("w_positive"), y_bad = flag("y_bad"),
+           y_min = min(vapply(chk, `[[`, 0, "y_min")), y_max = max(vapply(chk, `[[`, 0, "y_max")),
+           o_nonzero = flag("o_nonzero"), o_bad = flag("o_bad"), w_not_one = flag("w_not_one"))
+  check_rows(all)
+  check_support(f$family, f$eng_fam, all)
+  s <- do.call(rbind, lapply(opened, `[[`, "sums"))
+  n <- sum(s[, "rows"])
+  mean_y <- sum(s[, "sy"]) / n
+  m_k <- ifelse(s[, "rows"] > 0, s[, "sy"] / s[, "rows"], 0)
+  f$n <- n
+  f$yvar <- if (n > 1) (sum(s[, "syy"]) + sum(s[, "rows"] * (m_k - mean_y)^2)) / (n - 1) else NA
+  f$shards$mean_y <- sum(s[, "swy"]) / sum(s[, "sw"])
+  f$shards$sw <- sum(s[, "sw"])
+  f$unit_weights <- all[["w_not_one"]] == 0
+  invisible(f)
+}
+
+# The fitted object of a fit over shards left on the nodes: its n-vectors
+# (y, prior and working weights, linear predictor, fitted values,
+# residuals, leverages) are the set-up sample's rows, at the fit's
+# coefficients; df.residual, deviance, null deviance and aic are every
+# row's (src/engine/fit_rows.c's sums); r.sq's sums over every row are kept
+# for summary().  Called before the coefficients go to the prediction
+# parameterisation (the fit's X).
+shard_finish <- function(fit, f, res) {
+  G <- f$G
+  X <- if (nrow(G$X) == nrow(G$mf)) G$X else full_model_matrix(G, G$mf, cores = 1L)
+  family <- f$family
+  beta <- res$coefficients
+  off <- if (length(G$offset) == nrow(G$mf)) as.numeric(G$offset) else 0
+  eta <- as.numeric(X %*% beta) + off
+  mu <- family$linkinv(eta)
+  y <- f$y
+  pw <- f$w
+  dmu <- family$mu.eta(eta)
+  w <- ifelse(pw > 0, pw * dmu^2 / family$variance(mu), 0)
+  d <- family$dev.resids(y, mu, pw)
+  M <- res$Vp / fit$sig2
+  fit$linear.predictors <- eta
+  fit$fitted.values <- mu
+  fit$weights <- fit$wt <- w
+  fit$residuals <- sign(y - mu) * sqrt(pmax(d, 0))
+  fit$hat <- if (isTRUE(f$control$hat)) w * rowSums((X %*% M) * X)
+  fit$y <- y
+  fit$prior.weights <- pw
+  # (the aic of families whose aic is a sum over rows: summed on the nodes)
+  if (is.na(res$scalars[["aic"]]) && (is_negbin(family) || grepl("^Tweedie", family$family))) {
+    dev <- fit$sig2 * f$shards$sw
+    fit$aic <- sum(unlist(f$ses$over_nodes(gg_shard_aic, family, dev))) + 2 * sum(fit$edf)
+  }
+  r <- do.call(rbind, f$ses$over_nodes(gg_shard_rsq, f$shards$mean_y))
+  fit$shards <- list(rows = whole_count(f$n), sample_rows = nrow(G$mf), nodes = nrow(r),
+                     rsq_sums = colSums(r), na_rows = f$shards$na_rows)
+  class(fit) <- c("gam_gpu_shards", class(fit))
+  fit
+}
+
+#' @export
+summary.gam_gpu_shards <- function(object, ...) {
+  # summary.gam() counts the rows as length(object$y) (residual.df, the
+  # t and F tests) and computes r.sq from the rows it holds: here the
+  # set-up sample's.  Its y is given every row's count for the call, and
+  # r.sq and n are every row's (the nodes' sums).
+  sh <- object$shards
+  n <- sh$rows
+  obj <- object
+  class(obj) <- setdiff(class(obj), "gam_gpu_shards")
+  obj$y <- structure(as.numeric(object$y), rows = n, class = "gamgpu_sample_rows")
+  s <- mgcv::summary.gam(obj, ...)
+  r <- sh$rsq_sums
+  residual.df <- n - sum(object$edf)
+  v <- function(s1, s2) (s2 - s1^2 / n) / (n - 1)
+  if (!is.null(s$r.sq))
+    s$r.sq <- 1 - v(r[2], r[3]) * (n - 1) / (v(r[4], r[5]) * residual.df)
+  s$n <- whole_count(n)
+  s
+}
+
+# A count of rows as R counts them: an integer where one holds it.
+whole_count <- function(n) if (n <= .Machine$integer.max) as.integer(n) else n
+
+#' @export
+length.gamgpu_sample_rows <- function(x) attr(x, "rows")
+
+#' @export
+nobs.gam_gpu_shards <- function(object, ...) object$shards$rows
+
+# var.summary (plot.gam()'s and predict()'s defaults) with every row's
+# minima, maxima and modal levels in place of the set-up sample's; the
+# medians stay the sample's (a median is not a sum over shards).
+shard_var_summary <- function(vs, cols) {
+  for (v in intersect(names(vs), names(cols))) {
+    c <- cols[[v]]
+    x <- vs[[v]]
+    if (c$type == "numeric" && is.numeric(x) && length(x) == 3L) {
+      x[1L] <- c$min
+      x[3L] <- c$max
+    } else if (is.factor(x) && c$type %in% c("factor", "character")) {
+      x <- factor(names(c$counts)[which.max(c$counts)], levels = levels(x))
+    }
+    vs[[v]] <- x
+  }
+  vs
+}

@@ -1,0 +1,176 @@
+# gam_gpu(data = gamgpu_shards(...), cluster = cl): each node loads its own
+# rows (files, or a function of its index) and keeps them; the leader sees
+# a sample.  Against the one-process fit of the concatenated data, and,
+# where the set-up sample is smaller than the data, against every row's
+# deviance, aic and summary computed here from the fit's predictions.
+
+skip_on_os("windows")
+
+cl <- node_cluster()
+
+shard_frames <- function(n = 3000, seed = 7) {
+  set.seed(seed)
+  d <- data.frame(x = runif(n), z = runif(n), fac = factor(sample(c("a", "b", "c"), n, TRUE)),
+                  w = runif(n, 0.5, 2), off = runif(n, -0.2, 0.2))
+  d$f <- sin(6 * d$x) + d$z^2 + as.numeric(d$fac) / 4
+  d$yg <- d$f + rnorm(n) / 2
+  d$yb <- rbinom(n, 1, plogis(d$f - 1))
+  d$yp <- rpois(n, exp(d$f / 2 + d$off))
+  d
+}
+
+save_shards <- function(parts) {
+  vapply(seq_along(parts), function(i) {
+    f <- tempfile(sprintf("shard%d-", i), fileext = ".rds")
+    saveRDS(parts[[i]], f)
+    f
+  }, "")
+}
+
+nodes_hold_nothing <- function(cl)
+  parallel::clusterCall(cl, function() c(length(ls(gamgpu:::.node_shards)),
+                                         length(ls(gamgpu:::.node_sessions))))
+
+expect_shard_parity <- function(a, b, label, tol = 1e-10) {
+  rng <- function(v) diff(range(v))
+  expect_true(a$converged, label = label)
+  expect_true(b$converged, label = label)
+  expect_lt(max(abs(coef(b) - coef(a))) / rng(coef(a)), tol, label = paste(label, "coefficients"))
+  expect_lt(max(abs(log(b$sp) - log(a$sp))), 1e-7, label = paste(label, "log sp"))
+  expect_lt(max(abs(b$edf - a$edf)), 1e-8, label = paste(label, "edf"))
+  for (v in c("deviance", "null.deviance", "aic", "df.residual"))
+    expect_equal(b[[v]], a[[v]], tolerance = 1e-11, label = paste(label, v))
+  sa <- summary(a)
+  sb <- summary(b)
+  expect_equal(sb$r.sq, sa$r.sq, tolerance = 1e-10, label = paste(label, "r.sq"))
+  expect_equal(sb$dev.expl, sa$dev.expl, tolerance = 1e-10, label = paste(label, "dev.expl"))
+  expect_identical(sb$n, sa$n)
+  expect_equal(sb$residual.df, sa$residual.df, tolerance = 1e-12, label = paste(label, "residual.df"))
+  expect_equal(sb$s.pv, sa$s.pv, tolerance = 1e-8, label = paste(label, "smooth p-values"))
+  expect_equal(sb$p.pv, sa$p.pv, tolerance = 1e-8, label = paste(label, "parametric p-values"))
+  expect_identical(b$device$backend, "cluster")
+}
+
+test_that("shards the nodes read from files fit as the one-process fit of their rows", {
+  d <- shard_frames()
+  # (three files over two nodes; the last shard lacks level "c" and a
+  # level order of its own: the levels are rbind()'s union)
+  parts <- split(d, rep(1:3, c(1200, 1000, 800)))
+  parts[[3]] <- parts[[3]][parts[[3]]$fac != "c", ]
+  parts[[3]]$fac <- factor(as.character(parts[[3]]$fac), levels = c("b", "a"))
+  files <- save_shards(parts)
+  on.exit(unlink(files))
+  whole <- do.call(rbind, parts)
+  cases <- list(
+    list(yg ~ s(x) + s(z, bs = "cr") + fac, gaussian(), NULL),
+    list(yb ~ s(x) + te(x, z, k = c(4, 4)) + s(fac, bs = "re"), binomial(), NULL),
+    list(yp ~ s(x, by = fac) + s(z) + fac, poisson(), "off"))
+  for (cs in cases) {
+    label <- paste(cs[[2]]$family, deparse(cs[[1]]))
+    a <- if (is.null(cs[[3]])) gam_gpu(cs[[1]], family = cs[[2]], data = whole, weights = w)
+         else gam_gpu(cs[[1]], family = cs[[2]], data = whole, offset = off)
+    b <- if (is.null(cs[[3]]))
+      gam_gpu(cs[[1]], family = cs[[2]], data = gamgpu_shards(files), weights = w, cluster = cl)
+    else gam_gpu(cs[[1]], family = cs[[2]], data = gamgpu_shards(files), offset = off,
+                 cluster = cl)
+    expect_shard_parity(a, b, label)
+    expect_identical(levels(b$model$fac), levels(a$model$fac))
+    expect_identical(b$device$cluster$nodes$rows, c(1200, 1000 + nrow(parts[[3]])))
+    # (every row sat in the set-up: the object holds them all)
+    expect_equal(b$fitted.values, unname(a$fitted.values), tolerance = 1e-10)
+  }
+  expect_identical(nodes_hold_nothing(cl), list(c(0L, 0L), c(0L, 0L)))
+})
+
+test_that("a function of the node's index loads its shard; subset and NA rows drop there", {
+  d <- shard_frames(2400, seed = 9)
+  d$x[c(5, 1500)] <- NA
+  d$yg[77] <- NA
+  half <- split(d, rep(1:2, each = 1200))
+  files <- save_shards(half)
+  on.exit(unlink(files))
+  load_part <- function(i) readRDS(files[i])
+  a <- gam_gpu(yg ~ s(x) + s(z), data = d, subset = z > 0.1, weights = w)
+  b <- gam_gpu(yg ~ s(x) + s(z), data = gamgpu_shards(load_part), subset = z > 0.1,
+               weights = w, cluster = cl)
+  expect_shard_parity(a, b, "function shards, subset, NA")
+  expect_identical(b$shards$na_rows, 3)
+  expect_identical(b$shards$rows, nrow(a$model))
+})
+
+test_that("a set-up sample smaller than the data: every row's deviance, aic and summary", {
+  d <- shard_frames(3000, seed = 11)
+  parts <- split(d, rep(1:2, each = 1500))
+  files <- save_shards(parts)
+  on.exit(unlink(files))
+  fit <- gam_gpu(yp ~ s(x) + s(z) + fac + offset(off), family = poisson(),
+                 data = gamgpu_shards(files), cluster = cl, chunk.size = 400)
+  expect_true(fit$converged)
+  expect_identical(fit$shards$rows, 3000L)
+  expect_identical(fit$shards$sample_rows, 400L)
+  expect_length(fit$fitted.values, 400L)
+  expect_identical(nobs(fit), 3000L)
+  # the fit's summaries over every row, from its own predictions here
+  mu <- predict(fit, newdata = d, type = "response")
+  expect_equal(fit$deviance, sum(poisson()$dev.resids(d$yp, mu, rep(1, 3000))),
+               tolerance = 1e-12)
+  expect_equal(fit$null.deviance,
+               sum(poisson()$dev.resids(d$yp, mean(d$yp), rep(1, 3000))), tolerance = 1e-12)
+  expect_equal(fit$aic, poisson()$aic(d$yp, 1, mu, rep(1, 3000), 0) + 2 * sum(fit$edf),
+               tolerance = 1e-12)
+  expect_equal(fit$df.residual, 3000 - sum(fit$edf), tolerance = 1e-14)
+  # summary() against mgcv's summary.gam() of the object with every row
+  full <- fit
+  class(full) <- c("gam", "glm", "lm")
+  full$y <- d$yp
+  full$fitted.values <- unname(mu)
+  full$prior.weights <- rep(1, 3000)
+  full$model <- d
+  s_full <- mgcv::summary.gam(full)
+  s_fit <- summary(fit)
+  expect_identical(s_fit$n, 3000L)
+  for (v in c("r.sq", "residual.df", "s.pv", "p.pv", "dev.expl", "pTerms.pv"))
+    expect_equal(s_fit[[v]], s_full[[v]], tolerance = 1e-10, label = v)
+  # the minima and maxima of every row in var.summary
+  expect_identical(fit$var.summary$x[c(1, 3)], range(d$x))
+  expect_identical(nodes_hold_nothing(cl), list(c(0L, 0L), c(0L, 0L)))
+})
+
+test_that("shards without a cluster, of an extended family or lacking a variable are refused", {
+  d <- shard_frames(600)
+  files <- save_shards(split(d, rep(1:2, each = 300)))
+  on.exit(unlink(files))
+  expect_error(gam_gpu(yg ~ s(x), data = gamgpu_shards(files)), class = "gamgpu_bad_input")
+  expect_error(gamgpu_shards(1:3), class = "gamgpu_bad_input")
+  expect_error(gamgpu_shards(character(0)), class = "gamgpu_bad_input")
+  expect_error(gam_gpu(yp ~ s(x), family = mgcv::nb(), data = gamgpu_shards(files),
+                       cluster = cl), class = "gamgpu_unsupported_argument")
+  expect_error(gam_gpu(yg ~ s(x) + s(nope), data = gamgpu_shards(files), cluster = cl),
+               class = "gamgpu_cluster_node_error")
+  expect_error(gam_gpu(yg ~ s(x), data = gamgpu_shards(files), cluster = cl,
+                       na.action = na.pass),
+               class = "gamgpu_unsupported_argument")
+  d$yb[3] <- 2
+  bad <- save_shards(split(d, rep(1:2, each = 300)))
+  on.exit(unlink(bad), add = TRUE)
+  expect_error(gam_gpu(yb ~ s(x), family = binomial(), data = gamgpu_shards(bad), cluster = cl),
+               class = "gamgpu_bad_response")
+  expect_identical(nodes_hold_nothing(cl), list(c(0L, 0L), c(0L, 0L)))
+})
+
+test_that("a node lost mid-fit is a classed error; the shards of the live node are let go", {
+  d <- shard_frames(1200)
+  files <- save_shards(split(d, rep(1:2, each = 600)))
+  on.exit(unlink(files))
+  cl2 <- node_cluster()
+  on.exit(try(parallel::stopCluster(cl2), silent = TRUE), add = TRUE)
+  parallel::clusterCall(cl2[2], function() options(gamgpu.node_fault = list(op = "gram",
+                                                                           action = "exit")))
+  t0 <- proc.time()[["elapsed"]]
+  expect_error(gam_gpu(yg ~ s(x) + s(z), data = gamgpu_shards(files), cluster = cl2),
+               class = "gamgpu_cluster_node_lost")
+  expect_lt(proc.time()[["elapsed"]] - t0, 30)
+  expect_identical(nodes_hold_nothing(cl2[1]), list(c(0L, 0L)))
+})
+
+parallel::stopCluster(cl)
