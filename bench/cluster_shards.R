@@ -1,0 +1,104 @@
+# bench/cluster_shards.R -- gam_gpu(data = gamgpu_shards(), cluster = cl)
+# (issue 38): rows the nodes make and keep themselves, the leader holding
+# only the set-up sample; one leader process per call, so that its peak
+# memory is this fit's (not a test).
+#
+#   Rscript bench/cluster_shards.R n nodes [one]
+#
+#   n      rows in all (each node makes n / nodes of them, from its index)
+#   nodes  local PSOCK nodes
+#   one    1: also the one-process fit of the same rows, made in this
+#          process (its time per iteration and the agreement; it raises
+#          this process's peak memory, which is then not the leader's
+#          alone)
+#
+# Environment:
+#   GAMGPU_BENCH_DEVICE  device policy of the fits and the nodes ("off" by
+#                        default; "required" on the GPU machine: the nodes
+#                        then share its GPU)
+#   GAMGPU_BENCH_FAMILY  "binomial" (default) or "gaussian"
+#   GAMGPU_BENCH_OUT     append the row to this CSV file
+#
+# Model: four one-variable cr smooths of gamSim(1)'s covariates, the rows
+# made on the nodes (node i: set.seed(i)).  The row: seconds of the
+# cluster's second fit (its first, on fresh nodes, as cold) and of its
+# iterations, the penalized IRLS iterations, round trips and bytes (both
+# ways, all nodes) per iteration, the leader's and the largest node's
+# peak resident memory (VmHWM, GiB), and with `one` the one-process fit's
+# seconds, the overhead per iteration and the agreement of the fitted
+# values (of their range; above chunk.size rows the set-ups' samples
+# differ, and with them the bases a little).
+suppressMessages({library(mgcv); library(gamgpu); library(parallel)})
+args <- commandArgs(trailingOnly = TRUE)
+n <- as.numeric(args[1])
+k <- as.integer(args[2])
+one <- length(args) > 2 && args[3] == "1"
+device <- Sys.getenv("GAMGPU_BENCH_DEVICE", "off")
+fam <- Sys.getenv("GAMGPU_BENCH_FAMILY", "binomial")
+out <- Sys.getenv("GAMGPU_BENCH_OUT", "")
+
+peak_gib <- function() {
+  s <- readLines("/proc/self/status")
+  as.numeric(gsub("[^0-9]", "", grep("^VmHWM", s, value = TRUE))) / 2^20
+}
+
+# node i's rows (a function of its index, sent to the nodes)
+make_rows <- function(i, n, k, fam) {
+  m <- floor(n * i / k) - floor(n * (i - 1) / k)
+  set.seed(i)
+  d <- data.frame(x0 = runif(m), x1 = runif(m), x2 = runif(m), x3 = runif(m))
+  f <- 2 * sin(pi * d$x0) + exp(2 * d$x1) + 0.2 * d$x2^11 * (10 * (1 - d$x2))^6 +
+    10 * (10 * d$x2)^3 * (1 - d$x2)^10
+  d$y <- if (fam == "binomial") rbinom(m, 1, plogis((f - 7.5) / 4)) else f + rnorm(m, 0, 2)
+  d
+}
+fo <- y ~ s(x0, bs = "cr") + s(x1, bs = "cr") + s(x2, bs = "cr") + s(x3, bs = "cr")
+family <- if (fam == "binomial") binomial() else gaussian()
+shards <- gamgpu_shards(function(i) make_rows(i, n, k, fam))
+environment(make_rows) <- globalenv()
+
+cl <- makePSOCKcluster(k)
+invisible(clusterCall(cl, function(lib) {
+  .libPaths(lib); suppressPackageStartupMessages(library(gamgpu)); NULL
+}, .libPaths()))
+clusterExport(cl, c("make_rows", "n", "k", "fam"))
+t_cold <- system.time(gam_gpu(fo, family = family, data = shards, device = device,
+                              cluster = cl))[["elapsed"]]
+t2 <- system.time(b <- gam_gpu(fo, family = family, data = shards, device = device,
+                               cluster = cl))[["elapsed"]]
+node_peak <- max(unlist(clusterCall(cl, function() {
+  s <- readLines("/proc/self/status")
+  as.numeric(gsub("[^0-9]", "", grep("^VmHWM", s, value = TRUE))) / 2^20
+})))
+stopCluster(cl)
+leader_peak <- peak_gib()
+it <- as.integer(b$iter)
+cc <- b$device$cluster
+tb <- b$device$timings
+row <- data.frame(n = n, nodes = k, rows_per_node = n / k, family = fam, device = device,
+                  node_device = paste(unique(cc$nodes$device), collapse = ";"),
+                  cluster = t2, cluster_cold = t_cold, iter_cluster = tb[["iterations"]],
+                  iterations = it, calls_per_iter = cc$calls / it, bytes_per_iter = cc$bytes / it,
+                  t_iter_cluster = tb[["iterations"]] / it, leader_peak_gib = leader_peak,
+                  node_peak_gib = node_peak, sample_rows = b$shards$sample_rows,
+                  one_process = NA, t_iter_one = NA, overhead_per_iter = NA, agreement = NA)
+if (one) {
+  d <- do.call(rbind, lapply(seq_len(k), make_rows, n = n, k = k, fam = fam))
+  t1 <- system.time(a <- gam_gpu(fo, family = family, data = d, device = device))[["elapsed"]]
+  ta <- a$device$timings
+  row$one_process <- t1
+  row$t_iter_one <- ta[["iterations"]] / a$iter
+  row$overhead_per_iter <- row$t_iter_cluster - row$t_iter_one
+  # (of the fitted values over every row: above chunk.size rows the two
+  # set-ups drew different samples, so their bases differ a little)
+  row$agreement <- max(abs(predict(b, newdata = d, type = "response") - a$fitted.values)) /
+    diff(range(a$fitted.values))
+}
+print(row, digits = 3)
+cat(sprintf("n %g over %d nodes: %.2f s (%d iterations, %.1f round trips and %.0f bytes per iteration); leader peak %.2f GiB, node peak %.2f GiB%s\n",
+            n, k, t2, it, row$calls_per_iter, row$bytes_per_iter, leader_peak, node_peak,
+            if (one) sprintf("; one process %.2f s, overhead %.1f ms per iteration, agreement %.1e",
+                             row$one_process, 1000 * row$overhead_per_iter, row$agreement) else ""))
+if (nzchar(out))
+  utils::write.table(row, out, sep = ",", row.names = FALSE, append = file.exists(out),
+                     col.names = !file.exists(out), qmethod = "double")
