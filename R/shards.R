@@ -170,6 +170,9 @@ gg_shard_rows <- function(key, rows) {
   if (is.null(rows)) d else d[rows, , drop = FALSE]
 }
 
+gg_shard_load_args <- function(a) gg_shard_load(a$key, a)
+gg_shard_rows_args <- function(a) gg_shard_rows(a[[1L]], a[[2L]])
+
 shard_data <- function(key) {
   d <- .node_shards[[key]]
   if (is.null(d))
@@ -316,15 +319,16 @@ shards_load <- function(shards, cl, mc, env, formula, chunk.size) {
                                                     collapse = ""))
   nodes <- cl[seq_along(parts)]
   args <- lapply(parts, function(p)
-    c(p, list(vars = vars, model_vars = model_vars, subset = mc$subset, na_fail = na_fail)))
+    c(p, list(key = key, vars = vars, model_vars = model_vars, subset = mc$subset,
+              na_fail = na_fail)))
   .Call(gg_tcp_nodelay_r)
   drop_all <- function() for (i in seq_along(nodes))
     tryCatch(parallel::clusterCall(nodes[i], gg_shard_drop, key), error = function(e) NULL,
              interrupt = function(e) NULL)
-  loaded <- tryCatch(parallel::clusterApply(nodes, args, function(a) gg_shard_load(key, a)),
+  # (namespace functions only: a closure made here would carry this frame,
+  # and the caller's with it, to the nodes)
+  loaded <- tryCatch(parallel::clusterApply(nodes, args, gg_shard_load_args),
                      error = function(e) e, interrupt = function(e) e)
-  # (gg_shard_load's key: the function above is made here, so it is sent
-  # with this frame -- small: the arguments, not the data)
   if (inherits(loaded, "condition")) {
     if (!inherits(loaded, "interrupt")) drop_all()
     fl <- cluster_condition(loaded, "loading of the shards")
@@ -341,7 +345,8 @@ shards_load <- function(shards, cl, mc, env, formula, chunk.size) {
   levels <- lapply(cols[vapply(cols, function(c) c$type %in% c("factor", "character"), NA)],
                    `[[`, "levels")
   sel <- shard_sample(rows, cols, chunk.size)
-  got <- tryCatch(parallel::clusterApply(nodes, sel$rows, function(r) gg_shard_rows(key, r)),
+  got <- tryCatch(parallel::clusterApply(nodes, lapply(sel$rows, function(r) list(key, r)),
+                                         gg_shard_rows_args),
                   error = function(e) e, interrupt = function(e) e)
   if (inherits(got, "condition")) {
     if (!inherits(got, "interrupt")) drop_all()
