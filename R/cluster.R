@@ -63,7 +63,7 @@ gg_node_open <- function(key, G, mf, y, w, offset, device, control, unit_weights
     storage.mode(X) <- "double"
   }
   ses <- model_session(X, y, w, offset, plan, control, unit_weights = unit_weights)
-  .node_sessions[[key]] <- list(ses = ses, X = X, y = y, w = w)
+  .node_sessions[[key]] <- list(ses = ses, X = X, y = y, w = w, offset = offset)
   info <- ses$info()
   list(rows = nrow(mf), device = info$device, fallback = info$fallback,
        model_matrix = if (is.null(reason)) "recipe" else "matrix",

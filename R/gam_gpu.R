@@ -189,7 +189,7 @@ resolve_family <- function(family, env) {
 #' how many).  Every row's fitted values: \code{predict(fit, newdata)} on
 #' the nodes.  var.summary's minima, maxima and modal levels are every
 #' row's, its medians the sample's.  Families: R's exponential and quasi
-#' families, \code{negbin(theta)}, \code{Tweedie(p)} (others refused).
+#' families, \code{negbin(theta)}, \code{Tweedie(p)} and \code{nb()} (others refused).
 #'
 #' Every argument is honoured with \code{bam()}'s meaning or refused: an
 #' argument of \code{bam()} or \code{gam()} that gamgpu does not honour
@@ -585,16 +585,16 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
   route <- f$route
   fit <- gg_assemble(G, res, f$family, f$y, f$w, f$offset, f$n, f$method, f$gamma, cl,
                      f$control, f$sp.names, f$scale)
-  if (!is.null(sh)) {
-    fit <- shard_finish(fit, f, res)
-    f$ses$close()
-  }
+  if (!is.null(sh)) fit <- shard_finish(fit, f, res)
   fit <- route$finish(fit, f, res)
   fit <- ar1_finish(fit, f$ar)
   sc <- res$scalars
-  if (!is.null(f$ef))
+  if (!is.null(f$ef) && !is.null(sh))
+    fit <- shard_efam_finish(fit, f, res$ef.theta, sc[["theta.failed"]] != 0)
+  else if (!is.null(f$ef))
     fit <- efam_finish(fit, f$family, res$ef.theta, sc[["theta.failed"]] != 0, G,
                        f$control$nthreads)
+  if (!is.null(sh)) f$ses$close()           # (the shards' summaries are in)
   fit <- route$last(fit, f)
   fit <- prediction_parameters(fit, G)
   if (!fit$converged)

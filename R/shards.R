@@ -273,15 +273,100 @@ gg_shard_drop <- function(key) {
   invisible(TRUE)
 }
 
+#' An extended family's summaries over a cluster node's rows
+#'
+#' For nb() on shards (shard_efam_finish()): "mum", c(sum(mu w), sum(w))
+#' with mu the fit's mean without the offset; "null", sum(dev.resids(y,
+#' linkinv(arg + offset), w)) (find.null.dev()'s objective at arg on the
+#' link scale); "dev", the sum of the deviance contributions at the fit's
+#' mu (their positive part, as the residuals square them); "aic", the
+#' family's aic of the node's rows at deviance arg.
+#' @param key the fit's key.
+#' @param family the fit's family (its final theta set).
+#' @param what "mum", "null", "dev" or "aic".
+#' @param arg see what.
+#' @param ef the family's parameters for the C rows (efam_spec()$ef).
+#' @return a number, or two for "mum".
+#' @keywords internal
+#' @export
+gg_shard_efam <- function(key, family, what, arg, ef) {
+  s <- .node_sessions[[key]]
+  if (is.null(s))
+    gamgpu_abort("gamgpu_cluster_node_error",
+                 "this node holds no shard of that fit (restarted, or closed)", call = NULL)
+  name <- efam_name(family)
+  off <- if (is.null(s$offset)) 0 else s$offset
+  threads <- 1L
+  switch(what,
+         mum = {
+           eta <- .Call(gg_node_op_r, s$ses$ptr, "fetch", "eta", NULL)
+           mu <- family$linkinv(eta - off)
+           c(sum(mu * s$w), sum(s$w))
+         },
+         null = {
+           mu <- family$linkinv(arg + off)
+           if (length(mu) == 1L)
+             .Call(gg_efam_dev_sum_r, name, y_double(s$y), as.double(mu), as.double(s$w), ef,
+                   threads)
+           else sum(.Call(gg_efam_dev_resids_r, name, y_double(s$y), as.double(mu),
+                          as.double(s$w), ef, threads))
+         },
+         dev = {
+           mu <- .Call(gg_node_op_r, s$ses$ptr, "fetch", "mu", NULL)
+           sum(pmax(.Call(gg_efam_dev_resids_r, name, y_double(s$y), mu, as.double(s$w), ef,
+                          threads), 0))
+         },
+         aic = {
+           mu <- .Call(gg_node_op_r, s$ses$ptr, "fetch", "mu", NULL)
+           efam_aic(family, name, s$y, mu, s$w, arg)
+         },
+         gamgpu_abort("gamgpu_bad_input", "gg_shard_efam: unknown summary", call = NULL))
+}
+
 # ---- on the leader ------------------------------------------------------
 
 # The families whose fit on shards is exact here: R's exponential families
-# (the C summaries), and negbin(theta), Tweedie(p) (aic summed over rows).
+# (the C summaries), negbin(theta), Tweedie(p) (aic summed over rows) and
+# nb() (shard_efam_finish()).
 shard_family_ok <- function(family)
-  !inherits(family, "extended.family") &&
-    (family$family %in% c("gaussian", "binomial", "poisson", "Gamma", "inverse.gaussian",
-                          "quasibinomial", "quasipoisson", "quasi") ||
-       is_negbin(family) || grepl("^Tweedie", family$family))
+  if (inherits(family, "extended.family")) identical(efam_name(family), "negbin") else
+    family$family %in% c("gaussian", "binomial", "poisson", "Gamma", "inverse.gaussian",
+                         "quasibinomial", "quasipoisson", "quasi") ||
+      is_negbin(family) || grepl("^Tweedie", family$family)
+
+# efam_finish() for nb() over shards left on the nodes: the final theta
+# into the family, the sample rows' residuals, and every row's deviance,
+# null deviance (the family's postproc, whose find.null.dev() search sums
+# dev.resids over the nodes at each step: it is given the mean of every
+# row's mu, one row of weight 1 and no offset, its objective the nodes'
+# sums at the offsets they hold) and aic.
+shard_efam_finish <- function(object, f, theta, theta_failed) {
+  family <- f$family
+  if (theta_failed)
+    gamgpu_warn("gamgpu_theta_step_failed", "step failure in theta estimation", call = NULL)
+  if (isTRUE(family$n.theta > 0)) family$putTheta(theta)
+  object$family <- family
+  name <- efam_name(family)
+  ef <- efam_spec(family, 1, object$y)$ef
+  over <- function(what, arg = NULL)
+    Reduce(`+`, f$ses$over_nodes(gg_shard_efam, family, what, arg, ef))
+  d <- .Call(gg_efam_dev_resids_r, name, y_double(object$y), as.double(object$fitted.values),
+             as.double(object$prior.weights), ef, 1L)
+  object$residuals <- sqrt(pmax(d, 0)) * sign(object$y - object$fitted.values)
+  object$deviance <- over("dev")
+  mum <- over("mum")
+  fam_post <- family
+  fam_post$dev.resids <- function(y, mu, wt, theta = NULL) over("null", family$linkfun(mu))
+  posr <- family$postproc(family = fam_post, y = 0, prior.weights = 1,
+                          fitted = mum[1] / mum[2],
+                          linear.predictors = family$linkfun(mum[1] / mum[2]),
+                          offset = 0, intercept = f$G$intercept)
+  if (!is.null(posr$family)) object$family$family <- posr$family
+  object$null.deviance <- posr$null.deviance
+  object$aic <- over("aic", object$sig2 * f$shards$sw) + 2 * sum(object$edf)
+  object$scale.estimated <- TRUE
+  object
+}
 
 # The shards loaded on the cluster's nodes and the set-up's sample of rows
 # (steps 1 and 2 above).  mc: gam_gpu()'s call; env its frame's parent.
@@ -499,7 +584,10 @@ shard_finish <- function(fit, f, res) {
   y <- f$y
   pw <- f$w
   dmu <- family$mu.eta(eta)
-  w <- ifelse(pw > 0, pw * dmu^2 / family$variance(mu), 0)
+  # (an extended family's working weights as bgam.fit's: EDeta2 / 2)
+  efam <- inherits(family, "extended.family")
+  w <- if (efam) 0.5 * family$Dd(y, mu, res$ef.theta, pw, 0)$EDmu2 * dmu^2 else
+    ifelse(pw > 0, pw * dmu^2 / family$variance(mu), 0)
   d <- family$dev.resids(y, mu, pw)
   M <- res$Vp / fit$sig2
   fit$linear.predictors <- eta
@@ -510,7 +598,8 @@ shard_finish <- function(fit, f, res) {
   fit$y <- y
   fit$prior.weights <- pw
   # (the aic of families whose aic is a sum over rows: summed on the nodes)
-  if (is.na(res$scalars[["aic"]]) && (is_negbin(family) || grepl("^Tweedie", family$family))) {
+  if (!efam && is.na(res$scalars[["aic"]]) &&
+      (is_negbin(family) || grepl("^Tweedie", family$family))) {
     dev <- fit$sig2 * f$shards$sw
     fit$aic <- sum(unlist(f$ses$over_nodes(gg_shard_aic, family, dev))) + 2 * sum(fit$edf)
   }

@@ -82,6 +82,30 @@ test_that("shards the nodes read from files fit as the one-process fit of their 
   expect_identical(nodes_hold_nothing(cl), list(c(0L, 0L), c(0L, 0L)))
 })
 
+test_that("nb() and negbin(theta) on shards: theta, null deviance and aic over every row", {
+  d <- shard_frames(2400, seed = 5)
+  d$yn <- rnbinom(nrow(d), mu = exp(1 + d$f / 2), size = 2)
+  parts <- split(d, rep(1:2, c(1000, 1400)))
+  files <- save_shards(parts)
+  on.exit(unlink(files))
+  for (fo in list(yn ~ s(x) + s(z) + s(fac, bs = "re"), yn ~ s(x) + s(z) + offset(off))) {
+    a <- gam_gpu(fo, family = mgcv::nb(), data = d)
+    b <- gam_gpu(fo, family = mgcv::nb(), data = gamgpu_shards(files), cluster = cl)
+    label <- paste("nb", deparse(fo))
+    expect_shard_parity(a, b, label)
+    expect_equal(b$family$getTheta(TRUE), a$family$getTheta(TRUE), tolerance = 1e-8,
+                 label = paste(label, "theta"))
+    expect_identical(b$family$family, a$family$family)
+    expect_equal(b$weights, a$weights, tolerance = 1e-9, label = paste(label, "weights"))
+    expect_equal(b$residuals, a$residuals, tolerance = 1e-9, label = paste(label, "residuals"))
+  }
+  a <- gam_gpu(yn ~ s(x) + s(z), family = mgcv::negbin(2), data = d)
+  b <- gam_gpu(yn ~ s(x) + s(z), family = mgcv::negbin(2), data = gamgpu_shards(files),
+               cluster = cl)
+  expect_shard_parity(a, b, "negbin(2)")
+  expect_identical(nodes_hold_nothing(cl), list(c(0L, 0L), c(0L, 0L)))
+})
+
 test_that("a function of the node's index loads its shard; subset and NA rows drop there", {
   d <- shard_frames(2400, seed = 9)
   d$x[c(5, 1500)] <- NA
@@ -136,14 +160,14 @@ test_that("a set-up sample smaller than the data: every row's deviance, aic and 
   expect_identical(nodes_hold_nothing(cl), list(c(0L, 0L), c(0L, 0L)))
 })
 
-test_that("shards without a cluster, of an extended family or lacking a variable are refused", {
+test_that("shards without a cluster, of tw() or lacking a variable are refused", {
   d <- shard_frames(600)
   files <- save_shards(split(d, rep(1:2, each = 300)))
   on.exit(unlink(files))
   expect_error(gam_gpu(yg ~ s(x), data = gamgpu_shards(files)), class = "gamgpu_bad_input")
   expect_error(gamgpu_shards(1:3), class = "gamgpu_bad_input")
   expect_error(gamgpu_shards(character(0)), class = "gamgpu_bad_input")
-  expect_error(gam_gpu(yp ~ s(x), family = mgcv::nb(), data = gamgpu_shards(files),
+  expect_error(gam_gpu(yp ~ s(x), family = mgcv::tw(), data = gamgpu_shards(files),
                        cluster = cl), class = "gamgpu_unsupported_argument")
   expect_error(gam_gpu(yg ~ s(x) + s(nope), data = gamgpu_shards(files), cluster = cl),
                class = "gamgpu_cluster_node_error")
