@@ -241,14 +241,18 @@ cluster_session <- function(f, cl, policy, shards = NULL) {
                      error = function(e) e, interrupt = function(e) e)
   if (inherits(opened, "condition")) {
     broken <- inherits(opened, "interrupt")
+    if (broken && !is.null(shards)) shards$state$broken <- TRUE
     if (!broken) close_nodes()
     fl <- cluster_condition(opened, "set-up on the nodes")
     gamgpu_abort(fl$class, fl$message, call = NULL)
   }
-  if (!is.null(shards)) tryCatch(shard_rows_checked(f, opened), error = function(e) {
-    close_nodes()
-    stop(e)
-  })
+  if (!is.null(shards)) {
+    shards$state$opened <- TRUE           # (gg_shard_open() let the loaded shards go)
+    tryCatch(shard_rows_checked(f, opened), error = function(e) {
+      close_nodes()
+      stop(e)
+    })
+  }
   nodes <- data.frame(node = seq_along(opened),
                       rows = vapply(opened, function(o) as.numeric(o$rows), 0),
                       device = vapply(opened, function(o) o$device, ""),
@@ -266,6 +270,7 @@ cluster_session <- function(f, cl, policy, shards = NULL) {
                     error = function(e) e, interrupt = function(e) e)
     if (inherits(res, "condition")) {
       broken <<- inherits(res, "interrupt")
+      if (broken && !is.null(shards)) shards$state$broken <- TRUE
       return(cluster_condition(res, op))
     }
     sent <- sum(vapply(ops, function(o) length(o$arg) * 8 + length(o$fam), 0))
@@ -296,6 +301,7 @@ cluster_session <- function(f, cl, policy, shards = NULL) {
                     interrupt = function(e) e)
     if (inherits(res, "condition")) {
       broken <<- inherits(res, "interrupt")
+      if (broken && !is.null(shards)) shards$state$broken <- TRUE
       fl <- cluster_condition(res, "summaries")
       gamgpu_abort(fl$class, fl$message, call = NULL)
     }

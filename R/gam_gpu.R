@@ -558,7 +558,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
       f$shards <- list(weights = cl$weights, offset = cl$offset, levels = sh$levels,
                        na_rows = sh$na_rows)
     f$ses <- cluster_session(f, dots$cluster, a$policy,
-                             shards = if (!is.null(sh)) c(sh, list(n = sh$n)))
+                             shards = sh)
   }
   on.exit(f$ses$close(), add = TRUE)
   # (routes that choose smoothing parameters before the fit; fREML's and

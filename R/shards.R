@@ -204,7 +204,7 @@ gg_shard_open <- function(key, s) {
                   list(na.action = stats::na.pass, drop.unused.levels = FALSE)))
   mf <- eval(mc)
   rm(d)
-  .node_shards[[key]] <- NULL
+  gg_shard_drop(key)
   w <- stats::model.weights(mf)
   if (is.null(w)) w <- rep(1, nrow(mf))
   r <- response_rows(stats::model.response(mf), as.numeric(w), s$family)
@@ -371,8 +371,9 @@ shard_efam_finish <- function(object, f, theta, theta_failed) {
 # The shards loaded on the cluster's nodes and the set-up's sample of rows
 # (steps 1 and 2 above).  mc: gam_gpu()'s call; env its frame's parent.
 # Returns list(key, nodes (the cluster's nodes holding a shard), rows (per
-# node), n, data (the sample, a data frame), levels, cols, na_rows, summary
-# (var.summary's entries from every row)).
+# node), n, data (the sample, a data frame), levels, cols, na_rows, drop
+# (lets the nodes' loaded shards go, unless opened or the cluster is
+# broken), state (opened, broken)).
 shards_load <- function(shards, cl, mc, env, formula, chunk.size) {
   if (!inherits(cl, "cluster") || !length(cl))
     gamgpu_abort("gamgpu_bad_input",
@@ -407,15 +408,24 @@ shards_load <- function(shards, cl, mc, env, formula, chunk.size) {
     c(p, list(key = key, vars = vars, model_vars = model_vars, subset = mc$subset,
               na_fail = na_fail)))
   .Call(gg_tcp_nodelay_r)
-  drop_all <- function() for (i in seq_along(nodes))
-    tryCatch(parallel::clusterCall(nodes[i], gg_shard_drop, key), error = function(e) NULL,
-             interrupt = function(e) NULL)
+  # (whether the nodes' loaded shards have been let go -- gg_shard_open()
+  # lets them go -- or the cluster can no longer be asked: an interrupt
+  # left answers unread on its connections)
+  state <- new.env(parent = emptyenv())
+  state$opened <- state$broken <- FALSE
+  drop_all <- function() {
+    if (state$opened || state$broken) return(invisible())
+    for (i in seq_along(nodes))
+      tryCatch(parallel::clusterCall(nodes[i], gg_shard_drop, key), error = function(e) NULL,
+               interrupt = function(e) NULL)
+  }
   # (namespace functions only: a closure made here would carry this frame,
   # and the caller's with it, to the nodes)
   loaded <- tryCatch(parallel::clusterApply(nodes, args, gg_shard_load_args),
                      error = function(e) e, interrupt = function(e) e)
   if (inherits(loaded, "condition")) {
-    if (!inherits(loaded, "interrupt")) drop_all()
+    state$broken <- inherits(loaded, "interrupt")
+    drop_all()
     fl <- cluster_condition(loaded, "loading of the shards")
     gamgpu_abort(fl$class, fl$message, call = NULL)
   }
@@ -434,13 +444,15 @@ shards_load <- function(shards, cl, mc, env, formula, chunk.size) {
                                          gg_shard_rows_args),
                   error = function(e) e, interrupt = function(e) e)
   if (inherits(got, "condition")) {
-    if (!inherits(got, "interrupt")) drop_all()
+    state$broken <- inherits(got, "interrupt")
+    drop_all()
     fl <- cluster_condition(got, "sampling of the shards")
     gamgpu_abort(fl$class, fl$message, call = NULL)
   }
   data <- shard_sample_frame(got, sel, levels)
   list(key = key, nodes = nodes, rows = rows, n = n, data = data, levels = levels,
-       cols = cols, na_rows = sum(vapply(loaded, `[[`, 0, "na_rows")), drop = drop_all)
+       cols = cols, na_rows = sum(vapply(loaded, `[[`, 0, "na_rows")), drop = drop_all,
+       state = state)
 }
 
 # The shards' column summaries combined: numeric range with the node and
