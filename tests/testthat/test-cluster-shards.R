@@ -197,4 +197,22 @@ test_that("a node lost mid-fit is a classed error; the shards of the live node a
   expect_identical(nodes_hold_nothing(cl2[1]), list(c(0L, 0L)))
 })
 
+test_that("an interrupt while the nodes answer a shard fit ends it; the cluster is not asked again", {
+  skip_if(identical(Sys.getenv("GAMGPU_TEST_SIGINT"), "0"), "GAMGPU_TEST_SIGINT=0: no SIGINT sent")
+  d <- shard_frames(1200)
+  files <- save_shards(split(d, rep(1:2, each = 600)))
+  on.exit(unlink(files))
+  cl3 <- node_cluster()
+  on.exit(try(parallel::stopCluster(cl3), silent = TRUE), add = TRUE)
+  parallel::clusterCall(cl3[1], function(pid) options(gamgpu.node_fault = list(
+    op = "gram", action = "interrupt", pid = pid)), Sys.getpid())
+  t0 <- proc.time()[["elapsed"]]
+  r <- tryCatch(gam_gpu(yb ~ s(x), family = binomial, data = gamgpu_shards(files),
+                        cluster = cl3, device = "off"),
+                gamgpu_interrupted = function(e) e, interrupt = function(e) e)
+  expect_s3_class(r, "gamgpu_interrupted")
+  expect_lt(proc.time()[["elapsed"]] - t0, 30)
+  expect_null(parallel::stopCluster(cl3))
+})
+
 parallel::stopCluster(cl)
