@@ -124,6 +124,10 @@ gg_node_close <- function(key) {
 # would carry those frames -- the shards' data -- to every node at every
 # call.)
 gg_node_open_args <- function(a) do.call(gg_node_open, a)
+gg_shard_open_args <- function(a) gg_shard_open(a$key, a$spec)
+
+# This node's host name and physical cores.
+gg_node_host <- function() list(host = Sys.info()[["nodename"]], cores = physical_cores())
 
 # ---- on the leader --------------------------------------------------------
 
@@ -143,6 +147,18 @@ check_cluster <- function(cl, f) {
     gamgpu_abort("gamgpu_unsupported_argument", paste0("cluster: ", why), call = NULL,
                  arguments = "cluster")
   invisible(cl)
+}
+
+# Each node's threads: the fit's nthreads, or its host's physical cores
+# shared out among the cluster's nodes on that host, whichever is fewer
+# (k nodes on one host, each with every core, would oversubscribe it k
+# times).
+node_threads <- function(hosts, nthreads) {
+  h <- vapply(hosts, `[[`, "", "host")
+  cores <- vapply(hosts, function(x) as.numeric(x$cores), 0)
+  share <- pmax(1, floor(cores / as.numeric(table(h)[h])))
+  share[is.na(share)] <- nthreads
+  as.integer(pmin(nthreads, share))
 }
 
 # The leader's set-up without its rows: what a node's recipe takes.  (The
@@ -236,9 +252,24 @@ cluster_session <- function(f, cl, policy, shards = NULL) {
   # connections, which every later call would read as its own: the
   # cluster is then not asked anything more, and the error says to stop it)
   broken <- FALSE
-  opened <- tryCatch(if (is.null(shards)) parallel::clusterApply(used, args, gg_node_open_args)
-                     else parallel::clusterCall(used, gg_shard_open, key, shard_open_spec(f, policy)),
-                     error = function(e) e, interrupt = function(e) e)
+  # (each node's threads: the nodes on one host share its cores)
+  hosts <- tryCatch(parallel::clusterCall(used, gg_node_host), error = function(e) e,
+                    interrupt = function(e) e)
+  opened <- if (inherits(hosts, "condition")) hosts else {
+    threads <- node_threads(hosts, f$control$nthreads)
+    if (is.null(shards)) {
+      for (i in seq_along(args)) args[[i]]$control$nthreads <- threads[i]
+    } else {
+      spec <- shard_open_spec(f, policy)
+      args <- lapply(threads, function(t) {
+        spec$control$nthreads <- t
+        list(key = key, spec = spec)
+      })
+    }
+    tryCatch(parallel::clusterApply(used, args, if (is.null(shards)) gg_node_open_args
+                                                else gg_shard_open_args),
+             error = function(e) e, interrupt = function(e) e)
+  }
   if (inherits(opened, "condition")) {
     broken <- inherits(opened, "interrupt")
     if (broken && !is.null(shards)) shards$state$broken <- TRUE
@@ -254,6 +285,7 @@ cluster_session <- function(f, cl, policy, shards = NULL) {
     })
   }
   nodes <- data.frame(node = seq_along(opened),
+                      host = vapply(hosts, `[[`, "", "host"), threads = threads,
                       rows = vapply(opened, function(o) as.numeric(o$rows), 0),
                       device = vapply(opened, function(o) o$device, ""),
                       model_matrix = vapply(opened, function(o) o$model_matrix, ""),

@@ -150,10 +150,12 @@ resolve_family <- function(family, env) {
 #' CPU mid-fit), and the engine on this process takes per iteration only
 #' sums of p-sized results from them (the deviance, X'WX, X'Wz, an extended
 #' family's theta sums), in node order.  Every node must have gamgpu (the
-#' same version) installed and loaded.  The fitted object is an ordinary
+#' same version) installed and loaded.  Each node computes with the fit's
+#' \code{nthreads} or its host's physical cores shared out among the
+#' cluster's nodes on that host, whichever is fewer.  The fitted object is an ordinary
 #' \code{gam} object: the n-vectors (linear predictors, fitted values,
 #' working weights and residuals, leverages) are gathered from the nodes at
-#' the end of the fit; \code{fit$device$cluster} lists the nodes (rows,
+#' the end of the fit; \code{fit$device$cluster} lists the nodes (host, threads, rows,
 #' device, model matrix route, process id) and counts the operations and
 #' the bytes exchanged.  Method \code{"fREML"} only for now; a node's error
 #' is an error of class \code{gamgpu_cluster_node_error}, a lost node one of

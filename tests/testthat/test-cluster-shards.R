@@ -76,6 +76,10 @@ test_that("shards the nodes read from files fit as the one-process fit of their 
     expect_shard_parity(a, b, label)
     expect_identical(levels(b$model$fac), levels(a$model$fac))
     expect_identical(b$device$cluster$nodes$rows, c(1200, 1000 + nrow(parts[[3]])))
+    # (two nodes on this host share its cores)
+    expect_identical(b$device$cluster$nodes$threads,
+                     rep(as.integer(min(b$control$nthreads,
+                                        max(1, parallel::detectCores(logical = FALSE) %/% 2))), 2L))
     # (every row sat in the set-up: the object holds them all)
     expect_equal(b$fitted.values, unname(a$fitted.values), tolerance = 1e-10)
   }
