@@ -138,8 +138,9 @@ check_cluster <- function(cl, f) {
     gamgpu_abort("gamgpu_bad_input",
                  "'cluster' must be a cluster of R's parallel package (parallel::makeCluster())",
                  call = NULL)
-  why <- if (f$route$name != "fREML")
-    sprintf("method = \"%s\" (gam()'s outer iteration) is not fitted on a cluster yet: use method = \"fREML\"",
+  why <- if (!(f$route$name %in% c("fREML", "gcv")))
+    sprintf(paste("method = \"%s\" (gam()'s outer iteration) is not fitted on a cluster yet:",
+                  "use method = \"fREML\" (or \"GCV.Cp\" for a gaussian identity model)"),
             f$method)
   else if (!is.null(f$ar)) "AR1 residuals (rho) are not fitted on a cluster"
   else if (!is.null(attr(f$y, "censor"))) "a censored response is not fitted on a cluster"

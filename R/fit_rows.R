@@ -38,6 +38,7 @@ fit_rows <- function(f) {
   f$offset <- offset
   f$trials <- trials
   f$unit_weights <- chk[["w_not_one"]] == 0
+  f$n_nonzero <- sum(w != 0)     # (rows of nonzero weight: GCV's n, magic()'s n.score)
   f$family <- family
   f$eng_fam <- eng_fam
   f$ef <- ef

@@ -121,7 +121,8 @@ gcv_newton <- function(P, L, lsp0, rho0, maxit, conv.tol) {
 # Smoothing parameters by GCV/UBRE for the additive model with free
 # log sp = L rho + lsp0; returns the optimiser's result (gcv_magic(), or
 # gcv_newton() for GACV and where the Newton settings are given).
-gcv_smoothing <- function(G, ms, w, S, L, lsp0, gamma, scale, control, criterion = "GCV") {
+gcv_smoothing <- function(G, ms, n_nonzero, S, L, lsp0, gamma, scale, control,
+                          criterion = "GCV") {
   P <- gcv_problem(ms, S, G$off, gamma, scale, G$H)
   P$criterion <- criterion
   nfree <- ncol(L)
@@ -129,13 +130,13 @@ gcv_smoothing <- function(G, ms, w, S, L, lsp0, gamma, scale, control, criterion
     return(c(gcv_score(P, lsp0, deriv = FALSE),
              list(rho = numeric(0), lsp = lsp0, iter = 0L, calls = 1L, converged = TRUE,
                   grad = numeric(0), hess = matrix(0, 0, 0), device = P$device,
-                  XtWX = P$XtWX)))
+                  XtWX = P$XtWX, n_score = ms$n)))
   # GCV and UBRE by gam()'s own optimizer, unless the Newton iteration's
   # settings are given (gam_gpu_control(newton.tol =, newton.maxit =))
   if (criterion == "GCV" && !any(c("newton.tol", "newton.maxit") %in% attr(control, "given")))
-    return(gcv_magic(P, G, w, L, lsp0, gamma, scale))
+    return(gcv_magic(P, G, n_nonzero, L, lsp0, gamma, scale))
   # (GCV and UBRE count the rows of nonzero weight, as magic()'s n.score)
-  if (criterion == "GCV") P$n <- sum(w != 0)
+  if (criterion == "GCV") P$n <- n_nonzero
   # mgcv's starting values (initial.sp() from X'WX), mapped onto rho
   sp0 <- mgcv_fun("initial.sp")(P$XtWX, G$S, G$off, XX = TRUE)
   rho0 <- if (length(sp0) == nrow(L)) {
@@ -146,6 +147,7 @@ gcv_smoothing <- function(G, ms, w, S, L, lsp0, gamma, scale, control, criterion
                     conv.tol = gam_conv_tol(control))
   res$device <- P$device
   res$XtWX <- P$XtWX
+  res$n_score <- ms$n
   res
 }
 
@@ -163,9 +165,9 @@ gcv_smoothing <- function(G, ms, w, S, L, lsp0, gamma, scale, control, criterion
 # range, magic() stopping at 1e-7, and where magic()'s rank truncation
 # changes the score -- select = TRUE -- to a point gam() scores 1.4e-8
 # higher.  Stopping where magic() stops is gam()'s answer.)
-gcv_magic <- function(P, G, w, L, lsp0, gamma, scale) {
+gcv_magic <- function(P, G, n_nonzero, L, lsp0, gamma, scale) {
   p <- ncol(P$XtWX)
-  n_score <- sum(w != 0)
+  n_score <- n_nonzero
   P$n <- n_score                                   # (the score's n, as magic()'s)
   red <- gram_reduction(P$XtWX, P$XtWz, P$zWz)
   mgcv_ctl <- mgcv::gam.control()
@@ -249,7 +251,7 @@ gcv_finish <- function(fit, gcv, scale, method = "GCV.Cp") {
   # residual degrees of freedom n - tr(A); then gam()'s covariances,
   # Vp = scale H^-1 and Ve = scale H^-1 X'WX H^-1
   # (magic()'s n: the rows of nonzero weight)
-  n_score <- if (is.null(gcv$n_score)) nrow(fit$model) else gcv$n_score
+  n_score <- gcv$n_score
   sig2 <- if (known) scale else gcv$rss / (n_score - gcv$tau)
   fit$sig2 <- fit$scale <- sig2
   # (no smoothing-parameter-corrected covariance: gam()'s GCV.Cp and
@@ -271,7 +273,7 @@ route_gcv <- function(method) {
   r <- route_base("gcv", method)
   r$choose <- function(f) {
     Lg <- if (is.null(f$L)) diag(length(f$lsp0)) else f$L
-    gcv <- gcv_smoothing(f$G, f$ses, f$w, f$S, Lg, f$lsp0, f$gamma, f$scale, f$control,
+    gcv <- gcv_smoothing(f$G, f$ses, f$n_nonzero, f$S, Lg, f$lsp0, f$gamma, f$scale, f$control,
                          criterion = if (method == "GACV.Cp") "GACV" else "GCV")
     gcv$sp.names <- f$sp.names
     f$gcv <- gcv

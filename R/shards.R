@@ -190,7 +190,8 @@ shard_data <- function(key) {
 #' @param s list(G, formula, weights, offset, levels, family, device,
 #'   control).
 #' @return gg_node_open()'s list, with chk (the rows' checks), sums
-#'   (rows, sum(y), sum((y - mean)^2), sum(w y), sum(w)) and unit_weights.
+#'   (rows, sum(y), sum((y - mean)^2), sum(w y), sum(w), the rows of
+#'   nonzero weight) and unit_weights.
 #' @keywords internal
 #' @export
 gg_shard_open <- function(key, s) {
@@ -214,7 +215,7 @@ gg_shard_open <- function(key, s) {
   if (chk[["o_nonzero"]] == 0) offset <- NULL
   y <- r$y
   sums <- c(rows = length(y), sy = sum(y), syy = sum((y - mean(y))^2), swy = sum(r$w * y),
-            sw = sum(r$w))
+            sw = sum(r$w), nonzero = sum(r$w != 0))
   unit <- chk[["w_not_one"]] == 0
   bad <- chk[["w_bad"]] != 0 || chk[["y_bad"]] != 0 ||
     (chk[["o_nonzero"]] != 0 && chk[["o_bad"]] != 0)
@@ -575,6 +576,7 @@ shard_rows_checked <- function(f, opened) {
   f$shards$mean_y <- sum(s[, "swy"]) / sum(s[, "sw"])
   f$shards$sw <- sum(s[, "sw"])
   f$unit_weights <- all[["w_not_one"]] == 0
+  f$n_nonzero <- sum(s[, "nonzero"])
   invisible(f)
 }
 

@@ -61,6 +61,24 @@ test_that("a fit over two nodes is the one-process fit (families, re, by-factor,
   expect_gt(b$device$cluster$calls, 0)
 })
 
+test_that("gam()'s GCV.Cp and UBRE of an additive model over two nodes are the one-process fit's", {
+  d <- cluster_data()
+  d$y <- d$f + rnorm(nrow(d)) / 2
+  d$w <- runif(nrow(d), 0.5, 2)
+  d$w[1:5] <- 0
+  for (sc in c(0, 0.3)) {
+    fo <- y ~ s(x) + te(z, v, k = c(4, 4)) + s(fac, bs = "re")
+    a <- gam_gpu(fo, data = d, weights = w, method = "GCV.Cp", scale = sc, device = "off")
+    b <- gam_gpu(fo, data = d, weights = w, method = "GCV.Cp", scale = sc, cluster = cl,
+                 device = "off")
+    label <- if (sc > 0) "UBRE" else "GCV"
+    expect_cluster_parity(a, b, label)
+    expect_equal(b$gcv.ubre, a$gcv.ubre, tolerance = 1e-11, label = paste(label, "score"))
+    expect_equal(b$sig2, a$sig2, tolerance = 1e-11, label = paste(label, "scale"))
+    expect_identical(b$method, a$method)
+  }
+})
+
 test_that("what a cluster does not fit is refused with a classed error", {
   d <- cluster_data(n = 3000)
   d$y <- d$f + rnorm(nrow(d))

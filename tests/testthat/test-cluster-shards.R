@@ -86,6 +86,19 @@ test_that("shards the nodes read from files fit as the one-process fit of their 
   expect_identical(nodes_hold_nothing(cl), list(c(0L, 0L), c(0L, 0L)))
 })
 
+test_that("GCV.Cp of an additive model on shards: the rows of nonzero weight counted there", {
+  d <- shard_frames(2000, seed = 3)
+  d$w[1:7] <- 0
+  files <- save_shards(split(d, rep(1:2, each = 1000)))
+  on.exit(unlink(files))
+  a <- gam_gpu(yg ~ s(x) + s(z) + fac, data = d, weights = w, method = "GCV.Cp")
+  b <- gam_gpu(yg ~ s(x) + s(z) + fac, data = gamgpu_shards(files), weights = w,
+               method = "GCV.Cp", cluster = cl)
+  expect_shard_parity(a, b, "GCV.Cp")
+  expect_equal(b$gcv.ubre, a$gcv.ubre, tolerance = 1e-11)
+  expect_equal(b$sig2, a$sig2, tolerance = 1e-11)
+})
+
 test_that("nb() and negbin(theta) on shards: theta, null deviance and aic over every row", {
   d <- shard_frames(2400, seed = 5)
   d$yn <- rnbinom(nrow(d), mu = exp(1 + d$f / 2), size = 2)
