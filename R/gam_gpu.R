@@ -157,7 +157,9 @@ resolve_family <- function(family, env) {
 #' working weights and residuals, leverages) are gathered from the nodes at
 #' the end of the fit; \code{fit$device$cluster} lists the nodes (host, threads, rows,
 #' device, model matrix route, process id) and counts the operations and
-#' the bytes exchanged.  Methods \code{"fREML"} and, for a gaussian identity model, \code{"GCV.Cp"} (GCV or UBRE from one Gram product summed over the nodes) so far; a node's error
+#' the bytes exchanged.  Methods \code{"fREML"} and, for a gaussian identity
+#' model, \code{"GCV.Cp"} (GCV or UBRE from one Gram product summed over the
+#' nodes) so far; a node's error
 #' is an error of class \code{gamgpu_cluster_node_error}, a lost node one of
 #' class \code{gamgpu_cluster_node_lost}, and the live nodes' sessions are
 #' closed either way.  An interrupt while the nodes are answering ends the
