@@ -198,6 +198,10 @@ print.gam_gpu <- function(x, ...) {
                 if (x$iter == 1) "" else "s"))
     if (!is.null(d$model_matrix_reason))
       cat(sprintf("Model matrix: built in R (%s)\n", d$model_matrix_reason))
+    if (!is.null(x$shards))
+      cat(sprintf("Rows: %s on %d nodes; the object's n-vectors hold the set-up sample's %d (fit$shards)\n",
+                  format(x$shards$rows, big.mark = ","), as.integer(x$shards$nodes),
+                  as.integer(x$shards$sample_rows)))
     if (!is.null(d$split))
       cat(sprintf("Device: %s; transfers %.3fs, X built %.3fs, kernels %.3fs, host REML and post-processing %.3fs\n",
                   d$placement, d$split[["transfer"]], d$split[["build"]], d$split[["kernels"]],
