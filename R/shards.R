@@ -651,6 +651,7 @@ whole_count <- function(n) if (n <= .Machine$integer.max) as.integer(n) else n
 #' @export
 length.gamgpu_sample_rows <- function(x) attr(x, "rows")
 
+#' @importFrom stats nobs
 #' @export
 nobs.gam_gpu_shards <- function(object, ...) object$shards$rows
 
