@@ -18,6 +18,8 @@
 #                        then share its GPU)
 #   GAMGPU_BENCH_FAMILY  "binomial" (default) or "gaussian"
 #   GAMGPU_BENCH_OUT     append the row to this CSV file
+#   GAMGPU_BENCH_COLD    0: no first fit on fresh nodes before the measured
+#                        one (which then pays the nodes' one-off costs)
 #
 # Model: four one-variable cr smooths of gamSim(1)'s covariates, the rows
 # made on the nodes (node i: set.seed(i)).  The row: seconds of the
@@ -62,8 +64,10 @@ invisible(clusterCall(cl, function(lib) {
   .libPaths(lib); suppressPackageStartupMessages(library(gamgpu)); NULL
 }, .libPaths()))
 clusterExport(cl, c("make_rows", "n", "k", "fam"))
-t_cold <- system.time(gam_gpu(fo, family = family, data = shards, device = device,
-                              cluster = cl))[["elapsed"]]
+# (GAMGPU_BENCH_COLD=0: one fit only, on fresh nodes -- for the largest n)
+t_cold <- if (Sys.getenv("GAMGPU_BENCH_COLD", "1") == "0") NA else
+  system.time(gam_gpu(fo, family = family, data = shards, device = device,
+                      cluster = cl))[["elapsed"]]
 t2 <- system.time(b <- gam_gpu(fo, family = family, data = shards, device = device,
                                cluster = cl))[["elapsed"]]
 node_peak <- max(unlist(clusterCall(cl, function() {
