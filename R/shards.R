@@ -48,7 +48,9 @@
 #' are evaluated there).
 #'
 #' @param x a character vector of files, or a function of the node's
-#'   index returning that node's data frame.
+#'   index returning that node's data frame.  The function travels to the
+#'   nodes with its environment: make it one that holds only what it needs
+#'   (a function defined at top level, or in a small \code{local()}).
 #' @param reader a function reading one file into a data frame
 #'   (\code{readRDS}, \code{utils::read.csv}, \code{data.table::fread},
 #'   ...), run on the nodes; unused when \code{x} is a function.
@@ -430,13 +432,15 @@ shards_load <- function(shards, cl, mc, env, formula, chunk.size) {
     fl <- cluster_condition(loaded, "loading of the shards")
     gamgpu_abort(fl$class, fl$message, call = NULL)
   }
+  # (from here on an error lets the loaded shards go; gam_gpu() lets them
+  # go after a later error, while their sessions are not open)
+  done <- FALSE
+  on.exit(if (!done) drop_all(), add = TRUE)
   rows <- vapply(loaded, function(o) as.numeric(o$rows), 0)
   n <- sum(rows)
-  if (n < 1) {
-    drop_all()
+  if (n < 1)
     gamgpu_abort("gamgpu_no_data", "no rows left in the shards after NA handling and subsetting",
                  call = NULL)
-  }
   cols <- shard_columns(loaded, vars)
   levels <- lapply(cols[vapply(cols, function(c) c$type %in% c("factor", "character"), NA)],
                    `[[`, "levels")
@@ -446,11 +450,11 @@ shards_load <- function(shards, cl, mc, env, formula, chunk.size) {
                   error = function(e) e, interrupt = function(e) e)
   if (inherits(got, "condition")) {
     state$broken <- inherits(got, "interrupt")
-    drop_all()
     fl <- cluster_condition(got, "sampling of the shards")
     gamgpu_abort(fl$class, fl$message, call = NULL)
   }
   data <- shard_sample_frame(got, sel, levels)
+  done <- TRUE
   list(key = key, nodes = nodes, rows = rows, n = n, data = data, levels = levels,
        cols = cols, na_rows = sum(vapply(loaded, `[[`, 0, "na_rows")), drop = drop_all,
        state = state)

@@ -188,6 +188,15 @@ test_that("shards without a cluster, of tw() or lacking a variable are refused",
                        cluster = cl), class = "gamgpu_unsupported_argument")
   expect_error(gam_gpu(yg ~ s(x) + s(nope), data = gamgpu_shards(files), cluster = cl),
                class = "gamgpu_cluster_node_error")
+  # (a variable of another type in one shard: refused after the loading,
+  # which is then let go)
+  mixed <- split(d, rep(1:2, each = 300))
+  mixed[[2]]$x <- as.character(mixed[[2]]$x)
+  mf <- save_shards(mixed)
+  on.exit(unlink(mf), add = TRUE)
+  expect_error(gam_gpu(yg ~ s(x), data = gamgpu_shards(mf), cluster = cl),
+               class = "gamgpu_bad_input")
+  expect_identical(nodes_hold_nothing(cl), list(c(0L, 0L), c(0L, 0L)))
   expect_error(gam_gpu(yg ~ s(x), data = gamgpu_shards(files), cluster = cl,
                        na.action = na.pass),
                class = "gamgpu_unsupported_argument")
