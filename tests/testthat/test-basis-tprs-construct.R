@@ -21,6 +21,13 @@ tprs_pair <- function(spec, dat, threads) {
 
 rel <- function(a, b) max(abs(a - b)) / max(abs(b))
 
+# The construction's agreement with mgcv's: its one-thread Lanczos calls
+# R's BLAS dsymv as mgcv does (bitwise); with threads, its own products,
+# which under the reference BLAS keep dsymv's order, and under another
+# BLAS (OpenBLAS on the GPU machine) differ by rounding that the
+# iteration carries into U and S (measured to 4.2e-11 of the largest).
+construct_tol <- function(threads, tight) if (threads == 1L || reference_blas()) tight else 1e-10
+
 test_that("the construction from knots is mgcv's, column scales apart", {
   set.seed(2)
   n <- 600
@@ -32,9 +39,10 @@ test_that("the construction from knots is mgcv's, column scales apart", {
       p <- tprs_pair(spec, d, threads)
       label <- paste(spec$label, "k", p$sm$bs.dim, "threads", threads)
       expect_identical(dim(p$r$UZ), dim(p$sm$UZ), label = label)
-      expect_lt(rel(p$r$UZ * rep(p$sc, each = nrow(p$r$UZ)), p$sm$UZ), 1e-12, label = label)
+      expect_lt(rel(p$r$UZ * rep(p$sc, each = nrow(p$r$UZ)), p$sm$UZ),
+                construct_tol(threads, 1e-12), label = label)
       S <- (p$r$S + t(p$r$S)) / 2 * outer(p$sc, p$sc)
-      expect_lt(rel(S, p$sm$S[[1]]), 1e-12, label = label)
+      expect_lt(rel(S, p$sm$S[[1]]), construct_tol(threads, 1e-12), label = label)
       # the null space: the last M columns, the identity on the
       # polynomials' rows, and no penalty
       M <- p$sm$null.space.dim
@@ -53,9 +61,9 @@ test_that("threads split E's products, not the result", {
   Xu <- cbind(sort(runif(900)))
   a <- construct(Xu, 0, 12, 1)
   b <- construct(Xu, 0, 12, 2)
-  expect_lt(rel(b$UZ, a$UZ), 1e-13)
-  expect_lt(rel(b$S, a$S), 1e-12)
-  expect_lt(rel(b$ev, a$ev), 1e-13)
+  expect_lt(rel(b$UZ, a$UZ), construct_tol(2L, 1e-13))
+  expect_lt(rel(b$S, a$S), construct_tol(2L, 1e-12))
+  expect_lt(rel(b$ev, a$ev), construct_tol(2L, 1e-13))
 })
 
 test_that("a gam() thin plate basis on more rows than max.knots is built from the knots in C", {
@@ -77,7 +85,7 @@ test_that("a gam() thin plate basis on more rows than max.knots is built from th
     nm <- setdiff(names(ref), c("X", "UZ", "S"))
     expect_identical(sm[nm], ref[nm])
     sc <- colSums(ref$UZ * sm$UZ) / colSums(sm$UZ^2)
-    expect_lt(rel(sm$UZ * rep(sc, each = nrow(sm$UZ)), ref$UZ), 1e-12)
+    expect_lt(rel(sm$UZ * rep(sc, each = nrow(sm$UZ)), ref$UZ), construct_tol(2L, 1e-12))
   }
   expect_identical(calls$n, 2L)
   # a basis as large as its knots: mgcv's own construction on stand-ins

@@ -31,7 +31,7 @@ nodes_hold_nothing <- function(cl)
   parallel::clusterCall(cl, function() c(length(ls(gamgpu:::.node_shards)),
                                          length(ls(gamgpu:::.node_sessions))))
 
-expect_shard_parity <- function(a, b, label, tol = 1e-10) {
+expect_shard_parity <- function(a, b, label, tol = 1e-10, sums_tol = 1e-11) {
   rng <- function(v) diff(range(v))
   expect_true(a$converged, label = label)
   expect_true(b$converged, label = label)
@@ -39,7 +39,7 @@ expect_shard_parity <- function(a, b, label, tol = 1e-10) {
   expect_lt(max(abs(log(b$sp) - log(a$sp))), 1e-7, label = paste(label, "log sp"))
   expect_lt(max(abs(b$edf - a$edf)), 1e-8, label = paste(label, "edf"))
   for (v in c("deviance", "null.deviance", "aic", "df.residual"))
-    expect_equal(b[[v]], a[[v]], tolerance = 1e-11, label = paste(label, v))
+    expect_equal(b[[v]], a[[v]], tolerance = sums_tol, label = paste(label, v))
   sa <- summary(a)
   sb <- summary(b)
   expect_equal(sb$r.sq, sa$r.sq, tolerance = 1e-10, label = paste(label, "r.sq"))
@@ -109,7 +109,9 @@ test_that("nb() and negbin(theta) on shards: theta, null deviance and aic over e
     a <- gam_gpu(fo, family = mgcv::nb(), data = d)
     b <- gam_gpu(fo, family = mgcv::nb(), data = gamgpu_shards(files), cluster = cl)
     label <- paste("nb", deparse(fo))
-    expect_shard_parity(a, b, label)
+    # (with an offset, the null deviance's search and theta's sums over the
+    # nodes' shards: 1.1e-10 of the deviance on the GPU machine)
+    expect_shard_parity(a, b, label, sums_tol = 1e-9)
     expect_equal(b$family$getTheta(TRUE), a$family$getTheta(TRUE), tolerance = 1e-8,
                  label = paste(label, "theta"))
     expect_identical(b$family$family, a$family$family)
