@@ -6,19 +6,24 @@
 #
 # (default: every inst/benchmarks/cluster_*.csv and shards_*.csv)
 #
-# Per penalized IRLS iteration,
-#   t_iter = t_leader + b * rows per node + r * round trips
-#            + nodes * (8 p^2 + 16 p * round trips) bytes / bandwidth
-# where b is a node's seconds per row (its slowest node's; fitted per kind
-# of node: the CPU rows and the GPU rows separately), the round trips and
-# bytes are the measured ones (a round trip's cost r and the leader's p x p
-# work t_leader fitted together as the intercept on one host, where the
-# network is local), and the bandwidth is the network's (an assumption,
-# GAMGPU_COST_GBPS, default 10 Gbit/s; localhost's is far above it).
-# Prints the fit per kind of node and, for each kind, the predicted time
-# per iteration and per fit (GAMGPU_COST_ITER iterations, default 6) at
-# 1e10 and 1e11 rows over 10, 100 and 1000 nodes, with a round trip of
-# GAMGPU_COST_RTT_MS (default 0.5 ms) on a real network.
+# Per penalized IRLS iteration, over N nodes of n rows in all,
+#   t_iter = t_one(n / N) + o + r * round trips
+#            + N * (8 p^2 + 16 p * round trips) bytes / bandwidth
+# where t_one(m) is one process's time per iteration on m rows (fitted per
+# kind of node -- CPU, GPU -- to the one-process fits measured beside the
+# clusters: a + b m, through 0 with one size measured), o the measured
+# overhead of a cluster's iteration over one process's on the same rows
+# (its median over the rows with more than one node, at least 0: with the
+# nodes sharing one machine, as measured, their parallel speed-up is not
+# counted), and the network's: a round trip of GAMGPU_COST_RTT_MS (default
+# 0.5 ms) and GAMGPU_COST_GBPS (default 10 Gbit/s) at the leader, p =
+# GAMGPU_COST_P coefficients (default 37: the four cr smooths measured).
+# Prints the fit per kind of node and the predicted time per iteration and
+# per fit (GAMGPU_COST_ITER iterations, default 6) at 1e10 and 1e11 rows
+# over 10, 100 and 1000 nodes of that kind, with each node's host memory
+# at the measured peak per row (a shard larger than a machine holds is
+# out of the model's reach: on the H200 host, 128 GiB).  GAMGPU_COST_OUT:
+# also write the predictions to this CSV file.
 args <- commandArgs(trailingOnly = TRUE)
 files <- if (length(args)) args else
   Sys.glob(file.path("inst", "benchmarks", c("cluster_*.csv", "shards_*.csv")))
@@ -26,48 +31,67 @@ gbps <- as.numeric(Sys.getenv("GAMGPU_COST_GBPS", "10"))
 iters <- as.numeric(Sys.getenv("GAMGPU_COST_ITER", "6"))
 rtt <- as.numeric(Sys.getenv("GAMGPU_COST_RTT_MS", "0.5")) / 1000
 p <- as.integer(Sys.getenv("GAMGPU_COST_P", "37"))
+out <- Sys.getenv("GAMGPU_COST_OUT", "")
+pred <- list()
 if (!length(files)) stop("no measured rows: run bench/cluster.R or bench/cluster_shards.R first")
 
 rows <- do.call(rbind, lapply(files, function(f) {
   d <- utils::read.csv(f, stringsAsFactors = FALSE)
   kind <- if ("node_device" %in% names(d)) ifelse(grepl("cuda", d$node_device), "gpu", "cpu")
           else ifelse(d$device == "off", "cpu", "gpu")
-  data.frame(file = basename(f), n = d$n, nodes = d$nodes, rows_per_node = d$rows_per_node,
-             kind = kind, t_iter = d$t_iter_cluster, calls_per_iter = d$calls_per_iter,
+  it_one <- if ("t_iter_one" %in% names(d)) d$t_iter_one else d$iter_one / d$iterations
+  data.frame(file = basename(f), n = d$n, nodes = d$nodes, kind = kind,
+             t_iter = d$t_iter_cluster, t_iter_one = it_one,
+             overhead = d$t_iter_cluster - it_one, calls_per_iter = d$calls_per_iter,
              # (bench/cluster.R's bytes count the shards sent at the set-up
              # and the n-vectors gathered at the end: per iteration only the
              # rows of bench/cluster_shards.R are the iterations' own)
-             bytes_per_iter = if ("leader_peak_gib" %in% names(d)) d$bytes_per_iter else NA)
+             bytes_per_iter = if ("leader_peak_gib" %in% names(d)) d$bytes_per_iter else NA,
+             node_bytes_per_row = if ("node_peak_gib" %in% names(d))
+               d$node_peak_gib * 2^30 / d$rows_per_node else NA)
 }))
 cat(sprintf("%d measured rows from %s\n", nrow(rows), paste(unique(rows$file), collapse = ", ")))
-print(rows[, c("kind", "n", "nodes", "rows_per_node", "t_iter", "calls_per_iter",
+print(rows[, c("kind", "n", "nodes", "t_iter", "t_iter_one", "overhead", "calls_per_iter",
                "bytes_per_iter")], digits = 3, row.names = FALSE)
 for (kind in unique(rows$kind)) {
-  r <- rows[rows$kind == kind, ]
-  if (length(unique(r$rows_per_node)) < 2L) {
-    cat(sprintf("\n%s nodes: too few distinct shard sizes to fit\n", kind))
-    next
-  }
-  m <- stats::lm(t_iter ~ rows_per_node, data = r)
-  # (a negative intercept is noise about a small one: then through 0)
-  if (stats::coef(m)[[1]] < 0) m <- stats::lm(t_iter ~ 0 + rows_per_node, data = r)
+  r <- rows[rows$kind == kind & is.finite(rows$t_iter_one), ]
+  one <- unique(r[, c("n", "t_iter_one")])
+  one <- stats::aggregate(t_iter_one ~ n, data = one, FUN = stats::median)
+  m <- if (nrow(one) >= 2L) stats::lm(t_iter_one ~ n, data = one) else
+    stats::lm(t_iter_one ~ 0 + n, data = one)
+  if (length(stats::coef(m)) == 2L && stats::coef(m)[[1]] < 0)
+    m <- stats::lm(t_iter_one ~ 0 + n, data = one)
   a <- if (length(stats::coef(m)) == 2L) stats::coef(m)[[1]] else 0
-  b <- stats::coef(m)[["rows_per_node"]]
-  cat(sprintf(paste("\n%s nodes: t_iter = %.3g s + %.3g ns x rows per node",
-                    "(R^2 %.3f, %d rows)\n"), kind, a, b * 1e9, summary(m)$r.squared, nrow(r)))
+  b <- stats::coef(m)[["n"]]
+  multi <- r$nodes > 1
+  o <- max(0, if (any(multi)) stats::median(r$overhead[multi]) else 0)
   trips <- stats::median(r$calls_per_iter)
   # bytes per node and iteration: the Gram (p^2 doubles) and a few
   # p-vectors (beta out, X'Wz back) per round trip
   bytes <- 8 * p^2 + 8 * p * 2 * trips
   measured <- r$bytes_per_iter / r$nodes
+  cat(sprintf(paste("\n%s nodes: one process t_iter = %.3g s + %.3g ns x rows (%d sizes);",
+                    "a cluster's overhead %.1f ms per iteration (median of %d rows)\n"),
+              kind, a, b * 1e9, nrow(one), 1000 * o, sum(multi)))
   cat(sprintf("  per node and iteration: %.1f round trips (measured), %.0f bytes (8 p^2 + 16 p per trip, p = %d; measured: %s)\n",
               trips, bytes, p,
               if (all(is.na(measured))) "none" else paste(round(stats::na.omit(measured)), collapse = ", ")))
   grid <- expand.grid(n = c(1e10, 1e11), nodes = c(10, 100, 1000))
   grid$rows_per_node <- grid$n / grid$nodes
-  grid$t_iter <- a + b * grid$rows_per_node + trips * rtt + grid$nodes * bytes * 8 / (gbps * 1e9)
+  grid$t_iter <- a + b * grid$rows_per_node + o + trips * rtt +
+    grid$nodes * bytes * 8 / (gbps * 1e9)
   grid$t_fit <- iters * grid$t_iter
+  # (a node's host memory at the measured peak per row, largest shard:
+  # whether one machine holds the shard)
+  per_row <- r$node_bytes_per_row[which.max(ifelse(is.na(r$node_bytes_per_row), -1,
+                                                  r$n / r$nodes))]
+  grid$node_gib <- if (length(per_row) && is.finite(per_row)) grid$rows_per_node * per_row / 2^30 else NA
   cat(sprintf("  predicted (%.0f iterations, %.1f ms round trips, %g Gbit/s at the leader):\n",
               iters, rtt * 1000, gbps))
   print(grid, digits = 3, row.names = FALSE)
+  pred[[kind]] <- cbind(kind = kind, grid, a = a, b_ns = b * 1e9, overhead_ms = 1000 * o,
+                        round_trips = trips, bytes_per_node = bytes, rtt_ms = rtt * 1000,
+                        gbps = gbps, iterations = iters,
+                        measured = paste(unique(r$file), collapse = ";"))
 }
+if (nzchar(out)) utils::write.csv(do.call(rbind, pred), out, row.names = FALSE)

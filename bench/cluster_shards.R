@@ -23,8 +23,9 @@
 #
 # Model: four one-variable cr smooths of gamSim(1)'s covariates, the rows
 # made on the nodes (node i: set.seed(i)).  The row: seconds of the
-# cluster's second fit (its first, on fresh nodes, as cold) and of its
-# iterations, the penalized IRLS iterations, round trips and bytes (both
+# cluster's second fit (its first, on fresh nodes, as cold; both with the
+# nodes' making of their rows, which the one-process fit's clock does not
+# see) and of its iterations, the penalized IRLS iterations, round trips and bytes (both
 # ways, all nodes) per iteration, the leader's and the largest node's
 # peak resident memory (VmHWM, GiB), and with `one` the one-process fit's
 # seconds, the overhead per iteration and the agreement of the fitted
