@@ -485,7 +485,7 @@ shard_columns <- function(loaded, vars) {
     } else if (types %in% c("factor", "character")) {
       lev <- unique(unlist(lapply(parts, `[[`, "levels")))
       if (types == "character") lev <- sort(lev)
-      counts <- setNames(numeric(length(lev)), lev)
+      counts <- stats::setNames(numeric(length(lev)), lev)
       at <- matrix(NA_real_, length(lev), 2L)
       for (p in parts) {
         counts[p$levels] <- counts[p$levels] + p$counts
