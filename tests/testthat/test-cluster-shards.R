@@ -225,6 +225,20 @@ test_that("a node lost mid-fit is a classed error; the shards of the live node a
   expect_identical(nodes_hold_nothing(cl2[1]), list(c(0L, 0L)))
 })
 
+test_that("on the GPU the nodes build X on the device, their summaries as the CPU's", {
+  skip_if_no_device()
+  d <- shard_frames(4000, seed = 13)
+  files <- save_shards(split(d, rep(1:2, each = 2000)))
+  on.exit(unlink(files))
+  a <- gam_gpu(yb ~ s(x) + s(z) + fac, family = binomial(), data = d, device = "off")
+  b <- gam_gpu(yb ~ s(x) + s(z) + fac, family = binomial(), data = gamgpu_shards(files),
+               cluster = cl, device = "required")
+  expect_identical(b$device$cluster$nodes$device, rep("cuda:0", 2))
+  expect_identical(b$device$cluster$nodes$model_matrix, rep("recipe", 2))
+  expect_shard_parity(a, b, "GPU nodes against the CPU", sums_tol = 1e-10)
+  expect_identical(nodes_hold_nothing(cl), list(c(0L, 0L), c(0L, 0L)))
+})
+
 test_that("an interrupt while the nodes answer a shard fit ends it; the cluster is not asked again", {
   skip_if(identical(Sys.getenv("GAMGPU_TEST_SIGINT"), "0"), "GAMGPU_TEST_SIGINT=0: no SIGINT sent")
   d <- shard_frames(1200)
