@@ -130,6 +130,16 @@ static int work_alloc(gg_outer_rows *r, int M, int k, gg_status *st)
     return 0;
 }
 
+/* The host's rows need y and the prior weights in this process: not so
+ * for a cluster's session whose rows stay on its nodes (d->y NULL). */
+static int rows_here(const gg_data *d, gg_status *st)
+{
+    if (d->y != NULL) return 0;
+    return gg_fail(st, "gamgpu_unsupported",
+                   "gam()'s outer iteration needs the rows in this process; a cluster's "
+                   "rows left on its nodes take method = \"fREML\" or \"GCV.Cp\"");
+}
+
 static int fetch_state(gg_backend *be, gg_outer_rows *r, gg_status *st)
 {
     return be->ops->fetch(be, GG_VEC_ETA, r->eta, st) || be->ops->fetch(be, GG_VEC_MU, r->mu, st)
@@ -180,6 +190,7 @@ int gg_outer_rows_compute(gg_backend *be, const gg_data *d, const gg_family *fam
     r->have = 0;
     r->efam = 0;
     const int fisher = gg_fm_canonical((int) fam->fam, gg_family_link(fam));
+    if (be->ops->outer == NULL && rows_here(d, st)) return -1;
     if (be->ops->outer != NULL) {
         r->n = n;
         r->on_backend = 1;
@@ -252,6 +263,7 @@ int gg_outer_ef_rows_compute(gg_backend *be, const gg_data *d, const gg_family *
 {
     const size_t n = d->n;
     r->have = 0;
+    if (be->ops->outer == NULL && rows_here(d, st)) return -1;
     if (!fam->efam || !gg_fm_ef_outer_ok((int) fam->fam, gg_family_link(fam), fam->ef.nth) ||
         fam->ef.nth > GG_FM_EFO_MAXTH || (level != 0 && level != 2))
         return gg_fail(st, "gamgpu_internal_error",
@@ -393,7 +405,7 @@ int gg_outer_newton_gram(gg_backend *be, const gg_data *d, const gg_family *fam,
     r->have = 0;                 /* the rows are stale: the step takes the backend's
                                     w and z (and here eta and mu) */
     if (be->ops->outer != NULL) return be->ops->outer->newton_gram(be, fam, A, b, ok, st);
-    if (rows_alloc(r, n, st) || work_alloc(r, 0, 2, st)) return -1;
+    if (rows_here(d, st) || rows_alloc(r, n, st) || work_alloc(r, 0, 2, st)) return -1;
     if (fetch_state(be, r, st)) return -1;
     const size_t nb = n_blocks(n);
     int *bad = calloc(nb + 1, sizeof(int));
