@@ -63,7 +63,8 @@ gg_node_open <- function(key, G, mf, y, w, offset, device, control, unit_weights
     storage.mode(X) <- "double"
   }
   ses <- model_session(X, y, w, offset, plan, control, unit_weights = unit_weights)
-  .node_sessions[[key]] <- list(ses = ses, X = X, y = y, w = w, offset = offset)
+  .node_sessions[[key]] <- list(ses = ses, X = X, y = y, w = w, offset = offset,
+                                threads = control$nthreads)
   info <- ses$info()
   list(rows = nrow(mf), device = info$device, fallback = info$fallback,
        model_matrix = if (is.null(reason)) "recipe" else "matrix",
@@ -79,10 +80,7 @@ gg_node_open <- function(key, G, mf, y, w, offset, device, control, unit_weights
 #' @keywords internal
 #' @export
 gg_node_ops <- function(key, ops) {
-  s <- .node_sessions[[key]]
-  if (is.null(s))
-    gamgpu_abort("gamgpu_cluster_node_error",
-                 "this node holds no shard of that fit (restarted, or closed)", call = NULL)
+  s <- node_session(key)
   # (tests: option gamgpu.node_fault = list(op =, action = "error",
   # "exit" or "interrupt") makes this node fail at that operation, die, or
   # send the leader (pid) an interrupt and answer a second later)
@@ -124,6 +122,16 @@ gg_node_close <- function(key) {
 # would carry those frames -- the shards' data -- to every node at every
 # call.)
 gg_node_open_args <- function(a) do.call(gg_node_open, a)
+
+# This node's session of the fit `key` (gg_node_open()'s record: the
+# session, X, the rows' y, w and offset, the threads), or a classed error.
+node_session <- function(key) {
+  s <- .node_sessions[[key]]
+  if (is.null(s))
+    gamgpu_abort("gamgpu_cluster_node_error",
+                 "this node holds no shard of that fit (restarted, or closed)", call = NULL)
+  s
+}
 gg_shard_open_args <- function(a) gg_shard_open(a$key, a$spec)
 
 # This node's host name and physical cores.

@@ -512,8 +512,8 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
       gamgpu_abort("gamgpu_unsupported_argument",
                    sprintf(paste("data = gamgpu_shards(): the %s family is not fitted on shards",
                                  "left on the nodes yet (R's exponential and quasi families,",
-                                 "negbin(theta) and Tweedie(p) are); use in-memory data with",
-                                 "cluster ="), a$family$family),
+                                 "negbin(theta), Tweedie(p) and nb() are); use in-memory data",
+                                 "with cluster ="), a$family$family),
                    call = NULL, arguments = "data")
     shards_load(data, dots$cluster, cl, env, formula, a$control$chunk.size)
   }
@@ -561,8 +561,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
     if (!is.null(sh))
       f$shards <- list(weights = cl$weights, offset = cl$offset, levels = sh$levels,
                        na_rows = sh$na_rows)
-    f$ses <- cluster_session(f, dots$cluster, a$policy,
-                             shards = sh)
+    f$ses <- cluster_session(f, dots$cluster, a$policy, shards = sh)
   }
   on.exit(f$ses$close(), add = TRUE)
   # (routes that choose smoothing parameters before the fit; fREML's and

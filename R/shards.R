@@ -235,10 +235,7 @@ gg_shard_open <- function(key, s) {
 #' @keywords internal
 #' @export
 gg_shard_rsq <- function(key, mean_y) {
-  s <- .node_sessions[[key]]
-  if (is.null(s))
-    gamgpu_abort("gamgpu_cluster_node_error",
-                 "this node holds no shard of that fit (restarted, or closed)", call = NULL)
+  s <- node_session(key)
   mu <- .Call(gg_node_op_r, s$ses$ptr, "fetch", "mu", NULL)
   sw <- sqrt(s$w)
   v1 <- sw * (s$y - mu)
@@ -257,10 +254,7 @@ gg_shard_rsq <- function(key, mean_y) {
 #' @keywords internal
 #' @export
 gg_shard_aic <- function(key, family, dev) {
-  s <- .node_sessions[[key]]
-  if (is.null(s))
-    gamgpu_abort("gamgpu_cluster_node_error",
-                 "this node holds no shard of that fit (restarted, or closed)", call = NULL)
+  s <- node_session(key)
   mu <- .Call(gg_node_op_r, s$ses$ptr, "fetch", "mu", NULL)
   family$aic(s$y, 1, mu, s$w, dev)
 }
@@ -293,13 +287,10 @@ gg_shard_drop <- function(key) {
 #' @keywords internal
 #' @export
 gg_shard_efam <- function(key, family, what, arg, ef) {
-  s <- .node_sessions[[key]]
-  if (is.null(s))
-    gamgpu_abort("gamgpu_cluster_node_error",
-                 "this node holds no shard of that fit (restarted, or closed)", call = NULL)
+  s <- node_session(key)
   name <- efam_name(family)
   off <- if (is.null(s$offset)) 0 else s$offset
-  threads <- 1L
+  threads <- as.integer(s$threads)
   switch(what,
          mum = {
            eta <- .Call(gg_node_op_r, s$ses$ptr, "fetch", "eta", NULL)

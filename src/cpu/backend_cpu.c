@@ -378,7 +378,7 @@ static int cpu_xtmul(gg_backend *be, const double *V, int k, double *out, gg_sta
 }
 
 static const gg_backend_ops cpu_ops = {
-    .name = "cpu",
+    .name      = "cpu",
     .load      = cpu_load,
     .init_eta  = cpu_init_eta,
     .xbeta     = cpu_xbeta,

@@ -806,7 +806,7 @@ int gg_cuda_partial_sums(gg_backend *be, int k, double *out, gg_status *st)
 }
 
 static const gg_backend_ops cuda_ops = {
-    .name = "cuda",
+    .name      = "cuda",
     .load      = cuda_load,
     .init_eta  = cuda_init_eta,
     .xbeta     = cuda_xbeta,

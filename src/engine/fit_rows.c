@@ -81,7 +81,7 @@ static int resident_done(gg_fit_rows *fr, gg_backend *be, const gg_family *fam, 
                        "the %s backend keeps no rows of its own", be->ops->name);
     int fail = 0;
     resident_sums r0 = {be, &fr->fam, st};
-    fr->null_deviance = gg_stats_null_deviance(&fr->fam, resident_sum, &r0, &fail);
+    fr->null_deviance = gg_stats_null_deviance(resident_sum, &r0, &fail);
     if (fail) return -1;
     fr->fam = *fam;
     resident_sums r = {be, &fr->fam, st};

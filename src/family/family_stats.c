@@ -172,7 +172,7 @@ void gg_stats_rows(const gg_family *fam, const gg_stats_par *par, size_t n, cons
 
 /* ---- the summaries, from a pass's sums over every row -------------------- */
 
-double gg_stats_null_deviance(const gg_family *fam, gg_stats_sum_fn sum, void *ctx, int *fail)
+double gg_stats_null_deviance(gg_stats_sum_fn sum, void *ctx, int *fail)
 {
     double s[3];
     gg_stats_par par = {GG_STATS_MEAN, 0, 0};
@@ -182,7 +182,6 @@ double gg_stats_null_deviance(const gg_family *fam, gg_stats_sum_fn sum, void *c
     }
     par.pass = GG_STATS_NULL_DEV;
     par.ybar = s[0] / s[1];
-    (void) fam;
     if (sum(ctx, &par, s)) {
         *fail = 1;
         return NAN;
@@ -268,7 +267,7 @@ double gg_null_deviance(const gg_family *fam, size_t n, const double *y, const d
 {
     local_rows l = {fam, n, y, NULL, wt, NULL, nthreads};
     int fail;
-    return gg_stats_null_deviance(fam, local_sum, &l, &fail);
+    return gg_stats_null_deviance(local_sum, &l, &fail);
 }
 
 int gg_residuals_aic(const gg_family *fam, size_t n, const double *y, const double *mu,

@@ -73,7 +73,7 @@ double gg_sum_spread(const double *t, const int *idx, const double *v, size_t n,
 /* gg_null_deviance() and gg_residuals_aic() (without the residuals
  * themselves) from passes' sums: *fail set, or -1 returned, when a sum
  * failed. */
-double gg_stats_null_deviance(const gg_family *fam, gg_stats_sum_fn sum, void *ctx, int *fail);
+double gg_stats_null_deviance(gg_stats_sum_fn sum, void *ctx, int *fail);
 int gg_stats_residuals_aic(const gg_family *fam, gg_stats_sum_fn sum, void *ctx, double sig2,
                            double *resid_ss, double *aic, gg_aic_nonint *bad);
 
