@@ -246,7 +246,7 @@ cluster_session <- function(f, cl, policy, shards = NULL) {
   } else {
     # (the rows the nodes loaded themselves: R/shards.R)
     key <- shards$key
-    used <- shards$nodes[shards$rows > 0]
+    used <- shards$nodes
     n <- shards$n
   }
   .Call(gg_tcp_nodelay_r)

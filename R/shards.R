@@ -221,7 +221,7 @@ gg_shard_open <- function(key, s) {
   unit <- chk[["w_not_one"]] == 0
   bad <- chk[["w_bad"]] != 0 || chk[["y_bad"]] != 0 ||
     (chk[["o_nonzero"]] != 0 && chk[["o_bad"]] != 0)
-  info <- if (bad || !length(y)) list() else
+  info <- if (bad) list() else
     gg_node_open(key, s$G, mf, y, r$w, offset, s$device, s$control, unit)
   c(info, list(chk = chk, sums = sums, unit_weights = unit))
 }
@@ -364,7 +364,7 @@ shard_efam_finish <- function(object, f, theta, theta_failed) {
 
 # The shards loaded on the cluster's nodes and the set-up's sample of rows
 # (steps 1 and 2 above).  mc: gam_gpu()'s call; env its frame's parent.
-# Returns list(key, nodes (the cluster's nodes holding a shard), rows (per
+# Returns list(key, nodes (the cluster's nodes holding rows), rows (per
 # node), n, data (the sample, a data frame), levels, cols, na_rows, drop
 # (lets the nodes' loaded shards go, unless opened or the cluster is
 # broken), state (opened, broken)).
@@ -432,6 +432,14 @@ shards_load <- function(shards, cl, mc, env, formula, chunk.size) {
   if (n < 1)
     gamgpu_abort("gamgpu_no_data", "no rows left in the shards after NA handling and subsetting",
                  call = NULL)
+  # (a node left without rows takes no further part: its empty shard goes now)
+  if (any(rows == 0)) {
+    for (i in which(rows == 0))
+      tryCatch(parallel::clusterCall(nodes[i], gg_shard_drop, key), error = function(e) NULL)
+    nodes <- nodes[rows > 0]
+    loaded <- loaded[rows > 0]
+    rows <- rows[rows > 0]
+  }
   cols <- shard_columns(loaded, vars)
   levels <- lapply(cols[vapply(cols, function(c) c$type %in% c("factor", "character"), NA)],
                    `[[`, "levels")
@@ -458,7 +466,6 @@ shard_columns <- function(loaded, vars) {
   out <- list()
   for (v in vars) {
     parts <- lapply(seq_along(loaded), function(i) c(loaded[[i]]$cols[[v]], node = i))
-    parts <- parts[vapply(loaded, function(o) o$rows > 0, NA)]
     types <- unique(vapply(parts, `[[`, "", "type"))
     if (length(types) > 1L && all(types %in% c("factor", "character"))) types <- "factor"
     if (length(types) != 1L)
@@ -526,9 +533,8 @@ shard_sample <- function(rows, cols, chunk.size) {
 # The sample's data frame from the nodes' rows, in the sample's order,
 # factor levels the agreed ones.
 shard_sample_frame <- function(got, sel, levels) {
-  keep <- vapply(got, function(d) nrow(d) > 0, NA)
   if (isTRUE(sel$all)) {
-    d <- do.call(rbind, got[keep])
+    d <- do.call(rbind, got)
   } else {
     idx <- lapply(seq_along(got), function(i) match(sel$order[sel$order[, 1L] == i, 2L],
                                                     sel$rows[[i]]))

@@ -129,7 +129,8 @@ test_that("a function of the node's index loads its shard; subset and NA rows dr
   d <- shard_frames(2400, seed = 9)
   d$x[c(5, 1500)] <- NA
   d$yg[77] <- NA
-  half <- split(d, rep(1:2, each = 1200))
+  d$part <- rep(1:2, each = 1200)
+  half <- split(d, d$part)
   files <- save_shards(half)
   on.exit(unlink(files))
   load_part <- function(i) readRDS(files[i])
@@ -139,6 +140,13 @@ test_that("a function of the node's index loads its shard; subset and NA rows dr
   expect_shard_parity(a, b, "function shards, subset, NA")
   expect_identical(b$shards$na_rows, 3)
   expect_identical(b$shards$rows, nrow(a$model))
+  # a node whose rows the subset removes takes no further part
+  a <- gam_gpu(yg ~ s(x) + s(z), data = half[[1]], subset = part == 1, weights = w)
+  b <- gam_gpu(yg ~ s(x) + s(z), data = gamgpu_shards(load_part), subset = part == 1,
+               weights = w, cluster = cl)
+  expect_identical(b$device$cluster$nodes$rows, as.numeric(nrow(a$model)))
+  expect_shard_parity(a, b, "one node without rows")
+  expect_identical(nodes_hold_nothing(cl), list(c(0L, 0L), c(0L, 0L)))
 })
 
 test_that("a set-up sample smaller than the data: every row's deviance, aic and summary", {
