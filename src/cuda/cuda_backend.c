@@ -23,7 +23,8 @@
  * row r - 1 of every row: X resident (a streamed X is a device failure,
  * so "auto" falls back to the CPU, counted).
  * gam()'s outer iteration's rows and products are cuda_outer.c's, on the
- * row state and passes over X this file lends it (cuda_backend.h).
+ * row state and passes over X this file lends it (cuda_backend.h);
+ * cuda_open.c puts the two together.
  * Kernels: inst/kernels/rows.cu, gram.cu and basis.cu.  Reductions are
  * fixed-order, so fits are reproducible.  Compiled only with CUDA. */
 #include "cuda_backend.h"
@@ -60,7 +61,8 @@ static void cuda_release(gg_backend *be)
         gg_xstream_close(&s->xs);
         gg_cuda_leave(s->ordinal);
     }
-    gg_cuda_outer_free(s->outer);
+    if (s->outer != NULL)
+        s->outer->free(s->outer);
     s->outer = NULL;
     gg_buflist_release(&s->bufs);
     free(s->partial_host);
@@ -805,7 +807,7 @@ int gg_cuda_partial_sums(gg_backend *be, int k, double *out, gg_status *st)
     return sum_partials(S(be), k, out, st);
 }
 
-static const gg_backend_ops cuda_ops = {
+const gg_backend_ops gg_cuda_row_ops = {
     .name      = "cuda",
     .load      = cuda_load,
     .init_eta  = cuda_init_eta,
@@ -821,10 +823,10 @@ static const gg_backend_ops cuda_ops = {
     .xmul      = cuda_xmul,
     .xtmul     = cuda_xtmul,
     .release   = cuda_release,
-    .outer     = &gg_cuda_outer_ops,
+    .outer     = NULL,
 };
 
-int gg_backend_cuda_init(gg_backend *be, int ordinal, gg_status *st)
+int gg_cuda_backend_open(gg_backend *be, int ordinal, gg_status *st)
 {
     memset(be, 0, sizeof *be);
     gg_arena *arena = gg_gpu_arena(ordinal, st);
@@ -835,7 +837,7 @@ int gg_backend_cuda_init(gg_backend *be, int ordinal, gg_status *st)
         return gg_fail(st, "gamgpu_host_oom", "out of memory (cuda backend)");
     s->ordinal = ordinal;
     gg_buflist_init(&s->bufs, arena);
-    be->ops = &cuda_ops;
+    be->ops = &gg_cuda_row_ops;
     be->impl = s;
     return 0;
 }

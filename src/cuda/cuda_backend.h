@@ -3,20 +3,21 @@
  * passes over X (resident, or streamed chunk by chunk), all with the
  * backend's context entered by the caller.  cuda_outer.c builds gam()'s
  * outer iteration's rows and products (outer_rows.h: gg_outer_ops) on
- * them.  Compiled only with CUDA. */
+ * them; cuda_open.c puts the two together as the device backend.
+ * Compiled only with CUDA. */
 #ifndef GAMGPU_CUDA_BACKEND_H
 #define GAMGPU_CUDA_BACKEND_H
 
 #include <stddef.h>
 
 #include "backend.h"
-#include "cuda_loader.h"
+#include "cuda_internal.h"
 #include "outer_rows.h"
 
 /* The backend's row state: n-vectors on the device (off 0 without an
  * offset), partial: the row kernels' block sums (gg_cuda_partial_sums),
  * stream: the one row-wise work runs on, outer: the slot of cuda_outer.c's
- * state, which the backend's release() frees with gg_cuda_outer_free(). */
+ * state (gg_cuda_ext), freed with the backend. */
 typedef struct gg_cuda_rows {
     int          ordinal;
     size_t       n;
@@ -25,7 +26,7 @@ typedef struct gg_cuda_rows {
     CUdeviceptr  y, yat, pw, off, eta, mu, w, z, h, partial;  /* yat: 0 when none */
     CUstream     stream;
     int          ar_on;
-    void       **outer;
+    gg_cuda_ext **outer;
 } gg_cuda_rows;
 
 void gg_cuda_rows_of(gg_backend *be, gg_cuda_rows *out);
@@ -46,8 +47,12 @@ int gg_cuda_leverage_device(gg_backend *be, const double *M, CUdeviceptr w, gg_s
 /* out (p x k, host) = X' V for V (n x k) on the device. */
 int gg_cuda_xtmul_device(gg_backend *be, CUdeviceptr V, int k, double *out, gg_status *st);
 
-/* cuda_outer.c: the outer ops, and its state's release (NULL: nothing) */
+/* The backend's row-wise operations (outer: NULL) and its opening: the
+ * state for device `ordinal`, nothing loaded (cuda_open.c completes it). */
+extern const gg_backend_ops gg_cuda_row_ops;
+int gg_cuda_backend_open(gg_backend *be, int ordinal, gg_status *st);
+
+/* cuda_outer.c: gam()'s outer iteration's rows on the device */
 extern const gg_outer_ops gg_cuda_outer_ops;
-void gg_cuda_outer_free(void *outer);
 
 #endif

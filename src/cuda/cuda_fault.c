@@ -16,7 +16,7 @@ static gg_cuda_api real_cu;
 static gg_nvrtc_api real_nv;
 static int have_real;           /* real_cu / real_nv hold the driver's functions */
 static int kind = GG_FAULT_NONE;
-static long at, calls, injected, compiles_injected;
+static long at, calls, injected;
 
 /* Whether this call of an entry point of kind k is to fail: 0, or the
  * kind armed (GG_FAULT_NODEVICE: the device is gone, whatever k). */
@@ -29,7 +29,6 @@ static int hit(int k)
         if (kind == GG_FAULT_NODEVICE ? calls >= at : calls == at) {
             fail = kind;
             injected++;
-            if (k == GG_FAULT_COMPILE) compiles_injected++;
         }
     }
     pthread_mutex_unlock(&fault_mu);
@@ -182,13 +181,8 @@ int gg_gpu_fault_arm(int k, long k_at, long *injected_before, gg_status *st)
         gg_nv.nvrtcCompileProgram = w_nvrtcCompileProgram;
     }
     pthread_mutex_unlock(&fault_mu);
+    /* an injected compile failure is reported, not cached */
+    gg_cuda_modules_cache_failures(k != GG_FAULT_COMPILE && k != GG_FAULT_NODEVICE);
     return 0;
 }
 
-long gg_gpu_fault_compiles_injected(void)
-{
-    pthread_mutex_lock(&fault_mu);
-    const long c = compiles_injected;
-    pthread_mutex_unlock(&fault_mu);
-    return c;
-}

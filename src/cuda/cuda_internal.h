@@ -31,16 +31,27 @@ const char *gg_cuda_arch(int ordinal);
 /* Check a driver call; on failure fill st with "what: CUDA_ERROR_..." */
 int gg_cu_check(CUresult r, const char *what, gg_status *st);
 
+/* State that a file adding operations to the device backend keeps in it
+ * (cuda_outer.c's): its
+ * first member, so that the backend's release() frees it without knowing it. */
+typedef struct gg_cuda_ext {
+    void (*free)(struct gg_cuda_ext *self);
+} gg_cuda_ext;
+
 /* The module cache (cuda_modules.c).  Returns the kernel `fn` of module
  * `name`, compiling it on first request on this device.  Context must be
  * current. */
 int  gg_cuda_function(int ordinal, const char *module, const char *fn,
                       CUfunction *out, gg_status *st);
-/* Unload every module of a device (context current) / of all devices. */
+/* fn(ordinal) runs for each device, its context current, before
+ * gg_gpu_shutdown() releases the context (one fn: a later call replaces). */
+void gg_cuda_on_release(void (*fn)(int ordinal));
+/* Unload every module of a device (context current). */
 void gg_cuda_modules_unload(int ordinal);
-/* compile failures injected so far (cuda_fault.c): such a failure is not
- * cached by the module cache */
-long gg_gpu_fault_compiles_injected(void);
+/* Whether a failed compile is cached (the default) or reported and tried
+ * again on the next request: off while cuda_fault.c injects compile
+ * failures, so that the tests' injected failure does not stick. */
+void gg_cuda_modules_cache_failures(int on);
 
 /* The Gram product on device-resident arrays (cuda_gram.c).  A plan fixes
  * the grid (tile pairs x row slabs) and the size of the partial-sum buffer

@@ -42,6 +42,7 @@ typedef struct module_slot {
 static pthread_mutex_t mod_lock = PTHREAD_MUTEX_INITIALIZER;
 static module_slot modules[GG_MAX_MODULES];
 static int n_modules;
+static int cache_failures = 1;      /* off while compile faults are injected */
 static char kernel_dir[1024];
 static char include_dir[1024];
 
@@ -172,6 +173,7 @@ static void build_module(module_slot *m)
 int gg_cuda_function(int ordinal, const char *module, const char *fn, CUfunction *out,
                      gg_status *st)
 {
+    gg_cuda_on_release(gg_cuda_modules_unload);    /* unloaded before shutdown */
     pthread_mutex_lock(&mod_lock);
     module_slot *m = NULL;
     for (int i = 0; i < n_modules; i++)
@@ -187,10 +189,9 @@ int gg_cuda_function(int ordinal, const char *module, const char *fn, CUfunction
         m->device = ordinal;
         gg_strlcpy(m->name, module, sizeof m->name);
         gg_strlcpy(m->arch, gg_cuda_arch(ordinal), sizeof m->arch);
-        const long injected0 = gg_gpu_fault_compiles_injected();
         build_module(m);
-        if (!m->ok && gg_gpu_fault_compiles_injected() != injected0) {
-            /* an injected failure (tests): reported, not cached */
+        if (!m->ok && !cache_failures) {
+            /* while compile faults are injected (tests): reported, not cached */
             gg_status failure = m->failure;
             n_modules--;
             pthread_mutex_unlock(&mod_lock);
@@ -243,6 +244,13 @@ int gg_gpu_module_list(gg_module_info *out, int max)
     }
     pthread_mutex_unlock(&mod_lock);
     return n;
+}
+
+void gg_cuda_modules_cache_failures(int on)
+{
+    pthread_mutex_lock(&mod_lock);
+    cache_failures = on != 0;
+    pthread_mutex_unlock(&mod_lock);
 }
 
 void gg_cuda_modules_unload(int ordinal)

@@ -35,6 +35,7 @@ static const char *LABEL = "outer";
 #define N_ROWVEC 8
 
 typedef struct outer_state {
+    gg_cuda_ext ext;               /* first: the backend frees it */
     gg_buflist  bufs;              /* rows, then deta and V, then a call's scratch */
     CUdeviceptr v[GG_OR_NVEC];     /* w, w1, w2, wF1, wF2, dev1, pe1, pe2, and an
                                       extended family's wf and theta's block */
@@ -46,9 +47,9 @@ typedef struct outer_state {
     CUfunction  f_rows, f_newton, f_prod, f_ef_rows, f_ef_newton;
 } outer_state;
 
-void gg_cuda_outer_free(void *outer)
+static void outer_free(gg_cuda_ext *ext)
 {
-    outer_state *o = outer;
+    outer_state *o = (outer_state *) ext;
     if (o == NULL)
         return;
     gg_buflist_release(&o->bufs);
@@ -68,11 +69,11 @@ static double now(void)
  * context entered. */
 static outer_state *state(const gg_cuda_rows *r, int nth, gg_status *st)
 {
-    outer_state *old = *r->outer;
+    outer_state *old = (outer_state *) *r->outer;
     if (old != NULL && (nth < 0 || (old->nvec == GG_OR_NVEC && old->nth == nth)))
         return old;
     if (old != NULL) {
-        gg_cuda_outer_free(old);
+        outer_free(&old->ext);
         *r->outer = NULL;
     }
     if (r->ar_on) {
@@ -88,6 +89,7 @@ static outer_state *state(const gg_cuda_rows *r, int nth, gg_status *st)
         gg_fail(st, "gamgpu_host_oom", "out of memory (outer rows)");
         return NULL;
     }
+    o->ext.free = outer_free;
     gg_buflist_init(&o->bufs, arena);
     int bad = gg_cuda_function(r->ordinal, "outer", "outer_rows", &o->f_rows, st) ||
               gg_cuda_function(r->ordinal, "outer", "outer_newton", &o->f_newton, st) ||
@@ -102,10 +104,10 @@ static outer_state *state(const gg_cuda_rows *r, int nth, gg_status *st)
                                          st)))
             bad = 1;
     if (bad) {
-        gg_cuda_outer_free(o);
+        outer_free(&o->ext);
         return NULL;
     }
-    *r->outer = o;
+    *r->outer = &o->ext;
     return o;
 }
 
@@ -208,7 +210,7 @@ static int outer_rows(gg_backend *be, const gg_family *fam, int fisher, int pear
 static outer_state *rows_state(gg_backend *be, gg_cuda_rows *r, gg_status *st)
 {
     gg_cuda_rows_of(be, r);
-    outer_state *o = *r->outer;
+    outer_state *o = (outer_state *) *r->outer;
     if (o == NULL || !o->have)
         gg_fail(st, "gamgpu_internal_error", "outer rows: none computed on the device");
     return o != NULL && o->have ? o : NULL;

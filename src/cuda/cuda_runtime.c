@@ -33,6 +33,10 @@ static pid_t     owner_pid;              /* process that ran cuInit */
 static gg_status probe_why;
 static device_slot slots[GG_MAX_DEVICES];
 static double    memory_budget;
+/* what runs for each device, its context current, before the context is
+ * released at shutdown: the module cache's unload (it registers itself, so
+ * the runtime needs none of its symbols) */
+static void (*before_release)(int ordinal);
 
 int         gg_gpu_compiled(void)        { return 1; }
 const char *gg_gpu_toolkit(void)         { return GAMGPU_CUDA_HOME; }
@@ -335,14 +339,21 @@ void gg_gpu_set_memory_budget(double bytes)
         gg_arena_set_budget(&slots[i].arena, (size_t) memory_budget);
 }
 
+void gg_cuda_on_release(void (*fn)(int ordinal))
+{
+    __atomic_store_n(&before_release, fn, __ATOMIC_RELEASE);
+}
+
 void gg_gpu_shutdown(void)
 {
+    void (*unload)(int) = __atomic_load_n(&before_release, __ATOMIC_ACQUIRE);
     pthread_mutex_lock(&rt_lock);
     if (probed && !forked()) {
         for (int i = 0; i < n_devices; i++) {
             device_slot *s = &slots[i];
             if (s->ctx != NULL && gg_cu.cuCtxPushCurrent(s->ctx) == CUDA_SUCCESS) {
-                gg_cuda_modules_unload(i);
+                if (unload != NULL)
+                    unload(i);
                 gg_arena_destroy(&s->arena);
                 CUcontext dummy;
                 gg_cu.cuCtxPopCurrent(&dummy);

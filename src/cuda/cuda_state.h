@@ -79,7 +79,7 @@ typedef struct cuda_state {
     int          ar_on;
     gg_cuda_ar1  ar;
     /* gam()'s outer iteration's rows (cuda_outer.c), or NULL */
-    void        *outer;
+    gg_cuda_ext *outer;
 } cuda_state;
 
 /* The row kernels' grid over n rows: a block per ROW_THREADS rows, at
