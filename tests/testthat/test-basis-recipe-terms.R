@@ -123,8 +123,9 @@ test_that("fits through the recipe match bam() for every term", {
   g <- gam_gpu(f, data = d, family = binomial(), device = "off",
                control = gam_gpu_control(epsilon = 1e-10, chunk.size = 1000))
   expect_identical(g$device$model_matrix, "recipe")
+  # (bam()'s own QR under an optimized BLAS: 4.5e-9 measured with OpenBLAS)
   expect_lt(max(abs(g$linear.predictors - b$linear.predictors)) /
-              diff(range(b$linear.predictors)), 1e-9)
+              diff(range(b$linear.predictors)), if (reference_blas()) 1e-9 else 1e-8)
 })
 
 test_that("by-factor smooths share one vector of codes and one of the covariate", {

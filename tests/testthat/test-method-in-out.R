@@ -15,7 +15,9 @@ test_that("in.out starts the REML optimization and leaves the optimum", {
   g0 <- gam_gpu(y ~ s(x0) + s(x1, bs = "cr") + s(x2), data = d, device = "off")
   g <- gam_gpu(y ~ s(x0) + s(x1, bs = "cr") + s(x2), data = d, device = "off",
                in.out = list(sp = b$sp, scale = b$sig2))
-  expect_identical(g$mgcv.conv$message, "full convergence")
+  # started at the optimum, Newton either converges at once or finds no
+  # step that lowers the score (rounding: OpenBLAS); the fit is the same
+  expect_true(g$mgcv.conv$message %in% c("full convergence", "step failed"))
   r <- diff(range(b$linear.predictors))
   expect_lt(max(abs(g$linear.predictors - b$linear.predictors)) / r, 1e-8)
   expect_lt(abs(g$gcv.ubre - b$gcv.ubre) / abs(b$gcv.ubre), 1e-10)
