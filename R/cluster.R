@@ -134,6 +134,17 @@ node_session <- function(key) {
 }
 gg_shard_open_args <- function(a) gg_shard_open(a$key, a$spec)
 
+# One of the model session's operations of gam()'s outer iteration
+# (session_entry()) on this node's session: args its arguments after the
+# session, with this shard's rows of the row-sized ones.
+gg_node_session_op <- function(args, key, name) {
+  s <- node_session(key)
+  fault <- getOption("gamgpu.node_fault")
+  if (is.list(fault) && identical(fault$op, name))
+    gamgpu_abort("gamgpu_cluster_node_error", paste("injected fault at", name), call = NULL)
+  do.call(.Call, c(list(session_entry(name), s$ses$ptr), args))
+}
+
 # This node's host name and physical cores.
 gg_node_host <- function() list(host = Sys.info()[["nodename"]], cores = physical_cores())
 
@@ -141,15 +152,19 @@ gg_node_host <- function() list(host = Sys.info()[["nodename"]], cores = physica
 
 # The cluster argument checked: a cluster of R's parallel package, fit by
 # a route whose work is the engine's backend operations.
-check_cluster <- function(cl, f) {
+check_cluster <- function(cl, f, shards = FALSE) {
   if (!inherits(cl, "cluster") || !length(cl))
     gamgpu_abort("gamgpu_bad_input",
                  "'cluster' must be a cluster of R's parallel package (parallel::makeCluster())",
                  call = NULL)
-  why <- if (!(f$route$name %in% c("fREML", "gcv")))
-    sprintf(paste("method = \"%s\" (gam()'s outer iteration) is not fitted on a cluster yet:",
-                  "use method = \"fREML\" (or \"GCV.Cp\" for a gaussian identity model)"),
-            f$method)
+  # (gam()'s outer iteration reads the response, weights and the rows'
+  # vectors in R: the leader must hold them)
+  why <- if (shards && !(f$route$name %in% c("fREML", "gcv")))
+    sprintf(paste("method = \"%s\" (gam()'s outer iteration) is not fitted on shards that",
+                  "stay on the nodes: use method = \"fREML\" (or \"GCV.Cp\" for a gaussian",
+                  "identity model), or data in this session"), f$method)
+    else if (!(f$route$name %in% c("fREML", "gcv", "outer", "efam_outer")))
+    sprintf("method = \"%s\" is not fitted on a cluster: use method = \"fREML\"", f$method)
   else if (!is.null(f$ar)) "AR1 residuals (rho) are not fitted on a cluster"
   else if (!is.null(attr(f$y, "censor"))) "a censored response is not fitted on a cluster"
   if (!is.null(why))
@@ -327,6 +342,30 @@ cluster_session <- function(f, cl, policy, shards = NULL) {
            },
            NULL)
   }
+  # gam()'s outer iteration's session operations (R/outer.R: outer_session())
+  # on every node's session, combined as outer_combine() says; an argument
+  # with a value per row goes to each node as its shard's rows
+  shard_rows <- split(seq_len(n), rep(seq_along(used), nodes$rows))
+  op <- function(name, ...) {
+    a <- list(...)
+    per_row <- switch(name, gram = 1:2, leverage = 1L, mul = if (isTRUE(a[[2L]])) 1L,
+                      integer())
+    args <- lapply(shard_rows, function(r) {
+      for (j in per_row) a[[j]] <- if (is.matrix(a[[j]])) a[[j]][r, , drop = FALSE] else a[[j]][r]
+      a
+    })
+    calls <<- calls + 1
+    if (broken) gamgpu_abort("gamgpu_cluster_broken", broken_message, call = NULL)
+    res <- tryCatch(parallel::clusterApply(used, args, gg_node_session_op, key, name),
+                    error = function(e) e, interrupt = function(e) e)
+    if (inherits(res, "condition")) {
+      broken <<- inherits(res, "interrupt")
+      fl <- cluster_condition(res, name)
+      gamgpu_abort(fl$class, fl$message, call = NULL)
+    }
+    bytes <<- bytes + 8 * (sum(lengths(lapply(args, unlist))) + sum(lengths(lapply(res, unlist))))
+    outer_combine(name, res, rows = name == "leverage" || (name == "mul" && !isTRUE(a[[2L]])))
+  }
   load <- list(cluster = dispatch, p = f$p, unit_weights = as.integer(f$unit_weights))
   ptr <- tryCatch(if (is.null(shards))
                     .Call(gg_session_open_r, NULL, y_double(f$y), as.double(f$w),
@@ -349,6 +388,7 @@ cluster_session <- function(f, cl, policy, shards = NULL) {
     res
   }
   list(ptr = ptr, n = n, p = f$p, nodes = nodes, over_nodes = over_nodes,
+       op = if (is.null(shards)) op,
        info = function() .Call(gg_session_info_r, ptr),
        traffic = function() c(calls = calls, bytes = bytes),
        close = function() {
@@ -358,6 +398,25 @@ cluster_session <- function(f, cl, policy, shards = NULL) {
          close_nodes()
          invisible()
        })
+}
+
+# The nodes' results of a session operation combined: NULL where a node's
+# is NULL (Newton's step with a weight that is not positive); the shards'
+# rows in node order for a result with a value per row (rows: leverages,
+# X B; the rows' vectors by name), else the sum over the shards, in node
+# order (a fit is the same every time).
+outer_combine <- function(name, res, rows = FALSE) {
+  if (any(vapply(res, is.null, NA))) return(NULL)
+  join <- function(xs, by_row)
+    if (!by_row) Reduce(`+`, xs)
+    else if (is.matrix(xs[[1L]])) do.call(rbind, xs) else unlist(xs, use.names = FALSE)
+  if (!is.list(res[[1L]])) return(join(res, rows))
+  per_row <- switch(name, rows = c("eta", "mu", "w", "w1", "w2", "wF1", "wF2", "dev1", "pe1", "pe2"),
+                    ef_rows = c("eta", "mu", "w", "wf"), character())
+  out <- res[[1L]]
+  for (nm in names(out))
+    if (!is.null(out[[nm]])) out[nm] <- list(join(lapply(res, `[[`, nm), nm %in% per_row))
+  out
 }
 
 #' A parallel cluster of one node per GPU

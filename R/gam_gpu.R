@@ -157,9 +157,14 @@ resolve_family <- function(family, env) {
 #' working weights and residuals, leverages) are gathered from the nodes at
 #' the end of the fit; \code{fit$device$cluster} lists the nodes (host, threads, rows,
 #' device, model matrix route, process id) and counts the operations and
-#' the bytes exchanged.  Methods \code{"fREML"} and, for a gaussian identity
-#' model, \code{"GCV.Cp"} (GCV or UBRE from one Gram product summed over the
-#' nodes) so far; a node's error
+#' the bytes exchanged.  Every method: \code{"fREML"}; for a gaussian
+#' identity model \code{"GCV.Cp"} (GCV or UBRE from one Gram product summed
+#' over the nodes); and gam()'s outer iteration (REML, ML, GCV.Cp/UBRE
+#' beyond the additive model, P-REML, P-ML, an extended family's REML),
+#' whose O(np) products -- the penalized IRLS rows, Newton's Gram products,
+#' the criterion's derivative products -- each node computes on its shard
+#' and this process sums, in node order, while the response, weights and
+#' the rows' vectors it reads stay here.  A node's error
 #' is an error of class \code{gamgpu_cluster_node_error}, a lost node one of
 #' class \code{gamgpu_cluster_node_lost}, and the live nodes' sessions are
 #' closed either way.  An interrupt while the nodes are answering ends the
@@ -552,7 +557,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                            unit_weights = f$unit_weights, ar = f$ar)
   } else {
     # (the rows on the nodes of a parallel cluster, X built there: R/cluster.R)
-    check_cluster(dots$cluster, f)
+    check_cluster(dots$cluster, f, shards = !is.null(sh))
     progress_phase(progress, "Loading the shards and building X on the cluster's nodes")
     f$X <- NULL
     f$x_source <- "cluster"

@@ -66,6 +66,8 @@ outer_session <- function(G, ms, S, own = FALSE) {
   UrS <- lapply(rS, function(r) crossprod(Ssp$Y, r))
   if (!is.null(G$H)) UrS <- c(UrS, list(crossprod(Ssp$Y, mgcv_fun("mroot")(G$H))))
   ses <- ms$ptr
+  # (a session's operations on its pointer, or a cluster's on its nodes)
+  op <- if (is.null(ms$op)) function(name, ...) .Call(session_entry(name), ses, ...) else ms$op
   env <- new.env()
   env$grams <- 0L
   zero <- numeric(n)
@@ -73,15 +75,15 @@ outer_session <- function(G, ms, S, own = FALSE) {
   count <- function(k = 1L) env$grams <- env$grams + k
   gram <- function(v, z = zero) {
     count()
-    .Call(gg_session_gram_r, ses, as.double(v), as.double(z))
+    op("gram", as.double(v), as.double(z))
   }
-  list(ses = ses, env = env, count = count, n = n, p = p,
+  list(ses = ses, op = op, env = env, count = count, n = n, p = p,
        S = embed_penalties(S, G$off, p), UrS = UrS,
        H = if (is.null(G$H)) matrix(0, p, p) else G$H + 0,
        N = Ssp$Z, Mp = ncol(Ssp$Z), gram = gram,
-       lev = function(M, v = one) .Call(gg_session_leverage_r, ses, as.double(v), M),
-       xb = function(B) .Call(gg_session_mul_r, ses, as.matrix(B) + 0, FALSE),
-       xt = function(V) .Call(gg_session_mul_r, ses, as.matrix(V) + 0, TRUE),
+       lev = function(M, v = one) op("leverage", as.double(v), M),
+       xb = function(B) op("mul", as.matrix(B) + 0, FALSE),
+       xt = function(V) op("mul", as.matrix(V) + 0, TRUE),
        null_coef = function(eta_m) outer_null_coef(gram(one, rep(eta_m, n))),
        close = function() {
          if (isTRUE(env$closed)) return(invisible())
@@ -122,7 +124,7 @@ outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, scale,
        # Fisher's weights: the deviance, and X'WX, X'Wz
        eval = function(beta, gram = TRUE) {
          if (gram) count()
-         .Call(gg_session_eval_r, ses, if (!is.null(beta)) as.double(beta), eng$name,
+         B$op("eval", if (!is.null(beta)) as.double(beta), eng$name,
                engine_link(fam), gram, eng$theta)
        },
        null_coef = function() B$null_coef(fam$linkfun(mean(y))),
@@ -133,12 +135,12 @@ outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, scale,
        # statistic, X'WX with Newton's weights (gram), the vectors (vectors)
        rows = function(pearson = FALSE, gram = FALSE, vectors = FALSE) {
          if (gram) count()
-         .Call(gg_session_rows_r, ses, eng$name, engine_link(fam), pearson, gram, vectors, eng$theta)
+         B$op("rows", eng$name, engine_link(fam), pearson, gram, vectors, eng$theta)
        },
        # Newton's penalized IRLS step at the last eval (X'WX, X'Wz), NULL
        # where some Newton weight is not positive
        newton_gram = function() {
-         g <- .Call(gg_session_newton_gram_r, ses, eng$name, engine_link(fam), eng$theta)
+         g <- B$op("newton_gram", eng$name, engine_link(fam), eng$theta)
          if (!is.null(g)) count()
          g
        },
@@ -150,7 +152,7 @@ outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, scale,
        # eta (Dw), eta' diag(p'') eta (Dp2)
        derivs = function(db, Ml, fisher, pe, pearson) {
          count(ncol(db))
-         .Call(gg_session_derivs_r, ses, db, Ml, as.integer(c(fisher, pe, pearson)))
+         B$op("derivs", db, Ml, as.integer(c(fisher, pe, pearson)))
        },
        ls_n = ls_n, unit_trials = is.null(trials),
        # family$ls() at phi (R/family_ls.R), remembered for the last phi (an

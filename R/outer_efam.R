@@ -122,7 +122,6 @@ efam_rows_r_reason <- function(family, rows) {
 #     Deta / 2), with mask the rows of w <= 0 left out;
 #   derivs(b1, Pm): efam_outer_derivs()'s row products (efam_rows_r()).
 efam_rows_session <- function(B, fam, family, y) {
-  ses <- B$ses
   eng <- engine_family(family)
   # (tw()'s bounds of p, betar()'s eps, the censored families' floor for
   # its starting mu: efam_spec())
@@ -136,8 +135,7 @@ efam_rows_session <- function(B, fam, family, y) {
     eval = function(b, th) {
       sp <- spec(th)
       env$th <- th
-      .Call(gg_session_ef_eval_r, ses, if (!is.null(b)) as.double(b), eng$name, fam$link,
-            sp$theta, sp$ef)
+      B$op("ef_eval", if (!is.null(b)) as.double(b), eng$name, fam$link, sp$theta, sp$ef)
     },
     rows = function(th, level, gram = FALSE, xg = FALSE, vectors = FALSE) {
       # (the session's rows are at the last eval's theta)
@@ -145,15 +143,15 @@ efam_rows_session <- function(B, fam, family, y) {
         gamgpu_abort("gamgpu_internal_error", "the extended family's rows asked at a theta other than their eval's",
                      call = NULL)
       if (gram) B$count()
-      .Call(gg_session_ef_rows_r, ses, as.integer(level), gram, xg, vectors)
+      B$op("ef_rows", as.integer(level), gram, xg, vectors)
     },
     newton = function(mask) {
       B$count()
-      .Call(gg_session_ef_newton_r, ses, mask)
+      B$op("ef_newton", mask)
     },
     derivs = function(b1, Pm, nth) {
       B$count(ncol(b1))
-      d <- .Call(gg_session_derivs_r, ses, b1 + 0, Pm + 0, as.integer(c(0, 0, 0, nth)))
+      d <- B$op("derivs", b1 + 0, Pm + 0, as.integer(c(0, 0, 0, nth)))
       list(dH = lapply(seq_len(ncol(b1)), function(k) d$dH[, , k]), RHS = d$RHS, u = d$u,
            hww = d$hww, hd = d$hd, tg = if (nth > 0) d$tg)
     })

@@ -29,6 +29,7 @@ model_session <- function(X, y, w, offset, plan, control, unit_weights = FALSE, 
        n = if (is.matrix(X)) nrow(X) else X$n,
        p = if (is.matrix(X)) ncol(X) else X$p,
        info = function() .Call(gg_session_info_r, ptr),
+       op = function(name, ...) .Call(session_entry(name), ptr, ...),
        close = function() {
          if (closed) return(invisible())
          closed <<- TRUE
@@ -36,3 +37,16 @@ model_session <- function(X, y, w, offset, plan, control, unit_weights = FALSE, 
          invisible()
        })
 }
+
+# The model session's operations that gam()'s outer iteration calls
+# (R/outer.R: outer_session()), by name: src/r/session_r.c's entry points,
+# each called as .Call(entry, ptr, ...).  A cluster's session (R/cluster.R)
+# runs the same ones on its nodes' sessions.
+session_entry <- function(name)
+  switch(name,
+         eval = gg_session_eval_r, gram = gg_session_gram_r,
+         leverage = gg_session_leverage_r, mul = gg_session_mul_r,
+         rows = gg_session_rows_r, newton_gram = gg_session_newton_gram_r,
+         derivs = gg_session_derivs_r, ef_eval = gg_session_ef_eval_r,
+         ef_rows = gg_session_ef_rows_r, ef_newton = gg_session_ef_newton_r,
+         gamgpu_abort("gamgpu_internal_error", paste("no session operation", name), call = NULL))

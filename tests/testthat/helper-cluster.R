@@ -9,3 +9,8 @@ node_cluster <- function(nodes = 2L) {
   }, .libPaths())
   cl
 }
+
+# What each node holds: its loaded shards (R/shards.R) and its sessions.
+nodes_hold_nothing <- function(cl)
+  parallel::clusterCall(cl, function() c(length(ls(gamgpu:::.node_shards)),
+                                         length(ls(gamgpu:::.node_sessions))))

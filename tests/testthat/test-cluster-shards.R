@@ -27,10 +27,6 @@ save_shards <- function(parts) {
   }, "")
 }
 
-nodes_hold_nothing <- function(cl)
-  parallel::clusterCall(cl, function() c(length(ls(gamgpu:::.node_shards)),
-                                         length(ls(gamgpu:::.node_sessions))))
-
 expect_shard_parity <- function(a, b, label, tol = 1e-10, sums_tol = 1e-11) {
   rng <- function(v) diff(range(v))
   expect_true(a$converged, label = label)

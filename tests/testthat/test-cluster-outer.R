@@ -1,0 +1,102 @@
+# gam()'s methods (REML, ML, GCV.Cp/UBRE beyond the additive model, an
+# extended family's REML) with the rows on a parallel cluster's nodes: the
+# outer iteration's session operations run on every node's session and
+# are summed (R/cluster.R: outer_combine()); the fit against the
+# one-process fit of the same rows.
+
+skip_on_os("windows")
+
+cl <- node_cluster()
+
+outer_data <- function(n = 3000, seed = 41) {
+  set.seed(seed)
+  d <- data.frame(x = runif(n), z = runif(n), v = runif(n),
+                  fac = factor(sample(8, n, TRUE)))
+  d$f <- sin(6 * d$x) + d$z^2 - d$v + as.numeric(d$fac) / 8
+  d$yb <- rbinom(n, 1, plogis(d$f - 0.5))
+  d$yp <- rpois(n, exp(d$f / 2 + 0.5))
+  d$yg <- d$f + rnorm(n) / 2
+  d$w <- runif(n, 0.5, 2)
+  d
+}
+
+expect_outer_parity <- function(a, b, label, sp_tol = 1e-7) {
+  rng <- function(v) diff(range(v))
+  expect_true(a$converged, label = label)
+  expect_true(b$converged, label = label)
+  expect_identical(b$outer.info$conv, a$outer.info$conv, label = label)
+  expect_identical(b$device$backend, "cluster", label = label)
+  expect_lt(max(abs(b$linear.predictors - a$linear.predictors)) / rng(a$linear.predictors),
+            1e-10, label = paste(label, "linear predictors"))
+  expect_lt(max(abs(log(b$sp) - log(a$sp))), sp_tol, label = paste(label, "log sp"))
+  expect_lt(max(abs(b$edf - a$edf)), 1e-8, label = paste(label, "edf"))
+  expect_lt(max(abs(b$hat - a$hat)), 1e-10, label = paste(label, "leverages"))
+  expect_lt(abs(b$gcv.ubre[[1]] / a$gcv.ubre[[1]] - 1), 1e-11, label = paste(label, "score"))
+  expect_equal(b$deviance, a$deviance, tolerance = 1e-11, label = paste(label, "deviance"))
+  expect_lt(max(abs(b$Vp - a$Vp)) / max(abs(a$Vp)), 1e-8, label = paste(label, "Vp"))
+  expect_gt(b$device$cluster$calls, 0)
+}
+
+test_that("REML, ML and UBRE of exponential families over two nodes are the one-process fit's", {
+  d <- outer_data()
+  cases <- list(
+    list(fo = yb ~ s(x) + te(z, v, k = c(4, 4)) + s(fac, bs = "re"), fam = binomial(),
+         method = "REML"),
+    list(fo = yp ~ s(x) + s(z, bs = "cr") + s(v), fam = poisson(), method = "ML"),
+    list(fo = yb ~ s(x) + s(z), fam = binomial(), method = "GCV.Cp"),
+    list(fo = yp ~ s(x) + s(z), fam = Gamma(link = "log"), method = "REML", y = "pos"),
+    list(fo = yg ~ s(x) + s(z) + s(fac, bs = "re"), fam = gaussian(), method = "REML"))
+  for (k in cases) {
+    dd <- d
+    if (identical(k$y, "pos")) dd$yp <- dd$yp + 0.5
+    a <- gam_gpu(k$fo, family = k$fam, data = dd, weights = w, method = k$method,
+                 device = "off")
+    b <- gam_gpu(k$fo, family = k$fam, data = dd, weights = w, method = k$method,
+                 cluster = cl, device = "off")
+    label <- paste(k$fam$family, k$method)
+    expect_identical(b$method, a$method, label = label)
+    expect_outer_parity(a, b, label)
+    expect_equal(b$sig2, a$sig2, tolerance = 1e-10, label = paste(label, "scale"))
+    expect_identical(unlist(b$device$cluster$nodes$rows), c(1500, 1500))
+  }
+  open <- parallel::clusterCall(cl, function() length(ls(gamgpu:::.node_sessions)))
+  expect_identical(unlist(open), c(0L, 0L))
+})
+
+test_that("nb()'s REML with theta over two nodes is the one-process fit's", {
+  d <- outer_data(seed = 42)
+  a <- gam_gpu(yp ~ s(x) + s(z), family = mgcv::nb(), data = d, method = "REML",
+               device = "off")
+  b <- gam_gpu(yp ~ s(x) + s(z), family = mgcv::nb(), data = d, method = "REML",
+               cluster = cl, device = "off")
+  expect_outer_parity(a, b, "nb REML")
+  # (REML is flat in theta here: its gradient 1e-2 at gam()'s own optimum)
+  expect_lt(abs(b$family$getTheta() / a$family$getTheta() - 1), 1e-7)
+})
+
+test_that("a node's error in the outer iteration is a classed error; the nodes close", {
+  d <- outer_data(n = 1000)
+  parallel::clusterCall(cl[2], function() options(gamgpu.node_fault = list(op = "derivs",
+                                                                            action = "error")))
+  on.exit(parallel::clusterCall(cl[2], function() options(gamgpu.node_fault = NULL)))
+  expect_error(gam_gpu(yb ~ s(x), family = binomial, data = d, method = "REML", cluster = cl,
+                       device = "off"),
+               class = "gamgpu_cluster_node_error")
+  open <- parallel::clusterCall(cl, function() length(ls(gamgpu:::.node_sessions)))
+  expect_identical(unlist(open), c(0L, 0L))
+})
+
+test_that("gam()'s methods on shards left on the nodes are refused, the shards let go", {
+  d <- outer_data(n = 600)
+  files <- vapply(1:2, function(i) {
+    f <- tempfile(fileext = ".rds")
+    saveRDS(d[(300 * (i - 1) + 1):(300 * i), ], f)
+    f
+  }, "")
+  on.exit(unlink(files))
+  expect_error(gam_gpu(yb ~ s(x), family = binomial, data = gamgpu_shards(files),
+                       method = "REML", cluster = cl),
+               class = "gamgpu_unsupported_argument")
+  expect_identical(nodes_hold_nothing(cl), list(c(0L, 0L), c(0L, 0L)))
+  parallel::stopCluster(cl)
+})
