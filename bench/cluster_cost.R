@@ -37,6 +37,9 @@ if (!length(files)) stop("no measured rows: run bench/cluster.R or bench/cluster
 
 rows <- do.call(rbind, lapply(files, function(f) {
   d <- utils::read.csv(f, stringsAsFactors = FALSE)
+  # (the fREML fits' rows alone: not this script's predictions, nor
+  # bench/cluster_methods.R's gam() methods)
+  if (!"t_iter_cluster" %in% names(d)) return(NULL)
   kind <- if ("node_device" %in% names(d)) ifelse(grepl("cuda", d$node_device), "gpu", "cpu")
           else ifelse(d$device == "off", "cpu", "gpu")
   it_one <- if ("t_iter_one" %in% names(d)) d$t_iter_one else d$iter_one / d$iterations
