@@ -196,8 +196,9 @@ resolve_family <- function(family, env) {
 #' \code{newdata}, \code{plot()}'s rug and partial residuals and
 #' \code{gam.check()} see those rows (\code{fit$shards} says how many of
 #' how many).  Every row's fitted values: \code{predict(fit, newdata)} on
-#' the nodes.  var.summary's minima, maxima and modal levels are every
-#' row's, its medians the sample's.  Families: R's exponential and quasi
+#' the nodes.  var.summary's minima, medians (selected exactly over the
+#' nodes), maxima and modal levels are every row's (a matrix variable's
+#' medians the sample's).  Families: R's exponential and quasi
 #' families, \code{negbin(theta)}, \code{Tweedie(p)} and \code{nb()} (others refused).
 #'
 #' Every argument is honoured with \code{bam()}'s meaning or refused: an

@@ -14,7 +14,8 @@
 #      fetched from the nodes (gg_shard_rows); factor levels the union over
 #      the shards in node order (character columns: sorted), as rbind()
 #      would make them; mgcv's set-up runs on it (var.summary's minima,
-#      maxima and modal levels then from every row);
+#      medians -- shard_median() -- maxima and modal levels then from every
+#      row);
 #   3. open (gg_shard_open): each node builds its model frame, response,
 #      weights and offset from its shard as the leader's set-up built them
 #      from the sample, checks them (the leader combines the checks, so the
@@ -155,7 +156,8 @@ shard_column_summary <- function(x) {
     lo <- min(x)
     hi <- max(x)
     hit <- function(v) if (is.matrix(x)) which(rowSums(x == v) > 0)[1L] else which(x == v)[1L]
-    return(list(type = "numeric", min = lo, max = hi, imin = hit(lo), imax = hit(hi)))
+    return(list(type = "numeric", min = lo, max = hi, imin = hit(lo), imax = hit(hi),
+                matrix = is.matrix(x)))
   }
   list(type = if (is.numeric(x)) "numeric" else class(x)[1L])
 }
@@ -174,6 +176,30 @@ gg_shard_rows <- function(key, rows) {
 
 gg_shard_load_args <- function(a) gg_shard_load(a$key, a)
 gg_shard_rows_args <- function(a) gg_shard_rows(a[[1L]], a[[2L]])
+
+# A step of the selection of every row's median over the shards
+# (shard_median()) on this node's loaded column v: "draw", up to arg of
+# its values strictly between lo and hi, drawn at random, with their
+# count; "count", for each pivot in arg the count of values below it and
+# at most it; "fetch", every value strictly between lo and hi: one pass in
+# C each (src/setup/order_stats.c).
+gg_shard_select <- function(a) {
+  x <- shard_data(a$key)[[a$v]]
+  if (!is.double(x)) x <- as.double(x)
+  n <- length(x)
+  switch(a$what,
+         draw = {
+           if (a$lo == -Inf && a$hi == Inf) {
+             list(inside = n, sample = x[sample.int(n, min(n, a$arg))])
+           } else {
+             xi <- .Call(gg_values_between_r, x, a$lo, a$hi)
+             m <- length(xi)
+             list(inside = m, sample = if (m > a$arg) xi[sample.int(m, a$arg)] else xi)
+           }
+         },
+         count = .Call(gg_count_pivots_r, x, as.double(a$arg)),
+         fetch = .Call(gg_values_between_r, x, a$lo, a$hi))
+}
 
 shard_data <- function(key) {
   d <- .node_shards[[key]]
@@ -443,6 +469,13 @@ shards_load <- function(shards, cl, mc, env, formula, chunk.size) {
   cols <- shard_columns(loaded, vars)
   levels <- lapply(cols[vapply(cols, function(c) c$type %in% c("factor", "character"), NA)],
                    `[[`, "levels")
+  # (var.summary's medians over every row, where the set-up's sample is
+  # not every row)
+  if (n > chunk.size)
+    for (v in names(cols))
+      if (identical(cols[[v]]$type, "numeric") && !isTRUE(cols[[v]]$matrix) &&
+          !is.null(cols[[v]]$min))
+        cols[[v]]$median <- shard_median(nodes, key, v, rows, state)
   sel <- shard_sample(rows, cols, chunk.size)
   got <- tryCatch(parallel::clusterApply(nodes, lapply(sel$rows, function(r) list(key, r)),
                                          gg_shard_rows_args),
@@ -457,6 +490,81 @@ shards_load <- function(shards, cl, mc, env, formula, chunk.size) {
   list(key = key, nodes = nodes, rows = rows, n = n, data = data, levels = levels,
        cols = cols, na_rows = sum(vapply(loaded, `[[`, 0, "na_rows")), drop = drop_all,
        state = state)
+}
+
+# The order statistic that quantile(x, 0.5, type = 3) -- variable.summary()'s
+# median, mgcv's var.summary -- takes of N values.
+median_rank <- function(N) {
+  j <- floor(N / 2 - 0.5)
+  if (N / 2 - 0.5 == j && j %% 2 == 0) max(j, 1) else j + 1
+}
+
+# Every row's median of numeric variable v (variable.summary()'s) over the
+# nodes' loaded shards (rows: theirs), exact: a selection that keeps an
+# open interval (lo, hi) holding it, with each node's count of values at
+# most lo and below hi.  Each round draws about `draw` values from the
+# interval over the nodes (in proportion to theirs), takes two pivots
+# that bracket the median's rank among them with a margin of five
+# standard deviations, and counts the values below and at most each
+# pivot on every node: the median is a pivot, or the interval shrinks to
+# the pivots' gap that holds it (at 1e9 rows, about 1 percent of the
+# rows after the first round).  Once at most `fetch` values are left between
+# lo and hi, they come to the leader and are sorted.
+shard_median <- function(nodes, key, v, rows, state, draw = 1e5, fetch = 2e5) {
+  ask <- function(args) {
+    res <- tryCatch(parallel::clusterApply(nodes, args, gg_shard_select),
+                    error = function(e) e, interrupt = function(e) e)
+    if (inherits(res, "condition")) {
+      state$broken <- inherits(res, "interrupt")
+      fl <- cluster_condition(res, "median of the shards")
+      gamgpu_abort(fl$class, fl$message, call = NULL)
+    }
+    res
+  }
+  each <- function(what, arg, lo, hi)
+    lapply(seq_along(nodes), function(i)
+      list(key = key, v = v, lo = lo, hi = hi, what = what,
+           arg = if (is.list(arg)) arg[[i]] else arg))
+  k <- median_rank(sum(rows))
+  lo <- -Inf
+  hi <- Inf
+  le_lo <- numeric(length(rows))      # each node's values <= lo
+  lt_hi <- as.numeric(rows)           # and < hi
+  for (round in 1:40) {
+    below <- sum(le_lo)
+    inside <- sum(lt_hi - le_lo)
+    if (inside <= fetch) {
+      vals <- sort(unlist(ask(each("fetch", NULL, lo, hi)), use.names = FALSE))
+      return(vals[k - below])
+    }
+    want <- as.list(ceiling(draw * (lt_hi - le_lo) / inside))
+    s <- sort(unlist(lapply(ask(each("draw", want, lo, hi)), `[[`, "sample"), use.names = FALSE))
+    m <- length(s)
+    q <- (k - below) / inside
+    sd <- sqrt(m * q * (1 - q))
+    at <- c(floor(m * q - 5 * sd - 1), ceiling(m * q + 5 * sd + 1))
+    piv <- unique(s[at[at >= 1 & at <= m]])
+    if (!length(piv)) piv <- s[max(1, min(m, round(m * q)))]
+    cnt <- lapply(ask(each("count", piv, lo, hi)), matrix, nrow = 2L)
+    lt <- do.call(rbind, lapply(cnt, function(x) x[1L, ]))     # nodes x pivots
+    le <- do.call(rbind, lapply(cnt, function(x) x[2L, ]))
+    tlt <- colSums(lt)
+    tle <- colSums(le)
+    hit <- which(tlt < k & k <= tle)
+    if (length(hit)) return(piv[hit[1L]])
+    # the gap between the pivots (and lo, hi) that holds it
+    j <- sum(tle < k)                  # pivots wholly below it
+    if (j > 0L) {
+      lo <- piv[j]
+      le_lo <- le[, j]
+    }
+    if (j < length(piv)) {
+      hi <- piv[j + 1L]
+      lt_hi <- lt[, j + 1L]
+    }
+  }
+  gamgpu_abort("gamgpu_internal_error", sprintf("the median of %s over the shards did not settle", v),
+               call = NULL)
 }
 
 # The shards' column summaries combined: numeric range with the node and
@@ -478,6 +586,7 @@ shard_columns <- function(loaded, vars) {
       a <- which.min(lo)
       b <- which.max(hi)
       out[[v]] <- list(type = "numeric", min = lo[a], max = hi[b],
+                       matrix = any(vapply(parts, function(p) isTRUE(p$matrix), NA)),
                        at_min = c(parts[[a]]$node, parts[[a]]$imin),
                        at_max = c(parts[[b]]$node, parts[[b]]$imax))
     } else if (types %in% c("factor", "character")) {
@@ -657,14 +766,16 @@ length.gamgpu_sample_rows <- function(x) attr(x, "rows")
 nobs.gam_gpu_shards <- function(object, ...) object$shards$rows
 
 # var.summary (plot.gam()'s and predict()'s defaults) with every row's
-# minima, maxima and modal levels in place of the set-up sample's; the
-# medians stay the sample's (a median is not a sum over shards).
+# minima, medians (shard_median()), maxima and modal levels in place of
+# the set-up sample's (a matrix variable's column medians stay the
+# sample's).
 shard_var_summary <- function(vs, cols) {
   for (v in intersect(names(vs), names(cols))) {
     c <- cols[[v]]
     x <- vs[[v]]
     if (c$type == "numeric" && is.numeric(x) && length(x) == 3L) {
       x[1L] <- c$min
+      if (!is.null(c$median)) x[2L] <- c$median
       x[3L] <- c$max
     } else if (is.factor(x) && c$type %in% c("factor", "character")) {
       x <- factor(names(c$counts)[which.max(c$counts)], levels = levels(x))

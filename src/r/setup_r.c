@@ -1,7 +1,8 @@
 /* setup_r.c -- R glue of the setup's passes over every row (setup_stats.c):
  * the variable summary's min, median and max of a numeric column
  * (lean_variable_summary() in R/setup.R) and gam_gpu()'s checks of the
- * response and weights, and rep(v, n) for the n-row vectors it makes. */
+ * response and weights, and rep(v, n) for the n-row vectors it makes; and
+ * of order_stats.c's steps of that median over a cluster's shards. */
 #include <R.h>
 #include <Rinternals.h>
 #include <float.h>
@@ -11,6 +12,7 @@
 #include "errors_r.h"
 #include "sexp_r.h"
 #include "setup_r.h"
+#include "order_stats.h"
 #include "setup_stats.h"
 #include "threads.h"
 
@@ -205,5 +207,37 @@ SEXP gg_sorted_unique_r(SEXP x, SEXP nthreads)
     SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) nu));
     memcpy(REAL(out), REAL(buf), nu * sizeof(double));
     UNPROTECT(2);
+    return out;
+}
+
+/* For each pivot p[j] (doubles): c(#{x < p[j]}, #{x <= p[j]}), j in order,
+ * x a double vector. */
+SEXP gg_count_pivots_r(SEXP x, SEXP p)
+{
+    if (!Rf_isReal(x) || !Rf_isReal(p))
+        gg_abort("gamgpu_bad_input", "x and the pivots must be double vectors");
+    const int m = (int) XLENGTH(p);
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, 2 * (R_xlen_t) m));
+    double *lt = (double *) R_alloc((size_t) m + 1, sizeof(double));
+    double *le = (double *) R_alloc((size_t) m + 1, sizeof(double));
+    gg_count_pivots(REAL(x), (size_t) XLENGTH(x), REAL(p), m, lt, le);
+    for (int j = 0; j < m; j++) {
+        REAL(out)[2 * j] = lt[j];
+        REAL(out)[2 * j + 1] = le[j];
+    }
+    UNPROTECT(1);
+    return out;
+}
+
+/* x's values strictly between lo and hi, in row order. */
+SEXP gg_values_between_r(SEXP x, SEXP lo, SEXP hi)
+{
+    if (!Rf_isReal(x)) gg_abort("gamgpu_bad_input", "x must be a double vector");
+    const double a = Rf_asReal(lo), b = Rf_asReal(hi);
+    const size_t n = (size_t) XLENGTH(x);
+    const size_t k = gg_values_between(REAL(x), n, a, b, NULL);
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) k));
+    gg_values_between(REAL(x), n, a, b, REAL(out));
+    UNPROTECT(1);
     return out;
 }

@@ -178,9 +178,35 @@ test_that("a set-up sample smaller than the data: every row's deviance, aic and 
   expect_identical(s_fit$n, 3000L)
   for (v in c("r.sq", "residual.df", "s.pv", "p.pv", "dev.expl", "pTerms.pv"))
     expect_equal(s_fit[[v]], s_full[[v]], tolerance = 1e-10, label = v)
-  # the minima and maxima of every row in var.summary
-  expect_identical(fit$var.summary$x[c(1, 3)], range(d$x))
+  # the minima, medians and maxima of every row in var.summary, as
+  # variable.summary() makes them from every row
+  for (v in c("x", "z"))
+    expect_identical(fit$var.summary[[v]],
+                     c(min(d[[v]]), quantile(d[[v]], 0.5, type = 3, names = FALSE), max(d[[v]])))
   expect_identical(nodes_hold_nothing(cl), list(c(0L, 0L), c(0L, 0L)))
+})
+
+test_that("every row's median is selected over the shards exactly, ties and all", {
+  # (shard_median()'s rounds, with few values drawn and fetched so that
+  # they run here: uneven shards, heavy ties, an empty node's part)
+  key <- "median-test"
+  on.exit(parallel::clusterCall(cl, gamgpu:::gg_shard_drop, key), add = TRUE)
+  set.seed(7)
+  cases <- list(runif(5001), round(rnorm(4000), 1), c(rep(2, 3000), runif(999)),
+                c(rep(0, 10), 1:2000), as.numeric(sample(3, 1500, TRUE)))
+  for (x in cases) {
+    cut <- sort(sample(length(x), 1))
+    parts <- list(data.frame(v = x[seq_len(cut)]), data.frame(v = x[-seq_len(cut)]))
+    parallel::clusterApply(cl, parts, function(p, key) {
+      assign(key, p, envir = gamgpu:::.node_shards)
+      NULL
+    }, key)
+    rows <- vapply(parts, nrow, 0)
+    for (fetch in c(30, 200)) {
+      m <- gamgpu:::shard_median(cl, key, "v", rows, new.env(), draw = 50, fetch = fetch)
+      expect_identical(m, quantile(x, 0.5, type = 3, names = FALSE))
+    }
+  }
 })
 
 test_that("shards without a cluster, of tw() or lacking a variable are refused", {
