@@ -86,6 +86,28 @@ test_that("a node's error in the outer iteration is a classed error; the nodes c
   expect_identical(unlist(open), c(0L, 0L))
 })
 
+test_that("on the GPU the nodes' outer rows and products run on their devices, as the CPU's", {
+  skip_if_no_device()
+  d <- outer_data(seed = 43)
+  fo <- yb ~ s(x) + s(z) + s(fac, bs = "re")
+  a <- gam_gpu(fo, family = binomial, data = d, method = "REML", device = "off")
+  invisible(parallel::clusterCall(cl, function() gamgpu::gpu_telemetry(reset = TRUE)))
+  b <- gam_gpu(fo, family = binomial, data = d, method = "REML", cluster = cl,
+               device = "required")
+  expect_identical(b$device$cluster$nodes$device, rep("cuda:0", 2))
+  # (each node's outer iteration's rows computed by its device's kernels)
+  tel <- parallel::clusterCall(cl, function() gamgpu::gpu_telemetry())
+  for (t in tel) {
+    expect_gt(t$launches[t$backend == "outer"], 0)
+    expect_identical(sum(t$fallbacks), 0)
+  }
+  expect_true(b$converged)
+  rng <- diff(range(a$linear.predictors))
+  expect_lt(max(abs(b$linear.predictors - a$linear.predictors)) / rng, 1e-9)
+  expect_lt(max(abs(log(b$sp) - log(a$sp))), 1e-6)
+  expect_lt(abs(b$gcv.ubre[[1]] / a$gcv.ubre[[1]] - 1), 1e-10)
+})
+
 test_that("gam()'s methods on shards left on the nodes are refused, the shards let go", {
   d <- outer_data(n = 600)
   files <- vapply(1:2, function(i) {
