@@ -69,6 +69,18 @@
 #' X is built in R on every row, and \code{fit$device$model_matrix_reason}
 #' says which term.
 #'
+#' @section On a cluster:
+#' With \code{cluster = cl} and the data in this session every method
+#' above but the general families' is fitted: fREML's and GCV.Cp's
+#' (additive) products summed over the nodes by the engine, gam()'s outer
+#' iteration's (REML, ML, GCV.Cp/UBRE, P-REML, P-ML, an extended family's
+#' REML) by its session operations, each run on every node's shard and
+#' summed in node order.  With \code{data = gamgpu_shards()} (rows that stay
+#' on the nodes) fREML (for the families \code{\link{gamgpu_shards}} lists)
+#' and the additive GCV.Cp are; gam()'s outer
+#' iteration, which reads the response and weights in this session, is
+#' refused (\code{gamgpu_unsupported_argument}).
+#'
 #' Every family, link or method outside these lists is refused with a
 #' classed error (\code{gamgpu_bad_family}, \code{gamgpu_bad_link},
 #' \code{gamgpu_unsupported_method}) that says what to use instead; none is
