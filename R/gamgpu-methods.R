@@ -71,8 +71,9 @@
 #'
 #' @section On a cluster:
 #' With \code{cluster = cl} and the data in this session every method
-#' above is fitted but the general and censored families' and AR1 models': fREML's and GCV.Cp's
-#' (additive) products summed over the nodes by the engine, gam()'s outer
+#' above is fitted but for the general and censored families and AR1
+#' residuals: fREML's and GCV.Cp's (additive) products summed over the
+#' nodes by the engine, gam()'s outer
 #' iteration's (REML, ML, GCV.Cp/UBRE, P-REML, P-ML, an extended family's
 #' REML) by its session operations, each run on every node's shard and
 #' summed in node order.  With \code{data = gamgpu_shards()} (rows that stay
