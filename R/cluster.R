@@ -134,6 +134,10 @@ node_session <- function(key) {
 }
 gg_shard_open_args <- function(a) gg_shard_open(a$key, a$spec)
 
+# Where this node's session computed the outer iteration's rows ("cpu",
+# "cuda:0").
+gg_node_rows_at <- function(key) .Call(gg_session_info_r, node_session(key)$ses$ptr)$rows
+
 # One of the model session's operations of gam()'s outer iteration
 # (session_entry()) on this node's session: args its arguments after the
 # session, with this shard's rows of the row-sized ones.
@@ -346,6 +350,7 @@ cluster_session <- function(f, cl, policy, shards = NULL) {
   # on every node's session, combined as outer_combine() says; an argument
   # with a value per row goes to each node as its shard's rows
   shard_rows <- split(seq_len(n), rep(seq_along(used), nodes$rows))
+  outer_used <- FALSE
   op <- function(name, ...) {
     a <- list(...)
     per_row <- switch(name, gram = 1:2, leverage = 1L, mul = if (isTRUE(a[[2L]])) 1L,
@@ -355,6 +360,7 @@ cluster_session <- function(f, cl, policy, shards = NULL) {
       a
     })
     calls <<- calls + 1
+    outer_used <<- TRUE
     if (broken) gamgpu_abort("gamgpu_cluster_broken", broken_message, call = NULL)
     res <- tryCatch(parallel::clusterApply(used, args, gg_node_session_op, key, name),
                     error = function(e) e, interrupt = function(e) e)
@@ -389,7 +395,17 @@ cluster_session <- function(f, cl, policy, shards = NULL) {
   }
   list(ptr = ptr, n = n, p = f$p, nodes = nodes, over_nodes = over_nodes,
        op = if (is.null(shards)) op,
-       info = function() .Call(gg_session_info_r, ptr),
+       # (the leader's session's, with where the nodes computed the outer
+       # iteration's rows: "cluster: cpu", "cluster: cuda:0", ...)
+       info = function() {
+         i <- .Call(gg_session_info_r, ptr)
+         if (outer_used && !broken) {
+           r <- tryCatch(unlist(parallel::clusterCall(used, gg_node_rows_at, key)),
+                         error = function(e) NULL)
+           if (length(r)) i$rows <- paste0("cluster: ", paste(unique(r), collapse = ", "))
+         }
+         i
+       },
        traffic = function() c(calls = calls, bytes = bytes),
        close = function() {
          if (closed) return(invisible())

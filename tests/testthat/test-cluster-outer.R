@@ -35,6 +35,7 @@ expect_outer_parity <- function(a, b, label, sp_tol = 1e-7) {
   expect_equal(b$deviance, a$deviance, tolerance = 1e-11, label = paste(label, "deviance"))
   expect_lt(max(abs(b$Vp - a$Vp)) / max(abs(a$Vp)), 1e-8, label = paste(label, "Vp"))
   expect_gt(b$device$cluster$calls, 0)
+  expect_identical(b$device$outer_rows, "cluster: cpu", label = label)
 }
 
 test_that("REML, ML and UBRE of exponential families over two nodes are the one-process fit's", {
@@ -95,6 +96,7 @@ test_that("on the GPU the nodes' outer rows and products run on their devices, a
   b <- gam_gpu(fo, family = binomial, data = d, method = "REML", cluster = cl,
                device = "required")
   expect_identical(b$device$cluster$nodes$device, rep("cuda:0", 2))
+  expect_identical(b$device$outer_rows, "cluster: cuda:0")
   # (each node's outer iteration's rows computed by its device's kernels)
   tel <- parallel::clusterCall(cl, function() gamgpu::gpu_telemetry())
   for (t in tel) {
