@@ -15,6 +15,10 @@
 # weights and response, the leverages).  Per iteration only p-sized
 # numbers cross the network.  The leader runs the set-up (on bam()'s
 # subsample of rows, as the lean set-up does) and the p x p REML work.
+# gam()'s outer iteration (R/outer.R) calls the model session's operations
+# by name (session_entry()): on a cluster each runs on every node's session
+# (gg_node_session_op()) and outer_combine() sums the results, or joins
+# the rows' vectors in node order.
 #
 # A node's error, a lost node (its connection closed) or an interrupt on
 # the leader ends the fit with a classed error (gamgpu_cluster_node_error,
@@ -155,7 +159,9 @@ gg_node_host <- function() list(host = Sys.info()[["nodename"]], cores = physica
 # ---- on the leader --------------------------------------------------------
 
 # The cluster argument checked: a cluster of R's parallel package, fit by
-# a route whose work is the engine's backend operations.
+# a route whose row-wise work runs on the nodes: the engine's backend
+# operations, or (the data in this session) gam()'s outer iteration's
+# session operations.
 check_cluster <- function(cl, f, shards = FALSE) {
   if (!inherits(cl, "cluster") || !length(cl))
     gamgpu_abort("gamgpu_bad_input",
@@ -167,7 +173,7 @@ check_cluster <- function(cl, f, shards = FALSE) {
     sprintf(paste("method = \"%s\" (gam()'s outer iteration) is not fitted on shards that",
                   "stay on the nodes: use method = \"fREML\" (or \"GCV.Cp\" for a gaussian",
                   "identity model), or data in this session"), f$method)
-    else if (!(f$route$name %in% c("fREML", "gcv", "outer", "efam_outer")))
+  else if (!(f$route$name %in% c("fREML", "gcv", "outer", "efam_outer")))
     sprintf("method = \"%s\" is not fitted on a cluster: use method = \"fREML\"", f$method)
   else if (!is.null(f$ar)) "AR1 residuals (rho) are not fitted on a cluster"
   else if (!is.null(attr(f$y, "censor"))) "a censored response is not fitted on a cluster"
