@@ -75,6 +75,30 @@ test_that("nb()'s REML with theta over two nodes is the one-process fit's", {
   expect_lt(abs(b$family$getTheta() / a$family$getTheta() - 1), 1e-7)
 })
 
+test_that("offsets, gam()'s fixed penalty and tw() over two nodes are the one-process fits", {
+  set.seed(44)
+  n <- 2000
+  d <- data.frame(x = runif(n), z = runif(n), off = log(runif(n, 1, 3)))
+  d$yp <- rpois(n, exp(sin(3 * d$x) + d$off))
+  # (each fit its own family object: tw()'s keeps the p a fit ends at, and
+  # the next fit -- gam()'s too -- starts from it)
+  fits <- list(
+    list(fo = yp ~ s(x) + s(z) + offset(off), fam = quasipoisson, method = "P-REML"),
+    list(fo = yp ~ s(x) + s(z) + offset(off), fam = poisson, method = "ML",
+         min.sp = c(0.01, 0.01)),
+    list(fo = yp ~ s(x) + s(z) + offset(off), fam = mgcv::tw, method = "REML"))
+  for (k in fits) {
+    args <- function() {
+      a <- list(k$fo, family = k$fam(), data = d, method = k$method, device = "off")
+      if (!is.null(k$min.sp)) a$min.sp <- k$min.sp
+      a
+    }
+    a <- do.call(gam_gpu, args())
+    b <- do.call(gam_gpu, c(args(), list(cluster = cl)))
+    expect_outer_parity(a, b, paste(a$family$family, k$method), sp_tol = 1e-6)
+  }
+})
+
 test_that("a node's error in the outer iteration is a classed error; the nodes close", {
   d <- outer_data(n = 1000)
   parallel::clusterCall(cl[2], function() options(gamgpu.node_fault = list(op = "derivs",
