@@ -8,7 +8,7 @@ skip_on_os("windows")
 
 cl <- node_cluster()
 
-outer_data <- function(n = 3000, seed = 41) {
+outer_data <- function(n = 2000, seed = 41) {
   set.seed(seed)
   d <- data.frame(x = runif(n), z = runif(n), v = runif(n),
                   fac = factor(sample(8, n, TRUE)))
@@ -58,7 +58,7 @@ test_that("REML, ML and UBRE of exponential families over two nodes are the one-
     expect_identical(b$method, a$method, label = label)
     expect_outer_parity(a, b, label)
     expect_equal(b$sig2, a$sig2, tolerance = 1e-10, label = paste(label, "scale"))
-    expect_identical(unlist(b$device$cluster$nodes$rows), c(1500, 1500))
+    expect_identical(unlist(b$device$cluster$nodes$rows), c(1000, 1000))
   }
   open <- parallel::clusterCall(cl, function() length(ls(gamgpu:::.node_sessions)))
   expect_identical(unlist(open), c(0L, 0L))
