@@ -471,8 +471,9 @@ shards_load <- function(shards, cl, mc, env, formula, chunk.size) {
                    `[[`, "levels")
   # (var.summary's medians over every row, where the set-up's sample is
   # not every row)
+  # (its variables: the fake formula's right-hand side's, as mgcv's)
   if (n > chunk.size)
-    for (v in names(cols))
+    for (v in intersect(names(cols), all.vars(gp$fake.formula[-2])))
       if (identical(cols[[v]]$type, "numeric") && !isTRUE(cols[[v]]$matrix) &&
           !is.null(cols[[v]]$min))
         cols[[v]]$median <- shard_median(nodes, key, v, rows, state)
