@@ -521,6 +521,9 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                                  "negbin(theta), Tweedie(p) and nb() are); use in-memory data",
                                  "with cluster ="), a$family$family),
                    call = NULL, arguments = "data")
+    # (gam()'s outer iteration refused before the nodes load anything)
+    if (!is.null(dots$cluster) && inherits(dots$cluster, "cluster"))
+      check_cluster(dots$cluster, list(route = a$route, method = a$method), shards = TRUE)
     shards_load(data, dots$cluster, cl, env, formula, a$control$chunk.size)
   }
   if (!is.null(sh)) on.exit(sh$drop(), add = TRUE)
