@@ -150,7 +150,7 @@ gg_node_session_op <- function(args, key, name) {
   fault <- getOption("gamgpu.node_fault")
   if (is.list(fault) && identical(fault$op, name))
     gamgpu_abort("gamgpu_cluster_node_error", paste("injected fault at", name), call = NULL)
-  do.call(.Call, c(list(session_entry(name), s$ses$ptr), args))
+  do.call(session_call, c(list(name, s$ses$ptr), args))
 }
 
 # This node's host name and physical cores.

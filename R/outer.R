@@ -67,7 +67,7 @@ outer_session <- function(G, ms, S, own = FALSE) {
   if (!is.null(G$H)) UrS <- c(UrS, list(crossprod(Ssp$Y, mgcv_fun("mroot")(G$H))))
   ses <- ms$ptr
   # (a session's operations on its pointer, or a cluster's on its nodes)
-  op <- if (is.null(ms$op)) function(name, ...) .Call(session_entry(name), ses, ...) else ms$op
+  op <- if (is.null(ms$op)) function(name, ...) session_call(name, ses, ...) else ms$op
   env <- new.env()
   env$grams <- 0L
   zero <- numeric(n)

