@@ -104,7 +104,7 @@ test_that("a node's error or death mid-fit is a classed error; the live nodes cl
   expect_identical(unlist(open), c(0L, 0L))
 
   cl2 <- node_cluster()
-  on.exit(try(parallel::stopCluster(cl2), silent = TRUE))
+  on.exit(stop_nodes(cl2))
   parallel::clusterCall(cl2[2], function() options(gamgpu.node_fault = list(op = "gram",
                                                                              action = "exit")))
   t <- system.time(expect_error(
@@ -156,7 +156,7 @@ test_that("an interrupt while the nodes answer ends the fit and says to stop the
   d <- cluster_data(n = 3000)
   d$y <- rbinom(nrow(d), 1, plogis(d$f - 1))
   cl3 <- node_cluster()
-  on.exit(try(parallel::stopCluster(cl3), silent = TRUE))
+  on.exit(stop_nodes(cl3))
   parallel::clusterCall(cl3[1], function(pid) options(gamgpu.node_fault = list(
     op = "gram", action = "interrupt", pid = pid)), Sys.getpid())
   r <- tryCatch(gam_gpu(y ~ s(x), family = binomial, data = d, cluster = cl3, device = "off"),

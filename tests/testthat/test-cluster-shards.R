@@ -245,7 +245,7 @@ test_that("a node lost mid-fit is a classed error; the shards of the live node a
   files <- save_shards(split(d, rep(1:2, each = 600)))
   on.exit(unlink(files))
   cl2 <- node_cluster()
-  on.exit(try(parallel::stopCluster(cl2), silent = TRUE), add = TRUE)
+  on.exit(stop_nodes(cl2), add = TRUE)
   parallel::clusterCall(cl2[2], function() options(gamgpu.node_fault = list(op = "gram",
                                                                            action = "exit")))
   t0 <- proc.time()[["elapsed"]]
@@ -275,7 +275,7 @@ test_that("an interrupt while the nodes answer a shard fit ends it; the cluster 
   files <- save_shards(split(d, rep(1:2, each = 600)))
   on.exit(unlink(files))
   cl3 <- node_cluster()
-  on.exit(try(parallel::stopCluster(cl3), silent = TRUE), add = TRUE)
+  on.exit(stop_nodes(cl3), add = TRUE)
   parallel::clusterCall(cl3[1], function(pid) options(gamgpu.node_fault = list(
     op = "gram", action = "interrupt", pid = pid)), Sys.getpid())
   t0 <- proc.time()[["elapsed"]]
