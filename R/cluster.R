@@ -85,25 +85,28 @@ gg_node_open <- function(key, G, mf, y, w, offset, device, control, unit_weights
 #' @export
 gg_node_ops <- function(key, ops) {
   s <- node_session(key)
-  # (tests: option gamgpu.node_fault = list(op =, action = "error",
-  # "exit" or "interrupt") makes this node fail at that operation, die, or
-  # send the leader (pid) an interrupt and answer a second later)
-  fault <- getOption("gamgpu.node_fault")
   out <- NULL
   for (o in ops) {
-    if (is.list(fault) && identical(fault$op, o$op)) {
-      if (identical(fault$action, "exit")) quit(save = "no", status = 1L, runLast = FALSE)
-      if (identical(fault$action, "interrupt")) {
-        options(gamgpu.node_fault = NULL)
-        tools::pskill(fault$pid, tools::SIGINT)
-        Sys.sleep(1)
-      } else {
-        gamgpu_abort("gamgpu_cluster_node_error", paste("injected fault at", o$op), call = NULL)
-      }
-    }
+    node_fault(o$op)
     out <- if (identical(o$op, "none")) NULL else .Call(gg_node_op_r, s$ses$ptr, o$op, o$arg, o$fam)
   }
   out
+}
+
+# Tests: option gamgpu.node_fault = list(op =, action = "error", "exit" or
+# "interrupt") makes this node fail at that operation, die, or send the
+# leader (pid) an interrupt and answer a second later.
+node_fault <- function(op) {
+  fault <- getOption("gamgpu.node_fault")
+  if (!is.list(fault) || !identical(fault$op, op)) return(invisible())
+  if (identical(fault$action, "exit")) quit(save = "no", status = 1L, runLast = FALSE)
+  if (identical(fault$action, "interrupt")) {
+    options(gamgpu.node_fault = NULL)
+    tools::pskill(fault$pid, tools::SIGINT)
+    Sys.sleep(1)
+  } else {
+    gamgpu_abort("gamgpu_cluster_node_error", paste("injected fault at", op), call = NULL)
+  }
 }
 
 #' Close a cluster node's shard of a fit
@@ -147,9 +150,9 @@ gg_node_rows_at <- function(key) .Call(gg_session_info_r, node_session(key)$ses$
 # session, with this shard's rows of the row-sized ones.
 gg_node_session_op <- function(args, key, name) {
   s <- node_session(key)
-  fault <- getOption("gamgpu.node_fault")
-  if (is.list(fault) && identical(fault$op, name))
-    gamgpu_abort("gamgpu_cluster_node_error", paste("injected fault at", name), call = NULL)
+  node_fault(name)
+  args <- lapply(args, function(a) if (inherits(a, "gamgpu_constant_rows"))
+    rep(a$value, a$rows) else a)
   do.call(session_call, c(list(name, s$ses$ptr), args))
 }
 
@@ -340,7 +343,7 @@ cluster_session <- function(f, cl, policy, shards = NULL) {
       return(cluster_condition(res, op))
     }
     sent <- sum(vapply(ops, function(o) length(o$arg) * 8 + length(o$fam), 0))
-    bytes <<- bytes + length(used) * sent + 8 * sum(lengths(lapply(res, unlist)))
+    bytes <<- bytes + length(used) * sent + wire_bytes(res)
     switch(op,
            row_state = , ef_sums = Reduce(`+`, res),
            gram = lapply(1:3, function(j) Reduce(`+`, lapply(res, `[[`, j))),
@@ -355,14 +358,18 @@ cluster_session <- function(f, cl, policy, shards = NULL) {
   # gam()'s outer iteration's session operations (R/outer.R: outer_session())
   # on every node's session, combined as outer_combine() says; an argument
   # with a value per row goes to each node as its shard's rows
-  shard_rows <- split(seq_len(n), rep(seq_along(used), nodes$rows))
+  # (each node's rows as first and last; never n indices: with shards the
+  # leader holds no n-vector)
+  last <- cumsum(as.numeric(nodes$rows))
+  first <- last - nodes$rows + 1
   outer_used <- FALSE
   op <- function(name, ...) {
     a <- list(...)
     per_row <- switch(name, gram = 1:2, leverage = 1L, mul = if (isTRUE(a[[2L]])) 1L,
                       integer())
-    args <- lapply(shard_rows, function(r) {
-      for (j in per_row) a[[j]] <- if (is.matrix(a[[j]])) a[[j]][r, , drop = FALSE] else a[[j]][r]
+    for (j in per_row) if (is_constant(a[[j]])) a[[j]] <- constant_rows(a[[j]][[1L]])
+    args <- lapply(seq_along(used), function(i) {
+      for (j in per_row) a[j] <- list(node_rows(a[[j]], first[i], last[i]))
       a
     })
     calls <<- calls + 1
@@ -375,7 +382,7 @@ cluster_session <- function(f, cl, policy, shards = NULL) {
       fl <- cluster_condition(res, name)
       gamgpu_abort(fl$class, fl$message, call = NULL)
     }
-    bytes <<- bytes + 8 * (sum(lengths(lapply(args, unlist))) + sum(lengths(lapply(res, unlist))))
+    bytes <<- bytes + wire_bytes(args) + wire_bytes(res)
     outer_combine(name, res, rows = name == "leverage" || (name == "mul" && !isTRUE(a[[2L]])))
   }
   load <- list(cluster = dispatch, p = f$p, unit_weights = as.integer(f$unit_weights))
@@ -421,6 +428,23 @@ cluster_session <- function(f, cl, policy, shards = NULL) {
          invisible()
        })
 }
+
+# A row-sized argument's rows first to last (a node's shard); a vector of
+# one value travels as that value and the node's count of rows
+# (gg_node_session_op() makes the vector).
+node_rows <- function(x, first, last) {
+  if (inherits(x, "gamgpu_constant_rows")) {
+    x$rows <- last - first + 1
+    x
+  } else if (is.matrix(x)) x[first:last, , drop = FALSE] else x[first:last]
+}
+is_constant <- function(x)
+  is.double(x) && !is.matrix(x) && length(x) > 1L && !is.na(x[[1L]]) &&
+    isTRUE(all(x == x[[1L]]))
+constant_rows <- function(value) structure(list(value = value, rows = NA), class = "gamgpu_constant_rows")
+
+# The bytes of the numbers in x (a result or the arguments), 8 a number.
+wire_bytes <- function(x) if (is.list(x)) sum(vapply(x, wire_bytes, 0)) else 8 * length(x)
 
 # The nodes' results of a session operation combined: NULL where a node's
 # is NULL (Newton's step with a weight that is not positive); the shards'

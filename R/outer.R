@@ -132,7 +132,8 @@ outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, scale,
        # src/engine/outer_rows.c): Newton's weights and their derivatives in eta
        # (Fisher's too for a link that is not canonical), the deviance's
        # and, with pearson, the Pearson statistic's; returns the Pearson
-       # statistic, X'WX with Newton's weights (gram), the vectors (vectors)
+       # statistic, X'WX with Newton's weights (gram), the vectors (vectors: TRUE,
+       # or the names of those wanted)
        rows = function(pearson = FALSE, gram = FALSE, vectors = FALSE) {
          if (gram) count()
          B$op("rows", eng$name, engine_link(fam), pearson, gram, vectors, eng$theta)
@@ -555,7 +556,7 @@ outer_smoothing <- function(G, ms, y, w, offset, family, S, L, lsp0, method, gam
   # the rows at the optimum (the session's last eval may be a rejected
   # trial step's): eta, mu and Newton's weights
   P$eval(res$beta, gram = FALSE)
-  v <- P$rows(vectors = TRUE)
+  v <- P$rows(vectors = c("eta", "mu", "w"))
   res$eta <- v$eta
   res$mu <- v$mu
   res$w <- v$w

@@ -562,6 +562,16 @@ static SEXP host_vector(const double *v, size_t n)
     return out;
 }
 
+/* Whether the rows' vector `name` is asked for: vectors TRUE (all of them)
+ * or the names of those wanted. */
+static int vector_wanted(SEXP vectors, const char *name)
+{
+    if (TYPEOF(vectors) != STRSXP) return 1;
+    for (R_xlen_t i = 0; i < XLENGTH(vectors); i++)
+        if (strcmp(CHAR(STRING_ELT(vectors, i)), name) == 0) return 1;
+    return 0;
+}
+
 /* gam.fit3's rows at the last eval, kept in the session for
  * gg_session_derivs_r(): Newton's weights and their derivatives (Fisher's
  * too for a link that is not canonical), with pearson the Pearson terms'.
@@ -569,13 +579,14 @@ static SEXP host_vector(const double *v, size_t n)
  * TRUE X' W X with Newton's
  * weights, with vectors TRUE the rows (eta, mu, Newton's weights w and
  * their derivatives w1, w2, Fisher's wF1, wF2, dev1 and with pearson pe1,
- * pe2). */
+ * pe2), or those of them that vectors names. */
 SEXP gg_session_rows_r(SEXP ptr, SEXP family, SEXP link, SEXP pearson, SEXP gram,
                        SEXP vectors, SEXP theta)
 {
     gg_session *s = session_get(ptr);
     const int p = s->d.p, want = Rf_asLogical(gram) == TRUE;
-    const int vec = Rf_asLogical(vectors) == TRUE;
+    const int vec = TYPEOF(vectors) == STRSXP ? XLENGTH(vectors) > 0
+                                              : Rf_asLogical(vectors) == TRUE;
     rows_ctx c = {gg_family_or_abort(family, link, theta), Rf_asLogical(pearson) == TRUE,
                   want, vec, NULL};
     const char *names[] = {"pearson", "XtWX", "eta", "mu", "w", "w1", "w2", "wF1", "wF2",
@@ -593,7 +604,8 @@ SEXP gg_session_rows_r(SEXP ptr, SEXP family, SEXP link, SEXP pearson, SEXP gram
                              r->fisher ? r->w2 : r->wF2, r->dev1, r->pearson ? r->pe1 : NULL,
                              r->pearson ? r->pe2 : NULL};
         for (int i = 0; i < 10; i++)
-            if (v[i] != NULL) SET_VECTOR_ELT(out, 2 + i, host_vector(v[i], s->d.n));
+            if (v[i] != NULL && vector_wanted(vectors, names[2 + i]))
+                SET_VECTOR_ELT(out, 2 + i, host_vector(v[i], s->d.n));
     }
     UNPROTECT(2);
     return out;

@@ -99,6 +99,20 @@ test_that("offsets, gam()'s fixed penalty and tw() over two nodes are the one-pr
   }
 })
 
+test_that("a row-sized argument goes to each node as its rows; one value as that value", {
+  is_constant <- gamgpu:::is_constant
+  expect_true(is_constant(c(2, 2, 2)))
+  expect_false(is_constant(c(2, 2, 3)))
+  expect_false(is_constant(c(2, NA, 2)))
+  expect_false(is_constant(c(NA_real_, NA_real_)))
+  expect_false(is_constant(matrix(1, 3, 2)))
+  x <- gamgpu:::node_rows(gamgpu:::constant_rows(0.5), 4, 9)
+  expect_identical(c(x$value, x$rows), c(0.5, 6))
+  expect_identical(gamgpu:::node_rows(as.double(1:10), 4, 9), as.double(4:9))
+  m <- matrix(as.double(1:20), 10)
+  expect_identical(gamgpu:::node_rows(m, 4, 9), m[4:9, ])
+})
+
 test_that("a node's error in the outer iteration is a classed error; the nodes close", {
   d <- outer_data(n = 1000)
   parallel::clusterCall(cl[2], function() options(gamgpu.node_fault = list(op = "derivs",

@@ -86,7 +86,13 @@ test_that("the rows are gam.fit3's: Newton's and Fisher's weights, their derivat
     b <- solve(e$XtWX, e$XtWz)
     P$eval(b, gram = FALSE)
     r <- P$rows(pearson = TRUE, vectors = TRUE)
+    # (the vectors asked for by name: those alone, the same numbers)
+    r2 <- P$rows(pearson = TRUE, vectors = c("eta", "w"))
     P$close()
+    expect_identical(r2$eta, r$eta)
+    expect_identical(r2$w, r$w)
+    expect_true(all(vapply(r2[c("mu", "w1", "w2", "wF1", "wF2", "dev1", "pe1", "pe2")],
+                           is.null, NA)), label = label)
     ff <- gamgpu:::outer_family(fam)
     newton <- ref_rows(ff, d$y, d$w, r$mu, ff$fisher)
     fisher <- ref_rows(ff, d$y, d$w, r$mu, TRUE)
