@@ -9,9 +9,14 @@
 # Per penalized IRLS iteration, over N nodes of n rows in all,
 #   t_iter = t_one(n / N) + o + r * round trips
 #            + N * (8 p^2 + 16 p * round trips) bytes / bandwidth
-# where t_one(m) is one process's time per iteration on m rows (fitted per
-# kind of node -- CPU, GPU -- to the one-process fits measured beside the
-# clusters: a + b m, through 0 with one size measured), o the measured
+# where t_one(m) is one machine's time per iteration on m rows, per kind
+# of node (CPU, GPU): through the measured points -- the one-process fits
+# beside the clusters, and the clusters whose nodes shared one machine (m
+# = all their rows, less o) -- linear between them and from 0 to the
+# smallest, and beyond the largest at the largest's time per row (a GPU
+# whose rows leave no room for X streams it, at about twice a resident
+# X's time per row: the rate of the largest measured is the one that
+# holds there); o the measured
 # overhead of a cluster's iteration over one process's on the same rows
 # (its median over the rows with more than one node, at least 0: with the
 # nodes sharing one machine, as measured, their parallel speed-up is not
@@ -58,30 +63,35 @@ print(rows[, c("kind", "n", "nodes", "t_iter", "t_iter_one", "overhead", "calls_
                "bytes_per_iter")], digits = 3, row.names = FALSE)
 for (kind in unique(rows$kind)) {
   r <- rows[rows$kind == kind & is.finite(rows$t_iter_one), ]
-  one <- unique(r[, c("n", "t_iter_one")])
-  one <- stats::aggregate(t_iter_one ~ n, data = one, FUN = stats::median)
-  m <- if (nrow(one) >= 2L) stats::lm(t_iter_one ~ n, data = one) else
-    stats::lm(t_iter_one ~ 0 + n, data = one)
-  if (length(stats::coef(m)) == 2L && stats::coef(m)[[1]] < 0)
-    m <- stats::lm(t_iter_one ~ 0 + n, data = one)
-  a <- if (length(stats::coef(m)) == 2L) stats::coef(m)[[1]] else 0
-  b <- stats::coef(m)[["n"]]
   multi <- r$nodes > 1
-  o <- max(0, if (any(multi)) stats::median(r$overhead[multi]) else 0)
+  o <- max(0, if (any(multi)) stats::median(r$overhead[multi], na.rm = TRUE) else 0)
+  if (!is.finite(o)) o <- 0
+  rr <- rows[rows$kind == kind, ]
+  pts <- rbind(data.frame(m = r$n, t = r$t_iter_one),
+               data.frame(m = rr$n[rr$nodes > 1 & !is.finite(rr$t_iter_one)],
+                          t = rr$t_iter[rr$nodes > 1 & !is.finite(rr$t_iter_one)] - o))
+  one <- stats::aggregate(t ~ m, data = unique(pts), FUN = stats::median)
+  one <- one[order(one$m), ]
+  t_one <- function(m) {
+    top <- one[nrow(one), ]
+    ifelse(m > top$m, top$t * m / top$m,
+           stats::approx(c(0, one$m), c(0, one$t), xout = pmin(m, top$m))$y)
+  }
   trips <- stats::median(r$calls_per_iter)
   # bytes per node and iteration: the Gram (p^2 doubles) and a few
   # p-vectors (beta out, X'Wz back) per round trip
   bytes <- 8 * p^2 + 8 * p * 2 * trips
   measured <- r$bytes_per_iter / r$nodes
-  cat(sprintf(paste("\n%s nodes: one process t_iter = %.3g s + %.3g ns x rows (%d sizes);",
+  cat(sprintf(paste("\n%s nodes: one machine's time per iteration at %s rows: %s s (%s ns a row);",
                     "a cluster's overhead %.1f ms per iteration (median of %d rows)\n"),
-              kind, a, b * 1e9, nrow(one), 1000 * o, sum(multi)))
+              kind, paste(format(one$m), collapse = ", "), paste(signif(one$t, 3), collapse = ", "),
+              paste(signif(1e9 * one$t / one$m, 3), collapse = ", "), 1000 * o, sum(multi)))
   cat(sprintf("  per node and iteration: %.1f round trips (measured), %.0f bytes (8 p^2 + 16 p per trip, p = %d; measured: %s)\n",
               trips, bytes, p,
               if (all(is.na(measured))) "none" else paste(round(stats::na.omit(measured)), collapse = ", ")))
   grid <- expand.grid(n = c(1e10, 1e11), nodes = c(10, 100, 1000))
   grid$rows_per_node <- grid$n / grid$nodes
-  grid$t_iter <- a + b * grid$rows_per_node + o + trips * rtt +
+  grid$t_iter <- t_one(grid$rows_per_node) + o + trips * rtt +
     grid$nodes * bytes * 8 / (gbps * 1e9)
   grid$t_fit <- iters * grid$t_iter
   # (a node's host memory at the measured peak per row, largest shard:
@@ -92,7 +102,8 @@ for (kind in unique(rows$kind)) {
   cat(sprintf("  predicted (%.0f iterations, %.1f ms round trips, %g Gbit/s at the leader):\n",
               iters, rtt * 1000, gbps))
   print(grid, digits = 3, row.names = FALSE)
-  pred[[kind]] <- cbind(kind = kind, grid, a = a, b_ns = b * 1e9, overhead_ms = 1000 * o,
+  pred[[kind]] <- cbind(kind = kind, grid, ns_per_row_largest = 1e9 * one$t[nrow(one)] / one$m[nrow(one)],
+                        largest_measured = one$m[nrow(one)], overhead_ms = 1000 * o,
                         round_trips = trips, bytes_per_node = bytes, rtt_ms = rtt * 1000,
                         gbps = gbps, iterations = iters,
                         measured = paste(unique(r$file), collapse = ";"))
