@@ -170,12 +170,12 @@ check_cluster <- function(cl, f, shards = FALSE) {
     gamgpu_abort("gamgpu_bad_input",
                  "'cluster' must be a cluster of R's parallel package (parallel::makeCluster())",
                  call = NULL)
-  # (gam()'s outer iteration reads the response, weights and the rows'
-  # vectors in R: the leader must hold them)
-  why <- if (shards && !(f$route$name %in% c("fREML", "gcv")))
-    sprintf(paste("method = \"%s\" (gam()'s outer iteration) is not fitted on shards that",
-                  "stay on the nodes: use method = \"fREML\" (or \"GCV.Cp\" for a gaussian",
-                  "identity model), or data in this session"), f$method)
+  # (an extended family's outer iteration reads its rows' vectors in R:
+  # the leader must hold them)
+  why <- if (shards && !(f$route$name %in% c("fREML", "gcv", "outer")))
+    sprintf(paste("method = \"%s\" with an extended family (gam()'s outer iteration) is not",
+                  "fitted on shards that stay on the nodes: use method = \"fREML\", or data",
+                  "in this session"), f$method)
   else if (!(f$route$name %in% c("fREML", "gcv", "outer", "efam_outer")))
     sprintf("method = \"%s\" is not fitted on a cluster: use method = \"fREML\"", f$method)
   else if (!is.null(f$ar)) "AR1 residuals (rho) are not fitted on a cluster"
@@ -367,7 +367,13 @@ cluster_session <- function(f, cl, policy, shards = NULL) {
     a <- list(...)
     per_row <- switch(name, gram = 1:2, leverage = 1L, mul = if (isTRUE(a[[2L]])) 1L,
                       integer())
-    for (j in per_row) if (is_constant(a[[j]])) a[[j]] <- constant_rows(a[[j]][[1L]])
+    for (j in per_row) {
+      if (is_constant(a[[j]])) a[[j]] <- constant_rows(a[[j]][[1L]])
+      # (shards: the leader holds no row's data to send)
+      if (!is.null(shards) && !inherits(a[[j]], "gamgpu_constant_rows"))
+        gamgpu_abort("gamgpu_internal_error", sprintf("%s: a row vector on shards' leader", name),
+                     call = NULL)
+    }
     args <- lapply(seq_along(used), function(i) {
       for (j in per_row) a[j] <- list(node_rows(a[[j]], first[i], last[i]))
       a
@@ -379,6 +385,7 @@ cluster_session <- function(f, cl, policy, shards = NULL) {
                     error = function(e) e, interrupt = function(e) e)
     if (inherits(res, "condition")) {
       broken <<- inherits(res, "interrupt")
+      if (broken && !is.null(shards)) shards$state$broken <- TRUE
       fl <- cluster_condition(res, name)
       gamgpu_abort(fl$class, fl$message, call = NULL)
     }
@@ -407,7 +414,7 @@ cluster_session <- function(f, cl, policy, shards = NULL) {
     res
   }
   list(ptr = ptr, n = n, p = f$p, nodes = nodes, over_nodes = over_nodes,
-       op = if (is.null(shards)) op,
+       op = op, rows_on_nodes = TRUE,
        # (the leader's session's, with where the nodes computed the outer
        # iteration's rows: "cluster: cpu", "cluster: cuda:0", ...)
        info = function() {

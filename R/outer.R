@@ -70,21 +70,25 @@ outer_session <- function(G, ms, S, own = FALSE) {
   op <- if (is.null(ms$op)) function(name, ...) session_call(name, ses, ...) else ms$op
   env <- new.env()
   env$grams <- 0L
-  zero <- numeric(n)
-  one <- rep(1, n)
+  # (the constant row vectors; on a cluster their value alone travels, and
+  # a leader of shards never makes an n-vector: constant_rows())
+  const <- function(value) if (isTRUE(ms$rows_on_nodes)) constant_rows(value) else rep(value, n)
+  num <- function(v) if (inherits(v, "gamgpu_constant_rows")) v else as.double(v)
+  zero <- const(0)
+  one <- const(1)
   count <- function(k = 1L) env$grams <- env$grams + k
   gram <- function(v, z = zero) {
     count()
-    op("gram", as.double(v), as.double(z))
+    op("gram", num(v), num(z))
   }
   list(ses = ses, op = op, env = env, count = count, n = n, p = p,
        S = embed_penalties(S, G$off, p), UrS = UrS,
        H = if (is.null(G$H)) matrix(0, p, p) else G$H + 0,
        N = Ssp$Z, Mp = ncol(Ssp$Z), gram = gram,
-       lev = function(M, v = one) op("leverage", as.double(v), M),
+       lev = function(M, v = one) op("leverage", num(v), M),
        xb = function(B) op("mul", as.matrix(B) + 0, FALSE),
        xt = function(V) op("mul", as.matrix(V) + 0, TRUE),
-       null_coef = function(eta_m) outer_null_coef(gram(one, rep(eta_m, n))),
+       null_coef = function(eta_m) outer_null_coef(gram(one, const(eta_m))),
        close = function() {
          if (isTRUE(env$closed)) return(invisible())
          env$closed <- TRUE
@@ -98,7 +102,7 @@ outer_session <- function(G, ms, S, own = FALSE) {
 }
 
 outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, scale,
-                          trials = NULL, own = FALSE) {
+                          trials = NULL, own = FALSE, shards = NULL) {
   B <- outer_session(G, ms, S, own)
   ses <- B$ses
   env <- B$env
@@ -108,10 +112,15 @@ outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, scale,
   # the engine's name of the family, and negbin's theta or Tweedie's p
   eng <- engine_family(family)
   # family$ls()'s n: the binomial trials per row (1 without cbind())
-  ls_n <- if (is.null(trials)) rep(1, n) else trials
+  ls_n <- if (is.null(shards)) { if (is.null(trials)) rep(1, n) else trials }
   c(B[c("ses", "n", "p", "S", "UrS", "H", "N", "Mp", "env", "gram", "lev", "close")], list(
        y = y, w = w, off = if (is.null(offset)) 0 else offset,
-       n_pos = sum(w > 0),   # (rows of positive weight: P-REML's and P-ML's scale)
+       # (rows of positive weight: P-REML's and P-ML's scale)
+       n_pos = if (is.null(shards)) sum(w > 0) else shards$n_pos,
+       sum_w = if (is.null(shards)) sum(w) else shards$sum_w,
+       # (rows left on a cluster's nodes: shard_outer_problem(); y and w are
+       # then NULL, and the row sums the nodes')
+       shards = shards,
        fam = fam,
        ml = method %in% c("ML", "P-ML"), gamma = gamma, scale = scale,
        # (P-REML and P-ML with a known scale are REML and ML, as in gam())
@@ -127,7 +136,8 @@ outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, scale,
          B$op("eval", if (!is.null(beta)) as.double(beta), eng$name,
                engine_link(fam), gram, eng$theta)
        },
-       null_coef = function() B$null_coef(fam$linkfun(mean(y))),
+       null_coef = function()
+         B$null_coef(fam$linkfun(if (is.null(shards)) mean(y) else shards$mean_y)),
        # gam.fit3's rows at the last eval, kept in the session (C:
        # src/engine/outer_rows.c): Newton's weights and their derivatives in eta
        # (Fisher's too for a link that is not canonical), the deviance's
@@ -160,7 +170,8 @@ outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, scale,
        # O(n) sum that, for a known scale, every evaluation would repeat)
        ls = function(phi) {
          if (!identical(env$ls_phi, phi)) {
-           if (is.null(env$lsf)) env$lsf <- saturated_ls(fam, y, w, ls_n)
+           if (is.null(env$lsf))
+             env$lsf <- if (is.null(shards)) saturated_ls(fam, y, w, ls_n) else shard_ls(shards, fam)
            env$ls_value <- env$lsf(phi)
            env$ls_phi <- phi
          }
@@ -514,8 +525,9 @@ outer_newton <- function(P, L, lsp0, theta0, control) {
 # its offset.  ms: the fit's model session (model_session()), which the
 # final fit runs on; P$close() records where it ran.
 outer_smoothing <- function(G, ms, y, w, offset, family, S, L, lsp0, method, gamma, scale,
-                            control, trials = NULL, start = NULL) {
-  P <- outer_problem(G, ms, y, w, offset, family, S, method, gamma, scale, trials)
+                            control, trials = NULL, start = NULL, shards = NULL) {
+  P <- outer_problem(G, ms, y, w, offset, family, S, method, gamma, scale, trials,
+                     shards = shards)
   handed <- FALSE
   on.exit(if (!handed) P$close())
   fam <- P$fam
@@ -551,11 +563,16 @@ outer_smoothing <- function(G, ms, y, w, offset, family, S, L, lsp0, method, gam
   # (log scale starts, as gam()'s, from get.null.coef()'s null scale over
   # 10: the deviance per row of the fit at mean(y))
   if (P$lphi && is.null(start))
-    theta0 <- c(theta0, log(sum(fam$dev.resids(P$y, mean(P$y) + 0 * P$y, P$w)) / P$n / 10))
+    theta0 <- c(theta0, log(outer_null_deviance(P) / P$n / 10))
   res <- outer_newton(Pn, L, lsp0, theta0, control)
   # the rows at the optimum (the session's last eval may be a rejected
   # trial step's): eta, mu and Newton's weights
   P$eval(res$beta, gram = FALSE)
+  if (!is.null(shards)) {
+    res <- shard_outer_rows(res, P)
+    handed <- TRUE
+    return(res)
+  }
   v <- P$rows(vectors = c("eta", "mu", "w"))
   res$eta <- v$eta
   res$mu <- v$mu
@@ -579,8 +596,9 @@ outer_smoothing <- function(G, ms, y, w, offset, family, S, L, lsp0, method, gam
 # the full problem's.  The reduced rows are host work, not the device's.
 # NULL where the model is not identifiable (X'WX + S not of full rank).
 outer_reduced_problem <- function(P, G, S, family, method, gamma, scale, control) {
-  z <- P$y - P$off
-  g <- P$gram(P$w, z)
+  # (X'WX, X'Wz with z = y - offset: on shards the nodes' eval at beta = 0,
+  # the gaussian identity's z being exactly that)
+  g <- if (is.null(P$shards)) P$gram(P$w, P$y - P$off) else P$eval(numeric(P$p))
   p <- P$p
   red <- gram_reduction(g$XtWX, g$XtWz, g$zWz)
   extra <- red$extra
@@ -615,6 +633,13 @@ outer_fletcher_scale <- function(P, mu, trA) {
   fam <- P$fam
   V <- fam$variance(mu)
   fletcher_scale(sum(P$w * (P$y - mu)^2 / V), sum(fam$dvar(mu) * (P$y - mu) / V), P$n, trA)
+}
+
+# The deviance of every row at mean(y) (get.null.coef()'s null scale).
+outer_null_deviance <- function(P) {
+  fam <- P$fam
+  if (!is.null(P$shards)) return(shard_null_deviance(P$shards, fam))
+  sum(fam$dev.resids(P$y, mean(P$y) + 0 * P$y, P$w))
 }
 
 # The same from the two sums over the rows (the session's rows compute them).
@@ -655,7 +680,12 @@ outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control, aic0 =
   # gam()'s scale when estimated is not the REML one (reml.scale) but
   # gam.fit3's scale.est: Fletcher's Pearson estimate with tr(A)
   trA <- P$p - sum(tcrossprod(lap$rV) * lap$Sl)
-  scale.est <- if (known) NA else outer_fletcher_scale(P, lap$mu, trA)
+  scale.est <- if (known) NA else if (!is.null(P$shards))
+    fletcher_scale(lap$fletcher[[1L]], lap$fletcher[[2L]], P$n, trA) else
+    outer_fletcher_scale(P, lap$mu, trA)
+  # (shards: gam.fit3.post.proc()'s leverages and weights of the set-up
+  # sample's rows, the fitted object's n-vectors)
+  if (!is.null(P$shards)) lap <- shard_outer_sample(lap, fit, G)
   fit$reml.scale <- if (pe) NA else lap$phi
   fit$scale <- fit$sig2 <- if (known) P$scale else scale.est
   fit <- outer_post_proc(fit, lap, G, outer_param_map(L, 0L, P$lphi), c(lsp0, if (P$lphi) 0),
@@ -664,14 +694,15 @@ outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control, aic0 =
                               method = method),
                          control, seq_len(nr), sp.names)
   # gam.fit3's dev1 for the aic
-  dev <- if (known) P$scale * sum(P$w) else if (fam$family == "gaussian") lap$dev else
-    if (pe) scale.est * sum(P$w) else lap$phi * sum(P$w)
+  dev <- if (known) P$scale * P$sum_w else if (fam$family == "gaussian") lap$dev else
+    if (pe) scale.est * P$sum_w else lap$phi * P$sum_w
   # (binomial's and poisson's aic do not read dev: without cbind() trials
   # theirs is the fit's own, aic0, family$aic(y, 1, mu, w) summed in C
   # over threads beside the residuals -- an O(n) pass of R spared)
   reuse <- fam$family %in% c("binomial", "poisson") && isTRUE(P$unit_trials) &&
     is.finite(aic0)
-  aic <- if (reuse) aic0 else outer_aic(fam, P, fit$fitted.values, dev, control$nthreads)
+  aic <- if (reuse) aic0 else if (!is.null(P$shards)) shard_outer_aic(P, dev) else
+    outer_aic(fam, P, fit$fitted.values, dev, control$nthreads)
   fit$aic <- aic + 2 * sum(fit$edf)
   fit
 }
@@ -781,8 +812,12 @@ reml_vc_finish <- function(fit, G, L, lsp0, gamma, control) {
 # steps, with outer_smoothing() and outer_finish()).
 route_outer <- function(method) {
   r <- route_laplace("outer", method, method, function(f, Lg, start)
-    outer_smoothing(f$G, f$ses, f$y, f$w, f$offset, f$family, f$S, Lg, f$lsp0, method,
-                    f$gamma, f$scale, f$control, f$trials, start = start))
+    if (is.null(f$shards))
+      outer_smoothing(f$G, f$ses, f$y, f$w, f$offset, f$family, f$S, Lg, f$lsp0, method,
+                      f$gamma, f$scale, f$control, f$trials, start = start)
+    else outer_smoothing(f$G, f$ses, NULL, NULL, NULL, f$family, f$S, Lg, f$lsp0, method,
+                         f$gamma, f$scale, f$control, start = start,
+                         shards = shard_outer_problem(f)))
   r$finish <- function(fit, f, res) {
     lap <- f$lap
     outer_finish(fit, lap, f$G, lap$L, lap$lsp0, method, lap$sp.names, f$control,

@@ -685,6 +685,7 @@ shard_rows_checked <- function(f, opened) {
   f$n <- n
   f$yvar <- if (n > 1) (sum(s[, "syy"]) + sum(s[, "rows"] * (m_k - mean_y)^2)) / (n - 1) else NA
   f$shards$mean_y <- sum(s[, "swy"]) / sum(s[, "sw"])
+  f$shards$mean_rows_y <- mean_y
   f$shards$sw <- sum(s[, "sw"])
   f$unit_weights <- all[["w_not_one"]] == 0
   f$n_nonzero <- sum(s[, "nonzero"])
