@@ -200,6 +200,13 @@ resolve_family <- function(family, env) {
 #' nodes), maxima and modal levels are every row's (a matrix variable's
 #' medians the sample's).  Families: R's exponential and quasi
 #' families, \code{negbin(theta)}, \code{Tweedie(p)} and \code{nb()} (others refused).
+#' Methods: fREML, the additive GCV.Cp, and gam()'s outer iteration for R's
+#' exponential and quasi families with one trial a row (REML, ML, P-REML,
+#' P-ML, GCV.Cp/UBRE, GACV.Cp): what it reads of the rows -- the saturated
+#' log likelihood at each scale, the deviance at mean(y), X'W_F X and
+#' Fletcher's scale sums at the optimum, the aic -- is summed on the nodes;
+#' an extended family's outer iteration and \code{cbind()} trials are refused
+#' (\code{gamgpu_unsupported_argument}).
 #'
 #' Every argument is honoured with \code{bam()}'s meaning or refused: an
 #' argument of \code{bam()} or \code{gam()} that gamgpu does not honour
@@ -521,7 +528,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                                  "negbin(theta), Tweedie(p) and nb() are); use in-memory data",
                                  "with cluster ="), a$family$family),
                    call = NULL, arguments = "data")
-    # (gam()'s outer iteration refused before the nodes load anything)
+    # (an extended family's outer iteration refused before the nodes load)
     if (!is.null(dots$cluster) && inherits(dots$cluster, "cluster"))
       check_cluster(dots$cluster, list(route = a$route, method = a$method), shards = TRUE)
     shards_load(data, dots$cluster, cl, env, formula, a$control$chunk.size)

@@ -77,10 +77,11 @@
 #' iteration's (REML, ML, GCV.Cp/UBRE, P-REML, P-ML, an extended family's
 #' REML) by its session operations, each run on every node's shard and
 #' summed in node order.  With \code{data = gamgpu_shards()} (rows that stay
-#' on the nodes) fREML (for the families \code{\link{gamgpu_shards}} lists)
-#' and the additive GCV.Cp are; gam()'s outer
-#' iteration, which reads the response and weights in this session, is
-#' refused (\code{gamgpu_unsupported_argument}).
+#' on the nodes) fREML (for the families \code{\link{gamgpu_shards}} lists),
+#' the additive GCV.Cp and gam()'s outer iteration for R's exponential and
+#' quasi families are (its row sums computed on the nodes); an extended
+#' family's outer iteration and \code{cbind()} trials are refused
+#' (\code{gamgpu_unsupported_argument}).
 #'
 #' Every family, link or method outside these lists is refused with a
 #' classed error (\code{gamgpu_bad_family}, \code{gamgpu_bad_link},

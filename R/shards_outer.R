@@ -67,7 +67,7 @@ gg_shard_outer <- function(key, what, family, arg) {
 # fun(key, ...) on every node) and every row's counts.
 shard_outer_problem <- function(f) {
   if (!is.null(f$trials))
-    gamgpu_abort("gamgpu_unsupported",
+    gamgpu_abort("gamgpu_unsupported_argument",
                  paste("gam()'s methods on shards take a binomial response of one trial a row:",
                        "use method = \"fREML\" for cbind() trials"), call = NULL)
   list(over = f$ses$over_nodes, n_pos = f$n_nonzero, sum_w = f$shards$sw,

@@ -23,7 +23,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char *LABEL = "outer";
 
@@ -54,13 +53,6 @@ static void outer_free(gg_cuda_ext *ext)
         return;
     gg_buflist_release(&o->bufs);
     free(o);
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
 }
 
 /* The state, made (with the rows' buffers and kernels) on first use, with
