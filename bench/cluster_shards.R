@@ -28,7 +28,8 @@
 # nodes' making of their rows, which the one-process fit's clock does not
 # see) and of its iterations, the penalized IRLS iterations, round trips and bytes (both
 # ways, all nodes) per iteration, the leader's and the largest node's
-# peak resident memory (VmHWM, GiB), and with `one` the one-process fit's
+# peak resident memory (VmHWM, GiB), the largest node's device memory
+# (its arena's buffers after the fit, GiB), and with `one` the one-process fit's
 # seconds, the overhead per iteration and the agreement of the fitted
 # values (of their range; above chunk.size rows the set-ups' samples
 # differ, and with them the bases a little).
@@ -76,6 +77,12 @@ node_peak <- max(unlist(clusterCall(cl, function() {
   s <- readLines("/proc/self/status")
   as.numeric(gsub("[^0-9]", "", grep("^VmHWM", s, value = TRUE))) / 2^20
 })))
+# (the device memory each node's fit held: its arena's cached buffers,
+# which a fit leaves for the next; NA where the nodes have no device)
+node_device <- max(unlist(clusterCall(cl, function() {
+  a <- gamgpu::gpu_arena()
+  if (is.na(attr(a, "device"))) NA_real_ else attr(a, "bytes_cached") / 2^30
+})))
 stopCluster(cl)
 leader_peak <- peak_gib()
 it <- as.integer(b$iter)
@@ -86,7 +93,8 @@ row <- data.frame(n = n, nodes = k, rows_per_node = n / k, family = fam, device 
                   cluster = t2, cluster_cold = t_cold, iter_cluster = tb[["iterations"]],
                   iterations = it, calls_per_iter = cc$calls / it, bytes_per_iter = cc$bytes / it,
                   t_iter_cluster = tb[["iterations"]] / it, leader_peak_gib = leader_peak,
-                  node_peak_gib = node_peak, sample_rows = b$shards$sample_rows,
+                  node_peak_gib = node_peak, node_device_gib = node_device,
+                  sample_rows = b$shards$sample_rows,
                   one_process = NA, t_iter_one = NA, overhead_per_iter = NA, agreement = NA)
 if (one) {
   d <- do.call(rbind, lapply(seq_len(k), make_rows, n = n, k = k, fam = fam))
