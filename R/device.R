@@ -171,15 +171,17 @@ print.gamgpu_gpu_info <- function(x, ...) {
 
 #' Device memory held by the arena
 #'
-#' Each device has an arena of double-precision buffers in power-of-two
-#' buckets (a request for `n` doubles is served from bucket
-#' `2^ceiling(log2(max(n, 1)))`). Released buffers stay cached for the next
-#' request of the same bucket, so a repeated fit allocates no new memory.
+#' Each device has an arena of double-precision buffers in size classes (a
+#' request for `n` doubles is served from a buffer of
+#' `2^ceiling(log2(max(n, 1)))` doubles up to 2^20, beyond that of the next
+#' eighth of an octave: a large buffer is at most an eighth larger than
+#' asked). Released buffers stay cached for the next request of the same
+#' class, so a repeated fit allocates no new memory.
 #' `gpu_arena_release()` frees the cached buffers.
 #'
 #' @param ordinal The device.
-#' @return `gpu_arena()`: a data frame with one row per bucket ever used:
-#'   `bucket` (log2 of the size), `elements` (doubles per buffer), `cached`
+#' @return `gpu_arena()`: a data frame with one row per size class ever used:
+#'   `bucket` (the size class), `elements` (doubles per buffer), `cached`
 #'   and `in_use` (buffers), `bytes_cached`, `bytes_in_use`, `hits`
 #'   (requests served from the cache) and `misses` (fresh allocations); the
 #'   totals are attributes `bytes_cached` and `bytes_in_use`, and attribute

@@ -23,6 +23,7 @@ arena_host_stats <- function(arena) arena_totals(.Call(gg_host_arena_stats, aren
 arena_host_free <- function(arena) invisible(.Call(gg_host_arena_free, arena))
 
 arena_bucket_of <- function(n) .Call(gg_arena_bucket_of_r, as.double(n))
+arena_class_elements <- function(c) .Call(gg_arena_class_elements_r, as.integer(c))
 
 # Take n doubles from a device arena and give them back (error paths).
 arena_device_try <- function(n, label = "test", ordinal = 0L)

@@ -32,6 +32,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_arena_release_r,       1),
     CALLDEF(gg_arena_try_alloc_r,     3),
     CALLDEF(gg_arena_bucket_of_r,     1),
+    CALLDEF(gg_arena_class_elements_r, 1),
     CALLDEF(gg_set_memory_budget_r,   1),
     CALLDEF(gg_gpu_fault_r,           2),
     CALLDEF(gg_host_arena_new,        2),

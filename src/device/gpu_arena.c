@@ -9,21 +9,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t bucket_bytes(int b) { return ((size_t) 1 << b) * sizeof(double); }
+/* Size classes: 2^c doubles for c <= GG_ARENA_POW2_MAX; beyond, each
+ * octave 2^k < n <= 2^(k+1) in GG_ARENA_STEPS steps of 2^k /
+ * GG_ARENA_STEPS (a large buffer is at most 1/8 larger than asked: a
+ * power of two alone wasted up to half of the device at unlucky n). */
+size_t gg_arena_class_elements(int c)
+{
+    if (c <= GG_ARENA_POW2_MAX)
+        return (size_t) 1 << c;
+    int j = c - GG_ARENA_POW2_MAX - 1;
+    int k = GG_ARENA_POW2_MAX + j / GG_ARENA_STEPS;
+    size_t m = (size_t) (GG_ARENA_STEPS + 1 + j % GG_ARENA_STEPS);
+    return m << (k - GG_ARENA_STEP_BITS);
+}
+
+static size_t bucket_bytes(int b) { return gg_arena_class_elements(b) * sizeof(double); }
 
 int gg_arena_bucket_of(size_t n)
 {
     if (n <= 1)
         return 0;
-    int b = 0;
-    size_t cap = 1;
-    while (cap < n) {
-        if (b + 1 >= GG_ARENA_NBUCKETS || cap > (SIZE_MAX / sizeof(double)) / 2)
-            return -1;
-        cap <<= 1;
-        b++;
+    if (n <= (size_t) 1 << GG_ARENA_POW2_MAX) {
+        int b = 0;
+        while (((size_t) 1 << b) < n)
+            b++;
+        return b;
     }
-    return b;
+    int k = 0;                      /* 2^k < n <= 2^(k+1) */
+    while ((((size_t) 1) << (k + 1)) < n) {
+        k++;
+        if (k + 1 > GG_ARENA_POW2_MAX + GG_ARENA_OCTAVES)
+            return -1;
+    }
+    size_t step = (size_t) 1 << (k - GG_ARENA_STEP_BITS);
+    size_t m = (n + step - 1) / step;           /* GG_ARENA_STEPS + 1 .. 2 GG_ARENA_STEPS */
+    return GG_ARENA_POW2_MAX + 1 + (k - GG_ARENA_POW2_MAX) * GG_ARENA_STEPS +
+           (int) (m - GG_ARENA_STEPS - 1);
 }
 
 void gg_arena_init(gg_arena *a, gg_allocator allocator)
@@ -163,8 +184,9 @@ int gg_arena_alloc(gg_arena *a, size_t n, const char *label, gg_dbuf *out, gg_st
     char size[32];
     format_bytes((double) bucket_bytes(b), size, sizeof size);
     return gg_fail(st, rc == GG_ALLOC_OOM ? "gamgpu_device_oom" : "gamgpu_device_error",
-                   "%s: could not allocate %s (%.0f doubles, bucket 2^%d) on %s%s: %s",
-                   label, size, (double) n, b, a->allocator.where,
+                   "%s: could not allocate %s (%.0f doubles, a buffer of %.0f) on %s%s: %s",
+                   label, size, (double) n, (double) gg_arena_class_elements(b),
+                   a->allocator.where,
                    rc == GG_ALLOC_OOM ? " even after freeing the arena's cached buffers" : "",
                    err);
 }
@@ -207,7 +229,7 @@ int gg_arena_stats(gg_arena *a, gg_arena_bucket_stats *rows, double *cached, dou
         if (rows != NULL) {
             gg_arena_bucket_stats *r = &rows[n];
             r->bucket = b;
-            r->elements = (size_t) 1 << b;
+            r->elements = gg_arena_class_elements(b);
             r->n_cached = k->n_free;
             r->n_in_use = k->n_in_use;
             r->bytes_cached = bc;

@@ -1,8 +1,9 @@
-/* gpu_arena.h -- power-of-two bucketed pool of f64 device buffers.
+/* gpu_arena.h -- a pool of f64 device buffers in size classes.
  *
  * One arena per device (cuda_runtime.c owns them).  A request for n doubles
- * is served from the bucket next_pow2(max(n, 1)): a cached buffer of that
- * bucket when one is free (a hit), else a fresh allocation (a miss).
+ * is served from its size class -- next_pow2(max(n, 1)) up to 2^20
+ * doubles, beyond that the next eighth of an octave -- a cached buffer of
+ * that class when one is free (a hit), else a fresh allocation (a miss).
  * Released buffers go back to their bucket's free list, so a repeated fit
  * allocates nothing new.  The lock is held only inside alloc/release.
  *
@@ -18,7 +19,14 @@
 
 #include "status.h"
 
-#define GG_ARENA_NBUCKETS 63
+/* classes 0..GG_ARENA_POW2_MAX: 2^c doubles; then GG_ARENA_STEPS a
+ * octave (2^GG_ARENA_STEP_BITS) for GG_ARENA_OCTAVES octaves (up to 2^60
+ * doubles: beyond, a size has no class) */
+#define GG_ARENA_POW2_MAX  20
+#define GG_ARENA_STEP_BITS 3
+#define GG_ARENA_STEPS     (1 << GG_ARENA_STEP_BITS)
+#define GG_ARENA_OCTAVES   40
+#define GG_ARENA_NBUCKETS  (GG_ARENA_POW2_MAX + 1 + GG_ARENA_OCTAVES * GG_ARENA_STEPS)
 
 /* Allocation result codes of a gg_allocator. */
 enum { GG_ALLOC_OK = 0, GG_ALLOC_OOM = 1, GG_ALLOC_ERROR = 2 };
@@ -51,20 +59,22 @@ typedef struct gg_arena {
 /* A buffer handed out by the arena.  ptr == 0 means "none". */
 typedef struct gg_dbuf {
     uint64_t ptr;
-    int      bucket;    /* log2 of the capacity in doubles */
+    int      bucket;    /* its size class (gg_arena_class_elements()) */
     size_t   elements;  /* what was asked for */
 } gg_dbuf;
 
 typedef struct gg_arena_bucket_stats {
-    int      bucket;          /* log2 */
+    int      bucket;          /* the size class */
     size_t   elements;        /* capacity of each buffer, in doubles */
     size_t   n_cached, n_in_use;
     double   bytes_cached, bytes_in_use;
     uint64_t hits, misses;
 } gg_arena_bucket_stats;
 
-/* log2 of next_pow2(max(n, 1)); -1 when n is too large to represent. */
+/* The size class of a request for n doubles; -1 when n is too large. */
 int    gg_arena_bucket_of(size_t n_doubles);
+/* The doubles a buffer of size class c holds. */
+size_t gg_arena_class_elements(int c);
 
 void   gg_arena_init(gg_arena *a, gg_allocator allocator);
 /* Frees every cached buffer and the bookkeeping; in-use buffers are the

@@ -442,6 +442,22 @@ SEXP gg_arena_bucket_of_r(SEXP n)
     return out;
 }
 
+/* The doubles a buffer of each size class holds (NA for no class). */
+SEXP gg_arena_class_elements_r(SEXP c)
+{
+    if (TYPEOF(c) != INTSXP)
+        gg_abort("gamgpu_bad_input", "c must be an integer vector");
+    R_xlen_t len = XLENGTH(c);
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, len));
+    for (R_xlen_t i = 0; i < len; i++) {
+        int v = INTEGER(c)[i];
+        REAL(out)[i] = (v == NA_INTEGER || v < 0 || v >= GG_ARENA_NBUCKETS) ? NA_REAL
+            : (double) gg_arena_class_elements(v);
+    }
+    UNPROTECT(1);
+    return out;
+}
+
 /* ---- modules, telemetry, compile check ------------------------------ */
 
 /* Point the module cache at another kernel directory; returns the old one.

@@ -28,6 +28,7 @@ SEXP gg_arena_stats_r(SEXP ordinal);
 SEXP gg_arena_release_r(SEXP ordinal);
 SEXP gg_arena_try_alloc_r(SEXP ordinal, SEXP n, SEXP label);
 SEXP gg_arena_bucket_of_r(SEXP n);
+SEXP gg_arena_class_elements_r(SEXP c);
 SEXP gg_set_memory_budget_r(SEXP bytes);
 SEXP gg_gpu_fault_r(SEXP kind, SEXP at);
 SEXP gg_host_arena_new(SEXP device_bytes, SEXP budget_bytes);
