@@ -715,7 +715,7 @@ shard_finish <- function(fit, f, res) {
   w <- if (efam) 0.5 * family$Dd(y, mu, res$ef.theta, pw, 0)$EDmu2 * dmu^2 else
     ifelse(pw > 0, pw * dmu^2 / family$variance(mu), 0)
   d <- family$dev.resids(y, mu, pw)
-  M <- res$Vp / fit$sig2
+  M <- res$Vp / res$scalars[["scale.vp"]]      # ((X'WX + S)^-1: Vp over its own scale)
   fit$linear.predictors <- eta
   fit$fitted.values <- mu
   fit$weights <- fit$wt <- w

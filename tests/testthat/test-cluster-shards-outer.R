@@ -94,6 +94,19 @@ test_that("REML, ML, P-REML, GCV.Cp and UBRE on shards are the one-process fits"
   expect_identical(nodes_hold_nothing(cl), list(c(0L, 0L), c(0L, 0L)))
 })
 
+test_that("the additive model's GCV.Cp and GACV.Cp on shards: the one-process leverages", {
+  for (m in c("GCV.Cp", "GACV.Cp")) {
+    a <- gam_gpu(yn ~ s(x) + s(z), data = d, method = m, device = "off")
+    b <- gam_gpu(yn ~ s(x) + s(z), data = sh, method = m, device = "off", cluster = cl)
+    rng <- diff(range(a$linear.predictors))
+    expect_lt(max(abs(b$linear.predictors - a$linear.predictors)) / rng, 1e-10, label = m)
+    expect_lt(abs(b$gcv.ubre[[1]] / a$gcv.ubre[[1]] - 1), 1e-11, label = m)
+    # (the leverages from Vp over the scale it was made with)
+    expect_lt(max(abs(b$hat - a$hat)), 1e-10, label = m)
+    expect_lt(abs(sum(b$hat) - sum(b$edf)), 1e-8, label = m)
+  }
+})
+
 test_that("a REML fit on shards is gam()'s", {
   g <- mgcv::gam(yg ~ s(x) + s(z), family = Gamma(link = "log"), data = d, method = "REML")
   b <- gam_gpu(yg ~ s(x) + s(z), family = Gamma(link = "log"), data = sh, method = "REML",
