@@ -163,20 +163,13 @@ gg_node_host <- function() list(host = Sys.info()[["nodename"]], cores = physica
 
 # The cluster argument checked: a cluster of R's parallel package, fit by
 # a route whose row-wise work runs on the nodes: the engine's backend
-# operations, or (the data in this session) gam()'s outer iteration's
-# session operations.
-check_cluster <- function(cl, f, shards = FALSE) {
+# operations, or gam()'s outer iteration's session operations.
+check_cluster <- function(cl, f) {
   if (!inherits(cl, "cluster") || !length(cl))
     gamgpu_abort("gamgpu_bad_input",
                  "'cluster' must be a cluster of R's parallel package (parallel::makeCluster())",
                  call = NULL)
-  # (an extended family's outer iteration reads its rows' vectors in R:
-  # the leader must hold them)
-  why <- if (shards && !(f$route$name %in% c("fREML", "gcv", "outer")))
-    sprintf(paste("method = \"%s\" with an extended family (gam()'s outer iteration) is not",
-                  "fitted on shards that stay on the nodes: use method = \"fREML\", or data",
-                  "in this session"), f$method)
-  else if (!(f$route$name %in% c("fREML", "gcv", "outer", "efam_outer")))
+  why <- if (!(f$route$name %in% c("fREML", "gcv", "outer", "efam_outer")))
     sprintf("method = \"%s\" is not fitted on a cluster: use method = \"fREML\"", f$method)
   else if (!is.null(f$ar)) "AR1 residuals (rho) are not fitted on a cluster"
   else if (!is.null(attr(f$y, "censor"))) "a censored response is not fitted on a cluster"

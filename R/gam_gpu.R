@@ -202,10 +202,11 @@ resolve_family <- function(family, env) {
 #' families, \code{negbin(theta)}, \code{Tweedie(p)} and \code{nb()} (others refused).
 #' Methods: fREML, the additive GCV.Cp, and gam()'s outer iteration for R's
 #' exponential and quasi families with one trial a row (REML, ML, P-REML,
-#' P-ML, GCV.Cp/UBRE, GACV.Cp): what it reads of the rows -- the saturated
-#' log likelihood at each scale, the deviance at mean(y), X'W_F X and
+#' P-ML, GCV.Cp/UBRE, GACV.Cp) and for \code{nb()} (REML, ML): what it
+#' reads of the rows -- the saturated log likelihood at each scale and
+#' theta, the deviance at mean(y), the starting weights, X'W_F X and
 #' Fletcher's scale sums at the optimum, the aic -- is summed on the nodes;
-#' an extended family's outer iteration and \code{cbind()} trials are refused
+#' \code{cbind()} trials are refused there
 #' (\code{gamgpu_unsupported_argument}).
 #'
 #' Every argument is honoured with \code{bam()}'s meaning or refused: an
@@ -528,9 +529,9 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                                  "negbin(theta), Tweedie(p) and nb() are); use in-memory data",
                                  "with cluster ="), a$family$family),
                    call = NULL, arguments = "data")
-    # (an extended family's outer iteration refused before the nodes load)
+    # (a method not fitted on a cluster refused before the nodes load)
     if (!is.null(dots$cluster) && inherits(dots$cluster, "cluster"))
-      check_cluster(dots$cluster, list(route = a$route, method = a$method), shards = TRUE)
+      check_cluster(dots$cluster, list(route = a$route, method = a$method))
     shards_load(data, dots$cluster, cl, env, formula, a$control$chunk.size)
   }
   if (!is.null(sh)) on.exit(sh$drop(), add = TRUE)
@@ -568,7 +569,7 @@ gam_gpu <- function(formula, family = gaussian(), data = list(), weights = NULL,
                            unit_weights = f$unit_weights, ar = f$ar)
   } else {
     # (the rows on the nodes of a parallel cluster, X built there: R/cluster.R)
-    check_cluster(dots$cluster, f, shards = !is.null(sh))
+    check_cluster(dots$cluster, f)
     progress_phase(progress, "Loading the shards and building X on the cluster's nodes")
     f$X <- NULL
     f$x_source <- "cluster"

@@ -79,8 +79,8 @@
 #' summed in node order.  With \code{data = gamgpu_shards()} (rows that stay
 #' on the nodes) fREML (for the families \code{\link{gamgpu_shards}} lists),
 #' the additive GCV.Cp and gam()'s outer iteration for R's exponential and
-#' quasi families are (its row sums computed on the nodes); an extended
-#' family's outer iteration and \code{cbind()} trials are refused
+#' quasi families and \code{nb()} are (its row sums computed on the nodes);
+#' \code{cbind()} trials are refused there
 #' (\code{gamgpu_unsupported_argument}).
 #'
 #' Every family, link or method outside these lists is refused with a

@@ -40,8 +40,14 @@ efam_outer_method <- function(method) if (method %in% c("REML", "ML")) method el
 # penalties and model session, and the rows' steps that every evaluation
 # takes (see efam_rows_session() and efam_rows_r()).
 efam_outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, scale,
-                               rows = c("auto", "R"), own = FALSE) {
+                               rows = c("auto", "R"), own = FALSE, shards = NULL) {
   rows <- match.arg(rows)
+  # (rows left on a cluster's nodes: their steps must be the session's, in C)
+  if (!is.null(shards) && !(rows == "auto" && efam_rows_in_c(family)))
+    gamgpu_abort("gamgpu_unsupported_argument",
+                 sprintf(paste("gam()'s methods for %s on shards left on the nodes: %s; use",
+                               "method = \"fREML\", or data in this session"),
+                         family$family, efam_rows_r_reason(family, rows)), call = NULL)
   B <- outer_session(G, ms, S, own)
   n <- B$n
   fam <- mgcv_fun("fix.family.link")(family)
@@ -51,17 +57,19 @@ efam_outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, sc
   nth <- if (isTRUE(fam$n.theta > 0)) as.integer(fam$n.theta) else 0L
   off <- if (is.null(offset)) 0 else offset
   P <- c(B[c("ses", "n", "p", "S", "UrS", "H", "N", "Mp", "env", "gram", "lev", "xb", "xt")], list(
-       y = y, w = w, off = off, fam = fam, nth = nth,
+       y = y, w = w, off = off, fam = fam, nth = nth, shards = shards,
        ml = method == "ML", gamma = gamma, scale = scale, lphi = scale <= 0, crit = method,
        score_fn = efam_outer_score,
-       null_coef = function() B$null_coef(fam$linkfun(mean(y))),
+       null_coef = function()
+         B$null_coef(fam$linkfun(if (is.null(shards)) mean(y) else shards$mean_y)),
        # the family at theta (its working values), as gam.fit4 sets it
        set_theta = function(th) if (nth > 0) fam$putTheta(th),
        # (a family with theta fixed, n.theta = 0, has it at getTheta())
        theta = function() fam$getTheta(),
        # (family$ls(), its row terms once per distinct response: R/family_ls.R)
        ls = function(th, phi) {
-         if (is.null(B$env$lsf)) B$env$lsf <- saturated_ls(fam, y, w)
+         if (is.null(B$env$lsf))
+           B$env$lsf <- if (is.null(shards)) saturated_ls(fam, y, w) else shard_ls(shards, fam)
          B$env$lsf(th, phi)
        },
        # the family's starting mu (its initialize, as gam.fit4 evaluates it)
@@ -73,7 +81,9 @@ efam_outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, sc
          e$mustart
        }))
   ses_rows <- rows == "auto" && efam_rows_in_c(family)
-  P <- c(P, if (ses_rows) efam_rows_session(B, fam, family, y) else efam_rows_r(B, P))
+  P <- c(P, if (ses_rows)
+    efam_rows_session(B, fam, family, if (is.null(shards)) y else shards$sample_y)
+  else efam_rows_r(B, P))
   # (where the rows were computed: the session's "cuda:0" or "cpu", or R)
   P$close <- function() {
     B$close()
@@ -470,8 +480,9 @@ efam_outer_derivs <- function(P, rw, beta, lam, Pm, Hi, Sl) {
 # gam()'s in.out (start$lsp the free log smoothing parameters, start$lscale
 # the log scale where it is a parameter; theta starts from the family's).
 efam_outer_smoothing <- function(G, ms, y, w, offset, family, S, L, lsp0, method, gamma,
-                                 scale, control, start = NULL) {
-  P <- efam_outer_problem(G, ms, y, w, offset, family, S, method, gamma, scale)
+                                 scale, control, start = NULL, shards = NULL) {
+  P <- efam_outer_problem(G, ms, y, w, offset, family, S, method, gamma, scale,
+                          shards = shards)
   # (the session stays open for the final fit, as outer_smoothing()'s)
   handed <- FALSE
   on.exit(if (!handed) P$close())
@@ -483,12 +494,9 @@ efam_outer_smoothing <- function(G, ms, y, w, offset, family, S, L, lsp0, method
     rho0 <- start$lsp
   } else if (nr > 0) {
     # initial.spg(): the weights at the family's start
-    mu0 <- P$mustart()
-    Dd0 <- fam$Dd(y, mu0, fam$getTheta(), w)
-    me2 <- fam$mu.eta(fam$linkfun(mu0))^2
-    w0 <- 0.5 * as.numeric(Dd0$Dmu2 * me2)
-    if (any(w0 < 0)) w0 <- 0.5 * as.numeric(Dd0$EDmu2 * me2)
-    sp0 <- mgcv_fun("initial.sp")(P$gram(w0)$XtWX, G$S, G$off, XX = TRUE)
+    XtWX0 <- if (is.null(shards)) P$gram(efam_start_weights(fam, y, w))$XtWX else
+      Reduce(`+`, shards$over(gg_shard_outer, "efam_start", fam, NULL))
+    sp0 <- mgcv_fun("initial.sp")(XtWX0, G$S, G$off, XX = TRUE)
     if (length(sp0) == nrow(L)) {
       rho0 <- qr.coef(qr(L), log(pmax(sp0, .Machine$double.xmin)) - lsp0)
       rho0[!is.finite(rho0)] <- 0
@@ -497,7 +505,8 @@ efam_outer_smoothing <- function(G, ms, y, w, offset, family, S, L, lsp0, method
   theta0 <- c(th0, rho0)
   if (P$lphi) {
     # get.null.coef()'s null scale over 10, or in.out's
-    null_scale <- sum(fam$dev.resids(y, mean(y) + 0 * y, w)) / P$n
+    null_scale <- (if (is.null(shards)) sum(fam$dev.resids(y, mean(y) + 0 * y, w)) else
+      shard_null_deviance(shards, fam)) / P$n
     theta0 <- c(theta0, if (!is.null(start)) start$lscale else log(null_scale / 10))
   }
   res <- outer_newton(P, L, lsp0, theta0, control)
@@ -505,17 +514,37 @@ efam_outer_smoothing <- function(G, ms, y, w, offset, family, S, L, lsp0, method
   e <- efam_outer_score(P, res$lsp, if (P$lphi) res$theta[P$nth + nr + 1L], res$beta,
                         control, deriv = FALSE, th = res$theta[seq_len(P$nth)])
   P$set_theta(e$th)
-  fr <- P$rows(e$th, 0L, vectors = TRUE)
   res$th <- e$th
   res$beta <- e$beta
   res$pirls_converged <- e$pirls_converged
   res$pirls_iter <- e$pirls_iter
+  if (!is.null(shards)) {
+    res <- shard_efam_outer_rows(res, P)
+    handed <- TRUE
+    return(res)
+  }
+  fr <- P$rows(e$th, 0L, vectors = TRUE)
   res$eta <- fr$eta
   res$mu <- fr$mu
   res$w <- fr$w
   res <- outer_fisher_rows(res, P, fr$wf)
   handed <- TRUE
   res
+}
+
+# initial.spg()'s working weights at the family's starting mu (the rows'
+# own: a shard's are its rows').
+efam_start_weights <- function(fam, y, w) {
+  e <- list2env(list(y = y, weights = w, nobs = length(y), family = fam, mustart = NULL,
+                     etastart = NULL, start = NULL),
+                parent = environment(fam$Dd))
+  eval(fam$initialize, e)
+  mu0 <- e$mustart
+  Dd0 <- fam$Dd(y, mu0, fam$getTheta(), w)
+  me2 <- fam$mu.eta(fam$linkfun(mu0))^2
+  w0 <- 0.5 * as.numeric(Dd0$Dmu2 * me2)
+  if (any(w0 < 0)) w0 <- 0.5 * as.numeric(Dd0$EDmu2 * me2)
+  w0
 }
 
 # gam()'s fields of an extended family's REML or ML fit, on the engine's
@@ -532,6 +561,9 @@ efam_outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control,
   # engine's bgam.fit iteration, from there, ends elsewhere for a family
   # whose expected weights are not Newton's, cpois()'s)
   fit$coefficients[] <- lap$beta
+  # (shards: the nodes' rows at the optimum again, which the engine's pass
+  # moved, and the sample's rows for the object)
+  if (!is.null(P$shards)) lap <- shard_efam_outer_sample(lap, fit, G)
   fit$linear.predictors <- lap$eta
   fit$fitted.values <- lap$mu
   fit$converged <- isTRUE(lap$pirls_converged)
@@ -554,8 +586,12 @@ efam_outer_finish <- function(fit, lap, G, L, lsp0, method, sp.names, control,
 # efam_outer_finish(); the engine then fits at the chosen theta and scale).
 route_efam_outer <- function(method, method_given) {
   r <- route_laplace("efam_outer", method, method_given, function(f, Lg, start)
-    efam_outer_smoothing(f$G, f$ses, f$y, f$w, f$offset, f$family, f$S, Lg, f$lsp0, method,
-                         f$gamma, f$scale, f$control, start = start))
+    if (is.null(f$shards))
+      efam_outer_smoothing(f$G, f$ses, f$y, f$w, f$offset, f$family, f$S, Lg, f$lsp0, method,
+                           f$gamma, f$scale, f$control, start = start)
+    else efam_outer_smoothing(f$G, f$ses, NULL, NULL, NULL, f$family, f$S, Lg, f$lsp0, method,
+                              f$gamma, f$scale, f$control, start = start,
+                              shards = shard_outer_problem(f)))
   laplace_choose <- r$choose
   r$choose <- function(f) {
     rt <- laplace_choose(f)

@@ -6,7 +6,8 @@
 # family$ls() at each scale, the deviance at mean(y), Fletcher's two sums
 # and X'W_F X at the optimum, the aic's sums -- and the fitted object's
 # leverages and weights are the set-up sample's rows, as its other
-# n-vectors (shard_finish()).  Exponential families with one trial a row.
+# n-vectors (shard_finish()).  Exponential families with one trial a row,
+# and the extended families fitted on shards (nb()) with their rows in C.
 
 # ---- on a node ----------------------------------------------------------
 
@@ -18,9 +19,11 @@
 #' last eval, list(XtWX with Fisher's weights, the Pearson statistic,
 #' s.bar's sum) (arg: the engine's family, link and theta); "aic", the
 #' family's aic sums at the session's fitted values (arg: the scale of
-#' Gamma's aic).
+#' Gamma's aic); for an extended family, "ls" at arg = list(theta,
+#' scale), "efam_start", X'WX with initial.spg()'s weights at the family's
+#' starting mu, "efam_fisher", X'W_F X at the session's last rows.
 #' @param key the fit's key.
-#' @param what "ls", "null", "fisher" or "aic".
+#' @param what "ls", "null", "fisher", "aic", "efam_start" or "efam_fisher".
 #' @param family the fit's family with gam.fit3's derivatives
 #'   (outer_family()).
 #' @param arg see what.
@@ -32,11 +35,22 @@ gg_shard_outer <- function(key, what, family, arg) {
   node_fault(paste0("outer_", what))
   switch(what,
          ls = {
+           efam <- inherits(family, "extended.family")
            if (is.null(s$lsf)) {
-             s$lsf <- saturated_ls(family, s$y, s$w, rep(1, length(s$y)))
+             s$lsf <- if (efam) saturated_ls(family, s$y, s$w) else
+               saturated_ls(family, s$y, s$w, rep(1, length(s$y)))
              .node_sessions[[key]] <- s
            }
-           s$lsf(arg)
+           # (an extended family's: its sums, not its rows' terms LSTH1)
+           if (efam) do.call(s$lsf, arg)[c("ls", "lsth1", "lsth2")] else s$lsf(arg)
+         },
+         efam_start = {
+           w0 <- efam_start_weights(family, s$y, s$w)
+           session_call("gram", s$ses$ptr, as.double(w0), numeric(length(w0)))$XtWX
+         },
+         efam_fisher = {
+           r <- session_call("ef_rows", s$ses$ptr, 0L, FALSE, FALSE, TRUE)
+           session_call("gram", s$ses$ptr, as.double(r$wf), numeric(length(r$wf)))$XtWX
          },
          null = sum(family$dev.resids(s$y, arg + 0 * s$y, s$w)),
          fisher = {
@@ -71,12 +85,21 @@ shard_outer_problem <- function(f) {
                  paste("gam()'s methods on shards take a binomial response of one trial a row:",
                        "use method = \"fREML\" for cbind() trials"), call = NULL)
   list(over = f$ses$over_nodes, n_pos = f$n_nonzero, sum_w = f$shards$sw,
-       mean_y = f$shards$mean_rows_y)
+       mean_y = f$shards$mean_rows_y, sample_y = f$y)
 }
 
-# family$ls() of every row: function(scale), the nodes' sums.
-shard_ls <- function(shards, fam)
-  function(phi) Reduce(`+`, shards$over(gg_shard_outer, "ls", fam, phi))
+# family$ls() of every row: function(scale), or function(theta, scale) for
+# an extended family (its ls, lsth1, lsth2), the nodes' sums.
+shard_ls <- function(shards, fam) {
+  if (!inherits(fam, "extended.family"))
+    return(function(phi) Reduce(`+`, shards$over(gg_shard_outer, "ls", fam, phi)))
+  function(th, phi) {
+    parts <- shards$over(gg_shard_outer, "ls", fam, list(th, phi))
+    out <- parts[[1L]]
+    for (nm in names(out)) out[[nm]] <- Reduce(`+`, lapply(parts, `[[`, nm))
+    out
+  }
+}
 
 shard_null_deviance <- function(shards, fam)
   sum(unlist(shards$over(gg_shard_outer, "null", fam, shards$mean_y)))
@@ -94,6 +117,40 @@ shard_outer_rows <- function(res, P) {
   res$rV <- backsolve(Rf, diag(P$p))
   res$P <- P
   res
+}
+
+# The same for an extended family at its optimum (the session's last
+# eval, at theta res$th): X'W_F X with gam.fit4's Fisher weights.
+shard_efam_outer_rows <- function(res, P) {
+  P$rows(res$th, 0L)
+  res$XWX <- Reduce(`+`, P$shards$over(gg_shard_outer, "efam_fisher", P$fam, NULL))
+  Rf <- chol(res$XWX + res$Sl)
+  res$rV <- backsolve(Rf, diag(P$p))
+  res$P <- P
+  res
+}
+
+# An extended family's optimum on shards, after the engine's pass from it:
+# the nodes' rows evaluated at it again (the aic, deviance and null
+# deviance sums read them: shard_efam_finish()), and the sample's rows
+# at it -- eta, mu, Newton's weights (D'' / 2), Fisher's (pmax(E D'' / 2,
+# 0)) and the leverages, from mgcv's dDeta().
+shard_efam_outer_sample <- function(lap, fit, G) {
+  P <- lap$P
+  fam <- P$fam
+  P$eval(lap$beta, lap$th)
+  X <- if (nrow(G$X) == nrow(G$mf)) G$X else full_model_matrix(G, G$mf, cores = 1L)
+  off <- if (length(G$offset) == nrow(G$mf)) as.numeric(G$offset) else 0
+  eta <- drop(X %*% lap$beta) + off
+  mu <- fam$linkinv(eta)
+  dd <- mgcv_fun("dDeta")(fit$y, mu, fit$prior.weights, lap$th, fam, 0)
+  wf <- pmax(0, dd$EDeta2 / 2)
+  lap$eta <- eta
+  lap$mu <- mu
+  lap$w <- dd$Deta2 / 2
+  lap$wf <- wf
+  lap$hat <- wf * rowSums((X %*% tcrossprod(lap$rV)) * X)
+  lap
 }
 
 # The optimum's rows of the set-up sample (the fitted object's rows, at

@@ -132,10 +132,27 @@ test_that("beyond the set-up sample the object keeps the sample's rows and count
   expect_s3_class(summary(b), "summary.gam")
 })
 
-test_that("an extended family's or cbind() trials' methods on shards are refused, the shards let go", {
-  expect_error(gam_gpu(yp ~ s(x), family = mgcv::nb(), data = sh, method = "REML", cluster = cl),
-               class = "gamgpu_unsupported_argument")
+test_that("nb()'s REML and ML on shards, theta estimated or fixed, are the one-process fits", {
+  # (a family object made for each fit: a fit puts its theta into the
+  # object it is given)
+  cases <- list(list(function() mgcv::nb(), "REML"), list(function() mgcv::nb(), "ML"),
+                list(function() mgcv::nb(theta = 3), "REML"),
+                list(function() mgcv::nb(link = "sqrt"), "REML"))
+  for (cs in cases) {
+    a <- gam_gpu(yp ~ s(x) + s(z), family = cs[[1]](), data = d, method = cs[[2]],
+                 device = "off")
+    b <- gam_gpu(yp ~ s(x) + s(z), family = cs[[1]](), data = sh, method = cs[[2]],
+                 device = "off", cluster = cl)
+    label <- paste(a$family$family, a$family$link, cs[[2]])
+    expect_equal(b$family$getTheta(TRUE), a$family$getTheta(TRUE), tolerance = 1e-10,
+                 label = label)
+    expect_lt(abs(b$null.deviance / a$null.deviance - 1), 1e-10, label = paste(label, "null"))
+    expect_shards_outer_parity(a, b, label)
+  }
   expect_identical(nodes_hold_nothing(cl), list(c(0L, 0L), c(0L, 0L)))
+})
+
+test_that("cbind() trials' methods on shards are refused, the shards let go", {
   expect_error(gam_gpu(cbind(yp, 3L) ~ s(x), family = binomial(), data = sh, method = "REML",
                        cluster = cl, device = "off"),
                class = "gamgpu_unsupported_argument")
