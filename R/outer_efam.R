@@ -72,14 +72,7 @@ efam_outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, sc
            B$env$lsf <- if (is.null(shards)) saturated_ls(fam, y, w) else shard_ls(shards, fam)
          B$env$lsf(th, phi)
        },
-       # the family's starting mu (its initialize, as gam.fit4 evaluates it)
-       mustart = function() {
-         e <- list2env(list(y = y, weights = w, nobs = n, family = fam, mustart = NULL,
-                            etastart = NULL, start = NULL),
-                       parent = environment(fam$Dd))
-         eval(fam$initialize, e)
-         e$mustart
-       }))
+       mustart = function() efam_mustart(fam, y, w)))
   ses_rows <- rows == "auto" && efam_rows_in_c(family)
   P <- c(P, if (ses_rows)
     efam_rows_session(B, fam, family, if (is.null(shards)) y else shards$sample_y)
@@ -532,14 +525,20 @@ efam_outer_smoothing <- function(G, ms, y, w, offset, family, S, L, lsp0, method
   res
 }
 
-# initial.spg()'s working weights at the family's starting mu (the rows'
-# own: a shard's are its rows').
-efam_start_weights <- function(fam, y, w) {
+# The family's starting mu for the rows y, w (its initialize, as gam.fit4
+# evaluates it).
+efam_mustart <- function(fam, y, w) {
   e <- list2env(list(y = y, weights = w, nobs = length(y), family = fam, mustart = NULL,
                      etastart = NULL, start = NULL),
                 parent = environment(fam$Dd))
   eval(fam$initialize, e)
-  mu0 <- e$mustart
+  e$mustart
+}
+
+# initial.spg()'s working weights at the family's starting mu (the rows'
+# own: a shard's are its rows').
+efam_start_weights <- function(fam, y, w) {
+  mu0 <- efam_mustart(fam, y, w)
   Dd0 <- fam$Dd(y, mu0, fam$getTheta(), w)
   me2 <- fam$mu.eta(fam$linkfun(mu0))^2
   w0 <- 0.5 * as.numeric(Dd0$Dmu2 * me2)
