@@ -45,6 +45,9 @@ rows <- do.call(rbind, lapply(files, function(f) {
   # (the fREML fits' rows alone: not this script's predictions, nor
   # bench/cluster_methods.R's gam() methods)
   if (!"t_iter_cluster" %in% names(d)) return(NULL)
+  # (and fREML's: gam()'s methods' time is their outer iteration's)
+  if ("method" %in% names(d)) d <- d[d$method == "fREML", , drop = FALSE]
+  if (!nrow(d)) return(NULL)
   kind <- if ("node_device" %in% names(d)) ifelse(grepl("cuda", d$node_device), "gpu", "cpu")
           else ifelse(d$device == "off", "cpu", "gpu")
   it_one <- if ("t_iter_one" %in% names(d)) d$t_iter_one else d$iter_one / d$iterations

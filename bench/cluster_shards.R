@@ -18,6 +18,9 @@
 #                        default; "required" on the GPU machine: the nodes
 #                        then share its GPU)
 #   GAMGPU_BENCH_FAMILY  "binomial" (default) or "gaussian"
+#   GAMGPU_BENCH_METHOD  "fREML" (default), or one of gam()'s methods
+#                        ("REML", "ML", ...: the outer iteration's row sums
+#                        on the nodes, R/shards_outer.R)
 #   GAMGPU_BENCH_OUT     append the row to this CSV file
 #   GAMGPU_BENCH_COLD    0: no first fit on fresh nodes before the measured
 #                        one (which then pays the nodes' one-off costs)
@@ -26,7 +29,8 @@
 # made on the nodes (node i: set.seed(i)).  The row: seconds of the
 # cluster's second fit (its first, on fresh nodes, as cold; both with the
 # nodes' making of their rows, which the one-process fit's clock does not
-# see) and of its iterations, the penalized IRLS iterations, round trips and bytes (both
+# see), of its smoothing parameter selection (gam()'s methods' outer
+# iteration; fREML's is in its iterations) and of its iterations, the penalized IRLS iterations, round trips and bytes (both
 # ways, all nodes) per iteration, the leader's and the largest node's
 # peak resident memory (VmHWM, GiB), the largest node's device memory
 # (its arena's buffers after the fit, GiB), and with `one` the one-process fit's
@@ -41,6 +45,7 @@ one <- length(args) > 2 && args[3] == "1"
 device <- Sys.getenv("GAMGPU_BENCH_DEVICE", "off")
 fam <- Sys.getenv("GAMGPU_BENCH_FAMILY", "binomial")
 out <- Sys.getenv("GAMGPU_BENCH_OUT", "")
+method <- Sys.getenv("GAMGPU_BENCH_METHOD", "fREML")
 
 peak_gib <- function() {
   s <- readLines("/proc/self/status")
@@ -69,9 +74,9 @@ invisible(clusterCall(cl, function(lib) {
 clusterExport(cl, c("make_rows", "n", "k", "fam"))
 # (GAMGPU_BENCH_COLD=0: one fit only, on fresh nodes -- for the largest n)
 t_cold <- if (Sys.getenv("GAMGPU_BENCH_COLD", "1") == "0") NA else
-  system.time(gam_gpu(fo, family = family, data = shards, device = device,
+  system.time(gam_gpu(fo, family = family, data = shards, device = device, method = method,
                       cluster = cl))[["elapsed"]]
-t2 <- system.time(b <- gam_gpu(fo, family = family, data = shards, device = device,
+t2 <- system.time(b <- gam_gpu(fo, family = family, data = shards, device = device, method = method,
                                cluster = cl))[["elapsed"]]
 node_peak <- max(unlist(clusterCall(cl, function() {
   s <- readLines("/proc/self/status")
@@ -88,17 +93,24 @@ leader_peak <- peak_gib()
 it <- as.integer(b$iter)
 cc <- b$device$cluster
 tb <- b$device$timings
-row <- data.frame(n = n, nodes = k, rows_per_node = n / k, family = fam, device = device,
+row <- data.frame(n = n, nodes = k, rows_per_node = n / k, family = fam, method = method,
+                  device = device,
                   node_device = paste(unique(cc$nodes$device), collapse = ";"),
-                  cluster = t2, cluster_cold = t_cold, iter_cluster = tb[["iterations"]],
-                  iterations = it, calls_per_iter = cc$calls / it, bytes_per_iter = cc$bytes / it,
+                  cluster = t2, cluster_cold = t_cold, selection = tb[["selection"]],
+                  iter_cluster = tb[["iterations"]],
+                  iterations = it, calls = cc$calls, bytes = cc$bytes,
+                  calls_per_iter = cc$calls / it, bytes_per_iter = cc$bytes / it,
                   t_iter_cluster = tb[["iterations"]] / it, leader_peak_gib = leader_peak,
                   node_peak_gib = node_peak, node_device_gib = node_device,
                   sample_rows = b$shards$sample_rows,
                   one_process = NA, t_iter_one = NA, overhead_per_iter = NA, agreement = NA)
+# (gam()'s methods: the round trips and bytes are the outer iteration's,
+# not the final fit's iterations')
+if (method != "fREML") row$calls_per_iter <- row$bytes_per_iter <- NA
 if (one) {
   d <- do.call(rbind, lapply(seq_len(k), make_rows, n = n, k = k, fam = fam))
-  t1 <- system.time(a <- gam_gpu(fo, family = family, data = d, device = device))[["elapsed"]]
+  t1 <- system.time(a <- gam_gpu(fo, family = family, data = d, device = device,
+                                 method = method))[["elapsed"]]
   ta <- a$device$timings
   row$one_process <- t1
   row$t_iter_one <- ta[["iterations"]] / a$iter
@@ -111,8 +123,8 @@ if (one) {
                            a$fitted.values[r])) / diff(range(a$fitted.values))
 }
 print(row, digits = 3)
-cat(sprintf("n %g over %d nodes: %.2f s (%d iterations, %.1f round trips and %.0f bytes per iteration); leader peak %.2f GiB, node peak %.2f GiB%s\n",
-            n, k, t2, it, row$calls_per_iter, row$bytes_per_iter, leader_peak, node_peak,
+cat(sprintf("n %g over %d nodes, %s: %.2f s (%d iterations; %d round trips and %.0f bytes in all); leader peak %.2f GiB, node peak %.2f GiB%s\n",
+            n, k, method, t2, it, as.integer(cc$calls), cc$bytes, leader_peak, node_peak,
             if (one) sprintf("; one process %.2f s, overhead %.1f ms per iteration, agreement %.1e",
                              row$one_process, 1000 * row$overhead_per_iter, row$agreement) else ""))
 if (nzchar(out))
