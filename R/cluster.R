@@ -383,7 +383,7 @@ cluster_session <- function(f, cl, policy, shards = NULL) {
       gamgpu_abort(fl$class, fl$message, call = NULL)
     }
     bytes <<- bytes + wire_bytes(args) + wire_bytes(res)
-    outer_combine(name, res, rows = name == "leverage" || (name == "mul" && !isTRUE(a[[2L]])))
+    outer_combine(res, rows = name == "leverage" || (name == "mul" && !isTRUE(a[[2L]])))
   }
   load <- list(cluster = dispatch, p = f$p, unit_weights = as.integer(f$unit_weights))
   ptr <- tryCatch(if (is.null(shards))
@@ -438,8 +438,10 @@ node_rows <- function(x, first, last) {
     x
   } else if (is.matrix(x)) x[first:last, , drop = FALSE] else x[first:last]
 }
+# (the first, second and last rows decide most vectors without a pass)
 is_constant <- function(x)
   is.double(x) && !is.matrix(x) && length(x) > 1L && !is.na(x[[1L]]) &&
+    isTRUE(x[[2L]] == x[[1L]]) && isTRUE(x[[length(x)]] == x[[1L]]) &&
     isTRUE(all(x == x[[1L]]))
 constant_rows <- function(value) structure(list(value = value, rows = NA), class = "gamgpu_constant_rows")
 
@@ -451,14 +453,13 @@ wire_bytes <- function(x) if (is.list(x)) sum(vapply(x, wire_bytes, 0)) else 8 *
 # rows in node order for a result with a value per row (rows: leverages,
 # X B; the rows' vectors by name), else the sum over the shards, in node
 # order (a fit is the same every time).
-outer_combine <- function(name, res, rows = FALSE) {
+outer_combine <- function(res, rows = FALSE) {
   if (any(vapply(res, is.null, NA))) return(NULL)
   join <- function(xs, by_row)
     if (!by_row) Reduce(`+`, xs)
     else if (is.matrix(xs[[1L]])) do.call(rbind, xs) else unlist(xs, use.names = FALSE)
   if (!is.list(res[[1L]])) return(join(res, rows))
-  per_row <- switch(name, rows = c("eta", "mu", "w", "w1", "w2", "wF1", "wF2", "dev1", "pe1", "pe2"),
-                    ef_rows = c("eta", "mu", "w", "wf"), character())
+  per_row <- attr(res[[1L]], "row_vectors")   # (src/r/session_r.c names them)
   out <- res[[1L]]
   for (nm in names(out))
     if (!is.null(out[[nm]])) out[nm] <- list(join(lapply(res, `[[`, nm), nm %in% per_row))

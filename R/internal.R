@@ -22,8 +22,10 @@ arena_host_stats <- function(arena) arena_totals(.Call(gg_host_arena_stats, aren
 
 arena_host_free <- function(arena) invisible(.Call(gg_host_arena_free, arena))
 
-arena_bucket_of <- function(n) .Call(gg_arena_bucket_of_r, as.double(n))
-arena_class_elements <- function(c) .Call(gg_arena_class_elements_r, as.integer(c))
+# The arena's size class of n doubles (bucket) and what its buffers hold
+# (elements); NA where n has no class.
+arena_size_class <- function(n) .Call(gg_arena_size_class_r, as.double(n))
+arena_bucket_of <- function(n) arena_size_class(n)$bucket
 
 # Take n doubles from a device arena and give them back (error paths).
 arena_device_try <- function(n, label = "test", ordinal = 0L)

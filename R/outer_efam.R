@@ -42,12 +42,12 @@ efam_outer_method <- function(method) if (method %in% c("REML", "ML")) method el
 efam_outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, scale,
                                rows = c("auto", "R"), own = FALSE, shards = NULL) {
   rows <- match.arg(rows)
-  # (rows left on a cluster's nodes: their steps must be the session's, in C)
+  # (rows left on a cluster's nodes: their steps must be the session's, in
+  # C; shard_family_ok() admits nb() alone, whose rows are)
   if (!is.null(shards) && !(rows == "auto" && efam_rows_in_c(family)))
-    gamgpu_abort("gamgpu_unsupported_argument",
-                 sprintf(paste("gam()'s methods for %s on shards left on the nodes: %s; use",
-                               "method = \"fREML\", or data in this session"),
-                         family$family, efam_rows_r_reason(family, rows)), call = NULL)
+    gamgpu_abort("gamgpu_internal_error",
+                 sprintf("shards: %s's rows are not in C (%s)", family$family,
+                         efam_rows_r_reason(family, rows)), call = NULL)
   B <- outer_session(G, ms, S, own)
   n <- B$n
   fam <- mgcv_fun("fix.family.link")(family)

@@ -426,35 +426,31 @@ SEXP gg_host_arena_free(SEXP ptr)
     return R_NilValue;
 }
 
-SEXP gg_arena_bucket_of_r(SEXP n)
+/* Each size's class in the arena and the doubles a buffer of that class
+ * holds (NA for a size with no class: negative, not finite, or too large). */
+SEXP gg_arena_size_class_r(SEXP n)
 {
     if (TYPEOF(n) != REALSXP)
         gg_abort("gamgpu_bad_input", "n must be a double vector");
     R_xlen_t len = XLENGTH(n);
-    SEXP out = PROTECT(Rf_allocVector(INTSXP, len));
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, 2));
+    SEXP nms = PROTECT(Rf_allocVector(STRSXP, 2));
+    SET_STRING_ELT(nms, 0, Rf_mkChar("bucket"));
+    SET_STRING_ELT(nms, 1, Rf_mkChar("elements"));
+    Rf_setAttrib(out, R_NamesSymbol, nms);
+    SEXP bucket = Rf_allocVector(INTSXP, len);
+    SET_VECTOR_ELT(out, 0, bucket);
+    SEXP elements = Rf_allocVector(REALSXP, len);
+    SET_VECTOR_ELT(out, 1, elements);
     for (R_xlen_t i = 0; i < len; i++) {
         double v = REAL(n)[i];
         /* a size beyond what a size_t holds has no bucket either (SIZE_MAX) */
-        INTEGER(out)[i] = (!R_FINITE(v) || v < 0) ? NA_INTEGER
+        int b = (!R_FINITE(v) || v < 0) ? -1
             : gg_arena_bucket_of(v < 0x1p63 ? (size_t) v : SIZE_MAX);
+        INTEGER(bucket)[i] = b < 0 ? NA_INTEGER : b;
+        REAL(elements)[i] = b < 0 ? NA_REAL : (double) gg_arena_class_elements(b);
     }
-    UNPROTECT(1);
-    return out;
-}
-
-/* The doubles a buffer of each size class holds (NA for no class). */
-SEXP gg_arena_class_elements_r(SEXP c)
-{
-    if (TYPEOF(c) != INTSXP)
-        gg_abort("gamgpu_bad_input", "c must be an integer vector");
-    R_xlen_t len = XLENGTH(c);
-    SEXP out = PROTECT(Rf_allocVector(REALSXP, len));
-    for (R_xlen_t i = 0; i < len; i++) {
-        int v = INTEGER(c)[i];
-        REAL(out)[i] = (v == NA_INTEGER || v < 0 || v >= GG_ARENA_NBUCKETS) ? NA_REAL
-            : (double) gg_arena_class_elements(v);
-    }
-    UNPROTECT(1);
+    UNPROTECT(2);
     return out;
 }
 

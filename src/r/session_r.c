@@ -572,6 +572,18 @@ static int vector_wanted(SEXP vectors, const char *name)
     return 0;
 }
 
+/* Names the entries of a session's result that hold a value per row
+ * (names[first .. first + count - 1]): a cluster's leader joins those over
+ * its nodes and sums the rest (R/cluster.R: outer_combine()). */
+static void mark_row_vectors(SEXP out, const char **names, int first, int count)
+{
+    SEXP rv = PROTECT(Rf_allocVector(STRSXP, count));
+    for (int i = 0; i < count; i++)
+        SET_STRING_ELT(rv, i, Rf_mkChar(names[first + i]));
+    Rf_setAttrib(out, Rf_install("row_vectors"), rv);
+    UNPROTECT(1);
+}
+
 /* gam.fit3's rows at the last eval, kept in the session for
  * gg_session_derivs_r(): Newton's weights and their derivatives (Fisher's
  * too for a link that is not canonical), with pearson the Pearson terms'.
@@ -607,6 +619,7 @@ SEXP gg_session_rows_r(SEXP ptr, SEXP family, SEXP link, SEXP pearson, SEXP gram
             if (v[i] != NULL && vector_wanted(vectors, names[2 + i]))
                 SET_VECTOR_ELT(out, 2 + i, host_vector(v[i], s->d.n));
     }
+    mark_row_vectors(out, names, 2, 10);
     UNPROTECT(2);
     return out;
 }
@@ -801,6 +814,7 @@ SEXP gg_session_ef_rows_r(SEXP ptr, SEXP level, SEXP gram, SEXP xg, SEXP vectors
         const double *v[] = {r->eta, r->mu, r->w, r->ewf};
         for (int i = 0; i < 4; i++) SET_VECTOR_ELT(out, 5 + i, host_vector(v[i], s->d.n));
     }
+    mark_row_vectors(out, names, 5, 4);
     UNPROTECT(5);
     return out;
 }

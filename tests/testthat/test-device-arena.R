@@ -1,23 +1,25 @@
 # The arena's bookkeeping, run over host memory: no device needed.
 
 test_that("size classes: the next power of two up to 2^20, then eighths of an octave", {
-  b <- gamgpu:::arena_bucket_of(c(0, 1, 2, 3, 4, 5, 1000, 1024, 1025, 2^20))
-  expect_identical(b, c(0L, 0L, 1L, 2L, 2L, 3L, 10L, 10L, 11L, 20L))
-  expect_identical(gamgpu:::arena_class_elements(b), 2^c(0, 0, 1, 2, 2, 3, 10, 10, 11, 20))
+  sc <- gamgpu:::arena_size_class(c(0, 1, 2, 3, 4, 5, 1000, 1024, 1025, 2^20))
+  expect_identical(sc$bucket, c(0L, 0L, 1L, 2L, 2L, 3L, 10L, 10L, 11L, 20L))
+  expect_identical(sc$elements, 2^c(0, 0, 1, 2, 2, 3, 10, 10, 11, 20))
   # beyond 2^20 doubles a buffer is at most an eighth larger than asked,
   # exact at the steps, and the classes follow one another
   n <- c(2^20 + 1, 9 * 2^17, 9 * 2^17 + 1, 2^21, 2.5e8, 1e9, 1e9 / 3, 2^40, 2^40 + 1)
-  e <- gamgpu:::arena_class_elements(gamgpu:::arena_bucket_of(n))
+  e <- gamgpu:::arena_size_class(n)$elements
   expect_true(all(e >= n & e <= n * 9 / 8))
   expect_identical(e[c(2, 4, 8)], n[c(2, 4, 8)])
   expect_identical(e[[1]], 9 * 2^17)
   expect_identical(e[[3]], 10 * 2^17)
   m <- 2^20 + 2^(17:37)
   expect_true(all(diff(gamgpu:::arena_bucket_of(sort(c(m, m + 1)))) >= 0))
-  k <- 21:28                                  # the first octave's eight steps
-  expect_identical(gamgpu:::arena_class_elements(k), 2^20 + (k - 20) * 2^17)
-  expect_identical(gamgpu:::arena_bucket_of(c(2^60, 2^61)) >= 0L, c(TRUE, FALSE))
-  expect_true(is.na(gamgpu:::arena_class_elements(-1L)))
+  steps <- gamgpu:::arena_size_class(2^20 + (1:8) * 2^17)   # the first octave's eight steps
+  expect_identical(steps$bucket, 21:28)
+  expect_identical(steps$elements, 2^20 + (1:8) * 2^17)
+  big <- gamgpu:::arena_size_class(c(2^60, 2^61, -1, NA))
+  expect_identical(is.na(big$bucket), c(FALSE, TRUE, TRUE, TRUE))
+  expect_identical(is.na(big$elements), c(FALSE, TRUE, TRUE, TRUE))
 })
 
 test_that("released buffers are reused: hits, misses and bytes add up", {
