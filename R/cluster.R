@@ -197,7 +197,7 @@ node_threads <- function(hosts, nthreads) {
 # global environment.)
 node_setup <- function(G)
   without_frames(list(smooth = G$smooth, nsdf = G$nsdf, pterms = G$pterms,
-                      contrasts = G$contrasts, P = G$P, X = matrix(0, 0L, ncol(G$X))))
+                      contrasts = G$contrasts, P = G$P, X = G$X[0L, , drop = FALSE]))
 
 # x with every formula's and terms' environment (attribute .Environment)
 # the global one, through lists and attributes.

@@ -43,9 +43,10 @@ recipe_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
 # the R route with the difference as its reason -- so that a smooth whose
 # mgcv object holds something the recipe does not know about can never
 # give a silently different model matrix.  (recipe: smooth_recipe, or a
-# stand-in for tests.)
+# stand-in for tests; reference(sub): the columns mgcv's fit takes on the
+# rows of sub, where they are not PredictMat's -- gam()'s fit of a t2().)
 checked_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyenv()),
-                           recipe = smooth_recipe) {
+                           recipe = smooth_recipe, reference = NULL) {
   r <- recipe(s, mf, threads, codes)
   if (inherits(r, "gg_no_recipe")) return(r)
   n <- nrow(mf)
@@ -62,7 +63,7 @@ checked_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyen
   rs$ncol <- recipe_columns(rs)
   Xc <- drop_deleted(s, .Call(gg_xplan_build_r, list(n = length(rows), p = rs$ncol,
                                                      threads = 1L, blocks = list(rs))))
-  Xm <- mgcv::PredictMat(s, sub)
+  Xm <- if (is.null(reference)) mgcv::PredictMat(s, sub) else reference(sub)
   scale <- max(1, abs(Xm))
   # rounding allowed: none under the reference BLAS (the same sums in the
   # same order); under an optimized BLAS PredictMat's products sum in
@@ -71,7 +72,8 @@ checked_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyen
   # A recipe that is wrong is off by far more (a knot moved by 1e-3: 1e-4).
   tol <- max(1e-11, 1e-13 * summed_terms(s))
   if (!identical(dim(Xc), dim(Xm)) || !all(abs(Xc - Xm) <= tol * scale))
-    return(no_recipe(s$label, ": its C basis differs from mgcv's PredictMat (",
+    return(no_recipe(s$label, ": its C basis differs from mgcv's ",
+                     if (is.null(reference)) "PredictMat" else "fit columns", " (",
                      if (identical(dim(Xc), dim(Xm))) format(max(abs(Xc - Xm)) / scale, digits = 2)
                      else "columns", ")"))
   r
@@ -158,6 +160,8 @@ margin_constraint <- function(s) {
   if (inherits(qrc, "sweepDrop")) {
     map$drop <- as.integer(qrc[1L])
     map$shift <- as.double(qrc[-1L])
+  } else if (!is.null(attr(s, "fit_Z"))) {
+    map$Z <- attr(s, "fit_Z")                 # (t2_fit_constraint())
   } else if (inherits(qrc, "qr")) {
     if (is.null(n_cons) || n_cons <= 0L)
       return(no_recipe(s$label, ": a QR constraint without constraints"))
@@ -475,6 +479,55 @@ t2_selection <- function(s) {
   sel
 }
 
+# The constraint map Z of gam()'s fit of t2 smooth s (smoothCon(), modCon
+# 0), where its object keeps the prediction constraint, colSums(X) (attr
+# qrc).  t2's constructor puts the penalised columns first and the null
+# space's (k - sum(rank) of them) last; its fit constraint is colSums(X)
+# on the null space's columns alone -- one column: that column dropped;
+# more: absorbed into them by their own QR, the last dropped (smoothCon's
+# "indi" route).  Q of a QR does not change with the constraint's scale,
+# so qrc's first column stands for colSums(X).  model_matrix_plan()
+# checks the result against gam()'s X.
+t2_fit_constraint <- function(s) {
+  qrc <- attr(s, "qrc")
+  if (!inherits(qrc, "qr") || !identical(as.integer(attr(s, "nCons")), 1L))
+    return(no_recipe(s$label, ": gam()'s fit of a t2() smooth whose prediction constraint ",
+                     "is not one sum-to-zero"))
+  k <- nrow(qrc$qr)
+  nsd <- k - sum(s$rank)
+  if (nsd < 1L || nsd != s$null.space.dim + 1L)
+    return(no_recipe(s$label, ": gam()'s fit of a t2() smooth whose null space is not its last ",
+                     "columns"))
+  if (nsd == 1L) return(diag(k)[, -k, drop = FALSE])
+  cp <- qr.qy(qrc, c(1, numeric(k - 1L)))
+  indi <- (k - nsd + 1L):k
+  Q <- qr.Q(qr(matrix(cp[indi], ncol = 1L)), complete = TRUE)
+  Z <- diag(k)
+  Z[indi, indi[-nsd]] <- Q[, -1L]
+  Z[, -indi[nsd], drop = FALSE]
+}
+
+# gam()'s fit columns of t2 smooth s on the rows of a frame, from mgcv's
+# own: X = Xp P (gam.setup()), Xp the prediction parameterisation's model
+# matrix, whose columns of s are PredictMat's.  P's columns for s mix only
+# s's own and the intercept (the two constraints differ by a constant);
+# any other P (no intercept to take the difference) has no recipe.
+t2_fit_reference <- function(G, s) {
+  cols <- s$first.para:s$last.para
+  Pc <- G$P[, cols, drop = FALSE]
+  if (!(G$nsdf > 0L && identical(colnames(G$X)[1L], "(Intercept)")))
+    return(no_recipe(s$label, ": gam()'s fit of a t2() smooth in a model without an ",
+                     "intercept (G$P maps its constraint to the prediction one by least squares)"))
+  other <- setdiff(seq_len(nrow(Pc)), c(1L, cols))
+  if (length(other) && max(abs(Pc[other, ])) > 1e-10 * max(abs(Pc)))
+    return(no_recipe(s$label, ": gam()'s fit of a t2() smooth whose constraint mixes other ",
+                     "terms' columns (G$P)"))
+  function(sub) {
+    X <- mgcv::PredictMat(s, sub) %*% Pc[cols, , drop = FALSE]
+    X + matrix(Pc[1L, ], nrow(X), ncol(X), byrow = TRUE)
+  }
+}
+
 # One margin (or an ordinary smooth's basis) as src/basis/xplan.h's gg_xmargin:
 # its type, raw columns k, covariates and basis data.  No constraint (the
 # caller adds the margin's own, where mgcv applies it).
@@ -661,12 +714,12 @@ model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
   if (!isTRUE(getOption("gamgpu.x_recipe", TRUE)))
     return(no_recipe("option gamgpu.x_recipe is FALSE"))
   # (gam()'s set-up of a t2() smooth, modCon = 0: its fit's constraint is
-  # not its prediction's, which is the one its object keeps and a recipe
-  # would build; G$P maps the one to the other -- bam()'s set-up has one
-  # constraint, and G$P the identity to rounding)
-  if (!is.null(G$P) && max(abs(G$P - diag(nrow(G$P)))) > 1e-8)
-    return(no_recipe(paste("gam()'s fit of a t2() smooth takes a constraint other than the",
-                           "prediction one its object keeps (G$P)")))
+  # not its prediction's, which is the one its object keeps; G$P maps the
+  # one to the other.  A t2() block is then built with its fit constraint
+  # (t2_fit_constraint()) and checked against gam()'s columns, which G$P
+  # makes of PredictMat's (t2_fit_reference()).
+  # bam()'s set-up has one constraint, and G$P the identity to rounding.)
+  fit_cons <- !is.null(G$P) && max(abs(G$P - diag(nrow(G$P)))) > 1e-8
   n <- nrow(mf)
   p <- ncol(G$X)
   blocks <- list()
@@ -678,7 +731,23 @@ model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
   }
   codes <- new.env(parent = emptyenv())
   for (s in G$smooth) {
-    r <- checked_recipe(s, mf, threads, codes)
+    reference <- NULL
+    if (fit_cons) {
+      cols <- s$first.para:s$last.para
+      if (inherits(s, "t2.smooth")) {
+        Z <- t2_fit_constraint(s)
+        if (inherits(Z, "gg_no_recipe")) return(Z)
+        attr(s, "fit_Z") <- Z
+        reference <- t2_fit_reference(G, s)
+        if (inherits(reference, "gg_no_recipe")) return(reference)
+      } else if (max(abs(G$P[, cols] - diag(p)[, cols])) > 1e-8) {
+        # (any other smooth's columns are the same in both: G$P's columns
+        # for it are the identity's)
+        return(no_recipe(s$label, ": gam()'s fit takes a constraint other than the prediction ",
+                         "one its object keeps (G$P)"))
+      }
+    }
+    r <- checked_recipe(s, mf, threads, codes, reference = reference)
     if (inherits(r, "gg_no_recipe")) return(r)
     if (r$kind == 2L && r$d > 4L)
       return(no_recipe(s$label, ": a thin plate basis of more than 4 variables"))

@@ -99,6 +99,15 @@ test_that("offsets, gam()'s fixed penalty and tw() over two nodes are the one-pr
   }
 })
 
+test_that("a t2() model under gam()'s methods: the nodes build gam()'s fit columns from its recipe", {
+  d <- outer_data(1500, seed = 43)
+  a <- gam_gpu(yg ~ t2(x, z) + s(v), data = d, method = "REML", device = "off")
+  b <- gam_gpu(yg ~ t2(x, z) + s(v), data = d, method = "REML", device = "off", cluster = cl)
+  expect_outer_parity(a, b, "t2 REML")
+  expect_identical(b$device$cluster$nodes$model_matrix, c("recipe", "recipe"))
+  expect_lt(max(abs(b$coefficients - a$coefficients)) / max(abs(a$coefficients)), 1e-8)
+})
+
 test_that("a row-sized argument goes to each node as its rows; one value as that value", {
   is_constant <- gamgpu:::is_constant
   expect_true(is_constant(c(2, 2, 2)))

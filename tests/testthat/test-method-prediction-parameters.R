@@ -44,15 +44,52 @@ test_that("fREML's set-up (bam()'s, modCon = 2: one constraint) gives bam()'s t2
   expect_lt(max(abs(predict(g, d[1:30, ]) - predict(b, d[1:30, ]))), 1e-6)
 })
 
-test_that("X of a t2() model under gam()'s set-up is not built from a recipe of the prediction constraint", {
+test_that("X of a t2() model under gam()'s set-up is built with gam()'s fit constraint", {
   set.seed(4)
   d <- mgcv::gamSim(1, n = 600, verbose = FALSE)
+  forms <- list(y ~ t2(x0, x1) + s(x2),                    # null space of 4 columns
+                y ~ t2(x0, x1, bs = c("cr", "ps")) + s(x3),
+                y ~ t2(x0, x2, full = TRUE),
+                y ~ t2(x0, x1, x2),
+                y ~ t2(x0, x1, bs = c("tp", "cr"), m = c(1, 2)))  # null space of 1: dropped
+  for (f in forms) {
+    label <- deparse(f)
+    G <- gam_gpu(f, data = d, method = "REML", fit = FALSE)
+    expect_false(is.null(G$P), label = label)
+    r <- gamgpu:::model_matrix_plan(G, G$mf, threads = 1L)
+    expect_false(inherits(r, "gg_no_recipe"), label = label)
+    X <- .Call(gamgpu:::gg_xplan_build_r, r)
+    for (s in G$smooth) {
+      cols <- s$first.para:s$last.para
+      # t2: gam()'s own columns (its fit constraint), bit for bit but for
+      # the order of a few sums; any other smooth: PredictMat's, as a
+      # recipe always is (gam()'s set-up's thin plate columns differ from
+      # PredictMat's by ~1e-10: a different order of the same sums)
+      ref <- if (inherits(s, "t2.smooth")) G$X[, cols] else mgcv::PredictMat(s, G$mf)
+      expect_lt(max(abs(X[, cols] - ref)), 1e-12 * max(abs(ref)), label = paste(label, s$label))
+      if (inherits(s, "t2.smooth"))         # (and not the prediction constraint's)
+        expect_gt(max(abs(X[, cols] - mgcv::PredictMat(s, G$mf))), 1e-3, label = label)
+    }
+  }
+  # a smooth other than t2 whose fit constraint differs (G$P not the
+  # identity on its columns): no recipe, and the reason names it
   G <- gam_gpu(y ~ t2(x0, x1) + s(x2), data = d, method = "REML", fit = FALSE)
-  expect_false(is.null(G$P))
+  cols <- G$smooth[[2]]$first.para + 0:1
+  G$P[cols, cols] <- G$P[cols, cols] + 1e-3
   r <- gamgpu:::model_matrix_plan(G, G$mf, threads = 1L)
   expect_s3_class(r, "gg_no_recipe")
-  expect_match(attr(r, "reason"), "t2() smooth", fixed = TRUE)
-  # (bam()'s set-up: one constraint, a recipe)
+  expect_match(attr(r, "reason"), "s(x2): gam()'s fit takes a constraint", fixed = TRUE)
+  # without an intercept G$P is a least-squares map: no recipe, and why
+  G <- gam_gpu(y ~ t2(x0, x1) - 1, data = d, method = "REML", fit = FALSE)
+  r <- gamgpu:::model_matrix_plan(G, G$mf, threads = 1L)
+  expect_s3_class(r, "gg_no_recipe")
+  expect_match(attr(r, "reason"), "t2(x0,x1): gam()'s fit of a t2() smooth in a model without an intercept",
+               fixed = TRUE)
+  # (bam()'s set-up: one constraint, the prediction one's recipe)
   Gb <- gam_gpu(y ~ t2(x0, x1) + s(x2), data = d, fit = FALSE)
-  expect_false(inherits(gamgpu:::model_matrix_plan(Gb, Gb$mf, threads = 1L), "gg_no_recipe"))
+  rb <- gamgpu:::model_matrix_plan(Gb, Gb$mf, threads = 1L)
+  expect_false(inherits(rb, "gg_no_recipe"))
+  cols <- Gb$smooth[[1]]$first.para:Gb$smooth[[1]]$last.para
+  expect_lt(max(abs(.Call(gamgpu:::gg_xplan_build_r, rb)[, cols] -
+                      mgcv::PredictMat(Gb$smooth[[1]], Gb$mf))), 1e-12)
 })
