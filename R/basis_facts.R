@@ -81,7 +81,7 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
   kind <- vapply(specs, facts_kind, "", mf = mf)
   if (any(kind == ""))
     return(none(sprintf(paste("gam()'s bases are set up in R for every row where a term is not",
-                              "a tp, ts, cr, cs, cc, ps, cp, bs, gp, fs (cr base), sz (cr, tp base), te or ti (cr, ps, tp margins) smooth of numeric",
+                              "a tp, ts, cr, cs, cc, ps, cp, bs, gp, fs (cr base), sz (cr, tp base), te or ti (cr, ps, tp margins), t2 (cr, ps margins) smooth of numeric",
                               "covariates (by a factor or numbers) or a random effect of one",
                               "factor: %s"),
                         specs[[which(kind == "")[1L]]]$label)))
@@ -110,7 +110,8 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
                 ps = ps_facts(s, mf, knots, threads), gp = gp_facts(s, mf, knots, threads),
                 fs = fs_facts(s, mf, knots, threads, dev),
                 sz = sz_facts(s, mf, knots, threads),
-                te = te_facts(s, mf, knots, threads, dev))
+                te = te_facts(s, mf, knots, threads, dev),
+                t2 = t2_facts(s, mf, knots, threads, dev))
     if (is.null(f)) return(none(sprintf("gam()'s basis of %s is set up in R", s$label)))
     # (a factor smooth brings its statistics, fs_facts(); the others' come
     # from their basis on every row, the device's for a GPU fit, reduced in C)
@@ -122,6 +123,7 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
     f$mean <- st$mean
     if (!is.null(st$by)) f <- c(f, st$by)
     f$threads <- threads
+    f$n <- n
     f$dev <- dev
     rows <- c(rows, as.integer(st$imax))
     class(s) <- c("gg_facts.smooth.spec", class(s))
@@ -140,7 +142,8 @@ basis_stats <- function(s, f, mf, n, threads, dev) {
   by <- !identical(s$by, "NA")
   sz <- !is.null(f[["sz"]])
   ps <- inherits(f$sm, range_bases) ||
-    (inherits(f$sm, "tensor.smooth") && any(vapply(f$sm$margin, inherits, NA, "pspline.smooth")))
+    (inherits(f$sm, c("tensor.smooth", "t2.smooth")) &&
+       any(vapply(f$sm$margin, inherits, NA, "pspline.smooth")))
   if (!by && !ps && !sz) {
     st <- raw_basis_stats(f$sm, mf, n, threads, dev, f$rms)
     if (is.null(st)) return("")
@@ -214,6 +217,13 @@ facts_kind <- function(s, mf) {
     return(if (numeric_vars(s$term)) sub(".smooth.spec", "", cl, fixed = TRUE) else "")
   if (length(cl) == 1L && cl %in% names(one_var) && length(s$term) == 1L && is.null(s$xt))
     return(if (numeric_vars(s$term)) one_var[[cl]] else "")
+  # (t2(): one-variable cr and ps margins, no by variable)
+  if (identical(cl, "t2.smooth.spec")) {
+    ok <- identical(s$by, "NA") && all(vapply(s$margin, function(m)
+      length(m$term) == 1L && class(m)[1L] %in% c("cr.smooth.spec", "ps.smooth.spec") &&
+        identical(m$by, "NA") && (is.null(m$xt) || identical(m$xt, list())), NA))
+    return(if (ok && numeric_vars(s$term)) "t2" else "")
+  }
   if (identical(cl, "tensor.smooth.spec")) {
     ok <- all(vapply(s$margin, function(m)
       length(m$term) == 1L &&
@@ -376,7 +386,7 @@ range_bases <- c("pspline.smooth", "cpspline.smooth", "Bspline.smooth")
 # a column no row reaches.
 ps_columns_reached <- function(sm, X, mf, n, threads, dev) {
   if (inherits(sm, range_bases)) return(all(colSums(abs(X)) > 0))
-  if (!inherits(sm, "tensor.smooth")) return(TRUE)
+  if (!inherits(sm, c("tensor.smooth", "t2.smooth"))) return(TRUE)
   for (m in sm$margin) if (inherits(m, "pspline.smooth")) {
     Xm <- raw_basis_matrix(m, mf, n, threads, dev)
     if (is.null(Xm) || !all(colSums(abs(Xm)) > 0)) return(FALSE)
@@ -598,9 +608,9 @@ cr_facts <- function(s, mf, knots, threads = 1L) {
 #' The smooth.construct() method behind gam_gpu()'s set-up of gam()'s
 #' bases (methods other than "fREML") on a few rows; see R/basis_facts.R.
 #' Not for direct use.
-#' @param object a "tp", "cr" or te() smooth specification marked by gamgpu.
+#' @param object a "tp", "cr", te() or t2() smooth specification marked by gamgpu.
 #' @param data,knots as for [mgcv::smooth.construct()].
-#' @return mgcv's "tprs.smooth", "cr.smooth" or "tensor.smooth" object, its centring
+#' @return mgcv's "tprs.smooth", "cr.smooth", "tensor.smooth" or "t2.smooth" object, its centring
 #'   constraint (C) that of every row.
 #' @keywords internal
 #' @exportS3Method mgcv::smooth.construct
@@ -615,6 +625,8 @@ smooth.construct.gg_facts.smooth.spec <- function(object, data, knots) {
   if (is.null(X)) X <- mgcv::Predict.matrix(sm, data)
   if (f$rms) sm <- tprs_scaled(sm, X, f$scale) else sm$X <- X
   if (!is.null(f$shrink)) sm <- tprs_shrunk(sm, f$shrink)
+  # (a t2(): its two constraints, R/basis_facts_t2.R)
+  if (isTRUE(f$t2)) return(t2_constraints(sm, f$mean, f$n))
   # (a ti() has no constraint of its own: its margins have theirs; a te()
   # margin none; a factor smooth none)
   if (!isTRUE(sm$inter) && !isTRUE(f$margin) && !inherits(sm, "fs.interaction"))

@@ -304,7 +304,7 @@ raw_basis_plan <- function(m, data, n, threads, dev = NULL, tp1_table = NA) {
   # (a tensor product before its constraint: its margins' row products,
   # te()'s reparameterisation included; a factor smooth: its factor's
   # indicators times its reparameterised base)
-  tensor <- inherits(m, c("tensor.smooth", "fs.interaction"))
+  tensor <- inherits(m, c("tensor.smooth", "t2.smooth", "fs.interaction"))
   if (tensor) m$by <- "NA"            # (the raw basis: its by variable is applied later)
   codes$tp1_table <- if (tensor) FALSE else if (is.na(tp1_table)) tp1_table_pays(m, n, dev) else
     tp1_table

@@ -57,7 +57,7 @@ test_that("smooths the facts do not cover take gam()'s set-up on every row", {
   for (f in list(yb ~ s(x0, id = 1) + s(x2, id = 1),   # linked smooths (id)
                  yb ~ s(x0) + te(x0, x1),              # nested: gam.side() deletes columns
                  yb ~ s(x0, bs = "ad") + s(x1),        # a basis without facts
-                 yb ~ t2(x0, x1) + s(x2),              # a t2() tensor product
+                 yb ~ t2(x0, x1, bs = "tp") + s(x2),   # a t2() of thin plate margins
                  yb ~ s(x0, fac, bs = "fs") + s(x2),   # a factor smooth of a tp base
                  yb ~ te(x0, x1, bs = "cc") + s(x2),   # a te() margin without facts
                  yb ~ s(fac, x0, bs = "re") + s(x2))) {  # a random slope
