@@ -64,8 +64,12 @@
 #' base's basis on every row for \code{gamm()}'s conversion, is left
 #' \code{NULL}),
 #' \code{te()} and \code{ti()} of cr, ps and tp margins, with by
-#' variables, and random effects.  Any other term (for example \code{t2()},
-#' a thin plate factor smooth, linked smooths by \code{id}):
+#' variables, \code{t2()} of cr and ps margins (each margin's natural
+#' parameterisation from its cross products over every row; X built with
+#' gam()'s fit constraint, the coefficients reported in its prediction
+#' parameterisation as gam() reports them), and random effects.  Any other
+#' term (for example a \code{t2()} of thin plate margins or with a by
+#' variable, a thin plate factor smooth, linked smooths by \code{id}):
 #' X is built in R on every row, and \code{fit$device$model_matrix_reason}
 #' says which term.
 #'
