@@ -11,7 +11,9 @@
 #   GAMGPU_BENCH_MODEL     "four" (default: s(x0) + s(x1) + s(x2) + s(x3)) or
 #                          "mixed" (issue 36's: s(x0) + s(x1, bs = "cr") +
 #                          te(x2, x3, k = c(6, 6)) + s(fac, bs = "re"), fac
-#                          of 30 levels with a random effect)
+#                          of 30 levels with a random effect) or "t2"
+#                          (t2(x0, x1) + t2(x2, x3, bs = c("cr", "ps")) +
+#                          s(fac, bs = "re"))
 #   GAMGPU_BENCH_FAMILIES  families (default "gaussian,binomial"; also
 #                          "poisson", "Gamma" (log link), "nb" and "tw",
 #                          mgcv's extended families)
@@ -49,7 +51,8 @@ cores <- as.integer(Sys.getenv("GAMGPU_BENCH_GAM_THREADS", parallel::detectCores
 model <- Sys.getenv("GAMGPU_BENCH_MODEL", "four")
 f <- switch(model, four = y ~ s(x0) + s(x1) + s(x2) + s(x3),
             mixed = y ~ s(x0) + s(x1, bs = "cr") + te(x2, x3, k = c(6, 6)) + s(fac, bs = "re"),
-            stop("GAMGPU_BENCH_MODEL is \"four\" or \"mixed\""))
+            t2 = y ~ t2(x0, x1) + t2(x2, x3, bs = c("cr", "ps")) + s(fac, bs = "re"),
+            stop("GAMGPU_BENCH_MODEL is \"four\", \"mixed\" or \"t2\""))
 cells <- Sys.getenv("GAMGPU_BENCH_CELLS")
 cells <- if (nzchar(cells)) do.call(rbind, strsplit(strsplit(cells, ",")[[1]], ":")) else
   as.matrix(expand.grid(fams, methods, stringsAsFactors = FALSE))
