@@ -1,0 +1,48 @@
+# bench/profile_fit.R -- where one gam_gpu() fit spends its time: R's
+# profiler over `reps` fits after a warm-up fit (not a test).  The models
+# of bench/gam_methods.R (issue 36); on the GPU machine:
+#
+#   Rscript bench/profile_fit.R model family method n [reps] [device]
+#
+#   model   "four", "mixed" or "t2" (bench/gam_methods.R's)
+#   device  "required" (default) or "off"
+#
+# Prints the fit's phase times (fit$device$timings), the profile's
+# functions by total time (per fit) and, with GAMGPU_PROFILE_OUT, writes
+# the table there.
+suppressMessages({library(mgcv); library(gamgpu)})
+a <- commandArgs(trailingOnly = TRUE)
+model <- a[1]
+fam <- a[2]
+method <- a[3]
+n <- as.numeric(a[4])
+reps <- if (length(a) > 4) as.integer(a[5]) else 5L
+device <- if (length(a) > 5) a[6] else "required"
+f <- switch(model, four = y ~ s(x0) + s(x1) + s(x2) + s(x3),
+            mixed = y ~ s(x0) + s(x1, bs = "cr") + te(x2, x3, k = c(6, 6)) + s(fac, bs = "re"),
+            t2 = y ~ t2(x0, x1) + t2(x2, x3, bs = c("cr", "ps")) + s(fac, bs = "re"),
+            stop("model is \"four\", \"mixed\" or \"t2\""))
+set.seed(1)
+d <- gamSim(1, n = n, dist = "normal", scale = 2, verbose = FALSE)
+z <- (d$f - mean(d$f)) / stats::sd(d$f)
+d$fac <- factor(sample(30, n, replace = TRUE))
+if (fam == "binomial") d$y <- stats::rbinom(n, 1, stats::plogis(z))
+if (fam == "poisson") d$y <- stats::rpois(n, exp(1 + z / 2))
+family <- get(fam, mode = "function")()
+fit <- function() gam_gpu(f, family = family, data = d, method = method, device = device)
+g <- fit()
+t <- system.time(g <- fit())[["elapsed"]]
+cat(sprintf("%s %s %s n = %g, device %s: %.3f s; X %s (%s)\n", model, fam, method, n, device, t,
+            g$device$model_matrix, toString(g$device$model_matrix_reason)))
+print(round(g$device$timings, 4))
+prof <- tempfile()
+Rprof(prof, interval = 0.002)
+for (i in seq_len(reps)) g <- fit()
+Rprof(NULL)
+s <- summaryRprof(prof)$by.total
+s$total.time <- s$total.time / reps
+s$self.time <- s$self.time / reps
+s <- s[s$total.time >= 0.002, ]
+print(utils::head(s[, c("total.time", "self.time")], 60), digits = 3)
+out <- Sys.getenv("GAMGPU_PROFILE_OUT")
+if (nzchar(out)) utils::write.csv(cbind(fn = rownames(s), s), out, row.names = FALSE)
