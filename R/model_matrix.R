@@ -487,7 +487,7 @@ t2_selection <- function(s) {
 # more: absorbed into them by their own QR, the last dropped (smoothCon's
 # "indi" route).  Q of a QR does not change with the constraint's scale,
 # so qrc's first column stands for colSums(X).  model_matrix_plan()
-# checks the result against gam()'s X.
+# checks the result on sample rows against t2_fit_reference().
 t2_fit_constraint <- function(s) {
   qrc <- attr(s, "qrc")
   if (!inherits(qrc, "qr") || !identical(as.integer(attr(s, "nCons")), 1L))
