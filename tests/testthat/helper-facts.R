@@ -66,3 +66,25 @@ expect_facts_parity <- function(cases, d, ctl) {
               label = label)
   }
 }
+
+# A binomial REML fit of f on d on the device (gam()'s bases from facts of
+# every row, X from its recipe, built there; kernels launched, no
+# fallback, the arena empty after) against the CPU's fit set up as the
+# device's is: the same smooths, coefficients and fitted values.
+expect_device_facts_fit <- function(f, d) {
+  gpu_telemetry(reset = TRUE)
+  g <- expect_device_fit(gam_gpu(f, family = binomial(), data = d, method = "REML",
+                                 device = "required"))
+  t <- gpu_telemetry()
+  expect_identical(g$device$model_matrix, "recipe")
+  expect_gt(sum(t$launches[t$backend == "engine"]), 0)
+  expect_equal(sum(t$fallbacks), 0)
+  expect_device_arena_empty()
+  c <- gam_gpu(f, family = binomial(), data = d, method = "REML", device = "off")
+  expect_identical(c$device$model_matrix, "recipe")
+  expect_same_smooths(g$smooth, c$smooth, 1e-11, "device")
+  rel <- function(a, b) max(abs(a - b)) / max(abs(b))
+  expect_lt(rel(coef(g), coef(c)), 1e-9)
+  expect_lt(rel(fitted(g), fitted(c)), 1e-9)
+  invisible(g)
+}
