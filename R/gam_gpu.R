@@ -76,12 +76,13 @@ resolve_family <- function(family, env) {
   if (!is.null(general_family_name(family))) return(family)
   if (inherits(family, "extended.family") && is.null(efam_name(family)))
     gamgpu_abort("gamgpu_bad_family",
-                 sprintf(paste("family '%s' (an mgcv extended family) is not supported;",
+                 sprintf(paste("family '%s' (an mgcv %s family) is not supported;",
                                "of mgcv's extended families gamgpu fits nb(), tw(), betar(),",
                                "scat(), ziP(), ocat(), cnorm(), clog() and cpois(), and of",
                                "the general families cox.ph(), the location-scale families",
                                "(gaulss, ziplss, twlss, gevlss, gammals, gumbls, shash) and",
-                               "multinom(); fit this one with mgcv::gam()"), family$family),
+                               "multinom(); fit this one with mgcv::gam()"), family$family,
+                         if (inherits(family, "general.family")) "general" else "extended"),
                  call = NULL)
   if (identical(efam_name(family), "ocat") && length(family$getTheta()) > 10L)
     gamgpu_abort("gamgpu_bad_family",

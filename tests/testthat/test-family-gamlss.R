@@ -117,7 +117,7 @@ test_that("mvn(), whose ll() is its own, stays refused", {
   e <- expect_error(gam_gpu(list(x0 ~ s(x1), x2 ~ s(x1)), family = mgcv::mvn(d = 2),
                             data = d, method = "REML", device = "off"),
                     class = "gamgpu_bad_family")
-  expect_match(conditionMessage(e), "Multivariate normal", fixed = TRUE)
+  expect_match(conditionMessage(e), "'Multivariate normal' (an mgcv general family)", fixed = TRUE)
 })
 
 test_that("bam()'s fREML, which does not fit these families, is refused for them", {
