@@ -113,8 +113,10 @@ test_that("an allocation beyond the device's memory fails cleanly", {
 test_that("a device error mid-call returns every buffer; 'auto' falls back, 'required' errors", {
   skip_if_no_device()
   gpu_arena_release()
-  pr <- make_problem(300000, 20, 5)   # X alone needs 2^23 doubles = 64 MiB
-  local_gg_options(gamgpu.device_memory = "40MB")
+  pr <- make_problem(300000, 20, 5)
+  # (X's 6e6 doubles take a buffer of their arena size class, 48 MiB)
+  x_bytes <- 8 * gamgpu:::arena_size_class(length(pr$X))$elements
+  local_gg_options(gamgpu.device_memory = x_bytes - 2^20)
   gpu_telemetry(reset = TRUE)
   expect_error(gpu_gram(pr$X, pr$w, pr$z, device = "required"), class = "gamgpu_device_oom")
   expect_device_arena_empty()
@@ -125,7 +127,7 @@ test_that("a device error mid-call returns every buffer; 'auto' falls back, 'req
   expect_equal(t$fallbacks[t$backend == "gram"], 1)
   expect_device_arena_empty()
   # fails after its first buffers were taken: X fits, the rest does not
-  options(gamgpu.device_memory = "65MB")
+  options(gamgpu.device_memory = x_bytes + 2^20)
   expect_error(gpu_gram(pr$X, pr$w, pr$z, device = "required"), class = "gamgpu_device_oom")
   expect_device_arena_empty()
   options(gamgpu.device_memory = NULL)

@@ -107,7 +107,7 @@ test_that("additive models with by-factors, random effects and te() on R's data 
   }
 })
 
-test_that("an additive model's UBRE with two minima ends in gam()'s", {
+test_that("an additive model's UBRE with two minima ends in the lower, gam()'s where gam() finds it", {
   # airquality, scale 400: UBRE has a minimum at log sp 0.83 for s(Solar.R)
   # (-47.660) and a lower one along its flat end (-47.799, gam()'s magic()
   # at log sp 26.6); Newton's method from initial.sp() stopped at the first
@@ -116,12 +116,18 @@ test_that("an additive model's UBRE with two minima ends in gam()'s", {
   g <- gam_gpu(Ozone ~ s(Solar.R) + s(Wind) + s(Temp), data = aq, method = "GCV.Cp",
                scale = 400, device = "off")
   expect_identical(g$method, "UBRE")
-  expect_lt(abs(g$gcv.ubre[[1]] / b$gcv.ubre[[1]] - 1), 1e-10)
   # where gam()'s magic() ends is the rounding of its R factor: at the
-  # lower minimum under the reference BLAS, at the higher one with OpenBLAS
-  # (measured on an H100 host); gam_gpu() ends where gam() does
-  expect_identical(log(g$sp[[1]]) > 20, log(b$sp[[1]]) > 20)
-  expect_lt(max(abs(g$fitted.values - b$fitted.values)) / diff(range(b$fitted.values)), 1e-6)
+  # lower minimum under the reference BLAS, at the higher one under
+  # OpenBLAS on one thread (measured on the H100 host); gam_gpu() follows
+  # the flat end to the lower one whatever the BLAS: gam()'s answer where
+  # gam() finds it, else a strictly lower score
+  expect_true(log(g$sp[[1]]) > 20)
+  if (log(b$sp[[1]]) > 20) {
+    expect_lt(abs(g$gcv.ubre[[1]] / b$gcv.ubre[[1]] - 1), 1e-10)
+    expect_lt(max(abs(g$fitted.values - b$fitted.values)) / diff(range(b$fitted.values)), 1e-6)
+  } else {
+    expect_lt(g$gcv.ubre[[1]], b$gcv.ubre[[1]] - 1e-3 * abs(b$gcv.ubre[[1]]))
+  }
 })
 
 test_that("from the higher of two UBRE minima, the flat ends lead to the lower one", {
