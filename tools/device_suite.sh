@@ -46,5 +46,14 @@ done
 cat "$OUT"/part*/files.csv | awk -F, '$1 != "file" { n++; p += $2; f += $3; s += $4; e += $5 }
   END { printf "SUITE: %d files, %d pass, %d fail, %d skip, %d error\n", n, p, f, s, e }'
 awk -F, '$1 != "file" && ($3 > 0 || $5 > 0)' "$OUT"/part*/files.csv
+# (the device tool brings back a few files only: the parts' in one each)
+awk 'FNR > 1 || NR == 1' "$OUT"/part1/files.csv "$OUT"/part2/files.csv "$OUT"/part3/files.csv \
+  > "$OUT/files.csv"
+for f in details.log stdout.log; do
+  for k in 1 2 3; do cat "$OUT/part$k/$f"; done > "$OUT/$f"
+done
+rm -rf "$OUT"/part1 "$OUT"/part2 "$OUT"/part3
+# the failures' messages, for the call's output
+grep -A6 "Failure (\|Error (" "$OUT/details.log" | cut -c1-300 | head -80
 echo "at ${HEADREV:-unnamed commit}"
 ls tests/testthat/test-*.R | wc -l
