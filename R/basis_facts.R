@@ -123,7 +123,6 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
     f$mean <- st$mean
     if (!is.null(st$by)) f <- c(f, st$by)
     f$threads <- threads
-    f$n <- n
     f$dev <- dev
     rows <- c(rows, as.integer(st$imax))
     class(s) <- c("gg_facts.smooth.spec", class(s))
@@ -276,22 +275,20 @@ te_facts <- function(s, mf, knots, threads = 1L, dev = NULL) {
   for (j in seq_along(s$margin)) {
     m <- s$margin[[j]]
     v <- m$term
-    rg <- range(mf[[v]])
-    if (!all(is.finite(rg)) || rg[1L] == rg[2L]) return(NULL)
     tp <- inherits(m, "tp.smooth.spec")
-    f <- if (inherits(m, "cr.smooth.spec")) cr_facts(m, mf, knots, threads) else
-      if (tp) tprs_facts(m, mf, knots, threads) else ps_facts(m, mf, knots, threads)
-    if (is.null(f)) return(NULL)
     if (tp) {
       # (a thin plate margin is marked with its facts whatever the product:
       # its shift and its columns' scales are every row's; te()'s
       # reparameterisation takes the range)
+      rg <- range(mf[[v]])
+      if (!all(is.finite(rg)) || rg[1L] == rg[2L]) return(NULL)
+      f <- tprs_facts(m, mf, knots, threads)
+      if (is.null(f)) return(NULL)
       cols[[v]] <- rg
-    } else if (inherits(m, "cr.smooth.spec")) {
-      kn[[v]] <- f$sm$xp
-      cols[[v]] <- c(f$sm$xp, rg)
     } else {
-      if (!is.null(knots[[v]])) kn[[v]] <- knots[[v]]
+      f <- margin_facts(m, mf, knots, threads)
+      if (is.null(f)) return(NULL)
+      if (!is.null(f$knots)) kn[[v]] <- f$knots
       cols[[v]] <- f$rows
     }
     # a ti() margin is constrained (smoothCon()) on every row: marked with
@@ -313,14 +310,38 @@ te_facts <- function(s, mf, knots, threads = 1L, dev = NULL) {
       s$margin[[j]] <- m
     }
   }
-  L <- max(lengths(cols))
-  data <- lapply(cols, function(x) c(x, rep(x[length(x)], L - length(x))))
-  sm <- tryCatch(mgcv::smooth.construct(s, data, kn), error = function(e) NULL,
-                 warning = function(w) NULL)
+  sm <- construct_on_stand_ins(s, cols, kn)
   if (is.null(sm) || !is.null(sm$udrop) || (if (inter) !identical(dim(sm$C), c(0L, 0L))
                                             else !is.null(sm$C)))
     return(NULL)
   list(sm = sm, rms = FALSE)
+}
+
+# A tensor product's one-variable cr or ps margin m, from every row's
+# knots: its facts (cr_facts(), ps_facts()) with the knots the product is
+# to be given (cr: the ones placed; ps: the user's, if any -- its own come
+# from the range) and the stand-in rows that hold them and the range.
+# NULL where the route does not apply.
+margin_facts <- function(m, mf, knots, threads = 1L) {
+  v <- m$term
+  rg <- range(mf[[v]])
+  if (!all(is.finite(rg)) || rg[1L] == rg[2L]) return(NULL)
+  cr <- inherits(m, "cr.smooth.spec")
+  f <- if (cr) cr_facts(m, mf, knots, threads) else ps_facts(m, mf, knots, threads)
+  if (is.null(f)) return(NULL)
+  f$knots <- if (cr) f$sm$xp else knots[[v]]
+  if (cr) f$rows <- c(f$sm$xp, rg)
+  f
+}
+
+# mgcv's construction of tensor product spec s on stand-in rows (cols:
+# each variable's values, padded to one length by their last) with knots
+# kn; NULL where mgcv stops or warns.
+construct_on_stand_ins <- function(s, cols, kn) {
+  L <- max(lengths(cols))
+  data <- lapply(cols, function(x) c(x, rep(x[length(x)], L - length(x))))
+  tryCatch(mgcv::smooth.construct(s, data, kn), error = function(e) NULL,
+           warning = function(w) NULL)
 }
 
 # stats::quantile(xu, probs) (type 7, names included) of sorted xu without

@@ -13,7 +13,7 @@
 # stand-in rows for the rest, which reads no row.
 
 # The facts of t2 spec s of one-variable cr and ps margins: list(sm, rms,
-# t2): sm is mgcv's object with every row's knots and reparameterisation
+# t2, n): sm is mgcv's object with every row's knots and reparameterisation
 # (its X is not used); NULL where the route does not apply.
 t2_facts <- function(s, mf, knots, threads = 1L, dev = NULL) {
   n <- nrow(mf)
@@ -21,33 +21,21 @@ t2_facts <- function(s, mf, knots, threads = 1L, dev = NULL) {
   cols <- list()
   P <- vector("list", length(s$margin))
   for (j in seq_along(s$margin)) {
-    m <- s$margin[[j]]
-    v <- m$term
-    rg <- range(mf[[v]])
-    if (!all(is.finite(rg)) || rg[1L] == rg[2L]) return(NULL)
-    cr <- inherits(m, "cr.smooth.spec")
-    f <- if (cr) cr_facts(m, mf, knots, threads) else ps_facts(m, mf, knots, threads)
-    if (is.null(f)) return(NULL)
-    if (cr) {
-      kn[[v]] <- f$sm$xp
-      cols[[v]] <- c(f$sm$xp, rg)
-    } else {
-      if (!is.null(knots[[v]])) kn[[v]] <- knots[[v]]
-      cols[[v]] <- f$rows
-    }
+    v <- s$margin[[j]]$term
+    f <- margin_facts(s$margin[[j]], mf, knots, threads)
+    if (is.null(f) || length(f$sm$S) != 1L) return(NULL)
+    if (!is.null(f$knots)) kn[[v]] <- f$knots
+    cols[[v]] <- f$rows
     g <- margin_gram(f$sm, mf, n, threads, dev)
-    if (is.null(g) || length(f$sm$S) != 1L) return(NULL)
+    if (is.null(g)) return(NULL)
     P[[j]] <- nat_param_gram(g$XtX, g$colsum, n, f$sm$S[[1L]], f$sm$rank)
   }
-  L <- max(lengths(cols))
-  data <- lapply(cols, function(x) c(x, rep(x[length(x)], L - length(x))))
-  sm <- tryCatch(mgcv::smooth.construct(s, data, kn), error = function(e) NULL,
-                 warning = function(w) NULL)
+  sm <- construct_on_stand_ins(s, cols, kn)
   if (is.null(sm) || !inherits(sm, "t2.smooth") || length(sm$P) != length(P)) return(NULL)
   for (j in seq_along(P))
     if (!identical(dim(sm$P[[j]]), dim(P[[j]]))) return(NULL)
   sm$P <- P
-  list(sm = sm, rms = FALSE, t2 = TRUE)
+  list(sm = sm, rms = FALSE, t2 = TRUE, n = n)
 }
 
 # X'X and the column sums of margin m's raw basis over the n rows of mf:
