@@ -19,7 +19,8 @@ fit_model_matrix <- function(f) {
     if (!is.null(rec)) rec else
       no_recipe(if (is.null(attr(G, "gg_x_reason")))
         "mgcv's setup built X on every row (n <= chunk.size)" else attr(G, "gg_x_reason"))
-  } else model_matrix_plan(G, G$mf, threads = min(setup_threads(n), control$nthreads))
+  } else model_matrix_plan(G, G$mf, threads = min(setup_threads(n), control$nthreads),
+                           dev = device_of(f$plan))
   f$x_reason <- NULL
   if (inherits(X, "gg_no_recipe")) {
     f$x_reason <- attr(X, "reason")

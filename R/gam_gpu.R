@@ -365,10 +365,13 @@ resolve_family <- function(family, env) {
 #'   \code{gamgpu_device_unavailable}); see \code{\link{gpu_policy}}.
 #'   On a GPU of compute capability 8.0 or later, thin plate (and
 #'   Gaussian process) bases built on the device sum their terms on the
-#'   fp64 tensor cores, four at a time: equal to the CPU's to rounding,
-#'   not bit for bit; option \code{gamgpu.tensor_cores = FALSE} keeps the
-#'   CPU's sums, term by term, bit for bit where the math library agrees
-#'   (slower: on an H200, 1.2 to 1.9 times the time of X's build).
+#'   fp64 tensor cores, four at a time, and a one-variable thin plate
+#'   basis on up to some 10^5 rows by its direct sums rather than the
+#'   CPU's table of piecewise polynomials (which costs more to make there
+#'   than it saves): equal to the CPU's to rounding, not bit for bit;
+#'   option \code{gamgpu.tensor_cores = FALSE} keeps the CPU's sums, term
+#'   by term, bit for bit where the math library agrees (slower: on an
+#'   H200, 1.2 to 1.9 times the time of X's build).
 #' @param control a list from \code{\link{gam_gpu_control}}, or a plain list
 #'   of its settings (checked the same way); settings of
 #'   \code{mgcv::gam.control()} are mapped as \code{\link{gam_gpu_control}}

@@ -594,7 +594,7 @@ margin_recipe <- function(m, mf, threads = 1L, codes = new.env(parent = emptyenv
   M <- as.integer(choose(ord + d - 1, d))
   c(list(type = 2L, k = ncol(UZ), x = x, d = as.integer(d), tshift = as.double(m$shift),
          m = as.integer(m$p.order[1L]), M = M, Xu = Xu, UZ = UZ),
-    if (d == 1L && ord <= 16 && !isFALSE(codes$tp1_table))
+    if (d == 1L && ord <= 16 && tp1_table_taken(m, length(x1), codes))
       tp1_table(Xu, UZ, m$p.order[1L], M, threads),
     none)
 }
@@ -631,6 +631,16 @@ tp1_table_pays <- function(m, n, dev = NULL) {
   n * nrow(m$UZ) > rate * (K + 1) * K * (2 * ord)
 }
 tp1_device_rate <- 32
+
+# Whether a recipe built with `codes` takes a one-variable thin plate
+# margin's table: codes$tp1_table NULL or TRUE always (the host's and the
+# device's X then agree bit for bit), FALSE never, NA where it pays on n
+# rows on device codes$tp1_dev (model_matrix_plan() for a device fit that
+# may sum to rounding: option gamgpu.tensor_cores).
+tp1_table_taken <- function(m, n, codes) {
+  o <- codes$tp1_table
+  if (is.null(o)) TRUE else if (is.na(o)) tp1_table_pays(m, n, codes$tp1_dev) else o
+}
 
 # A thin plate basis's penalty order in d variables: its p.order, or where
 # that is too low mgcv's default (src/basis/basis_tprs.c: gg_tprs_order()).
@@ -708,9 +718,12 @@ tprs_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
 # evaluator (or the option gamgpu.x_recipe is FALSE): the caller then
 # builds X in R.  Thin plate smooths of more than 4 variables stay on the
 # R path (the device kernel keeps a row's coordinates in registers).
-# (A one-variable thin plate basis takes tp1_table()'s polynomials here
-# whatever the rows: so X built on the device is R's route's X bit for bit.)
-model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
+# A one-variable thin plate basis takes tp1_table()'s polynomials, so that
+# X built on the device is R's route's X bit for bit -- but for a fit on
+# device dev = c(mode, ordinal) that may sum to rounding (option
+# gamgpu.tensor_cores), where the device's direct sums on these rows cost
+# less than the table (tp1_table_pays(): at 1e5 rows on 2000 knots).
+model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf)), dev = NULL) {
   if (!isTRUE(getOption("gamgpu.x_recipe", TRUE)))
     return(no_recipe("option gamgpu.x_recipe is FALSE"))
   # (gam()'s set-up of a t2() smooth, modCon = 0: its fit's constraint is
@@ -730,6 +743,10 @@ model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf))) {
     blocks <- pb
   }
   codes <- new.env(parent = emptyenv())
+  if (!is.null(dev) && dev[1L] != 0L && tensor_cores_option()) {
+    codes$tp1_table <- NA
+    codes$tp1_dev <- dev
+  }
   for (s in G$smooth) {
     reference <- NULL
     if (fit_cons) {

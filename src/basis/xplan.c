@@ -271,6 +271,8 @@ int gg_xplan_fill(const gg_xplan *plan, size_t r0, size_t rows, double *out, siz
 int gg_xplan_clone(const gg_xplan *src, gg_xplan *dst)
 {
     *dst = *src;
+    dst->tables = NULL;
+    dst->ntables = 0;
     const int nb = src->nblocks > 0 ? src->nblocks : 1;
     gg_xblock *B = calloc((size_t) nb, sizeof(gg_xblock));
     if (B == NULL) {
@@ -302,4 +304,61 @@ void gg_xplan_clone_free(gg_xplan *x)
     free(B);
     x->blocks = NULL;
     x->nblocks = 0;
+    for (int t = 0; t < x->ntables; t++) free(x->tables[t]);
+    free(x->tables);
+    x->tables = NULL;
+    x->ntables = 0;
+}
+
+/* One basis's table into *knots, *coef, *deg (left as they are where it
+ * has one, more than one variable or an order beyond the table's), its
+ * two arrays owned by x. */
+static int tp1_table_for(gg_xplan *x, int d, const double *Xu, int nXu, const double *UZ, int k,
+                         int m, int M, const double **knots, const double **coef, int *deg,
+                         int threads)
+{
+    const int D = gg_tp1_degree(m);
+    if (d != 1 || *deg > 0 || D > 31 || nXu < 1)
+        return 0;
+    double **tab = realloc(x->tables, (size_t) (x->ntables + 2) * sizeof(double *));
+    if (tab == NULL)
+        return -1;
+    x->tables = tab;
+    double *kn = malloc((size_t) nXu * sizeof(double));
+    double *co = malloc(((size_t) nXu + 1) * (size_t) k * (size_t) (D + 1) * sizeof(double));
+    if (kn == NULL || co == NULL) {
+        free(kn);
+        free(co);
+        return -1;
+    }
+    tab[x->ntables++] = kn;
+    tab[x->ntables++] = co;
+    const int rc = gg_tp1_table(Xu, nXu, UZ, k, m, M, kn, co, threads);
+    if (rc != 0)
+        return rc;
+    *knots = kn;
+    *coef = co;
+    *deg = D;
+    return 0;
+}
+
+int gg_xplan_tp1_tables(gg_xplan *x, int threads)
+{
+    gg_xblock *B = (gg_xblock *) x->blocks;
+    for (int b = 0; b < x->nblocks; b++) {
+        gg_xblock *xb = &B[b];
+        int rc = 0;
+        if (xb->kind == GG_XB_TPRS)
+            rc = tp1_table_for(x, xb->d, xb->Xu, xb->nXu, xb->UZ, xb->map.k, xb->m, xb->M,
+                               &xb->pp_knots, &xb->pp_coef, &xb->pp_deg, threads);
+        for (int j = 0; rc == 0 && xb->kind == GG_XB_MARG && j < xb->nmarg; j++) {
+            gg_xmargin *g = &xb->marg[j];
+            if (g->kind == GG_XM_TPRS)
+                rc = tp1_table_for(x, g->d, g->Xu, g->nXu, g->UZ, g->k, g->m, g->M,
+                                   &g->pp_knots, &g->pp_coef, &g->pp_deg, threads);
+        }
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
 }

@@ -104,6 +104,8 @@ typedef struct gg_xplan {
     int              tensor_cores;  /* a device may sum thin-plate bases on its
                                        tensor cores (to rounding, not the host's
                                        bits); 0: the host's sums bit for bit */
+    double         **tables;    /* a clone's: the tp1 tables it made itself */
+    int              ntables;   /* (gg_xplan_tp1_tables), freed with it */
 } gg_xplan;
 
 /* Rows r0 .. r0+rows-1 of X into out (rows x p, leading dimension ldo).
@@ -118,5 +120,14 @@ int gg_xplan_fill(const gg_xplan *plan, size_t r0, size_t rows, double *out, siz
  * gg_xplan_clone_free. */
 int  gg_xplan_clone(const gg_xplan *src, gg_xplan *dst);
 void gg_xplan_clone_free(gg_xplan *x);
+
+/* A clone's one-variable thin plate blocks and margins without their
+ * piecewise polynomials given them (gg_tp1_table, over `threads` threads),
+ * as R's plan for the host has them (R/model_matrix.R: tp1_table()): the
+ * plan of a device fit, which may leave them to the device's direct sums,
+ * then builds on the host the same X, bit for bit, as the host's own plan
+ * -- a session moved to the CPU fits as a CPU fit does.  0, -1 out of
+ * memory, -2 stopped by a user interrupt (the tables made so far kept). */
+int  gg_xplan_tp1_tables(gg_xplan *x, int threads);
 
 #endif

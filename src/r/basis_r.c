@@ -314,6 +314,8 @@ void gg_xplan_from_r(SEXP plan, size_t n, int p, gg_xplan *out)
     out->blocks = B;
     out->threads = int_elt(plan, "threads", 1, GG_MAX_THREADS);
     out->tensor_cores = gg_list_int(plan, "tensor_cores", 1, 0, 1, BAD_IN);
+    out->tables = NULL;
+    out->ntables = 0;
 }
 
 void gg_model_data_from_r(SEXP X, SEXP y, SEXP w, SEXP offset, gg_xplan *buf, gg_data *d)

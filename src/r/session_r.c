@@ -108,10 +108,20 @@ static gg_session *session_get(SEXP ptr)
     return s;
 }
 
-/* Load the session's data into a fresh backend: the device's, or the CPU's. */
+/* Load the session's data into a fresh backend: the device's, or the CPU's
+ * (X's recipe then with the tables of the host's own plan: a device fit's
+ * plan moved to the CPU builds the CPU fit's X). */
 static int session_load(gg_session *s, int on_device, gg_status *st)
 {
     memset(&s->be, 0, sizeof s->be);
+    if (!on_device && s->dispatch == NULL && s->have_xplan) {
+        const int rc = gg_xplan_tp1_tables(&s->xplan, s->nthreads);
+        if (rc == -2)
+            return gg_interrupt_fail(st, "a thin plate basis's polynomials");
+        if (rc != 0)
+            return gg_fail(st, "gamgpu_host_oom", "out of host memory (a thin plate basis's "
+                           "polynomials)");
+    }
     int rc = s->dispatch != NULL ? gg_backend_cluster_init(&s->be, s->dispatch, st)
              : on_device ? gg_backend_cuda_init(&s->be, s->ordinal, st)
                          : gg_backend_cpu_init(&s->be, s->block_rows, st);

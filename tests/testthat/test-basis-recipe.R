@@ -13,11 +13,17 @@ recipe_data <- function(n, seed = 1) {
   d
 }
 
-# Whether the device sums smooth s's basis on the tensor cores (a thin
-# plate smooth in more than one variable, a Gaussian process): then it
-# equals the host's to rounding, not bit for bit.
-tensor_core_basis <- function(s)
-  inherits(s, "gp.smooth") || (inherits(s, c("tprs.smooth", "ts.smooth")) && s$dim > 1L)
+# Whether the device builds smooth s's basis on n rows to rounding, not
+# bit for bit as the host: a thin plate basis in more than one variable or
+# a Gaussian process (summed on the tensor cores), and a one-variable thin
+# plate basis or margin on rows too few for its piecewise polynomials to
+# pay (the device's direct sums: R/model_matrix.R, tp1_table_pays()).
+device_rounds_basis <- function(s, n) {
+  any(vapply(c(list(s), s[["margin"]]), function(m)
+    inherits(m, "gp.smooth") ||
+      (inherits(m, c("tprs.smooth", "ts.smooth")) &&
+         (m$dim > 1L || !gamgpu:::tp1_table_pays(m, n, c(2L, 0L)))), NA))
+}
 
 recipe_forms <- list(
   y ~ s(x0, bs = "cr") + s(x1, bs = "cr") + s(x2, bs = "cr"),
@@ -224,12 +230,14 @@ test_that("on the GPU, X built on the device gives the fit of the copied X", {
       fm <<- gam_gpu(f, data = d, device = "required", control = ctl)
     })
     expect_identical(fm$device$model_matrix, "matrix")
-    # cr, te(cr, cr) and one-variable thin plate bases (piecewise
-    # polynomials) use only IEEE-exact operations: the device X is the host
+    # cr, te(cr, cr) and one-variable thin plate bases from their piecewise
+    # polynomials use only IEEE-exact operations: the device X is the host
     # X bit for bit, and so is the fit; thin plate sums in more variables
-    # run on the tensor cores and agree to rounding (the test after next;
-    # 2-d thin plate also uses log, where CUDA and glibc may differ by an ulp)
-    if (!any(vapply(fr$smooth, tensor_core_basis, NA))) {
+    # run on the tensor cores, and a one-variable basis on rows too few for
+    # its polynomials to pay by its direct sums: they agree to rounding
+    # (the test after next; 2-d thin plate also uses log, where CUDA and
+    # glibc may differ by an ulp)
+    if (!any(vapply(fr$smooth, device_rounds_basis, NA, n = nrow(d)))) {
       expect_identical(coef(fr), coef(fm))
       expect_identical(fitted(fr), fitted(fm))
     } else {
@@ -259,8 +267,9 @@ test_that("the device's thin-plate kernels give the host's basis for every shape
   skip_if_no_device()
   d <- recipe_data(9000, seed = 5)
   ctl <- gam_gpu_control(chunk.size = 3000)
-  # one covariate: the piecewise polynomials' kernel (basis_tp1_raw), for
-  # smooths and for a tp margin of te(); more: the radial functions, raw
+  # one covariate: on these few rows the direct sums, and under
+  # gamgpu.tensor_cores = FALSE the piecewise polynomials' kernel
+  # (basis_tp1_raw), for smooths and for a tp margin of te(); more: the radial functions, raw
   # widths (k columns before the constraint) 40 one pass (tensor cores:
   # 8ths, 5; else 16ths, 3), 75 a pass of 64 and one of 11 (tensor cores
   # 2; else a narrow one, run as 12), 5 one pass (1; narrow, as 6), 30 and
@@ -283,9 +292,9 @@ test_that("the device's thin-plate kernels give the host's basis for every shape
     })
     expect_identical(fm$device$model_matrix, "matrix")
     # on the tensor cores (compute capability 8.0 on) the sums agree with
-    # the host's to rounding, so do the fits; one covariate's polynomials
-    # are the host's bit for bit
-    if (any(vapply(fr$smooth, tensor_core_basis, NA))) {
+    # the host's to rounding, so do the fits, as one covariate's direct
+    # sums do (its polynomials would be the host's bit for bit)
+    if (any(vapply(fr$smooth, device_rounds_basis, NA, n = nrow(d)))) {
       expect_lt(rel_err(coef(fr), coef(fm)), 1e-9)
       expect_lt(rel_err(fitted(fr), fitted(fm)), 1e-9)
     } else {

@@ -125,3 +125,53 @@ test_that("the table is taken where it costs less than the direct sums", {
   expect_identical(gamgpu:::raw_basis_matrix(sm, d, 500L, 2L), Xs)   # 500 rows: the sums
   expect_equal(unname(Xs), unname(mgcv::PredictMat(sm, d)), tolerance = 1e-12)
 })
+
+test_that("a device fit's plan takes the table where it pays, the host's always", {
+  set.seed(8)
+  n <- 12000
+  d <- data.frame(x = runif(n), z = runif(n), y = rnorm(n))
+  G <- mgcv::gam(y ~ s(x) + te(x, z, bs = c("tp", "cr"), k = c(6, 5)), data = d, fit = FALSE)
+  has_table <- function(plan) {
+    vapply(plan$blocks, function(b) !is.null(b$pp_coef) ||
+             any(vapply(b$margins, function(m) !is.null(m$pp_coef), NA)), NA)
+  }
+  blocks <- function(plan) plan$blocks[vapply(plan$blocks, function(b) b$col0 > 1L, NA)]
+  plan_of <- function(dev) gamgpu:::model_matrix_plan(G, G$mf, threads = 2L, dev = dev)
+  # the host (no device, or mode 0): the table, so that X is R's bit for bit
+  expect_true(all(has_table(list(blocks = blocks(plan_of(NULL))))))
+  expect_true(all(has_table(list(blocks = blocks(plan_of(c(0L, 0L)))))))
+  # a device on 12000 rows of 2000 knots: its direct sums cost less
+  dev <- c(2L, 0L)
+  expect_false(gamgpu:::tp1_table_pays(G$smooth[[1]], n, dev))
+  expect_false(any(has_table(list(blocks = blocks(plan_of(dev))))))
+  # (where it pays -- tp1_table_pays(), above -- the device takes the
+  # table too); and under gamgpu.tensor_cores = FALSE, which keeps the
+  # host's sums bit for bit, always
+  local({
+    local_gg_options(gamgpu.tensor_cores = FALSE)
+    expect_true(all(has_table(list(blocks = blocks(plan_of(dev))))))
+  })
+})
+
+test_that("a device fit's plan loaded on the CPU builds the host plan's X, bit for bit", {
+  set.seed(9)
+  n <- 12000
+  d <- data.frame(x = runif(n), z = runif(n), y = rnorm(n))
+  G <- mgcv::gam(y ~ s(x) + te(x, z, bs = c("tp", "cr"), k = c(6, 5)), data = d, fit = FALSE)
+  host <- gamgpu:::model_matrix_plan(G, G$mf, threads = 2L)
+  dev <- gamgpu:::model_matrix_plan(G, G$mf, threads = 2L, dev = c(2L, 0L))
+  X_of <- function(plan) {
+    # (a session at mode 0, as one moved to the CPU after a device failure
+    # or chosen under "auto"; X B with B the identity is X itself)
+    s <- test_session(plan, d$y, rep(1, n), nthreads = 2L)
+    on.exit(s$close())
+    s$op("mul", diag(plan$p), FALSE)
+  }
+  Xh <- X_of(host)
+  expect_identical(X_of(dev), Xh)
+  # (without the tables the host's direct sums differ in the last bits:
+  # the tables were made)
+  Xs <- .Call(gamgpu:::gg_xplan_build_r, dev)
+  expect_false(identical(Xs, Xh))
+  expect_lt(max(abs(Xs - Xh)) / max(abs(Xh)), 1e-12)
+})
