@@ -95,6 +95,17 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
     if (identical(class(s), "ts.smooth.spec")) class(s) <- "tp.smooth.spec"
     s
   }
+  # (the thin plate smooths' constructions from their knots side by side)
+  tp <- which(kind %in% c("tp", "ts") & lengths(lapply(specs, `[[`, "term")) <= 4L)
+  stand_ins <- vector("list", length(specs))
+  if (length(tp) > 1L)
+    stand_ins[tp] <- tprs_stand_ins(lapply(specs[tp], tp_spec), mf, knots, threads)
+  tp_facts <- function(i, shrink = NULL) {
+    s <- tp_spec(specs[[i]])
+    if (length(tp) > 1L && i %in% tp)
+      tprs_facts(s, mf, knots, threads, shrink, stand_in = stand_ins[[i]])
+    else tprs_facts(s, mf, knots, threads, shrink)
+  }
   for (i in seq_along(specs)) {
     s <- specs[[i]]
     # (a random effect of one factor is gam()'s on the mini frame, which
@@ -104,8 +115,7 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
       out[i] <- list(s)
       next
     }
-    f <- switch(kind[i], tp = tprs_facts(s, mf, knots, threads),
-                ts = tprs_facts(tp_spec(s), mf, knots, threads, shrink = 0.1),
+    f <- switch(kind[i], tp = tp_facts(i), ts = tp_facts(i, shrink = 0.1),
                 cr = cr_facts(s, mf, knots, threads), cc = cc_facts(s, mf, knots, threads),
                 ps = ps_facts(s, mf, knots, threads), gp = gp_facts(s, mf, knots, threads),
                 fs = fs_facts(s, mf, knots, threads, dev),
@@ -164,10 +174,13 @@ basis_stats <- function(s, f, mf, n, threads, dev) {
 # A thin plate spline's basis built from its knots alone
 # (tprs_stand_in(), R/tprs_setup.R); its columns are then scaled by the
 # rows' root mean squares (rms).
-tprs_facts <- function(s, mf, knots, threads = 1L, shrink = NULL) {
+# (stand_in: tprs_stand_in()'s smooth, where tprs_stand_ins() made it
+# beside the model's other thin plate smooths)
+tprs_facts <- function(s, mf, knots, threads = 1L, shrink = NULL,
+                       stand_in = tprs_stand_in(s, mf, knots, threads)) {
   # (X's build from its recipe on the device takes up to 4 variables)
   if (length(s$term) > 4L) return(NULL)
-  sm <- tprs_stand_in(s, mf, knots, threads)
+  sm <- stand_in
   if (is.null(sm)) return(NULL)
   list(sm = sm, rms = TRUE, shrink = shrink)
 }

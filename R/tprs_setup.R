@@ -69,17 +69,38 @@ smooth.construct.gg_tprs.smooth.spec <- function(object, data, knots) {
 # by tprs_from_knots() (columns unscaled), else by mgcv on
 # tprs_knot_data()'s stand-in rows (columns scaled by the stand-ins' root
 # mean squares); the caller scales them by the rows'.  NULL where mgcv's
-# own construction is to run.
-tprs_stand_in <- function(object, data, knots, threads = 1L) {
-  kd <- tprs_knot_data(object, data, knots, threads)
+# own construction is to run.  (built: the construction from the knots,
+# where tprs_stand_ins() made it beside others'.)
+tprs_stand_in <- function(object, data, knots, threads = 1L, kd = NULL, built = NULL) {
+  if (is.null(kd)) kd <- tprs_knot_data(object, data, knots, threads)
   if (is.null(kd)) return(NULL)
-  sm <- tprs_from_knots(object, kd, threads)
+  sm <- if (!is.null(built)) built else tprs_from_knots(object, kd, threads)
   if (!is.null(sm)) return(sm)
   sm <- mgcv::smooth.construct(object, kd$data, kd$knots)
   if (!identical(as.vector(sm$shift), kd$shift) || nrow(sm$Xu) != kd$nk ||
       !all(is.finite(sm$UZ)))
     return(NULL)
   sm
+}
+
+# tprs_stand_in() for several "tp" specs (a model's, under gam()'s
+# methods), their constructions from the knots side by side in C, the
+# threads split between them (gg_tprs_construct_all_r): a list of their
+# smooths, NULL for each spec whose own construction is to run.
+tprs_stand_ins <- function(specs, data, knots, threads = 1L) {
+  kds <- lapply(specs, tprs_knot_data, data = data, knots = knots, threads = threads)
+  preps <- Map(function(s, kd) if (!is.null(kd)) tprs_knots_prep(s, kd), specs, kds)
+  go <- which(!vapply(preps, is.null, NA))
+  built <- vector("list", length(specs))
+  if (length(go)) {
+    r <- .Call(gg_tprs_construct_all_r, lapply(preps[go], `[[`, "Xu"),
+               vapply(preps[go], `[[`, 0L, "m"), vapply(preps[go], `[[`, 0L, "k"),
+               as.integer(threads))
+    built[go] <- Map(tprs_knots_finish, preps[go], kds[go], r)
+  }
+  Map(function(s, kd, b) {
+    if (is.null(kd)) NULL else tprs_stand_in(s, data, knots, threads, kd = kd, built = b)
+  }, specs, kds, built)
 }
 
 # smooth.construct.tp.smooth.spec() on the knots of tprs_knot_data(), its
@@ -91,6 +112,15 @@ tprs_stand_in <- function(object, data, knots, threads = 1L) {
 # run: a basis as large as the knots (no eigen-decomposition), k raised to
 # the null space's, shrinkage.
 tprs_from_knots <- function(object, kd, threads) {
+  prep <- tprs_knots_prep(object, kd)
+  if (is.null(prep)) return(NULL)
+  r <- .Call(gg_tprs_construct_r, prep$Xu, prep$m, prep$k, as.integer(threads))
+  tprs_knots_finish(prep, kd, r)
+}
+
+# tprs_from_knots()'s steps before the construction (the object as mgcv
+# sets it up, the knots in its order, m and k), or NULL; and after it.
+tprs_knots_prep <- function(object, kd) {
   if (!is.null(attr(object, "shrink"))) return(NULL)
   d <- object$dim
   object$p.order[is.na(object$p.order)] <- 0
@@ -103,17 +133,21 @@ tprs_from_knots <- function(object, kd, threads) {
   Xu <- vapply(seq_len(d), function(i) kd$knots[[i]] - kd$shift[i], numeric(kd$nk))
   Xu <- matrix(Xu, kd$nk, d)
   Xu <- Xu[do.call(order, lapply(seq_len(d), function(i) Xu[, i])), , drop = FALSE]
-  r <- .Call(gg_tprs_construct_r, Xu, as.integer(object$p.order[1L]), as.integer(k),
-             as.integer(threads))
+  list(object = object, Xu = Xu, m = as.integer(object$p.order[1L]), k = as.integer(k), M = M)
+}
+
+tprs_knots_finish <- function(prep, kd, r) {
+  object <- prep$object
+  k <- prep$k
   object$X <- matrix(0, 0L, k)
   object$S <- list()
   if (!object$fixed) object$S[[1L]] <- (r$S + t(r$S)) / 2
   object$UZ <- r$UZ
-  object$Xu <- Xu
+  object$Xu <- prep$Xu
   object$df <- object$bs.dim
-  object$shift <- array(kd$shift, d)
-  object$rank <- k - M
-  object$null.space.dim <- M
+  object$shift <- array(kd$shift, object$dim)
+  object$rank <- k - prep$M
+  object$null.space.dim <- prep$M
   class(object) <- "tprs.smooth"
   object
 }

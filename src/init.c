@@ -61,6 +61,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_xplan_stats_device_r,  4),
     CALLDEF(gg_tprs_pp_r,             5),
     CALLDEF(gg_tprs_construct_r,      4),
+    CALLDEF(gg_tprs_construct_all_r,  4),
     CALLDEF(gg_column_summary_r,      2),
     CALLDEF(gg_column_extremes_r,     3),
     CALLDEF(gg_check_rows_r,          4),

@@ -555,3 +555,75 @@ SEXP gg_tprs_construct_r(SEXP Xu, SEXP m_, SEXP k_, SEXP threads_)
     UNPROTECT(4);
     return out;
 }
+
+/* Several thin plate constructions side by side (a model's "tp" smooths
+ * under gam()'s methods: R/tprs_setup.R, tprs_construct_all()): Xus a list
+ * of knot matrices, m and k their penalty orders and basis dimensions;
+ * `threads` split between them, each construction's E products over its
+ * share (one thread: mgcv's arithmetic to the bit).  A list of
+ * gg_tprs_construct_r()'s results. */
+typedef struct construct_job {
+    const double *xu;
+    int nk, d, m, k, threads, rc;
+    double *UZ, *S, *ev;
+} construct_job;
+
+static void *construct_one(void *arg)
+{
+    construct_job *J = arg;
+    J->rc = gg_tprs_construct(J->xu, J->nk, J->d, J->m, J->k, J->threads, J->UZ, J->S, J->ev);
+    return NULL;
+}
+
+SEXP gg_tprs_construct_all_r(SEXP Xus, SEXP m_, SEXP k_, SEXP threads_)
+{
+    if (TYPEOF(Xus) != VECSXP || TYPEOF(m_) != INTSXP || TYPEOF(k_) != INTSXP ||
+        XLENGTH(m_) != XLENGTH(Xus) || XLENGTH(k_) != XLENGTH(Xus) || XLENGTH(Xus) < 1)
+        gg_abort(BAD_IN, "tp construction: a list of knot matrices, with an integer m and k each");
+    const int nb = (int) XLENGTH(Xus);
+    const int threads = gg_as_int(threads_, "tp construction: threads", 1, GG_MAX_THREADS, BAD_IN);
+    construct_job *J = (construct_job *) R_alloc(nb, sizeof(construct_job));
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, nb));
+    const char *names[] = {"UZ", "S", "ev", ""};
+    for (int b = 0; b < nb; b++) {
+        SEXP Xu = VECTOR_ELT(Xus, b);
+        const int m = INTEGER(m_)[b], k = INTEGER(k_)[b];
+        if (TYPEOF(Xu) != REALSXP || !Rf_isMatrix(Xu) || Rf_ncols(Xu) < 1 || Rf_nrows(Xu) < 2)
+            gg_abort(BAD_IN, "tp construction: Xu must be a double matrix of knots");
+        const int nk = Rf_nrows(Xu), d = Rf_ncols(Xu);
+        for (R_xlen_t l = 0; l < XLENGTH(Xu); l++)
+            if (!R_FINITE(REAL(Xu)[l]))
+                gg_abort(BAD_IN, "tp construction: the knots must be finite");
+        if (m == NA_INTEGER || m < 0 || m > GG_MAX_K || k == NA_INTEGER)
+            gg_abort(BAD_IN, "tp construction: m and k must be counts");
+        const int M = gg_tprs_null_space_dim(m, d);
+        if (k <= M || k >= nk) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "tp construction: k = %d must lie between the null "
+                     "space's %d and the %d knots", k, M, nk);
+            gg_abort(BAD_IN, msg);
+        }
+        SEXP r = Rf_mkNamed(VECSXP, names);
+        SET_VECTOR_ELT(out, b, r);
+        SET_VECTOR_ELT(r, 0, Rf_allocMatrix(REALSXP, nk + M, k));
+        SET_VECTOR_ELT(r, 1, Rf_allocMatrix(REALSXP, k, k));
+        SET_VECTOR_ELT(r, 2, Rf_allocVector(REALSXP, k));
+        /* (the first threads % nb constructions take one thread more) */
+        const int share = threads / nb + (b < threads % nb);
+        J[b] = (construct_job) {REAL(Xu), nk, d, m, k, share > 0 ? share : 1, 0,
+                                REAL(VECTOR_ELT(r, 0)), REAL(VECTOR_ELT(r, 1)),
+                                REAL(VECTOR_ELT(r, 2))};
+    }
+    const int prev = gg_threads_set_limit(threads);
+    gg_run_jobs(nb, construct_one, J, sizeof(construct_job));
+    gg_threads_set_limit(prev);
+    for (int b = 0; b < nb; b++) {
+        if (J[b].rc == -1)
+            gg_abort("gamgpu_host_oom", "tp construction: out of host memory");
+        if (J[b].rc != 0)
+            gg_abort("gamgpu_numerical",
+                     "tp construction: LAPACK's dstedc failed on the Lanczos matrix");
+    }
+    UNPROTECT(1);
+    return out;
+}

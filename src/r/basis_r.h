@@ -21,5 +21,6 @@ SEXP gg_xplan_build_device_r(SEXP plan, SEXP mode, SEXP ordinal);
 SEXP gg_xplan_stats_device_r(SEXP plan, SEXP rms_scale, SEXP mode, SEXP ordinal);
 SEXP gg_tprs_pp_r(SEXP Xu, SEXP UZ, SEXP m, SEXP M, SEXP threads);
 SEXP gg_tprs_construct_r(SEXP Xu, SEXP m, SEXP k, SEXP threads);
+SEXP gg_tprs_construct_all_r(SEXP Xus, SEXP m, SEXP k, SEXP threads);
 
 #endif

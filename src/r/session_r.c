@@ -37,6 +37,7 @@
 #include "errors_r.h"
 #include "family_r.h"
 #include "gpu_telemetry.h"
+#include "interrupt.h"
 #include "interrupt_r.h"
 #include "outer_rows.h"
 #include "session_r.h"

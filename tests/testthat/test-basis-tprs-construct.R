@@ -104,3 +104,32 @@ test_that("bad knots and sizes are refused with a classed error", {
   expect_error(construct(matrix(1:30 + 0.5, 30), 0, 10, 0), class = "gamgpu_bad_input")
   expect_error(construct(1:30, 0, 10, 1), class = "gamgpu_bad_input")
 })
+
+test_that("a model's thin plate smooths constructed side by side are each one's own", {
+  set.seed(12)
+  n <- 6000
+  d <- data.frame(x = runif(n), z = runif(n), v = rnorm(n))
+  specs <- list(mgcv::s(x), mgcv::s(x, z, k = 20), mgcv::s(v, k = 7, m = 3),
+                mgcv::s(x, k = 50, xt = list(max.knots = 50)))
+  # (the last: a basis as large as its knots, mgcv's own construction)
+  for (threads in c(1L, 2L, 5L)) {
+    all <- gamgpu:::tprs_stand_ins(specs, d, NULL, threads)
+    expect_length(all, length(specs))
+    for (i in seq_along(specs)) {
+      # each with its share of the threads: 1 where there are fewer threads
+      # than smooths (dsymv's sums, the one-thread route's to the bit), 2
+      # for the first two of three at 5 (to rounding)
+      share <- max(1L, threads %/% 3L + (i <= threads %% 3L))
+      one <- gamgpu:::tprs_stand_in(specs[[i]], d, NULL, if (i == 4L) 1L else share)
+      expect_s3_class(all[[i]], "tprs.smooth")
+      if (share == 1L || reference_blas()) expect_identical(all[[i]], one, label = i)
+      else expect_lt(rel(all[[i]]$UZ, one$UZ), construct_tol(share, 1e-12), label = i)
+    }
+  }
+  Xu <- cbind(seq(0, 1, length.out = 30))
+  all <- function(...) .Call(gamgpu:::gg_tprs_construct_all_r, ...)
+  expect_error(all(list(Xu), 0L, 30L, 1L), class = "gamgpu_bad_input")
+  expect_error(all(list(Xu, Xu), 0L, 10L, 1L), class = "gamgpu_bad_input")
+  expect_error(all(list(), integer(), integer(), 1L), class = "gamgpu_bad_input")
+  expect_error(all(list(Xu), 0, 10, 1L), class = "gamgpu_bad_input")
+})
