@@ -627,7 +627,9 @@ lean_mini_mf <- function(mf, chunk.size, nthreads = 1L) {
   mf0 <- mf[ind, , drop = FALSE]
   facs <- vapply(mf, is.factor, NA)
   perm <- if (any(facs)) lean_perm_prefix(n, mf[facs])
-  k <- 0
+  # (the rows that replace mf0's first ones, as mini.mf() replaces them one
+  # by one: collected, then put in place at once)
+  src <- integer(0)
   for (j in 1:length(mf)) if (is.numeric(mf0[[j]])) {
     x <- mf[[j]]
     if (is.matrix(x)) {
@@ -644,19 +646,14 @@ lean_mini_mf <- function(mf, chunk.size, nthreads = 1L) {
       j.min <- min(which(x == min(x)))
       j.max <- min(which(x == max(x)))
     }
-    k <- k + 1
-    mf0[k, ] <- mf[j.min, ]
-    k <- k + 1
-    mf0[k, ] <- mf[j.max, ]
+    src <- c(src, j.min, j.max)
   } else if (is.factor(mf[[j]])) {
     # ind[fac[ind] == level][1] for each level, ind the permutation
     fac <- mf[[j]]
     find <- perm[match(seq_along(levels(fac)), as.integer(fac)[perm])]
-    find <- find[is.finite(find)]
-    nf <- length(find)
-    mf0[(k + 1):(k + nf), ] <- mf[find, ]
-    k <- k + nf
+    src <- c(src, find[is.finite(find)])
   }
+  if (length(src)) mf0[seq_along(src), ] <- mf[src, , drop = FALSE]
   restored <- TRUE
   temp.seed(rngs)
   mf0

@@ -558,10 +558,28 @@ void gg_fill(double *x, size_t n, double v, int nthreads)
 
 /* ---- match(v, x) for a few values in many rows: gg_first_rows ------------- */
 
+/* The values in an open-addressed hash table (a quarter full at most) of
+ * their indices + 1, keyed by their bits (0 and -0 as one key, as == has
+ * them): one probe or two per row rather than a binary search. */
+static uint64_t first_key(double x)
+{
+    if (x == 0) x = 0.0;                       /* -0 == 0 */
+    uint64_t k;
+    memcpy(&k, &x, sizeof k);
+    k ^= k >> 33;                              /* (MurmurHash3's finalizer) */
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
+    return k;
+}
+
 typedef struct first_job {
     const double *xd;
     const int *xi;
     const double *v;
+    const size_t *slot;       /* the hash table: index + 1, 0 empty */
+    size_t mask;
     size_t m, i0, i1;
     size_t *first;            /* m, this job's rows only; n where none */
     size_t none;
@@ -575,14 +593,16 @@ static void *first_run(void *arg)
     for (size_t i = j->i0; i < j->i1 && left > 0; i++) {
         if (!j->xd && j->xi[i] == INT_MIN) continue;    /* R's NA_integer_: no match */
         const double xv = j->xd ? j->xd[i] : (double) j->xi[i];
-        size_t lo = 0, hi = j->m;             /* the first value >= xv */
-        while (lo < hi) {
-            const size_t mid = lo + (hi - lo) / 2;
-            if (j->v[mid] < xv) lo = mid + 1; else hi = mid;
-        }
-        if (lo < j->m && j->v[lo] == xv && j->first[lo] == j->none) {
-            j->first[lo] = i;
-            left--;
+        if (xv != xv) continue;                          /* NaN: no match */
+        for (size_t h = first_key(xv) & j->mask; j->slot[h] != 0; h = (h + 1) & j->mask) {
+            const size_t c = j->slot[h] - 1;
+            if (j->v[c] == xv) {
+                if (j->first[c] == j->none) {
+                    j->first[c] = i;
+                    left--;
+                }
+                break;
+            }
         }
     }
     return NULL;
@@ -592,15 +612,24 @@ int gg_first_rows(const double *xd, const int *xi, size_t n, const double *v, si
                   int nthreads, size_t *first)
 {
     const int nj = jobs_for(n, nthreads);
+    size_t size = 16;
+    while (size < 4 * m) size *= 2;
     first_job *jobs = malloc((size_t) nj * sizeof *jobs);
     size_t *part = malloc((size_t) nj * (m ? m : 1) * sizeof *part);
-    if (!jobs || !part) {
+    size_t *slot = calloc(size, sizeof *slot);
+    if (!jobs || !part || !slot) {
         free(jobs);
         free(part);
+        free(slot);
         return -1;
     }
+    for (size_t c = 0; c < m; c++) {           /* (distinct values: no key twice) */
+        size_t h = first_key(v[c]) & (size - 1);
+        while (slot[h] != 0) h = (h + 1) & (size - 1);
+        slot[h] = c + 1;
+    }
     for (int t = 0; t < nj; t++)
-        jobs[t] = (first_job) {xd, xi, v, m, n * (size_t) t / (size_t) nj,
+        jobs[t] = (first_job) {xd, xi, v, slot, size - 1, m, n * (size_t) t / (size_t) nj,
                                n * (size_t) (t + 1) / (size_t) nj, part + (size_t) t * m, n};
     gg_run_jobs(nj, first_run, jobs, sizeof *jobs);
     for (size_t c = 0; c < m; c++) {           /* the earliest job's row */
@@ -610,6 +639,7 @@ int gg_first_rows(const double *xd, const int *xi, size_t n, const double *v, si
     }
     free(jobs);
     free(part);
+    free(slot);
     return 0;
 }
 

@@ -38,7 +38,7 @@ int gg_count_nan(const double *x, size_t n, int nthreads, size_t *nnan);
  * (0-based) with x[i] == v[j] -- R's match(v, x) -- into first[j], n (no
  * such row) where none; x as doubles (xd) or ints (xi, the other NULL;
  * INT_MIN, R's NA_integer_, matches nothing),
- * over nthreads threads, each row one binary search among the values.
+ * over nthreads threads, each row one probe of a hash table of the values.
  * Returns 0, or -1 when out of memory (nothing written). */
 int gg_first_rows(const double *xd, const int *xi, size_t n, const double *v, size_t m,
                   int nthreads, size_t *first);

@@ -267,7 +267,7 @@ test_that("the C match() of a few values in many rows and the C rep() are R's", 
   set.seed(11)
   n <- 300001
   x <- round(runif(n) * 5000) / 7 - 300         # repeated values, in every thread's rows
-  x[c(1, 150000, n)] <- c(-0, 1e300, -1e300)
+  x[c(1, 2, 150000, n)] <- c(-0, NaN, 1e300, -1e300)   # (NaN: a row no value matches)
   v <- unique(c(sample(unique(x), 500), 0, 1e300, -1e300, 0.5, 1e301))   # 0.5, 1e301 in no row
   xi <- sample(1:40000, n, TRUE)
   vi <- c(sample(unique(xi), 300), 40001L)
