@@ -69,14 +69,33 @@ typedef struct mv_job {
     int n, c0, c1;
 } mv_job;
 
-/* z[i] = E[, i]' q for columns c0 .. c1-1 (E symmetric: column i is row i). */
+/* z[i] = E[, i]' q for columns c0 .. c1-1 (E symmetric: column i is row i),
+ * four columns at a time: four sums side by side, each in its column's
+ * order (the numbers of one sum at a time, in a quarter of its latency). */
 static void *mv_columns(void *arg)
 {
     mv_job *J = arg;
-    for (int i = J->c0; i < J->c1; i++) {
-        const double *a = J->A + (size_t) i * J->n;
+    const int n = J->n;
+    const double *q = J->q;
+    int i = J->c0;
+    for (; i + 4 <= J->c1; i += 4) {
+        const double *a0 = J->A + (size_t) i * n, *a1 = a0 + n, *a2 = a1 + n, *a3 = a2 + n;
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        for (int j = 0; j < n; j++) {
+            s0 += a0[j] * q[j];
+            s1 += a1[j] * q[j];
+            s2 += a2[j] * q[j];
+            s3 += a3[j] * q[j];
+        }
+        J->z[i] = s0;
+        J->z[i + 1] = s1;
+        J->z[i + 2] = s2;
+        J->z[i + 3] = s3;
+    }
+    for (; i < J->c1; i++) {
+        const double *a = J->A + (size_t) i * n;
         double s = 0.0;
-        for (int j = 0; j < J->n; j++) s += a[j] * J->q[j];
+        for (int j = 0; j < n; j++) s += a[j] * q[j];
         J->z[i] = s;
     }
     return NULL;
