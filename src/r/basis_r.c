@@ -523,41 +523,16 @@ SEXP gg_tprs_construct_r(SEXP Xu, SEXP m_, SEXP k_, SEXP threads_)
 {
     const int m = gg_as_int(m_, "tp construction: m", 0, GG_MAX_K, BAD_IN);
     const int k = gg_as_int(k_, "tp construction: k", 2, GG_MAX_K, BAD_IN);
-    const int threads = gg_as_int(threads_, "tp construction: threads", 1, GG_MAX_THREADS, BAD_IN);
-    if (TYPEOF(Xu) != REALSXP || !Rf_isMatrix(Xu) || Rf_ncols(Xu) < 1 || Rf_nrows(Xu) < 2)
-        gg_abort(BAD_IN, "tp construction: Xu must be a double matrix of knots");
-    const int nk = Rf_nrows(Xu), d = Rf_ncols(Xu);
-    for (R_xlen_t l = 0; l < XLENGTH(Xu); l++)
-        if (!R_FINITE(REAL(Xu)[l]))
-            gg_abort(BAD_IN, "tp construction: the knots must be finite");
-    const int M = gg_tprs_null_space_dim(m, d);
-    if (k <= M || k >= nk) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "tp construction: k = %d must lie between the null space's %d "
-                 "and the %d knots", k, M, nk);
-        gg_abort(BAD_IN, msg);
-    }
-    SEXP UZ = PROTECT(Rf_allocMatrix(REALSXP, nk + M, k));
-    SEXP S = PROTECT(Rf_allocMatrix(REALSXP, k, k));
-    SEXP ev = PROTECT(Rf_allocVector(REALSXP, k));
-    const int prev = gg_threads_set_limit(threads);
-    const int rc = gg_tprs_construct(REAL(Xu), nk, d, m, k, threads, REAL(UZ), REAL(S), REAL(ev));
-    gg_threads_set_limit(prev);
-    if (rc == -1)
-        gg_abort("gamgpu_host_oom", "tp construction: out of host memory");
-    if (rc != 0)
-        gg_abort("gamgpu_numerical", "tp construction: LAPACK's dstedc failed on the Lanczos matrix");
-    const char *names[] = {"UZ", "S", "ev", ""};
-    SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
-    SET_VECTOR_ELT(out, 0, UZ);
-    SET_VECTOR_ELT(out, 1, S);
-    SET_VECTOR_ELT(out, 2, ev);
-    UNPROTECT(4);
-    return out;
+    SEXP Xus = PROTECT(Rf_allocVector(VECSXP, 1));
+    SET_VECTOR_ELT(Xus, 0, Xu);
+    SEXP ms = PROTECT(Rf_ScalarInteger(m)), ks = PROTECT(Rf_ScalarInteger(k));
+    SEXP out = gg_tprs_construct_all_r(Xus, ms, ks, threads_);
+    UNPROTECT(3);
+    return VECTOR_ELT(out, 0);
 }
 
 /* Several thin plate constructions side by side (a model's "tp" smooths
- * under gam()'s methods: R/tprs_setup.R, tprs_construct_all()): Xus a list
+ * under gam()'s methods: R/tprs_setup.R, tprs_stand_ins()): Xus a list
  * of knot matrices, m and k their penalty orders and basis dimensions;
  * `threads` split between them, each construction's E products over its
  * share (one thread: mgcv's arithmetic to the bit).  A list of
