@@ -176,9 +176,14 @@ gg_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mode
 # from bam() is said.
 with_smooth_offsets <- function(G, say) {
   if (!length(G$smooth) || is.null(G$mf)) return(G)
+  # (mgcv's own classes of smooth but the soap films carry none: a smooth
+  # of another class is asked on a few rows)
+  asked <- !vapply(G$smooth, function(sm) class(sm)[1L] %in% offsetless_smooth_classes, NA)
+  if (!any(asked)) return(G)
   n <- nrow(G$mf)
   few <- G$mf[seq_len(min(n, 20L)), , drop = FALSE]
-  has <- vapply(G$smooth, function(sm)
+  has <- asked
+  has[asked] <- vapply(G$smooth[asked], function(sm)
     !is.null(tryCatch(attr(mgcv::PredictMat(sm, few), "offset"), error = function(e) NULL)), NA)
   if (!any(has)) return(G)
   off <- if (length(G$offset) == n) as.numeric(G$offset) else numeric(n)
@@ -192,6 +197,12 @@ with_smooth_offsets <- function(G, say) {
                           paste(vapply(G$smooth[has], function(sm) sm$label, ""), collapse = ", ")))
   G
 }
+
+offsetless_smooth_classes <- c("tprs.smooth", "ts.smooth", "cr.smooth", "cs.smooth",
+                               "cyclic.smooth", "pspline.smooth", "cpspline.smooth",
+                               "Bspline.smooth", "gp.smooth", "mrf.smooth", "sos.smooth",
+                               "duchon.spline", "random.effect", "fs.interaction",
+                               "sz.interaction", "tensor.smooth", "t2.smooth")
 
 # gam()'s bases where the lean path does not cover the call: the setup
 # object of mgcv::gam(fit = FALSE) itself -- gam()'s model frame, bases,
