@@ -204,6 +204,10 @@ offsetless_smooth_classes <- c("tprs.smooth", "ts.smooth", "cr.smooth", "cs.smoo
                                "duchon.spline", "random.effect", "fs.interaction",
                                "sz.interaction", "tensor.smooth", "t2.smooth")
 
+# The few rows gam.setup() runs on where gam()'s bases come from facts of
+# every row (lean_setup()).
+facts_mini_rows <- 2000
+
 # gam()'s bases where the lean path does not cover the call: the setup
 # object of mgcv::gam(fit = FALSE) itself -- gam()'s model frame, bases,
 # constraints and X on every row, whatever the mgcv release -- in the
@@ -365,12 +369,18 @@ lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mo
     if (!is.null(attr(facts, "why"))) attr(facts, "why") else
       "gam()'s bases set up on every row in R"
   if (!length(facts)) facts <- NULL
+  # (on the facts' route the few rows' only parts are gam.setup()'s rows to
+  # run on -- every basis, constraint and scaling comes from every row --
+  # and gam.side()'s test of nested smooths, which on fewer rows can only
+  # find more to delete, and then sets up on every row below; so fewer
+  # than bam()'s chunk.size, at least 4 per coefficient)
+  mini_rows <- if (is.null(facts)) chunk.size else min(chunk.size, facts_mini_rows)
   mini <- function(chunk.size) {
     mf0 <- lean_mini_mf(mf, chunk.size, nthreads)
     if (!is.null(facts)) mf0 <- lean_mini_with_rows(mf0, mf, facts$rows)
     mf0
   }
-  mf0 <- if (gam_bases && is.null(facts)) mf else mini(chunk.size)
+  mf0 <- if (gam_bases && is.null(facts)) mf else mini(mini_rows)
   if (!is.null(facts)) {
     gp_setup$smooth.spec <- facts$specs
   } else if (gam_bases) {
@@ -392,7 +402,10 @@ lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mo
                                    apply.by = TRUE, drop.intercept = drop.intercept,
                                    modCon = if (gam_bases) 0 else 2),
                  envir = asNamespace("mgcv"))
-    if (ncol(G$X) >= chunk.size) {
+    if (!is.null(facts) && 4 * ncol(G$X) > mini_rows && mini_rows < chunk.size) {
+      mini_rows <- 4 * ncol(G$X)
+      mf0 <- if (mini_rows >= nrow(mf)) mf else mini(mini_rows)
+    } else if (ncol(G$X) >= chunk.size) {
       chunk.size <- 4 * ncol(G$X)
       warning(gettextf("chunk.size < number of coefficients. Reset to %d", chunk.size),
               call. = FALSE)

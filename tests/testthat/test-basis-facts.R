@@ -50,6 +50,34 @@ test_that("the facts route and gam()'s set-up on every row give one fit", {
   expect_lt(max(abs(g1$sp / g0$sp - 1)), 1e-6)
 })
 
+test_that("the facts' few rows grow to 4 per coefficient in a model of many", {
+  op <- options(gamgpu.basis_facts = TRUE)
+  on.exit(options(op), add = TRUE)
+  d <- facts_data(4200)
+  set.seed(3)
+  d$many <- factor(sample(600, nrow(d), replace = TRUE))
+  d$y <- d$y + rnorm(600)[as.integer(d$many)]
+  p <- 10L + nlevels(droplevels(d$many))
+  f <- y ~ s(x0, bs = "cr") + s(many, bs = "re")
+  ctl <- gam_gpu_control(chunk.size = 3000)
+  expect_facts_parity(list(list(f, gaussian(), "GCV.Cp")), d, ctl)
+  # (the sizes of the mini frames drawn: 2000 rows, then 4 p)
+  rec <- new.env()
+  rec$sizes <- numeric(0)
+  trace("lean_mini_mf", where = asNamespace("gamgpu"), print = FALSE,
+        tracer = bquote(assign("sizes", c(get("sizes", envir = .(rec)), chunk.size),
+                               envir = .(rec))))
+  on.exit(untrace("lean_mini_mf", where = asNamespace("gamgpu")), add = TRUE)
+  g <- gam_gpu(f, data = d, method = "GCV.Cp", device = "off", control = ctl)
+  expect_length(g$coefficients, p)
+  expect_equal(rec$sizes, c(2000, 4 * p))
+  # (fewer coefficients: 2000 rows once)
+  rec$sizes <- numeric(0)
+  g <- gam_gpu(y ~ s(x0, bs = "cr") + s(fac, bs = "re"), data = d, method = "GCV.Cp",
+               device = "off", control = ctl)
+  expect_equal(rec$sizes, 2000)
+})
+
 test_that("smooths the facts do not cover take gam()'s set-up on every row", {
   op <- options(gamgpu.basis_facts = TRUE)
   on.exit(options(op), add = TRUE)
