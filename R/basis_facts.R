@@ -293,7 +293,7 @@ te_facts <- function(s, mf, knots, threads = 1L, dev = NULL) {
       # (a thin plate margin is marked with its facts whatever the product:
       # its shift and its columns' scales are every row's; te()'s
       # reparameterisation takes the range)
-      rg <- range(mf[[v]])
+      rg <- value_range(mf[[v]])
       if (!all(is.finite(rg)) || rg[1L] == rg[2L]) return(NULL)
       f <- tprs_facts(m, mf, knots, threads)
       if (is.null(f)) return(NULL)
@@ -337,7 +337,7 @@ te_facts <- function(s, mf, knots, threads = 1L, dev = NULL) {
 # NULL where the route does not apply.
 margin_facts <- function(m, mf, knots, threads = 1L) {
   v <- m$term
-  rg <- range(mf[[v]])
+  rg <- value_range(mf[[v]])
   if (!all(is.finite(rg)) || rg[1L] == rg[2L]) return(NULL)
   cr <- inherits(m, "cr.smooth.spec")
   f <- if (cr) cr_facts(m, mf, knots, threads) else ps_facts(m, mf, knots, threads)
@@ -400,7 +400,7 @@ cc_facts <- function(s, mf, knots, threads = 1L) {
 # columns (mgcv warns where the rows have fewer: its own set-up then).
 ps_facts <- function(s, mf, knots, threads = 1L) {
   x <- mf[[s$term]]
-  rg <- range(x)
+  rg <- value_range(x)
   k <- max(s$bs.dim, 10L + sum(s$p.order, na.rm = TRUE))
   if (!all(is.finite(rg)) || rg[1L] == rg[2L] ||
       length(.Call(gg_sorted_unique_r, x, as.integer(threads))) < k) return(NULL)
@@ -573,8 +573,8 @@ gp_facts <- function(s, mf, knots, threads = 1L) {
   if (n <= max.knots || !is.null(knots) &&
       any(vapply(s$term, function(v) !is.null(knots[[v]]), NA)))
     return(NULL)
-  xu <- if (d == 1L) matrix(.Call(gg_sorted_unique_r, x[, 1L], as.integer(threads)),
-                            ncol = 1L) else distinct_rows(x, threads, min(setup_cores(n), threads))
+  xu <- if (d == 1L) column_matrix(.Call(gg_sorted_unique_r, x[, 1L], as.integer(threads))) else
+    distinct_rows(x, threads, min(setup_cores(n), threads))
   nu <- nrow(xu)
   kn <- if (nu > max.knots) {
     temp_seed <- mgcv_fun("temp.seed")
@@ -617,6 +617,15 @@ mean_keeping_values <- function(x, mu, m) {
   NULL
 }
 
+# range(x) of a numeric vector, without range()'s copy of it.
+value_range <- function(x) c(min(x), max(x))
+
+# v as a one-column matrix, without matrix()'s copy of it.
+column_matrix <- function(v) {
+  dim(v) <- c(length(v), 1L)
+  v
+}
+
 # A cubic regression spline's basis from the knots mgcv places (the
 # quantiles of the covariate's distinct values, or the user's), built on
 # the knots as its rows.
@@ -637,6 +646,10 @@ cr_facts <- function(s, mf, knots, threads = 1L) {
   list(sm = sm, rms = FALSE)
 }
 
+# At most this many rows, the facts' smooths are built on the host (a GPU
+# fit's too): the mini frame's (R/setup.R: facts_mini_rows).
+facts_host_rows <- 10000
+
 #' A smooth as gam() builds it, from facts of every row computed beforehand
 #'
 #' The smooth.construct() method behind gam_gpu()'s set-up of gam()'s
@@ -652,10 +665,12 @@ smooth.construct.gg_facts.smooth.spec <- function(object, data, knots) {
   f <- attr(object, "gg_facts")
   if (!is.null(f[["sz"]])) return(sz_from_facts(object, data, knots, f))
   sm <- f$sm
-  # the raw basis on these rows (by the C evaluators over threads, on the
-  # device of a GPU fit: a thin plate basis by its direct sums there),
-  # scaled as on every row
-  X <- raw_basis_matrix(sm, data, length(data[[sm$term[1L]]]), f$threads, f$dev)
+  # the raw basis on these rows (by the C evaluators over threads; on the
+  # device of a GPU fit where they are many -- a thin plate basis by its
+  # direct sums there -- else the host's: the few rows of the mini frame
+  # are built faster than a trip to the device), scaled as on every row
+  rows <- length(data[[sm$term[1L]]])
+  X <- raw_basis_matrix(sm, data, rows, f$threads, if (rows > facts_host_rows) f$dev)
   if (is.null(X)) X <- mgcv::Predict.matrix(sm, data)
   if (f$rms) sm <- tprs_scaled(sm, X, f$scale) else sm$X <- X
   if (!is.null(f$shrink)) sm <- tprs_shrunk(sm, f$shrink)
