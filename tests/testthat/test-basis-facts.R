@@ -53,29 +53,35 @@ test_that("the facts route and gam()'s set-up on every row give one fit", {
 test_that("the facts' few rows grow to 4 per coefficient in a model of many", {
   op <- options(gamgpu.basis_facts = TRUE)
   on.exit(options(op), add = TRUE)
-  d <- facts_data(4200)
+  # (the few rows' number made small, so that a small model has more than a
+  # quarter as many coefficients: 2000 rows and over 500 take minutes)
+  ns <- asNamespace("gamgpu")
+  rows0 <- get("facts_mini_rows", ns)
+  utils::assignInNamespace("facts_mini_rows", 200, ns)
+  on.exit(utils::assignInNamespace("facts_mini_rows", rows0, ns), add = TRUE)
+  d <- facts_data(2600)
   set.seed(3)
-  d$many <- factor(sample(600, nrow(d), replace = TRUE))
-  d$y <- d$y + rnorm(600)[as.integer(d$many)]
-  p <- 10L + nlevels(droplevels(d$many))
+  d$many <- factor(sample(60, nrow(d), replace = TRUE))
+  d$y <- d$y + rnorm(60)[as.integer(d$many)]
+  p <- 10L + nlevels(d$many)
   f <- y ~ s(x0, bs = "cr") + s(many, bs = "re")
-  ctl <- gam_gpu_control(chunk.size = 3000)
+  ctl <- gam_gpu_control(chunk.size = 1000)
   expect_facts_parity(list(list(f, gaussian(), "GCV.Cp")), d, ctl)
-  # (the sizes of the mini frames drawn: 2000 rows, then 4 p)
+  # (the sizes of the mini frames drawn: 200 rows, then 4 p)
   rec <- new.env()
   rec$sizes <- numeric(0)
-  trace("lean_mini_mf", where = asNamespace("gamgpu"), print = FALSE,
+  trace("lean_mini_mf", where = ns, print = FALSE,
         tracer = bquote(assign("sizes", c(get("sizes", envir = .(rec)), chunk.size),
                                envir = .(rec))))
-  on.exit(untrace("lean_mini_mf", where = asNamespace("gamgpu")), add = TRUE)
+  on.exit(untrace("lean_mini_mf", where = ns), add = TRUE)
   g <- gam_gpu(f, data = d, method = "GCV.Cp", device = "off", control = ctl)
   expect_length(g$coefficients, p)
-  expect_equal(rec$sizes, c(2000, 4 * p))
-  # (fewer coefficients: 2000 rows once)
+  expect_equal(rec$sizes, c(200, 4 * p))
+  # (fewer coefficients: the few rows once)
   rec$sizes <- numeric(0)
   g <- gam_gpu(y ~ s(x0, bs = "cr") + s(fac, bs = "re"), data = d, method = "GCV.Cp",
                device = "off", control = ctl)
-  expect_equal(rec$sizes, 2000)
+  expect_equal(rec$sizes, 200)
 })
 
 test_that("smooths the facts do not cover take gam()'s set-up on every row", {
