@@ -573,8 +573,10 @@ gp_facts <- function(s, mf, knots, threads = 1L) {
   if (n <= max.knots || !is.null(knots) &&
       any(vapply(s$term, function(v) !is.null(knots[[v]]), NA)))
     return(NULL)
-  xu <- if (d == 1L) column_matrix(.Call(gg_sorted_unique_r, x[, 1L], as.integer(threads))) else
-    distinct_rows(x, threads, min(setup_cores(n), threads))
+  if (d == 1L) {
+    xu <- .Call(gg_sorted_unique_r, x[, 1L], as.integer(threads))
+    dim(xu) <- c(length(xu), 1L)                 # (a column, not matrix()'s copy)
+  } else xu <- distinct_rows(x, threads, min(setup_cores(n), threads))
   nu <- nrow(xu)
   kn <- if (nu > max.knots) {
     temp_seed <- mgcv_fun("temp.seed")
@@ -619,12 +621,6 @@ mean_keeping_values <- function(x, mu, m) {
 
 # range(x) of a numeric vector, without range()'s copy of it.
 value_range <- function(x) c(min(x), max(x))
-
-# v as a one-column matrix, without matrix()'s copy of it.
-column_matrix <- function(v) {
-  dim(v) <- c(length(v), 1L)
-  v
-}
 
 # A cubic regression spline's basis from the knots mgcv places (the
 # quantiles of the covariate's distinct values, or the user's), built on

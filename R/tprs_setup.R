@@ -210,7 +210,8 @@ tprs_knot_data <- function(object, data, knots, threads = 1L) {
   # for more, distinct_rows() (R/distinct_rows.R)
   if (d == 1L) {
     xsh <- xs[[1L]] - shift
-    xu <- column_matrix(.Call(gg_sorted_unique_r, xsh, as.integer(threads)))
+    xu <- .Call(gg_sorted_unique_r, xsh, as.integer(threads))
+    dim(xu) <- c(length(xu), 1L)                 # (a column, not matrix()'s copy)
   } else {
     xu <- distinct_rows(matrix(unlist(lapply(seq_len(d), function(i) xs[[i]] - shift[i])),
                                n, d), threads, min(setup_cores(n), threads))
