@@ -38,7 +38,9 @@ recipe_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
 }
 
 # smooth_recipe() checked against mgcv on a sample of the rows: the
-# recipe's columns built in C on up to 256 rows spread over the data must
+# recipe's columns built in C on up to 256 rows spread over the data (fewer,
+# down to 64, where each row sums many terms: mgcv's thin plate rows on
+# 2000 knots cost as much as 2000 cr rows; recipe_check_rows()) must
 # equal PredictMat's there (to 1e-11 of their size), or the smooth goes
 # the R route with the difference as its reason -- so that a smooth whose
 # mgcv object holds something the recipe does not know about can never
@@ -50,7 +52,7 @@ checked_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyen
   r <- recipe(s, mf, threads, codes)
   if (inherits(r, "gg_no_recipe")) return(r)
   n <- nrow(mf)
-  rows <- unique(round(seq(1, n, length.out = min(n, 256L))))
+  rows <- unique(round(seq(1, n, length.out = min(n, recipe_check_rows(s)))))
   sub <- mf[rows, , drop = FALSE]
   # (the sample's recipe takes r's thin plate polynomials, not its own:
   # they depend on the smooth alone, and are what the check must see)
@@ -78,6 +80,10 @@ checked_recipe <- function(s, mf, threads = 1L, codes = new.env(parent = emptyen
                      else "columns", ")"))
   r
 }
+
+# How many rows checked_recipe() compares for smooth s: 256, or as many as
+# hold 2^17 of its rows' summed terms, at least 64.
+recipe_check_rows <- function(s) as.integer(min(256, max(64, 2^17 %/% summed_terms(s))))
 
 # Recipe `to` (of the same smooth as `from`, on other rows) with from's
 # one-variable thin plate polynomials, in the block and in its margins.

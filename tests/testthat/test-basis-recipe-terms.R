@@ -221,6 +221,21 @@ test_that("a recipe that disagrees with PredictMat on the sampled rows is not us
   # the random effect, untouched, passes
   expect_false(inherits(gamgpu:::checked_recipe(G$smooth[[2]], G$mf, 1L, recipe = bent),
                         "gg_no_recipe"))
+  # a thin plate basis on 2000 knots is compared on 65 rows (2^17 of its
+  # rows' 2002 terms), a cc basis on 256; a covariate shifted shows on them
+  G <- bam_setup(y ~ s(z, k = 12), data = terms_data(2500), chunk.size = 2400)
+  expect_identical(nrow(G$smooth[[1]]$Xu), 2000L)
+  expect_identical(gamgpu:::recipe_check_rows(G$smooth[[1]]), 65L)
+  expect_identical(gamgpu:::recipe_check_rows(list(UZ = NULL)), 256L)
+  bent_tp <- function(s, mf, threads, codes) {
+    r <- gamgpu:::smooth_recipe(s, mf, threads, codes)
+    r$tshift <- r$tshift + 1e-3
+    r
+  }
+  expect_false(inherits(gamgpu:::checked_recipe(G$smooth[[1]], G$mf, 1L), "gg_no_recipe"))
+  r <- gamgpu:::checked_recipe(G$smooth[[1]], G$mf, 1L, recipe = bent_tp)
+  expect_s3_class(r, "gg_no_recipe")
+  expect_match(attr(r, "reason"), "its C basis differs from mgcv's PredictMat", fixed = TRUE)
 })
 
 test_that("on the GPU, every term's X is built on the device and gives the CPU's fit", {
