@@ -11,25 +11,10 @@
 # Prints the mean wall time per fit, each step's per fit (largest first)
 # and the fit's phase times (fit$device$timings).  R's profiler
 # (bench/profile_fit.R) samples; this measures.
-suppressMessages({library(mgcv); library(gamgpu)})
-a <- commandArgs(trailingOnly = TRUE)
-model <- a[1]
-fam <- a[2]
-method <- a[3]
-n <- as.numeric(a[4])
-reps <- if (length(a) > 4) as.integer(a[5]) else 10L
-device <- if (length(a) > 5) a[6] else "required"
-f <- switch(model, four = y ~ s(x0) + s(x1) + s(x2) + s(x3),
-            mixed = y ~ s(x0) + s(x1, bs = "cr") + te(x2, x3, k = c(6, 6)) + s(fac, bs = "re"),
-            t2 = y ~ t2(x0, x1) + t2(x2, x3, bs = c("cr", "ps")) + s(fac, bs = "re"),
-            stop("model is \"four\", \"mixed\" or \"t2\""))
-set.seed(1)
-d <- gamSim(1, n = n, dist = "normal", scale = 2, verbose = FALSE)
-z <- (d$f - mean(d$f)) / stats::sd(d$f)
-d$fac <- factor(sample(30, n, replace = TRUE))
-if (fam == "binomial") d$y <- stats::rbinom(n, 1, stats::plogis(z))
-if (fam == "poisson") d$y <- stats::rpois(n, exp(1 + z / 2))
-family <- get(fam, mode = "function")()
+reps <- 10L
+# (the arguments, the data and fit(): bench/fit_case.R, beside this script)
+here <- dirname(sub("^--file=", "", grep("^--file=", commandArgs(), value = TRUE)[1L]))
+source(file.path(here, "fit_case.R"))
 steps <- c("lean_setup", "lean_mini_mf", "gam_basis_facts", "tprs_stand_ins", "tprs_knot_data",
            "tprs_facts", "cr_facts", "te_facts", "fs_facts", "gp_facts", "basis_stats",
            "raw_basis_matrix", "with_smooth_offsets", "model_matrix_plan", "checked_recipe",
@@ -48,7 +33,6 @@ for (fn in intersect(steps, ls(ns))) local({
   }
   utils::assignInNamespace(nm, w, ns)
 })
-fit <- function() gam_gpu(f, family = family, data = d, method = method, device = device)
 for (i in 1:2) g <- fit()
 rm(list = ls(acc), envir = acc)
 t <- system.time(for (i in seq_len(reps)) g <- fit())[["elapsed"]] / reps
