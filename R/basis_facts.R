@@ -573,10 +573,8 @@ gp_facts <- function(s, mf, knots, threads = 1L) {
   if (n <= max.knots || !is.null(knots) &&
       any(vapply(s$term, function(v) !is.null(knots[[v]]), NA)))
     return(NULL)
-  if (d == 1L) {
-    xu <- .Call(gg_sorted_unique_r, x[, 1L], as.integer(threads))
-    dim(xu) <- c(length(xu), 1L)                 # (a column, not matrix()'s copy)
-  } else xu <- distinct_rows(x, threads, min(setup_cores(n), threads))
+  xu <- if (d == 1L) sorted_distinct_column(x[, 1L], threads) else
+    distinct_rows(x, threads, min(setup_cores(n), threads))
   nu <- nrow(xu)
   kn <- if (nu > max.knots) {
     temp_seed <- mgcv_fun("temp.seed")
