@@ -30,8 +30,10 @@ gcv_score <- function(P, lsp, deriv = TRUE) {
   beta <- drop(Hi %*% P$XtWz)
   XtWXb <- drop(P$XtWX %*% beta)
   rss <- max(0, P$zWz - 2 * sum(beta * P$XtWz) + sum(beta * XtWXb))
-  HiX <- Hi %*% P$XtWX
-  tau <- sum(diag(HiX))
+  # (tau = tr(Hi X'WX), both symmetric: the sum of their elementwise
+  # product, without the p^3 product that only the derivatives need)
+  HiX <- if (deriv) Hi %*% P$XtWX
+  tau <- if (deriv) sum(diag(HiX)) else sum(Hi * P$XtWX)
   n <- P$n
   gam <- P$gamma
   known <- P$scale > 0
