@@ -51,8 +51,8 @@
 #'   setup builds the bases on (\code{bam()}'s \code{chunk.size}; with at
 #'   most this many rows the setup uses them all).  Under gam()'s methods
 #'   with more rows than this, the bases come from what they take of every
-#'   row (see \link{gamgpu-methods}) and mgcv's setup runs on at most 2000
-#'   of them (more where the model has more than 500 coefficients).
+#'   row (see \link{gamgpu-methods}) and mgcv's setup runs on at most 500
+#'   of them (4 per coefficient where the model has more than 125).
 #'   \code{gam_gpu(chunk.size =)} sets the same.  The CPU backend's row
 #'   blocks are \code{block.rows}.
 #' @param block.rows rows per block of the CPU backend's BLAS passes over

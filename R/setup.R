@@ -206,7 +206,7 @@ offsetless_smooth_classes <- c("tprs.smooth", "ts.smooth", "cr.smooth", "cs.smoo
 
 # The few rows gam.setup() runs on where gam()'s bases come from facts of
 # every row (lean_setup()).
-facts_mini_rows <- 2000
+facts_mini_rows <- 500
 
 # gam()'s bases where the lean path does not cover the call: the setup
 # object of mgcv::gam(fit = FALSE) itself -- gam()'s model frame, bases,
