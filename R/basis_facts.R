@@ -86,6 +86,8 @@ gam_basis_facts <- function(specs, mf, knots, threads, plan) {
                               "factor: %s"),
                         specs[[which(kind == "")[1L]]]$label)))
   dev <- device_of(plan)
+  # (the covariates' distinct values, sorted side by side: R/sorted_distinct.R)
+  mf <- sorted_distinct_prefetch(specs, kind, mf, knots, threads)
   rows <- integer(0)
   out <- vector("list", length(specs))
   # (a shrinkage thin plate, "ts", is set up as a "tp" and its penalty
@@ -383,7 +385,7 @@ cc_facts <- function(s, mf, knots, threads = 1L) {
   kn <- knots[[s$term]]
   if (length(kn) == 2L) return(NULL)      # (knots among the rows': mgcv's own set-up)
   if (is.null(kn)) {
-    xu <- .Call(gg_sorted_unique_r, mf[[s$term]], as.integer(threads))
+    xu <- sorted_distinct(mf, s$term, threads)
     if (length(xu) < nk) return(NULL)
     kn <- mgcv_fun("place.knots")(xu, nk)
   }
@@ -403,7 +405,7 @@ ps_facts <- function(s, mf, knots, threads = 1L) {
   rg <- value_range(x)
   k <- max(s$bs.dim, 10L + sum(s$p.order, na.rm = TRUE))
   if (!all(is.finite(rg)) || rg[1L] == rg[2L] ||
-      length(.Call(gg_sorted_unique_r, x, as.integer(threads))) < k) return(NULL)
+      length(sorted_distinct(mf, s$term, threads, x)) < k) return(NULL)
   rows <- c(rg, seq(rg[1L], rg[2L], length.out = k))
   sm <- tryCatch(mgcv::smooth.construct(s, stats::setNames(list(rows), s$term), knots),
                  error = function(e) NULL, warning = function(w) NULL)
@@ -573,7 +575,7 @@ gp_facts <- function(s, mf, knots, threads = 1L) {
   if (n <= max.knots || !is.null(knots) &&
       any(vapply(s$term, function(v) !is.null(knots[[v]]), NA)))
     return(NULL)
-  xu <- if (d == 1L) sorted_distinct_column(x[, 1L], threads) else
+  xu <- if (d == 1L) sorted_distinct_column(mf, s$term, threads, x[, 1L]) else
     distinct_rows(x, threads, min(setup_cores(n), threads))
   nu <- nrow(xu)
   kn <- if (nu > max.knots) {
@@ -630,7 +632,7 @@ cr_facts <- function(s, mf, knots, threads = 1L) {
   kn <- if (!is.null(knots)) knots[[s$term]]
   if (is.null(kn)) {
     # (quantile() of the distinct values: of them in order, sort(unique()))
-    xu <- .Call(gg_sorted_unique_r, x, as.integer(threads))
+    xu <- sorted_distinct(mf, s$term, threads, x)
     if (length(xu) < nk) return(NULL)     # (mgcv's error, from its own set-up)
     kn <- sorted_quantile(xu, seq(0, 1, length = nk))
   }

@@ -180,15 +180,6 @@ tprs_shrunk <- function(sm, shrink) {
   sm
 }
 
-# sort(unique(x)) of one covariate as a one-column matrix (mgcv's
-# uniquecombs() of it), by the radix sort in C over threads; dim<- on the
-# fresh vector, not matrix()'s copy of it.
-sorted_distinct_column <- function(x, threads) {
-  xu <- .Call(gg_sorted_unique_r, x, as.integer(threads))
-  dim(xu) <- c(length(xu), 1L)
-  xu
-}
-
 # What smooth.construct.tp.smooth.spec() is to be given so that it builds
 # the basis it would build from `data`, but for the rows' scaling and
 # without the rows: the knots it would draw (as data values, so that its
@@ -219,7 +210,7 @@ tprs_knot_data <- function(object, data, knots, threads = 1L) {
   # for more, distinct_rows() (R/distinct_rows.R)
   if (d == 1L) {
     xsh <- xs[[1L]] - shift
-    xu <- sorted_distinct_column(xsh, threads)
+    xu <- sorted_distinct_column(data, object$term, threads, xsh, centred = TRUE)
   } else {
     xu <- distinct_rows(matrix(unlist(lapply(seq_len(d), function(i) xs[[i]] - shift[i])),
                                n, d), threads, min(setup_cores(n), threads))

@@ -210,6 +210,43 @@ SEXP gg_sorted_unique_r(SEXP x, SEXP nthreads)
     return out;
 }
 
+/* gg_sorted_unique_r() of each double vector of list xs, side by side over
+ * up to nthreads threads (one job per vector): a list of the results. */
+SEXP gg_sorted_unique_list_r(SEXP xs, SEXP nthreads)
+{
+    if (!Rf_isNewList(xs)) gg_abort("gamgpu_bad_input", "xs must be a list of double vectors");
+    const int nt = threads_arg(nthreads);
+    const int m = (int) XLENGTH(xs);
+    const double **x = (const double **) R_alloc((size_t) m + 1, sizeof *x);
+    double **buf = (double **) R_alloc((size_t) m + 1, sizeof *buf);
+    size_t *n = (size_t *) R_alloc((size_t) m + 1, sizeof *n);
+    size_t *nu = (size_t *) R_alloc((size_t) m + 1, sizeof *nu);
+    SEXP bufs = PROTECT(Rf_allocVector(VECSXP, m));
+    for (int j = 0; j < m; j++) {
+        SEXP v = VECTOR_ELT(xs, j);
+        if (!Rf_isReal(v)) gg_abort("gamgpu_bad_input", "xs must be a list of double vectors");
+        n[j] = (size_t) XLENGTH(v);
+        x[j] = REAL(v);
+        for (size_t i = 0; i < n[j]; i++)
+            if (ISNAN(x[j][i]))
+                gg_abort("gamgpu_bad_input", "x must not have NA or NaN values");
+        SET_VECTOR_ELT(bufs, j, Rf_allocVector(REALSXP, (R_xlen_t) n[j]));
+        buf[j] = REAL(VECTOR_ELT(bufs, j));
+    }
+    const int prev = gg_threads_set_limit(nt);
+    const int rc = gg_sorted_unique_many(m, x, n, buf, nu);
+    gg_threads_set_limit(prev);
+    if (rc != 0)
+        gg_abort("gamgpu_host_oom", "no memory for the distinct values");
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, m));
+    for (int j = 0; j < m; j++) {
+        SET_VECTOR_ELT(out, j, Rf_allocVector(REALSXP, (R_xlen_t) nu[j]));
+        memcpy(REAL(VECTOR_ELT(out, j)), buf[j], nu[j] * sizeof(double));
+    }
+    UNPROTECT(2);
+    return out;
+}
+
 /* For each pivot p[j] (doubles): c(#{x < p[j]}, #{x <= p[j]}), j in order,
  * x a double vector. */
 SEXP gg_count_pivots_r(SEXP x, SEXP p)

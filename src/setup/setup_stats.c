@@ -895,3 +895,34 @@ int gg_sorted_unique(const double *x, size_t n, double *out, size_t *nu)
     free(jobs);
     return 0;
 }
+
+typedef struct su_many_job {
+    const double *x;
+    size_t n, nu;
+    double *out;
+    int rc;
+} su_many_job;
+
+static void *su_many_run(void *arg)
+{
+    su_many_job *j = arg;
+    j->rc = gg_sorted_unique(j->x, j->n, j->out, &j->nu);
+    return NULL;
+}
+
+int gg_sorted_unique_many(int m, const double *const *x, const size_t *n, double *const *out,
+                          size_t *nu)
+{
+    if (m < 1) return 0;
+    su_many_job *jobs = calloc((size_t) m, sizeof *jobs);
+    if (jobs == NULL) return -1;
+    for (int j = 0; j < m; j++) jobs[j] = (su_many_job) {x[j], n[j], 0, out[j], 0};
+    gg_run_jobs(m, su_many_run, jobs, sizeof *jobs);
+    int rc = 0;
+    for (int j = 0; j < m; j++) {
+        nu[j] = jobs[j].nu;
+        if (jobs[j].rc != 0) rc = -1;
+    }
+    free(jobs);
+    return rc;
+}

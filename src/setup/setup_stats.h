@@ -87,6 +87,12 @@ int gg_check_rows(const double *y, const double *w, const double *offset, size_t
  * budget (threads.h) allows.  Returns 0, or -1 when
  * there was no memory. */
 int gg_sorted_unique(const double *x, size_t n, double *out, size_t *nu);
+/* gg_sorted_unique() of m vectors (x[j], n[j] values, into out[j]: n[j]
+ * doubles, nu[j] their count), one job per vector side by side over the
+ * thread budget: the same values as m calls one after another.  Returns
+ * 0, or -1 when there was no memory. */
+int gg_sorted_unique_many(int m, const double *const *x, const size_t *n, double *const *out,
+                          size_t *nu);
 
 int gg_basis_stats(const double *X, size_t n, int k, int rms_scale,
                    double *scale, double *mean, double *rowmax, size_t *imax);

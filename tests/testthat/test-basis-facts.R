@@ -54,7 +54,7 @@ test_that("the facts' few rows grow to 4 per coefficient in a model of many", {
   op <- options(gamgpu.basis_facts = TRUE)
   on.exit(options(op), add = TRUE)
   # (the few rows' number made small, so that a small model has more than a
-  # quarter as many coefficients: 2000 rows and over 500 take minutes)
+  # quarter as many coefficients: at the default 500 rows it takes over 125)
   ns <- asNamespace("gamgpu")
   rows0 <- get("facts_mini_rows", ns)
   utils::assignInNamespace("facts_mini_rows", 200, ns)
