@@ -232,14 +232,45 @@ static void *fill_rows(void *arg)
     return NULL;
 }
 
+/* A row's work, in multiply-adds, where it is more than a few per column:
+ * a thin plate or gp basis summed over its knots (no table) costs (knots
+ * + M) x k; every other column, 1. */
+static double row_work(const gg_xplan *plan)
+{
+    double w = 0;
+    for (int b = 0; b < plan->nblocks; b++) {
+        const gg_xblock *B = &plan->blocks[b];
+        if (B->kind == GG_XB_TPRS && B->pp_deg == 0) {
+            w += (double) (B->nXu + B->M) * B->ncol;
+            continue;
+        }
+        if (B->kind == GG_XB_MARG) {
+            double prod = 1;
+            for (int j = 0; j < B->nmarg; j++) {
+                const gg_xmargin *g = &B->marg[j];
+                const int summed = (g->kind == GG_XM_TPRS && g->pp_deg == 0) ||
+                                   g->kind == GG_XM_GP;
+                prod *= summed ? (double) (g->nXu + g->M) * g->k : (double) g->k;
+            }
+            w += prod > B->ncol ? prod : B->ncol;
+            continue;
+        }
+        w += B->ncol;
+    }
+    return w;
+}
+
 int gg_xplan_fill(const gg_xplan *plan, size_t r0, size_t rows, double *out, size_t ldo,
                   gg_status *st)
 {
     int threads = plan->threads < 1 ? 1 : plan->threads;
-    /* a thread gets at least a few thousand rows: below that, starting it
-     * costs more than it saves */
-    if ((size_t) threads > rows / 4096 + 1)
-        threads = (int) (rows / 4096 + 1);
+    /* a thread gets at least a few thousand rows, or as many rows as make
+     * 2^18 multiply-adds where each row sums over a basis's knots: below
+     * that, starting it costs more than it saves */
+    const double per = (double) rows * row_work(plan) / 262144.0;
+    const size_t cap = rows / 4096 + 1 > per + 1 ? rows / 4096 + 1 : (size_t) (per + 1);
+    if ((size_t) threads > cap)
+        threads = (int) cap;
     fill_job *jobs = calloc((size_t) threads, sizeof *jobs);
     int failed = jobs == NULL;
     if (!failed) {
