@@ -23,8 +23,13 @@
 # with its gradient and Hessian in lsp.  P: the problem from gcv_problem().
 gcv_score <- function(P, lsp, deriv = TRUE) {
   lam <- exp(lsp)
-  H <- P$XtWX + P$H
-  for (j in seq_along(P$S)) H <- H + lam[j] * P$S[[j]]
+  # (each penalty added on its own block: the same sums as at full size,
+  # where the zeros add nothing, without a p x p matrix per penalty)
+  H <- if (is.null(P$H)) P$XtWX else P$XtWX + P$H
+  for (j in seq_along(P$Sb)) {
+    ii <- P$off[j] - 1L + seq_len(ncol(P$Sb[[j]]))
+    H[ii, ii] <- H[ii, ii] + lam[j] * P$Sb[[j]]
+  }
   R <- chol(H, pivot = FALSE)
   Hi <- chol2inv(R)
   beta <- drop(Hi %*% P$XtWz)
@@ -83,7 +88,7 @@ gcv_score <- function(P, lsp, deriv = TRUE) {
 # fit) -- for gaussian identity the working weights are the prior weights
 # and the working response y - offset, so the penalized IRLS rows at beta
 # = 0 give it, their deviance z'Wz -- the penalties at full size, the
-# sizes and settings.
+# sizes and settings (Sb and off: the penalties' blocks and where they sit).
 gcv_problem <- function(ms, S, off, gamma, scale, H = NULL) {
   g <- .Call(gg_session_eval_r, ms$ptr, numeric(ms$p), "gaussian", "identity", TRUE, NULL)
   info <- ms$info()
@@ -91,8 +96,8 @@ gcv_problem <- function(ms, S, off, gamma, scale, H = NULL) {
   p <- ms$p
   Sf <- embed_penalties(S, off, p)
   # (gam()'s fixed penalty H, from min.sp or H, in every penalty sum)
-  list(XtWX = g$XtWX, XtWz = drop(g$XtWz), zWz = g$zWz, S = Sf, n = n,
-       H = if (is.null(H)) matrix(0, p, p) else H + 0,
+  list(XtWX = g$XtWX, XtWz = drop(g$XtWz), zWz = g$zWz, S = Sf, Sb = S, off = off, n = n,
+       H = if (!is.null(H)) H + 0,
        gamma = gamma, scale = scale, device = info$device, fallback = info$fallback)
 }
 
