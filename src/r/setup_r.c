@@ -14,6 +14,7 @@
 #include "setup_r.h"
 #include "order_stats.h"
 #include "setup_stats.h"
+#include "sorted_unique.h"
 #include "threads.h"
 
 /* The threads a pass may use; also the budget's limit (threads.h) while

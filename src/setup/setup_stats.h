@@ -81,19 +81,6 @@ int gg_check_rows(const double *y, const double *w, const double *offset, size_t
  * in fixed blocks of rows over the thread budget (gg_threads_set_limit):
  * the same for any thread count.  Returns 0, or
  * -1 when there was no memory. */
-/* The distinct values of x[0 .. n-1] (no NaN) in increasing order, as
- * sort(unique(x)) gives them, into out (n doubles); *nu their count.
- * Radix sort on the values' order-preserving keys, over the threads the
- * budget (threads.h) allows.  Returns 0, or -1 when
- * there was no memory. */
-int gg_sorted_unique(const double *x, size_t n, double *out, size_t *nu);
-/* gg_sorted_unique() of m vectors (x[j], n[j] values, into out[j]: n[j]
- * doubles, nu[j] their count), one job per vector side by side over the
- * thread budget: the same values as m calls one after another.  Returns
- * 0, or -1 when there was no memory. */
-int gg_sorted_unique_many(int m, const double *const *x, const size_t *n, double *const *out,
-                          size_t *nu);
-
 int gg_basis_stats(const double *X, size_t n, int k, int rms_scale,
                    double *scale, double *mean, double *rowmax, size_t *imax);
 
