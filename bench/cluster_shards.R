@@ -52,16 +52,28 @@ peak_gib <- function() {
   as.numeric(gsub("[^0-9]", "", grep("^VmHWM", s, value = TRUE))) / 2^20
 }
 
-# node i's rows (a function of its index, sent to the nodes)
+# node i's rows (a function of its index, sent to the nodes), made 1e7 at
+# a time into their columns so that a node's peak is its rows and one
+# chunk's temporaries (10^9 rows a node are 36 GB of columns)
 make_rows <- function(i, n, k, fam) {
   m <- floor(n * i / k) - floor(n * (i - 1) / k)
   set.seed(i)
-  d <- data.frame(x0 = runif(m), x1 = runif(m), x2 = runif(m), x3 = runif(m))
-  f <- 2 * sin(pi * d$x0) + exp(2 * d$x1) + 0.2 * d$x2^11 * (10 * (1 - d$x2))^6 +
-    10 * (10 * d$x2)^3 * (1 - d$x2)^10
-  d$y <- if (fam == "binomial") rbinom(m, 1, plogis((f - 7.5) / 4)) else f + rnorm(m, 0, 2)
-  d
+  x0 <- double(m); x1 <- double(m); x2 <- double(m); x3 <- double(m)
+  y <- if (fam == "binomial") integer(m) else double(m)
+  for (r0 in seq(0, m - 1, by = 1e7)) {
+    r <- (r0 + 1):min(m, r0 + 1e7)
+    a0 <- runif(length(r)); a1 <- runif(length(r)); a2 <- runif(length(r))
+    f <- 2 * sin(pi * a0) + exp(2 * a1) + 0.2 * a2^11 * (10 * (1 - a2))^6 +
+      10 * (10 * a2)^3 * (1 - a2)^10
+    x0[r] <- a0; x1[r] <- a1; x2[r] <- a2; x3[r] <- runif(length(r))
+    y[r] <- if (fam == "binomial") as.integer(runif(length(r)) < plogis((f - 7.5) / 4)) else
+      f + rnorm(length(r), 0, 2)
+  }
+  # (a data frame of these columns, not copied)
+  structure(list(x0 = x0, x1 = x1, x2 = x2, x3 = x3, y = y), class = "data.frame",
+            row.names = c(NA_integer_, -as.integer(m)))
 }
+
 fo <- y ~ s(x0, bs = "cr") + s(x1, bs = "cr") + s(x2, bs = "cr") + s(x3, bs = "cr")
 family <- if (fam == "binomial") binomial() else gaussian()
 shards <- gamgpu_shards(function(i) make_rows(i, n, k, fam))
