@@ -45,10 +45,14 @@
 #' @param device the leader's device policy ("auto", "off", "required").
 #' @param control `gam_gpu_control()`'s settings.
 #' @param unit_weights every prior weight is 1.
+#' @param defer_h the leverages' n-vector made on the node's device when
+#'   first used (a shards node: its leverages are never asked for by
+#'   fREML).
 #' @return list(rows, device, fallback, model_matrix, model_matrix_reason, pid).
 #' @keywords internal
 #' @export
-gg_node_open <- function(key, G, mf, y, w, offset, device, control, unit_weights) {
+gg_node_open <- function(key, G, mf, y, w, offset, device, control, unit_weights,
+                         defer_h = FALSE) {
   gg_node_close(key)
   # (no Nagle delay on the replies: src/r/node_r.c)
   .Call(gg_tcp_nodelay_r)
@@ -66,7 +70,8 @@ gg_node_open <- function(key, G, mf, y, w, offset, device, control, unit_weights
     attr(X, "model.offset") <- NULL
     storage.mode(X) <- "double"
   }
-  ses <- model_session(X, y, w, offset, plan, control, unit_weights = unit_weights)
+  ses <- model_session(X, y, w, offset, plan, control, unit_weights = unit_weights,
+                       defer_h = defer_h)
   .node_sessions[[key]] <- list(ses = ses, X = X, y = y, w = w, offset = offset,
                                 threads = control$nthreads)
   info <- ses$info()

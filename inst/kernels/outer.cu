@@ -15,6 +15,9 @@
 #define NTHREADS 256
 #include "block_sum.h"
 
+// row i's prior weight: no vector is kept when every weight is 1 (pw null)
+#define PW(i) (pw != nullptr ? pw[(i)] : 1.0)
+
 // The rows at mu: Newton's weights w and their derivatives w1, w2 (with
 // fisher 0 -- a link that is not canonical -- Fisher's derivatives wF1,
 // wF2 too), dev1, and with pearson pe1, pe2, partial[b] = block b's part
@@ -30,7 +33,7 @@ outer_rows(int f, gg_fm_link l, int fisher, int pearson, double th, const double
     double s = 0.0, sb = 0.0;
     for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long) gridDim.x * blockDim.x) {
-        const double yi = y[i], pi = pw[i], mi = mu[i];
+        const double yi = y[i], pi = PW(i), mi = mu[i];
         const gg_fm_orow o = gg_fm_outer_row(f, l, fisher, yi, pi, mi, th);
         w[i] = o.w;
         w1[i] = o.w1;
@@ -67,7 +70,7 @@ outer_newton(int f, gg_fm_link l, double th, const double *__restrict__ y,
          i += (long long) gridDim.x * blockDim.x) {
         double wi = 0.0, zi = 0.0;
         const double o = off != nullptr ? off[i] : 0.0;
-        if (!gg_fm_newton_row(f, l, y[i], pw[i], o, eta[i], mu[i], th, &wi, &zi))
+        if (!gg_fm_newton_row(f, l, y[i], PW(i), o, eta[i], mu[i], th, &wi, &zi))
             bad += 1.0;
         w[i] = wi;
         z[i] = zi;
@@ -96,7 +99,7 @@ outer_ef_rows(int f, gg_fm_link l, int level, gg_fm_efpar par, const double *__r
     gg_fm_eforow o;
     for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long) gridDim.x * blockDim.x) {
-        gg_fm_ef_outer_row(f, l, y[i], yat != nullptr ? yat[i] : y[i], pw[i], mu[i], &par, level,
+        gg_fm_ef_outer_row(f, l, y[i], yat != nullptr ? yat[i] : y[i], PW(i), mu[i], &par, level,
                            &o);
         w[i] = o.w;
         w1[i] = o.w1;

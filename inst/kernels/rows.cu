@@ -12,6 +12,9 @@
 #define NTHREADS 256
 #include "block_sum.h"
 
+// row i's prior weight: no vector is kept when every weight is 1 (pw null)
+#define PW(i) (pw != nullptr ? pw[(i)] : 1.0)
+
 // eta[i] = linkfun(mustart(y[i], pw[i])) (an extended family, efam != 0:
 // efam_math.h's mustart with its parameters par); partial[b] = number of
 // rows of block b without a valid start (the host then finds which; a
@@ -24,8 +27,8 @@ rows_init_eta(int fam, gg_fm_link link, int efam, gg_fm_efpar par, const double 
     double bad = 0.0;
     for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long) gridDim.x * blockDim.x) {
-        double e = gg_fm_linkfun(link, efam ? gg_fm_ef_mustart(fam, y[i], pw[i], &par)
-                                            : gg_fm_mustart(fam, y[i], pw[i]));
+        double e = gg_fm_linkfun(link, efam ? gg_fm_ef_mustart(fam, y[i], PW(i), &par)
+                                            : gg_fm_mustart(fam, y[i], PW(i)));
         if (!(efam && GG_FM_EF_CENSORED(fam)) && !gg_fm_start_valid(fam, link, e))
             bad += 1.0;
         eta[i] = e;
@@ -82,9 +85,9 @@ rows_state(int fam, gg_fm_link link, double th, int efam, gg_fm_efpar par, const
          i += (long long) gridDim.x * blockDim.x) {
         double m, wi, zi;
         const double o = off != nullptr ? off[i] : 0.0;
-        dev += efam ? gg_fm_ef_row(fam, link, y[i], yat != nullptr ? yat[i] : y[i], pw[i], o,
+        dev += efam ? gg_fm_ef_row(fam, link, y[i], yat != nullptr ? yat[i] : y[i], PW(i), o,
                                    eta[i], &par, &m, &wi, &zi)
-                    : gg_fm_irls_row(fam, link, y[i], pw[i], o, eta[i], th, &m, &wi, &zi);
+                    : gg_fm_irls_row(fam, link, y[i], PW(i), o, eta[i], th, &m, &wi, &zi);
         mu[i] = m;
         w[i] = wi;
         z[i] = zi;
@@ -105,7 +108,7 @@ rows_ef_sums(int fam, gg_fm_efpar par, int deriv, int nsum, const double *__rest
     for (int k = 0; k < nsum; k++) s[k] = 0.0;
     for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long) gridDim.x * blockDim.x)
-        gg_fm_ef_theta_row(fam, y[i], yat != nullptr ? yat[i] : y[i], mu[i], pw[i], &par, deriv,
+        gg_fm_ef_theta_row(fam, y[i], yat != nullptr ? yat[i] : y[i], mu[i], PW(i), &par, deriv,
                            s);
     for (int k = 0; k < nsum; k++) {
         block_sum(s[k], partial + (size_t) k * gridDim.x);

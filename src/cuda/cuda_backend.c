@@ -151,19 +151,21 @@ static CUdeviceptr rows_at(CUdeviceptr base, size_t r0)
 }
 
 
-/* The n prior weights as ones, written on the device (gg_data.pw_ones):
- * no copy over the bus. */
-static int fill_ones(cuda_state *s, CUdeviceptr dst, gg_status *st)
+/* The n-vector h (the leverages, and X B's scratch) of a session that
+ * defers it (gg_data.h_deferred): made on first use (context entered). */
+static int need_h(cuda_state *s, gg_status *st)
 {
-    if (s->f_ones == NULL &&
-        gg_cuda_function(s->ordinal, "basis", "basis_ones", &s->f_ones, st))
+    if (s->h == 0 && !(s->h = gg_buflist_alloc(&s->bufs, s->n, LABEL, st)))
         return -1;
-    long long rows = (long long) s->n, ld = rows;
-    int one = 1;
-    void *args[] = {&rows, &one, &dst, &ld};
-    if (launch_rows(s, s->f_ones, args, NULL, "engine: launching basis_ones", st))
-        return -1;
-    return gg_cuda_wait(NULL, "the prior weights' fill on the device", st);
+    return 0;
+}
+
+int gg_cuda_need_h(gg_backend *be, CUdeviceptr *h, gg_status *st)
+{
+    cuda_state *s = S(be);
+    if (need_h(s, st)) return -1;
+    *h = s->h;
+    return 0;
 }
 
 /* ---- load ------------------------------------------------------------ */
@@ -236,7 +238,8 @@ static int load_on_device(void *arg, gg_status *st)
     gg_buflist *b = &s->bufs;
     if (!(s->y = gg_buflist_alloc(b, n, LABEL, st)) ||
         (d->yat && !(s->yat = gg_buflist_alloc(b, n, LABEL, st))) ||
-        !(s->pw = gg_buflist_alloc(b, n, LABEL, st)) ||
+        /* (no prior weights when each is 1: the kernels take 1) */
+        (!d->pw_ones && !(s->pw = gg_buflist_alloc(b, n, LABEL, st))) ||
         (d->offset && !(s->off = gg_buflist_alloc(b, n, LABEL, st))) ||
         !(s->eta = gg_buflist_alloc(b, n, LABEL, st)) ||
         !(s->eta_old = gg_buflist_alloc(b, n, LABEL, st)) ||
@@ -247,9 +250,10 @@ static int load_on_device(void *arg, gg_status *st)
         !(s->G = gg_buflist_alloc(b, (size_t) (p + 1) * (p + 1), LABEL, st)) ||
         !(s->partial = gg_buflist_alloc(b, MAX_SUMS * (size_t) s->row_blocks, LABEL, st)) ||
         !(s->gP = gg_buflist_alloc(b, s->plan.partial_elements, LABEL, st)) ||
-        /* the leverage pass's M and h too: streaming below takes what is left */
+        /* the leverage pass's M and h too (h later where the session defers
+         * it): streaming below takes what is left */
         !(s->M = gg_buflist_alloc(b, (size_t) p * p, LABEL, st)) ||
-        !(s->h = gg_buflist_alloc(b, n, LABEL, st)) ||
+        (!d->h_deferred && need_h(s, st)) ||
         (d->ar_rho != 0 && d->ar_start &&
          !(s->ar.start = gg_buflist_alloc(b, n, LABEL, st))))
         return -1;
@@ -295,7 +299,7 @@ static int load_on_device(void *arg, gg_status *st)
     }
     if (gg_cuda_upload(LABEL, s->y, d->y, n, st) ||
         (d->yat && gg_cuda_upload(LABEL, s->yat, d->yat, n, st)) ||
-        (d->pw_ones ? fill_ones(s, s->pw, st) : gg_cuda_upload(LABEL, s->pw, d->pw, n, st)) ||
+        (s->pw && gg_cuda_upload(LABEL, s->pw, d->pw, n, st)) ||
         (d->offset && gg_cuda_upload(LABEL, s->off, d->offset, n, st)) ||
         (s->ar.start && gg_cuda_upload(LABEL, s->ar.start, d->ar_start, n, st)))
         return -1;
@@ -348,13 +352,15 @@ static int init_eta_on_device(void *arg, gg_status *st)
         return -1;
     if (bad > 0) {
         /* Rare: find the first offending row for the message, on the host. */
-        double *y = malloc(s->n * sizeof(double)), *pw = malloc(s->n * sizeof(double));
+        double *y = malloc(s->n * sizeof(double));
+        double *pw = s->pw ? malloc(s->n * sizeof(double)) : NULL;
         size_t row = s->n;
-        if (y != NULL && pw != NULL &&
+        if (y != NULL && (pw != NULL || s->pw == 0) &&
             gg_cu.cuMemcpyDtoH(y, s->y, s->n * sizeof(double)) == CUDA_SUCCESS &&
-            gg_cu.cuMemcpyDtoH(pw, s->pw, s->n * sizeof(double)) == CUDA_SUCCESS)
+            (pw == NULL || gg_cu.cuMemcpyDtoH(pw, s->pw, s->n * sizeof(double)) == CUDA_SUCCESS))
             for (row = 0; row < s->n; row++)
-                if (!gg_start_valid(fam, gg_linkfun(gg_family_link(fam), gg_family_mustart(fam, y[row], pw[row]))))
+                if (!gg_start_valid(fam, gg_linkfun(gg_family_link(fam),
+                                                    gg_family_mustart(fam, y[row], pw ? pw[row] : 1.0))))
                     break;
         gg_fail(st, "gamgpu_bad_start",
                 "cannot find valid starting values for the %s family with %s link "
@@ -539,7 +545,7 @@ static int quad_chunk(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, size
 int gg_cuda_leverage_device(gg_backend *be, const double *M, CUdeviceptr w, gg_status *st)
 {
     cuda_state *s = S(be);
-    return gg_cuda_upload(LABEL, s->M, M, (size_t) s->p * s->p, st) ||
+    return need_h(s, st) || gg_cuda_upload(LABEL, s->M, M, (size_t) s->p * s->p, st) ||
            for_each_x_chunk(s, quad_chunk, &w, st) ? -1 : 0;
 }
 
@@ -667,6 +673,7 @@ static int xmul_on_device(void *arg, gg_status *st)
 {
     const xmul_call *a = arg;
     cuda_state *s = S(a->be);
+    if (need_h(s, st)) return -1;
     xbeta_ctx c = {0, s->h, s->beta};
     for (int j = 0; j < a->k; j++) {
         if (gg_cuda_upload(LABEL, s->beta, a->B + (size_t) j * s->p, (size_t) s->p, st) ||

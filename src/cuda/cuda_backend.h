@@ -23,13 +23,19 @@ typedef struct gg_cuda_rows {
     size_t       n;
     int          p;
     unsigned     row_blocks;        /* the row kernels' grid */
-    CUdeviceptr  y, yat, pw, off, eta, mu, w, z, h, partial;  /* yat: 0 when none */
+    CUdeviceptr  y, yat, pw, off, eta, mu, w, z, h, partial;  /* yat: 0 when none;
+                                        pw: 0 when every weight is 1; h: 0
+                                        until made (gg_cuda_need_h()) */
     CUstream     stream;
     int          ar_on;
     gg_cuda_ext **outer;
 } gg_cuda_rows;
 
 void gg_cuda_rows_of(gg_backend *be, gg_cuda_rows *out);
+
+/* The row state's n-vector h, made now if the session deferred it
+ * (gg_data.h_deferred); context entered. */
+int gg_cuda_need_h(gg_backend *be, CUdeviceptr *h, gg_status *st);
 
 /* out[j] = the sum of the row kernels' block sums j (partial[j *
  * row_blocks + b]) in block order, j < k; waits for the kernels. */

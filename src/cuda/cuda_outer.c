@@ -387,6 +387,7 @@ static int derivs_on_device(void *arg, gg_status *st)
     const derivs_call *c = arg;
     gg_backend *be = c->be;
     gg_cuda_rows r = c->r;
+    if (gg_cuda_need_h(be, &r.h, st)) return -1;
     outer_state *o = c->o;
     gg_outer_derivs *d = c->d;
     const size_t n = r.n;

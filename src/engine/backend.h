@@ -50,7 +50,11 @@ typedef struct gg_data {
     const double *ar_start; /* n, nonzero where a new AR1 series starts
                                (bam's AR.start); NULL: one series */
     int           pw_ones;  /* every prior weight is 1 (the caller checked): a
-                               GPU backend writes them on the device */
+                               GPU backend keeps no vector of them */
+    int           h_deferred; /* the leverage (and X B scratch) n-vector is
+                               made when first used, not at load: a session
+                               whose rows' leverages are not wanted (a
+                               shards node) */
 } gg_data;
 
 typedef enum {
