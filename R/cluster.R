@@ -45,14 +45,13 @@
 #' @param device the leader's device policy ("auto", "off", "required").
 #' @param control `gam_gpu_control()`'s settings.
 #' @param unit_weights every prior weight is 1.
-#' @param defer_h the leverages' n-vector made on the node's device when
-#'   first used (a shards node: its leverages are never asked for by
-#'   fREML).
+#' @param lean_rows the node's device keeps the least row state
+#'   (`model_session()`; a shards node, whose leverages are the leader's).
 #' @return list(rows, device, fallback, model_matrix, model_matrix_reason, pid).
 #' @keywords internal
 #' @export
 gg_node_open <- function(key, G, mf, y, w, offset, device, control, unit_weights,
-                         defer_h = FALSE) {
+                         lean_rows = FALSE) {
   gg_node_close(key)
   # (no Nagle delay on the replies: src/r/node_r.c)
   .Call(gg_tcp_nodelay_r)
@@ -71,7 +70,7 @@ gg_node_open <- function(key, G, mf, y, w, offset, device, control, unit_weights
     storage.mode(X) <- "double"
   }
   ses <- model_session(X, y, w, offset, plan, control, unit_weights = unit_weights,
-                       defer_h = defer_h)
+                       lean_rows = lean_rows)
   .node_sessions[[key]] <- list(ses = ses, X = X, y = y, w = w, offset = offset,
                                 threads = control$nthreads)
   info <- ses$info()

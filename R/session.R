@@ -13,17 +13,18 @@
 #' @param control `gam_gpu_control()`'s settings (nthreads, block.rows).
 #' @param unit_weights every prior weight is 1 (no vector of them kept on a device).
 #' @param ar AR1 residuals (`ar1_settings()`), or `NULL`.
-#' @param defer_h the leverages' n-vector is made on a device when first
-#'   used, not when the rows load (a shards node, whose leverages are the
-#'   leader's sample's).
+#' @param lean_rows a device keeps the least row state (a shards node,
+#'   whose leverages are the leader's sample's): the leverages' n-vector
+#'   made at its first use, no previous eta (a halving step makes eta from
+#'   the halved coefficients: the same to rounding).
 #' @return a list: `ptr` (the session), `n`, `p`, `info()` (where it runs,
 #'   its fallback, counters and seconds) and `close()` (idempotent).
 #' @noRd
 model_session <- function(X, y, w, offset, plan, control, unit_weights = FALSE, ar = NULL,
-                          defer_h = FALSE) {
+                          lean_rows = FALSE) {
   if (is.matrix(X) && !is.double(X)) storage.mode(X) <- "double"
   load <- list(device_mode = plan$mode, device_ordinal = plan$ordinal,
-               unit_weights = as.integer(unit_weights), defer_h = as.integer(defer_h),
+               unit_weights = as.integer(unit_weights), lean_rows = as.integer(lean_rows),
                ar_rho = if (is.null(ar)) 0 else ar$rho,
                ar_start = if (!is.null(ar$start)) as.double(ar$start))
   ptr <- .Call(gg_session_open_r, X, y_double(y), as.double(w),

@@ -248,7 +248,7 @@ gg_shard_open <- function(key, s) {
   bad <- chk[["w_bad"]] != 0 || chk[["y_bad"]] != 0 ||
     (chk[["o_nonzero"]] != 0 && chk[["o_bad"]] != 0)
   info <- if (bad) list() else
-    gg_node_open(key, s$G, mf, y, r$w, offset, s$device, s$control, unit, defer_h = TRUE)
+    gg_node_open(key, s$G, mf, y, r$w, offset, s$device, s$control, unit, lean_rows = TRUE)
   c(info, list(chk = chk, sums = sums, unit_weights = unit))
 }
 

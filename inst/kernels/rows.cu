@@ -32,7 +32,7 @@ rows_init_eta(int fam, gg_fm_link link, int efam, gg_fm_efpar par, const double 
         if (!(efam && GG_FM_EF_CENSORED(fam)) && !gg_fm_start_valid(fam, link, e))
             bad += 1.0;
         eta[i] = e;
-        eta_old[i] = e;
+        if (eta_old != nullptr) eta_old[i] = e;     // (none in a lean session)
     }
     block_sum(bad, partial);
 }

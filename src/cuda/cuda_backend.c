@@ -1,7 +1,9 @@
 /* cuda_backend.c -- the engine's backend (backend.h) on an NVIDIA device.
  *
- * load() puts y, prior weights, offset and the row state (eta, eta_old, mu,
- * w, z) in device memory for the whole fit, and X too when it fits.  X
+ * load() puts y, prior weights (none when each is 1), offset and the row
+ * state (eta, eta_old, mu, w, z, the leverages' h) in device memory for the
+ * whole fit, and X too when it fits; a lean session (gg_data.lean_rows)
+ * keeps no eta_old and makes h at its first use.  X
  * given as a recipe (xplan.h) is built on the device (cuda_xbuild.c) from
  * the covariates -- once when resident, chunk by chunk on every pass when
  * streamed -- so it never crosses the bus; X given as numbers is copied.
@@ -66,6 +68,8 @@ static void cuda_release(gg_backend *be)
     s->outer = NULL;
     gg_buflist_release(&s->bufs);
     free(s->partial_host);
+    free(s->beta_eta);
+    free(s->beta_kept);
     free(s->dblocks);
     free(s);
     be->impl = NULL;
@@ -151,8 +155,8 @@ static CUdeviceptr rows_at(CUdeviceptr base, size_t r0)
 }
 
 
-/* The n-vector h (the leverages, and X B's scratch) of a session that
- * defers it (gg_data.h_deferred): made on first use (context entered). */
+/* The n-vector h (the leverages, and X B's scratch) of a lean session
+ * (gg_data.lean_rows): made on first use (context entered). */
 static int need_h(cuda_state *s, gg_status *st)
 {
     if (s->h == 0 && !(s->h = gg_buflist_alloc(&s->bufs, s->n, LABEL, st)))
@@ -230,7 +234,9 @@ static int load_on_device(void *arg, gg_status *st)
 
     s->row_blocks = row_blocks_for(s->ordinal, n);
     s->partial_host = malloc(MAX_SUMS * (size_t) s->row_blocks * sizeof(double));
-    if (s->partial_host == NULL)
+    s->beta_eta = malloc((size_t) p * sizeof(double));
+    s->beta_kept = malloc((size_t) p * sizeof(double));
+    if (s->partial_host == NULL || s->beta_eta == NULL || s->beta_kept == NULL)
         return gg_fail(st, "gamgpu_host_oom", "engine: out of host memory");
     gg_cuda_gram_plan(s->ordinal, n, p + 1, &s->plan);
 
@@ -242,7 +248,7 @@ static int load_on_device(void *arg, gg_status *st)
         (!d->pw_ones && !(s->pw = gg_buflist_alloc(b, n, LABEL, st))) ||
         (d->offset && !(s->off = gg_buflist_alloc(b, n, LABEL, st))) ||
         !(s->eta = gg_buflist_alloc(b, n, LABEL, st)) ||
-        !(s->eta_old = gg_buflist_alloc(b, n, LABEL, st)) ||
+        (!d->lean_rows && !(s->eta_old = gg_buflist_alloc(b, n, LABEL, st))) ||
         !(s->mu = gg_buflist_alloc(b, n, LABEL, st)) ||
         !(s->w = gg_buflist_alloc(b, n, LABEL, st)) ||
         !(s->z = gg_buflist_alloc(b, n, LABEL, st)) ||
@@ -250,10 +256,10 @@ static int load_on_device(void *arg, gg_status *st)
         !(s->G = gg_buflist_alloc(b, (size_t) (p + 1) * (p + 1), LABEL, st)) ||
         !(s->partial = gg_buflist_alloc(b, MAX_SUMS * (size_t) s->row_blocks, LABEL, st)) ||
         !(s->gP = gg_buflist_alloc(b, s->plan.partial_elements, LABEL, st)) ||
-        /* the leverage pass's M and h too (h later where the session defers
-         * it): streaming below takes what is left */
+        /* the leverage pass's M and h too (h at its first use in a lean
+         * session): streaming below takes what is left */
         !(s->M = gg_buflist_alloc(b, (size_t) p * p, LABEL, st)) ||
-        (!d->h_deferred && need_h(s, st)) ||
+        (!d->lean_rows && need_h(s, st)) ||
         (d->ar_rho != 0 && d->ar_start &&
          !(s->ar.start = gg_buflist_alloc(b, n, LABEL, st))))
         return -1;
@@ -377,6 +383,7 @@ static int init_eta_on_device(void *arg, gg_status *st)
 static int cuda_init_eta(gg_backend *be, const gg_family *fam, gg_status *st)
 {
     init_call c = {be, fam};
+    S(be)->have_beta_eta = 0;        /* eta from the family's start, not X beta */
     return gg_cuda_run(S(be)->ordinal, init_eta_on_device, &c, NULL, &be->t_rows, st);
 }
 
@@ -410,8 +417,13 @@ static int xbeta_on_device(void *arg, gg_status *st)
 
 static int cuda_xbeta(gg_backend *be, const double *beta, gg_status *st)
 {
+    cuda_state *s = S(be);
     xbeta_call a = {be, beta};
-    return gg_cuda_run(S(be)->ordinal, xbeta_on_device, &a, &be->n_xbeta, &be->t_rows, st);
+    if (gg_cuda_run(s->ordinal, xbeta_on_device, &a, &be->n_xbeta, &be->t_rows, st))
+        return -1;
+    memcpy(s->beta_eta, beta, (size_t) s->p * sizeof(double));
+    s->have_beta_eta = 1;
+    return 0;
 }
 
 typedef struct step_call {
@@ -435,11 +447,38 @@ static int eta_step(gg_backend *be, int mode, gg_status *st)
     return gg_cuda_run(S(be)->ordinal, eta_step_on_device, &c, NULL, &be->t_rows, st);
 }
 
-static int cuda_keep_eta(gg_backend *be, gg_status *st)  { return eta_step(be, 0, st); }
+/* Step halving.  With eta_old (the default) eta_old = eta is kept and a
+ * halving averages the two, as bgam.fit.  A lean session keeps the
+ * coefficients instead (p doubles on the host: those of the last X beta,
+ * beta_eta, and the kept ones) and makes eta = X b + offset for the
+ * halved b = (kept + last) / 2, which is the engine's own halving of its
+ * coefficients, bit for bit. */
+static int cuda_keep_eta(gg_backend *be, gg_status *st)
+{
+    cuda_state *s = S(be);
+    if (s->eta_old)
+        return eta_step(be, 0, st);
+    if (!s->have_beta_eta)
+        return gg_fail(st, "gamgpu_internal_error",
+                       "engine: a lean session keeps eta only after an X beta");
+    memcpy(s->beta_kept, s->beta_eta, (size_t) s->p * sizeof(double));
+    s->have_beta_kept = 1;
+    return 0;
+}
+
 static int cuda_halve_eta(gg_backend *be, gg_status *st)
 {
+    cuda_state *s = S(be);
     be->n_halve++;
-    return eta_step(be, 1, st);
+    if (s->eta_old)
+        return eta_step(be, 1, st);
+    if (!s->have_beta_kept || !s->have_beta_eta)
+        return gg_fail(st, "gamgpu_internal_error",
+                       "engine: a lean session halves a step only after keeping eta");
+    for (int j = 0; j < s->p; j++)
+        s->beta_eta[j] = (s->beta_kept[j] + s->beta_eta[j]) / 2;
+    xbeta_call a = {be, s->beta_eta};
+    return gg_cuda_run(s->ordinal, xbeta_on_device, &a, NULL, &be->t_rows, st);
 }
 
 typedef struct state_call {

@@ -33,8 +33,8 @@ typedef struct gg_cuda_rows {
 
 void gg_cuda_rows_of(gg_backend *be, gg_cuda_rows *out);
 
-/* The row state's n-vector h, made now if the session deferred it
- * (gg_data.h_deferred); context entered. */
+/* The row state's n-vector h, made now if the session is lean and has not
+ * used it yet (gg_data.lean_rows); context entered. */
 int gg_cuda_need_h(gg_backend *be, CUdeviceptr *h, gg_status *st);
 
 /* out[j] = the sum of the row kernels' block sums j (partial[j *

@@ -61,6 +61,10 @@ typedef struct cuda_state {
     gg_gram_plan plan;            /* resident plan: its slab height rules chunks */
     unsigned     row_blocks;      /* grid of the row kernels */
     double      *partial_host;    /* MAX_SUMS x row_blocks doubles, as partial */
+    /* a lean session's step halving (no eta_old): the coefficients of the
+     * last X beta and the kept ones, p each, on the host */
+    double      *beta_eta, *beta_kept;
+    int          have_beta_eta, have_beta_kept;
     CUfunction   f_init, f_xbeta, f_step, f_state, f_lev, f_ef;
     /* X from a recipe: built on the device (basis.cu) */
     const gg_xplan *xplan;

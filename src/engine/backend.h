@@ -51,10 +51,13 @@ typedef struct gg_data {
                                (bam's AR.start); NULL: one series */
     int           pw_ones;  /* every prior weight is 1 (the caller checked): a
                                GPU backend keeps no vector of them */
-    int           h_deferred; /* the leverage (and X B scratch) n-vector is
-                               made when first used, not at load: a session
-                               whose rows' leverages are not wanted (a
-                               shards node) */
+    int           lean_rows; /* keep the least row state a device fit needs
+                               (a shards node, whose leverages are the
+                               leader's): the leverages' (and X B's) n-vector
+                               made at its first use, and no previous eta --
+                               a halving step makes eta from the halved
+                               coefficients, X b + offset, where the others
+                               average the two etas (the same to rounding) */
 } gg_data;
 
 typedef enum {

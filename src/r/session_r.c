@@ -205,10 +205,10 @@ static void session_run(gg_session *s, session_op op, void *ctx, const char *wha
 
 /* ---- open, close, info ------------------------------------------------ */
 
-/* load: list(device_mode, device_ordinal, unit_weights, defer_h, ar_rho,
+/* load: list(device_mode, device_ordinal, unit_weights, lean_rows, ar_rho,
  * ar_start) -- where the session runs (mode as above), whether every prior
- * weight is 1 (not kept on a device), whether the leverages' n-vector
- * waits for its first use (gg_data.h_deferred), AR1 residuals (bam's rho and AR.start,
+ * weight is 1 (not kept on a device), whether a device keeps the least
+ * row state (gg_data.lean_rows), AR1 residuals (bam's rho and AR.start,
  * NULL: one series); control: gam_gpu_control()'s nthreads and the CPU
  * backend's row block (block.rows, else chunk.size). */
 SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP load, SEXP control)
@@ -225,7 +225,7 @@ SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP load, SEXP cont
     const int mode = dispatch != R_NilValue ? 0 : gg_list_int(load, "device_mode", 0, 0, 2, BAD_IN);
     const int ordinal = gg_list_int(load, "device_ordinal", 0, 0, INT_MAX, BAD_IN);
     const int pw_ones = gg_list_int(load, "unit_weights", 0, 0, 1, BAD_IN);
-    const int h_deferred = gg_list_int(load, "defer_h", 0, 0, 1, BAD_IN);
+    const int lean_rows = gg_list_int(load, "lean_rows", 0, 0, 1, BAD_IN);
     const double ar_rho = gg_list_real(load, "ar_rho", 0, -1, 1, BAD_IN);
     SEXP ar_start = gg_list_elt(load, "ar_start");
     const int nthreads = gg_list_int(control, "nthreads", 1, 1, GG_MAX_THREADS, BAD_CTL);
@@ -251,7 +251,7 @@ SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP load, SEXP cont
             gg_abort(BAD_IN, "a cluster's session without y takes no weights or offset");
     }
     d.pw_ones = pw_ones;
-    d.h_deferred = h_deferred;
+    d.lean_rows = lean_rows;
     if (ar_rho != 0) {
         if (!(fabs(ar_rho) < 1))
             gg_abort(BAD_IN, "AR1 residuals need |rho| < 1");

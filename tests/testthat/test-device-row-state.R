@@ -1,12 +1,14 @@
 # The rows a device session keeps (src/cuda/cuda_backend.c load()): no
-# vector of prior weights when each is 1 (the kernels take 1), and the
-# leverages' n-vector only when first used where the session defers it
-# (a shards node's).  Each saves 8 bytes a row of device memory; the
-# results are the same to the bit as a session that keeps both.
+# vector of prior weights when each is 1 (the kernels take 1), and in a
+# lean session (a shards node's) the leverages' n-vector only from its
+# first use and no previous eta -- a halving step makes eta from the
+# halved coefficients.  Each saves 8 bytes a row of device memory; the
+# results are the same to the bit as a session that keeps them, but for
+# a halved eta, the same to rounding.
 
-row_state_session <- function(X, y, unit, defer_h) {
+row_state_session <- function(X, y, unit, lean_rows) {
   gamgpu:::model_session(X, y, rep(1, length(y)), NULL, list(mode = 2L, ordinal = 0L),
-                         list(nthreads = 2L), unit_weights = unit, defer_h = defer_h)
+                         list(nthreads = 2L), unit_weights = unit, lean_rows = lean_rows)
 }
 
 row_state_ops <- function(s, beta) {
@@ -16,7 +18,7 @@ row_state_ops <- function(s, beta) {
        eta0 = .Call(gamgpu:::gg_session_fetch_r, s$ptr, "eta"))
 }
 
-test_that("a device session keeps no prior weights of 1 and defers h where asked, with the same results", {
+test_that("a lean device session keeps three n-vectors fewer, with the same results", {
   skip_if_no_device()
   set.seed(4)
   n <- 3e5                                  # an n-vector: a size class of its own
@@ -27,7 +29,7 @@ test_that("a device session keeps no prior weights of 1 and defers h where asked
   vec_bytes <- 8 * gamgpu:::arena_size_class(n)$elements
   gpu_arena_release()
 
-  full <- row_state_session(X, y, unit = FALSE, defer_h = FALSE)
+  full <- row_state_session(X, y, unit = FALSE, lean_rows = FALSE)
   used_full <- attr(gpu_arena(), "bytes_in_use")
   of <- row_state_ops(full, beta)
   hf <- .Call(gamgpu:::gg_session_leverage_r, full$ptr, rep(1, n), M)
@@ -35,11 +37,11 @@ test_that("a device session keeps no prior weights of 1 and defers h where asked
   full$close()
   expect_device_arena_empty()
 
-  lean <- row_state_session(X, y, unit = TRUE, defer_h = TRUE)
+  lean <- row_state_session(X, y, unit = TRUE, lean_rows = TRUE)
   used_lean <- attr(gpu_arena(), "bytes_in_use")
   expect_identical(lean$info()$device, "cuda:0")
-  # two n-vectors fewer: the weights and h
-  expect_identical(used_full - used_lean, 2 * vec_bytes)
+  # three n-vectors fewer: the weights, h and the previous eta
+  expect_identical(used_full - used_lean, 3 * vec_bytes)
   ol <- row_state_ops(lean, beta)
   expect_identical(attr(gpu_arena(), "bytes_in_use"), used_lean)
   # h made at its first use
@@ -51,4 +53,54 @@ test_that("a device session keeps no prior weights of 1 and defers h where asked
   expect_identical(ol, of)
   expect_identical(hl, hf)
   expect_equal(hl, rowSums((X %*% M) * X), tolerance = 1e-12)
+})
+
+node_op <- function(s, op, arg = NULL) .Call(gamgpu:::gg_node_op_r, s$ptr, op, arg, NULL)
+
+test_that("a lean session's step halving is X b + offset at the engine's halved coefficients", {
+  skip_if_no_device()
+  set.seed(5)
+  n <- 2e5
+  X <- cbind(1, matrix(runif(n * 4), n))
+  off <- runif(n, -0.1, 0.1)
+  y <- rbinom(n, 1, 0.4)
+  b1 <- c(0.1, -0.2, 0.3, 0.5, -1)
+  b2 <- c(-0.7, 1.1, 0.2, -0.4, 0.9)
+  b3 <- c(0.3, 0.3, -0.6, 0.1, 0.2)
+  halved <- function(lean) {
+    s <- gamgpu:::model_session(X, y, rep(1, n), off, list(mode = 2L, ordinal = 0L),
+                                list(nthreads = 2L), unit_weights = TRUE, lean_rows = lean)
+    on.exit(s$close())
+    # the engine's sequence: X b1, keep, X b2, halve twice, then keep and
+    # halve towards another step
+    node_op(s, "xbeta", b1)
+    node_op(s, "keep_eta")
+    node_op(s, "xbeta", b2)
+    node_op(s, "halve_eta")
+    e1 <- .Call(gamgpu:::gg_session_fetch_r, s$ptr, "eta")
+    node_op(s, "halve_eta")
+    e2 <- .Call(gamgpu:::gg_session_fetch_r, s$ptr, "eta")
+    node_op(s, "keep_eta")
+    node_op(s, "xbeta", b3)
+    node_op(s, "halve_eta")
+    e3 <- .Call(gamgpu:::gg_session_fetch_r, s$ptr, "eta")
+    list(e1, e2, e3)
+  }
+  lean <- halved(TRUE)
+  full <- halved(FALSE)
+  expect_device_arena_empty()
+  h1 <- (b1 + b2) / 2
+  h2 <- (b1 + h1) / 2
+  h3 <- (h2 + b3) / 2
+  ref <- lapply(list(h1, h2, h3), function(b) drop(X %*% b) + off)
+  for (k in 1:3) {
+    expect_equal(lean[[k]], ref[[k]], tolerance = 1e-13, label = paste("lean halving", k))
+    expect_equal(full[[k]], lean[[k]], tolerance = 1e-13, label = paste("averaged etas", k))
+  }
+  # keep before any X beta: an internal error, not a silent eta
+  s <- gamgpu:::model_session(X, y, rep(1, n), off, list(mode = 2L, ordinal = 0L),
+                              list(nthreads = 2L), unit_weights = TRUE, lean_rows = TRUE)
+  expect_error(node_op(s, "keep_eta"), class = "gamgpu_internal_error")
+  s$close()
+  expect_device_arena_empty()
 })
