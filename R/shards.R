@@ -242,8 +242,9 @@ gg_shard_open <- function(key, s) {
   chk <- .Call(gg_check_rows_r, r$y, r$w, offset, s$control$nthreads)
   if (chk[["o_nonzero"]] == 0) offset <- NULL
   y <- r$y
-  sums <- c(rows = length(y), sy = sum(y), syy = sum((y - mean(y))^2), swy = sum(r$w * y),
-            sw = sum(r$w), nonzero = sum(r$w != 0))
+  # (rows, sum(y), sum((y - mean(y))^2), sum(w y), sum(w), sum(w != 0) as
+  # R makes them, in C: no n-vector for them)
+  sums <- .Call(gg_response_sums_r, y, r$w)
   unit <- chk[["w_not_one"]] == 0
   bad <- chk[["w_bad"]] != 0 || chk[["y_bad"]] != 0 ||
     (chk[["o_nonzero"]] != 0 && chk[["o_bad"]] != 0)
@@ -263,10 +264,7 @@ gg_shard_open <- function(key, s) {
 gg_shard_rsq <- function(key, mean_y) {
   s <- node_session(key)
   mu <- .Call(gg_node_op_r, s$ses$ptr, "fetch", "mu", NULL)
-  sw <- sqrt(s$w)
-  v1 <- sw * (s$y - mu)
-  v2 <- sw * (s$y - mean_y)
-  c(length(v1), sum(v1), sum(v1^2), sum(v2), sum(v2^2))
+  .Call(gg_rsq_sums_r, s$y, mu, s$w, mean_y)
 }
 
 #' A family's aic summed over a cluster node's rows

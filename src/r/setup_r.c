@@ -2,7 +2,8 @@
  * the variable summary's min, median and max of a numeric column
  * (lean_variable_summary() in R/setup.R) and gam_gpu()'s checks of the
  * response and weights, and rep(v, n) for the n-row vectors it makes; and
- * of order_stats.c's steps of that median over a cluster's shards. */
+ * of order_stats.c's steps of that median over a cluster's shards and
+ * shard_sums.c's sums over a shard's rows. */
 #include <R.h>
 #include <Rinternals.h>
 #include <float.h>
@@ -13,6 +14,7 @@
 #include "sexp_r.h"
 #include "setup_r.h"
 #include "order_stats.h"
+#include "shard_sums.h"
 #include "setup_stats.h"
 #include "sorted_unique.h"
 #include "threads.h"
@@ -263,6 +265,31 @@ SEXP gg_count_pivots_r(SEXP x, SEXP p)
         REAL(out)[2 * j] = lt[j];
         REAL(out)[2 * j + 1] = le[j];
     }
+    UNPROTECT(1);
+    return out;
+}
+
+/* A shard's response sums (shard_sums.h): c(rows, sy, syy, swy, sw,
+ * nonzero) for y and w, double vectors of one length. */
+SEXP gg_response_sums_r(SEXP y, SEXP w)
+{
+    if (!Rf_isReal(y) || !Rf_isReal(w) || XLENGTH(y) != XLENGTH(w))
+        gg_abort("gamgpu_bad_input", "y and w must be double vectors of one length");
+    const char *names[] = {"rows", "sy", "syy", "swy", "sw", "nonzero"};
+    double v[6];
+    gg_response_sums(REAL(y), REAL(w), (size_t) XLENGTH(y), v);
+    return gg_named_doubles(6, names, v);
+}
+
+/* r.sq's sums over a shard (shard_sums.h): y, mu, w double vectors of
+ * one length, mean_y a number. */
+SEXP gg_rsq_sums_r(SEXP y, SEXP mu, SEXP w, SEXP mean_y)
+{
+    if (!Rf_isReal(y) || !Rf_isReal(mu) || !Rf_isReal(w) || XLENGTH(mu) != XLENGTH(y) ||
+        XLENGTH(w) != XLENGTH(y))
+        gg_abort("gamgpu_bad_input", "y, mu and w must be double vectors of one length");
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, 5));
+    gg_rsq_sums(REAL(y), REAL(mu), REAL(w), Rf_asReal(mean_y), (size_t) XLENGTH(y), REAL(out));
     UNPROTECT(1);
     return out;
 }

@@ -16,6 +16,8 @@ SEXP gg_basis_stats_list(SEXP scale, SEXP mean, double rowmax, size_t imax);
 SEXP gg_sorted_unique_r(SEXP x, SEXP nthreads);
 SEXP gg_sorted_unique_list_r(SEXP xs, SEXP nthreads);
 SEXP gg_count_pivots_r(SEXP x, SEXP p);
+SEXP gg_response_sums_r(SEXP y, SEXP w);
+SEXP gg_rsq_sums_r(SEXP y, SEXP mu, SEXP w, SEXP mean_y);
 SEXP gg_values_between_r(SEXP x, SEXP lo, SEXP hi);
 
 #endif

@@ -1,0 +1,36 @@
+# A cluster node's sums over its rows (src/setup/shard_sums.c): the
+# response's moments when a shard opens and r.sq's sums at the end, in C
+# without an n-vector, equal to the bit to R's expressions for them.
+
+test_that("a shard's response sums are R's sum() and mean() to the bit", {
+  set.seed(8)
+  for (n in c(0, 1, 7, 10001)) {
+    y <- rnorm(n, 3, 2)
+    w <- runif(n) * (runif(n) > 0.2)
+    r_sums <- c(rows = length(y), sy = sum(y), syy = sum((y - mean(y))^2), swy = sum(w * y),
+                sw = sum(w), nonzero = sum(w != 0))
+    expect_identical(.Call(gamgpu:::gg_response_sums_r, y, w), r_sums, label = paste("n =", n))
+  }
+  # a constant response far from 0: the mean's correcting pass matters
+  y <- rep(1e8 + 0.1, 999)
+  w <- rep(1, 999)
+  expect_identical(.Call(gamgpu:::gg_response_sums_r, y, w)[["syy"]], sum((y - mean(y))^2))
+  expect_error(.Call(gamgpu:::gg_response_sums_r, 1:3, c(1, 1, 1)), class = "gamgpu_bad_input")
+  expect_error(.Call(gamgpu:::gg_response_sums_r, c(1, 2), 1), class = "gamgpu_bad_input")
+})
+
+test_that("a shard's r.sq sums are R's to the bit", {
+  set.seed(9)
+  for (n in c(0, 3, 20000)) {
+    y <- rpois(n, 4) + 0
+    mu <- runif(n, 1, 6)
+    w <- runif(n, 0, 2)
+    sw <- sqrt(w)
+    v1 <- sw * (y - mu)
+    v2 <- sw * (y - 3.7)
+    expect_identical(.Call(gamgpu:::gg_rsq_sums_r, y, mu, w, 3.7),
+                     c(length(v1), sum(v1), sum(v1^2), sum(v2), sum(v2^2)),
+                     label = paste("n =", n))
+  }
+  expect_error(.Call(gamgpu:::gg_rsq_sums_r, c(1, 2), 1, c(1, 1), 0), class = "gamgpu_bad_input")
+})
