@@ -13,10 +13,12 @@
 #' @param control `gam_gpu_control()`'s settings (nthreads, block.rows).
 #' @param unit_weights every prior weight is 1 (no vector of them kept on a device).
 #' @param ar AR1 residuals (`ar1_settings()`), or `NULL`.
-#' @param lean_rows a device keeps the least row state (a shards node,
-#'   whose leverages are the leader's sample's): the leverages' n-vector
-#'   made at its first use, no previous eta (a halving step makes eta from
-#'   the halved coefficients: the same to rounding).
+#' @param lean_rows a device keeps the least row state (a shards node's
+#'   fREML fit, whose leverages are the leader's sample's): the leverages'
+#'   n-vector made at its first use, no previous eta (a halving step makes
+#'   eta from the halved coefficients: the same to rounding), and mu only
+#'   for an extended family (else made from eta when fetched); gam()'s
+#'   outer rows are refused.
 #' @return a list: `ptr` (the session), `n`, `p`, `info()` (where it runs,
 #'   its fallback, counters and seconds) and `close()` (idempotent).
 #' @noRd

@@ -216,7 +216,7 @@ shard_data <- function(key) {
 #' model session (gg_node_open()).  The loaded data frame is let go.
 #' @param key the fit's key.
 #' @param s list(G, formula, weights, offset, levels, family, device,
-#'   control).
+#'   control, lean_rows).
 #' @return gg_node_open()'s list, with chk (the rows' checks), sums
 #'   (rows, sum(y), sum((y - mean)^2), sum(w y), sum(w), the rows of
 #'   nonzero weight) and unit_weights.
@@ -249,7 +249,8 @@ gg_shard_open <- function(key, s) {
   bad <- chk[["w_bad"]] != 0 || chk[["y_bad"]] != 0 ||
     (chk[["o_nonzero"]] != 0 && chk[["o_bad"]] != 0)
   info <- if (bad) list() else
-    gg_node_open(key, s$G, mf, y, r$w, offset, s$device, s$control, unit, lean_rows = TRUE)
+    gg_node_open(key, s$G, mf, y, r$w, offset, s$device, s$control, unit,
+                 lean_rows = isTRUE(s$lean_rows))
   c(info, list(chk = chk, sums = sums, unit_weights = unit))
 }
 
@@ -660,9 +661,12 @@ shard_sample_frame <- function(got, sel, levels) {
 # the agreed factor levels, the family, the device policy and settings.
 shard_open_spec <- function(f, policy) {
   G <- f$G
+  # (fREML's nodes keep the least row state on a device: gam()'s methods'
+  # outer rows read every row's mu)
   list(G = node_setup(G), formula = without_frames(G$gp$fake.formula),
        weights = f$shards$weights, offset = f$shards$offset, levels = f$shards$levels,
-       family = f$family, device = policy, control = unclass(f$control))
+       family = f$family, device = policy, control = unclass(f$control),
+       lean_rows = identical(f$method, "fREML"))
 }
 
 # The nodes' checks of their rows combined and checked as fit_rows()

@@ -88,11 +88,22 @@ rows_state(int fam, gg_fm_link link, double th, int efam, gg_fm_efpar par, const
         dev += efam ? gg_fm_ef_row(fam, link, y[i], yat != nullptr ? yat[i] : y[i], PW(i), o,
                                    eta[i], &par, &m, &wi, &zi)
                     : gg_fm_irls_row(fam, link, y[i], PW(i), o, eta[i], th, &m, &wi, &zi);
-        mu[i] = m;
+        if (mu != nullptr) mu[i] = m;     // (a lean session's: made when asked, rows_mu)
         w[i] = wi;
         z[i] = zi;
     }
     block_sum(dev, partial);
+}
+
+// mu = linkinv(eta) for every row: a lean session's fitted values, made
+// when asked (its row state keeps none for a family that is not extended;
+// rows_state's mu is this, bit for bit).
+extern "C" __global__ void __launch_bounds__(NTHREADS)
+rows_mu(gg_fm_link link, const double *__restrict__ eta, long long n, double *__restrict__ mu)
+{
+    for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long) gridDim.x * blockDim.x)
+        mu[i] = gg_fm_linkinv(link, eta[i]);
 }
 
 // An extended family: the sums mgcv's estimate.theta() takes at the

@@ -3,7 +3,8 @@
  * load() puts y, prior weights (none when each is 1), offset and the row
  * state (eta, eta_old, mu, w, z, the leverages' h) in device memory for the
  * whole fit, and X too when it fits; a lean session (gg_data.lean_rows)
- * keeps no eta_old and makes h at its first use.  X
+ * keeps no eta_old, makes h at its first use, and keeps mu only for an
+ * extended family (else makes it from eta when fetched).  X
  * given as a recipe (xplan.h) is built on the device (cuda_xbuild.c) from
  * the covariates -- once when resident, chunk by chunk on every pass when
  * streamed -- so it never crosses the bus; X given as numbers is copied.
@@ -228,7 +229,8 @@ static int load_on_device(void *arg, gg_status *st)
         gg_cuda_function(s->ordinal, "rows", "rows_eta_step", &s->f_step, st) ||
         gg_cuda_function(s->ordinal, "rows", "rows_state", &s->f_state, st) ||
         gg_cuda_function(s->ordinal, "gram", "gram_leverage", &s->f_lev, st) ||
-        gg_cuda_function(s->ordinal, "rows", "rows_ef_sums", &s->f_ef, st))
+        gg_cuda_function(s->ordinal, "rows", "rows_ef_sums", &s->f_ef, st) ||
+        gg_cuda_function(s->ordinal, "rows", "rows_mu", &s->f_mu, st))
         return -1;
     gg_tel_dispatch(LABEL);
 
@@ -249,7 +251,7 @@ static int load_on_device(void *arg, gg_status *st)
         (d->offset && !(s->off = gg_buflist_alloc(b, n, LABEL, st))) ||
         !(s->eta = gg_buflist_alloc(b, n, LABEL, st)) ||
         (!d->lean_rows && !(s->eta_old = gg_buflist_alloc(b, n, LABEL, st))) ||
-        !(s->mu = gg_buflist_alloc(b, n, LABEL, st)) ||
+        (!d->lean_rows && !(s->mu = gg_buflist_alloc(b, n, LABEL, st))) ||
         !(s->w = gg_buflist_alloc(b, n, LABEL, st)) ||
         !(s->z = gg_buflist_alloc(b, n, LABEL, st)) ||
         !(s->beta = gg_buflist_alloc(b, (size_t) p, LABEL, st)) ||
@@ -497,6 +499,13 @@ static int row_state_on_device(void *arg, gg_status *st)
     double th = fam->theta;
     gg_fm_efpar par = fam->ef;
     long long n = (long long) s->n;
+    /* a lean session keeps mu for an extended family alone (its theta
+     * sums read it); for the others it is made when fetched (need_mu) */
+    if (efam && s->mu == 0 && !(s->mu = gg_buflist_alloc(&s->bufs, s->n, LABEL, st)))
+        return -1;
+    s->mu_link = l;
+    s->have_mu_link = 1;
+    s->mu_stale = s->mu == 0;
     void *args[] = {&f, &l, &th, &efam, &par, &s->y, &s->yat, &s->pw, &s->off, &s->eta, &n,
                     &s->mu, &s->w, &s->z, &s->partial};
     return launch_rows(s, s->f_state, args, work_stream(s), "engine: launching rows_state", st) ||
@@ -638,6 +647,8 @@ static int ef_sums_on_device(void *arg, gg_status *st)
 static int cuda_ef_sums(gg_backend *be, const gg_family *fam, int deriv, double *out,
                         gg_status *st)
 {
+    if (S(be)->mu == 0)
+        return gg_fail(st, "gamgpu_internal_error", "engine: theta sums before the rows' mu");
     ef_call c = {be, fam, deriv, out};
     const int rc = gg_cuda_run(S(be)->ordinal, ef_sums_on_device, &c, NULL, &be->t_rows, st);
     if (rc == 0 && (!isfinite(out[GG_FM_EF_DEV]) || !isfinite(out[GG_FM_EF_LS])))
@@ -651,6 +662,25 @@ typedef struct fetch_call {
     double     *out;
 } fetch_call;
 
+/* A lean session's mu = linkinv(eta) at the last row state's link (the
+ * kernel's own mu there, bit for bit), into an n-vector made now; context
+ * entered. */
+static int need_mu(cuda_state *s, gg_status *st)
+{
+    if (s->mu != 0 && !s->mu_stale)
+        return 0;
+    if (!s->have_mu_link)
+        return gg_fail(st, "gamgpu_internal_error", "engine: mu asked for before the rows' state");
+    if (s->mu == 0 && !(s->mu = gg_buflist_alloc(&s->bufs, s->n, LABEL, st)))
+        return -1;
+    long long n = (long long) s->n;
+    void *args[] = {&s->mu_link, &s->eta, &n, &s->mu};
+    if (launch_rows(s, s->f_mu, args, work_stream(s), "engine: launching rows_mu", st))
+        return -1;
+    s->mu_stale = 0;
+    return 0;
+}
+
 static int fetch_on_device(void *arg, gg_status *st)
 {
     const fetch_call *c = arg;
@@ -662,13 +692,26 @@ static int fetch_on_device(void *arg, gg_status *st)
     return rc;
 }
 
+static int mu_on_device(void *arg, gg_status *st)
+{
+    fetch_call *c = arg;
+    cuda_state *s = S(c->be);
+    if (need_mu(s, st))
+        return -1;
+    c->src = s->mu;
+    return fetch_on_device(c, st);
+}
+
 static int cuda_fetch(gg_backend *be, gg_vec which, double *out, gg_status *st)
 {
     cuda_state *s = S(be);
     CUdeviceptr src = 0;
     switch (which) {
     case GG_VEC_ETA: src = s->eta; break;
-    case GG_VEC_MU: src = s->mu; break;
+    case GG_VEC_MU: {
+        fetch_call c = {be, 0, out};
+        return gg_cuda_run(s->ordinal, mu_on_device, &c, NULL, &be->t_transfer, st);
+    }
     case GG_VEC_W: src = s->w; break;
     case GG_VEC_Z: src = s->z; break;
     }
@@ -677,6 +720,7 @@ static int cuda_fetch(gg_backend *be, gg_vec which, double *out, gg_status *st)
     fetch_call c = {be, src, out};
     return gg_cuda_run(s->ordinal, fetch_on_device, &c, NULL, &be->t_transfer, st);
 }
+
 
 /* ---- products for the outer smoothing parameter iteration ------------ */
 

@@ -61,6 +61,11 @@ static void outer_free(gg_cuda_ext *ext)
  * context entered. */
 static outer_state *state(const gg_cuda_rows *r, int nth, gg_status *st)
 {
+    if (r->mu == 0) {
+        gg_fail(st, "gamgpu_internal_error",
+                "outer rows: a lean session keeps no mu (gam()'s methods open full ones)");
+        return NULL;
+    }
     outer_state *old = (outer_state *) *r->outer;
     if (old != NULL && (nth < 0 || (old->nvec == GG_OR_NVEC && old->nth == nth)))
         return old;

@@ -52,12 +52,15 @@ typedef struct gg_data {
     int           pw_ones;  /* every prior weight is 1 (the caller checked): a
                                GPU backend keeps no vector of them */
     int           lean_rows; /* keep the least row state a device fit needs
-                               (a shards node, whose leverages are the
-                               leader's): the leverages' (and X B's) n-vector
-                               made at its first use, and no previous eta --
-                               a halving step makes eta from the halved
-                               coefficients, X b + offset, where the others
-                               average the two etas (the same to rounding) */
+                               (a shards node's fREML, whose leverages are
+                               the leader's): the leverages' (and X B's)
+                               n-vector made at its first use; no previous
+                               eta -- a halving step makes eta from the
+                               halved coefficients, X b + offset, where the
+                               others average the two etas (the same to
+                               rounding); mu kept for an extended family
+                               alone, else made from eta when fetched; no
+                               outer rows (gam()'s methods) */
 } gg_data;
 
 typedef enum {

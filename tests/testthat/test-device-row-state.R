@@ -1,8 +1,9 @@
 # The rows a device session keeps (src/cuda/cuda_backend.c load()): no
 # vector of prior weights when each is 1 (the kernels take 1), and in a
-# lean session (a shards node's) the leverages' n-vector only from its
-# first use and no previous eta -- a halving step makes eta from the
-# halved coefficients.  Each saves 8 bytes a row of device memory; the
+# lean session (a shards node's fREML) no previous eta -- a halving step
+# makes eta from the halved coefficients --, the leverages' n-vector from
+# its first use and mu, for a family that is not extended, only when
+# fetched (made from eta).  Each saves 8 bytes a row of device memory; the
 # results are the same to the bit as a session that keeps them, but for
 # a halved eta, the same to rounding.
 
@@ -18,7 +19,7 @@ row_state_ops <- function(s, beta) {
        eta0 = .Call(gamgpu:::gg_session_fetch_r, s$ptr, "eta"))
 }
 
-test_that("a lean device session keeps three n-vectors fewer, with the same results", {
+test_that("a lean device session keeps four n-vectors fewer, with the same results", {
   skip_if_no_device()
   set.seed(4)
   n <- 3e5                                  # an n-vector: a size class of its own
@@ -40,13 +41,13 @@ test_that("a lean device session keeps three n-vectors fewer, with the same resu
   lean <- row_state_session(X, y, unit = TRUE, lean_rows = TRUE)
   used_lean <- attr(gpu_arena(), "bytes_in_use")
   expect_identical(lean$info()$device, "cuda:0")
-  # three n-vectors fewer: the weights, h and the previous eta
-  expect_identical(used_full - used_lean, 3 * vec_bytes)
+  # four n-vectors fewer: the weights, h, the previous eta and mu
+  expect_identical(used_full - used_lean, 4 * vec_bytes)
+  # mu made when fetched, h at its first use
   ol <- row_state_ops(lean, beta)
-  expect_identical(attr(gpu_arena(), "bytes_in_use"), used_lean)
-  # h made at its first use
-  hl <- .Call(gamgpu:::gg_session_leverage_r, lean$ptr, rep(1, n), M)
   expect_identical(attr(gpu_arena(), "bytes_in_use"), used_lean + vec_bytes)
+  hl <- .Call(gamgpu:::gg_session_leverage_r, lean$ptr, rep(1, n), M)
+  expect_identical(attr(gpu_arena(), "bytes_in_use"), used_lean + 2 * vec_bytes)
   lean$close()
   expect_device_arena_empty()
 
