@@ -27,7 +27,7 @@ distinct_rows <- function(x, threads = 1L, cores = 1L) {
   d <- ncol(x)
   ranks <- vector("list", d)
   for (j in seq_len(d)) {
-    su <- .Call(gg_sorted_unique_r, x[, j], as.integer(threads))
+    su <- .Call(gg_sorted_unique_list_r, list(x[, j]), as.integer(threads))[[1L]]
     txt <- number_text(su, cores)
     ut <- sort(unique(txt), method = "radix")
     # (a value's position among the sorted distinct values: findInterval()

@@ -49,7 +49,7 @@ gcv_score <- function(P, lsp, deriv = TRUE) {
   out <- list(score = V, beta = beta, rss = rss, tau = tau, Hi = Hi)
   if (!deriv) return(out)
   M <- length(lsp)
-  HiS <- lapply(seq_len(M), function(j) lam[j] * (Hi %*% P$S[[j]]))
+  HiS <- lapply(seq_len(M), function(j) lam[j] * (Hi %*% P[["S"]][[j]]))
   HiSb <- vapply(HiS, function(A) drop(A %*% beta), numeric(length(beta)))
   HiSX <- lapply(HiS, function(A) A %*% HiX)
   r <- XtWXb - P$XtWz                       # X'W(X beta - z) = -S_lambda beta
@@ -87,16 +87,15 @@ gcv_score <- function(P, lsp, deriv = TRUE) {
 # (ms, model_session(): X a matrix or its recipe, on the device for a GPU
 # fit) -- for gaussian identity the working weights are the prior weights
 # and the working response y - offset, so the penalized IRLS rows at beta
-# = 0 give it, their deviance z'Wz -- the penalties at full size, the
-# sizes and settings (Sb and off: the penalties' blocks and where they sit).
+# = 0 give it, their deviance z'Wz -- the penalties' blocks and where they
+# sit (Sb, off; at full size, S, only where gcv_newton() takes derivatives),
+# the sizes and settings.
 gcv_problem <- function(ms, S, off, gamma, scale, H = NULL) {
   g <- .Call(gg_session_eval_r, ms$ptr, numeric(ms$p), "gaussian", "identity", TRUE, NULL)
   info <- ms$info()
   n <- ms$n
-  p <- ms$p
-  Sf <- embed_penalties(S, off, p)
   # (gam()'s fixed penalty H, from min.sp or H, in every penalty sum)
-  list(XtWX = g$XtWX, XtWz = drop(g$XtWz), zWz = g$zWz, S = Sf, Sb = S, off = off, n = n,
+  list(XtWX = g$XtWX, XtWz = drop(g$XtWz), zWz = g$zWz, Sb = S, off = off, n = n,
        H = if (!is.null(H)) H + 0,
        gamma = gamma, scale = scale, device = info$device, fallback = info$fallback)
 }
@@ -107,6 +106,8 @@ gcv_problem <- function(ms, S, off, gamma, scale, H = NULL) {
 # (from mgcv's initial.sp()).  newton()'s scale of the score is |score|
 # plus the fit's scale estimate, rss / (n - tr A).
 gcv_newton <- function(P, L, lsp0, rho0, maxit, conv.tol) {
+  # (the derivatives take the penalties at full size)
+  if (is.null(P[["S"]])) P[["S"]] <- embed_penalties(P$Sb, P$off, ncol(P$XtWX))
   to_lsp <- function(rho) drop(L %*% rho) + lsp0
   eval_at <- function(rho, deriv, from) {
     e <- gcv_score(P, to_lsp(rho), deriv = deriv)

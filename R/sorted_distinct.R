@@ -14,7 +14,7 @@ sorted_distinct <- function(mf, v, threads, x = mf[[v]], centred = FALSE) {
   memo <- attr(mf, "gg_sorted_distinct", exact = TRUE)
   got <- if (!is.null(memo)) memo[[if (centred) "centred" else "raw"]][[v]]
   if (!is.null(got)) return(got)
-  .Call(gg_sorted_unique_r, x, as.integer(threads))
+  .Call(gg_sorted_unique_list_r, list(x), as.integer(threads))[[1L]]
 }
 
 # The same as a one-column matrix (mgcv's uniquecombs() of one covariate:
@@ -53,8 +53,10 @@ sorted_distinct_prefetch <- function(specs, kind, mf, knots, threads) {
   if (length(raw) + length(centred) < 2L) return(mf)
   xu <- .Call(gg_sorted_unique_list_r, c(unname(raw), unname(centred)), as.integer(threads))
   nr <- length(raw)
+  # (the centred covariates kept too: tprs_knot_data() matches rows on them)
   attr(mf, "gg_sorted_distinct") <- list(
     raw = stats::setNames(xu[seq_len(nr)], names(raw)),
-    centred = stats::setNames(xu[nr + seq_along(centred)], names(centred)))
+    centred = stats::setNames(xu[nr + seq_along(centred)], names(centred)),
+    centred_x = centred)
   mf
 }

@@ -209,7 +209,9 @@ tprs_knot_data <- function(object, data, knots, threads = 1L) {
   # ascending rows: for one covariate sort(unique()), by radix sort in C;
   # for more, distinct_rows() (R/distinct_rows.R)
   if (d == 1L) {
-    xsh <- xs[[1L]] - shift
+    # (the centred covariate the prefetch made, R/sorted_distinct.R)
+    xsh <- attr(data, "gg_sorted_distinct", exact = TRUE)$centred_x[[object$term]]
+    if (is.null(xsh)) xsh <- xs[[1L]] - shift
     xu <- sorted_distinct_column(data, object$term, threads, xsh, centred = TRUE)
   } else {
     xu <- distinct_rows(matrix(unlist(lapply(seq_len(d), function(i) xs[[i]] - shift[i])),

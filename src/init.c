@@ -75,7 +75,6 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_values_between_r,      3),
     CALLDEF(gg_response_sums_r,       2),
     CALLDEF(gg_rsq_sums_r,            4),
-    CALLDEF(gg_sorted_unique_r,       2),
     CALLDEF(gg_sorted_unique_list_r,  2),
     CALLDEF(gg_log_density_r,         4),
     CALLDEF(gg_sum_spread_r,          4),

@@ -191,30 +191,9 @@ SEXP gg_first_rows_r(SEXP x, SEXP v, SEXP nthreads)
     return out;
 }
 
-/* sort(unique(x)) for a double vector without NA or NaN, over up to
- * nthreads threads. */
-SEXP gg_sorted_unique_r(SEXP x, SEXP nthreads)
-{
-    if (!Rf_isReal(x)) gg_abort("gamgpu_bad_input", "x must be a double vector");
-    const int nt = threads_arg(nthreads);
-    const size_t n = (size_t) XLENGTH(x);
-    for (size_t i = 0; i < n; i++)
-        if (ISNAN(REAL(x)[i])) gg_abort("gamgpu_bad_input", "x must not have NA or NaN values");
-    SEXP buf = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) n));
-    size_t nu;
-    const int prev = gg_threads_set_limit(nt);
-    const int rc = gg_sorted_unique(REAL(x), n, REAL(buf), &nu);
-    gg_threads_set_limit(prev);
-    if (rc != 0)
-        gg_abort("gamgpu_host_oom", "no memory for the distinct values");
-    SEXP out = PROTECT(Rf_allocVector(REALSXP, (R_xlen_t) nu));
-    memcpy(REAL(out), REAL(buf), nu * sizeof(double));
-    UNPROTECT(2);
-    return out;
-}
-
-/* gg_sorted_unique_r() of each double vector of list xs, side by side over
- * up to nthreads threads (one job per vector): a list of the results. */
+/* sort(unique(x)) of each double vector x of list xs (no NA or NaN), side
+ * by side over up to nthreads threads (one job per vector; one vector has
+ * them all): a list of the results. */
 SEXP gg_sorted_unique_list_r(SEXP xs, SEXP nthreads)
 {
     if (!Rf_isNewList(xs)) gg_abort("gamgpu_bad_input", "xs must be a list of double vectors");

@@ -13,7 +13,6 @@ SEXP gg_variance_r(SEXP x, SEXP nthreads);
 SEXP gg_first_rows_r(SEXP x, SEXP v, SEXP nthreads);
 SEXP gg_basis_stats_r(SEXP X, SEXP rms_scale, SEXP nthreads);
 SEXP gg_basis_stats_list(SEXP scale, SEXP mean, double rowmax, size_t imax);
-SEXP gg_sorted_unique_r(SEXP x, SEXP nthreads);
 SEXP gg_sorted_unique_list_r(SEXP xs, SEXP nthreads);
 SEXP gg_count_pivots_r(SEXP x, SEXP p);
 SEXP gg_response_sums_r(SEXP y, SEXP w);

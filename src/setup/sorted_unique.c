@@ -129,6 +129,7 @@ int gg_sorted_unique_many(int m, const double *const *x, const size_t *n, double
                           size_t *nu)
 {
     if (m < 1) return 0;
+    if (m == 1) return gg_sorted_unique(x[0], n[0], out[0], nu);   /* every thread on it */
     su_many_job *jobs = calloc((size_t) m, sizeof *jobs);
     if (jobs == NULL) return -1;
     for (int j = 0; j < m; j++) jobs[j] = (su_many_job) {x[j], n[j], 0, out[j], 0};

@@ -173,7 +173,7 @@ test_that("on the GPU the facts' bases are evaluated on the device and X built t
 })
 
 test_that("gg_sorted_unique is sort(unique(x)), whatever the threads", {
-  su <- function(x, threads = 2L) .Call(gamgpu:::gg_sorted_unique_r, x, threads)
+  su <- function(x, threads = 2L) .Call(gamgpu:::gg_sorted_unique_list_r, list(x), threads)[[1L]]
   set.seed(4)
   x <- c(round(rnorm(5e4), 2), -0, 0, Inf, -Inf, 1e-300, -1e-300, .Machine$double.xmax)
   expect_identical(su(x), sort(unique(x)))
