@@ -500,12 +500,11 @@ static int row_state_on_device(void *arg, gg_status *st)
     gg_fm_efpar par = fam->ef;
     long long n = (long long) s->n;
     /* a lean session keeps mu for an extended family alone (its theta
-     * sums read it); for the others it is made when fetched (need_mu) */
+     * sums read it); for the others it is made when fetched (mu_on_device) */
     if (efam && s->mu == 0 && !(s->mu = gg_buflist_alloc(&s->bufs, s->n, LABEL, st)))
         return -1;
     s->mu_link = l;
     s->have_mu_link = 1;
-    s->mu_stale = s->mu == 0;
     void *args[] = {&f, &l, &th, &efam, &par, &s->y, &s->yat, &s->pw, &s->off, &s->eta, &n,
                     &s->mu, &s->w, &s->z, &s->partial};
     return launch_rows(s, s->f_state, args, work_stream(s), "engine: launching rows_state", st) ||
@@ -662,25 +661,6 @@ typedef struct fetch_call {
     double     *out;
 } fetch_call;
 
-/* A lean session's mu = linkinv(eta) at the last row state's link (the
- * kernel's own mu there, bit for bit), into an n-vector made now; context
- * entered. */
-static int need_mu(cuda_state *s, gg_status *st)
-{
-    if (s->mu != 0 && !s->mu_stale)
-        return 0;
-    if (!s->have_mu_link)
-        return gg_fail(st, "gamgpu_internal_error", "engine: mu asked for before the rows' state");
-    if (s->mu == 0 && !(s->mu = gg_buflist_alloc(&s->bufs, s->n, LABEL, st)))
-        return -1;
-    long long n = (long long) s->n;
-    void *args[] = {&s->mu_link, &s->eta, &n, &s->mu};
-    if (launch_rows(s, s->f_mu, args, work_stream(s), "engine: launching rows_mu", st))
-        return -1;
-    s->mu_stale = 0;
-    return 0;
-}
-
 static int fetch_on_device(void *arg, gg_status *st)
 {
     const fetch_call *c = arg;
@@ -692,14 +672,41 @@ static int fetch_on_device(void *arg, gg_status *st)
     return rc;
 }
 
+/* mu into the host's out.  A lean session keeps none for a family that is
+ * not extended: linkinv(eta) at the last row state's link -- rows_state's
+ * own mu, bit for bit -- made MU_CHUNK rows at a time in a buffer of that
+ * size and copied out, no n-vector on the device. */
+#define MU_CHUNK ((size_t) 1 << 22)
+
 static int mu_on_device(void *arg, gg_status *st)
 {
     fetch_call *c = arg;
     cuda_state *s = S(c->be);
-    if (need_mu(s, st))
+    if (s->mu != 0) {
+        c->src = s->mu;
+        return fetch_on_device(c, st);
+    }
+    if (!s->have_mu_link)
+        return gg_fail(st, "gamgpu_internal_error", "engine: mu asked for before the rows' state");
+    const size_t C = s->n < MU_CHUNK ? s->n : MU_CHUNK;
+    const int mark = s->bufs.n;
+    CUdeviceptr buf = gg_buflist_alloc(&s->bufs, C, LABEL, st);
+    if (!buf)
         return -1;
-    c->src = s->mu;
-    return fetch_on_device(c, st);
+    int rc = 0;
+    for (size_t r0 = 0; r0 < s->n && rc == 0; r0 += C) {
+        long long rows = (long long) (s->n - r0 < C ? s->n - r0 : C);
+        CUdeviceptr eta = rows_at(s->eta, r0);
+        void *args[] = {&s->mu_link, &eta, &rows, &buf};
+        rc = launch_rows(s, s->f_mu, args, work_stream(s), "engine: launching rows_mu", st) ||
+             gg_cuda_wait(work_stream(s), "mu on the device", st) ||
+             gg_cu_check(gg_cu.cuMemcpyDtoH(c->out + r0, buf, (size_t) rows * sizeof(double)),
+                         "engine: copying mu back", st);
+    }
+    gg_buflist_truncate(&s->bufs, mark);
+    if (rc == 0)
+        gg_tel_d2h(LABEL, (double) (s->n * sizeof(double)));
+    return rc;
 }
 
 static int cuda_fetch(gg_backend *be, gg_vec which, double *out, gg_status *st)

@@ -66,11 +66,10 @@ typedef struct cuda_state {
     double      *beta_eta, *beta_kept;
     int          have_beta_eta, have_beta_kept;
     CUfunction   f_init, f_xbeta, f_step, f_state, f_lev, f_ef, f_mu;
-    /* a lean session's mu (none kept for a family that is not extended):
-     * the last row state's link, and whether mu is older than eta's row
-     * state */
+    /* a lean session's mu (none kept for a family that is not extended)
+     * is made from eta at the last row state's link when fetched */
     gg_fm_link   mu_link;
-    int          have_mu_link, mu_stale;
+    int          have_mu_link;
     /* X from a recipe: built on the device (basis.cu) */
     const gg_xplan *xplan;
     dev_block    *dblocks;

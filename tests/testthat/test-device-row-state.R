@@ -2,8 +2,8 @@
 # vector of prior weights when each is 1 (the kernels take 1), and in a
 # lean session (a shards node's fREML) no previous eta -- a halving step
 # makes eta from the halved coefficients --, the leverages' n-vector from
-# its first use and mu, for a family that is not extended, only when
-# fetched (made from eta).  Each saves 8 bytes a row of device memory; the
+# its first use and no mu for a family that is not extended (made from eta
+# when fetched).  Each saves 8 bytes a row of device memory; the
 # results are the same to the bit as a session that keeps them, but for
 # a halved eta, the same to rounding.
 
@@ -43,11 +43,12 @@ test_that("a lean device session keeps four n-vectors fewer, with the same resul
   expect_identical(lean$info()$device, "cuda:0")
   # four n-vectors fewer: the weights, h, the previous eta and mu
   expect_identical(used_full - used_lean, 4 * vec_bytes)
-  # mu made when fetched, h at its first use
+  # mu made from eta when fetched, chunk by chunk (no n-vector kept); h
+  # at its first use
   ol <- row_state_ops(lean, beta)
-  expect_identical(attr(gpu_arena(), "bytes_in_use"), used_lean + vec_bytes)
+  expect_identical(attr(gpu_arena(), "bytes_in_use"), used_lean)
   hl <- .Call(gamgpu:::gg_session_leverage_r, lean$ptr, rep(1, n), M)
-  expect_identical(attr(gpu_arena(), "bytes_in_use"), used_lean + 2 * vec_bytes)
+  expect_identical(attr(gpu_arena(), "bytes_in_use"), used_lean + vec_bytes)
   lean$close()
   expect_device_arena_empty()
 
