@@ -152,6 +152,16 @@ shard_column_summary <- function(x) {
     f <- factor(x)
     return(c(list(type = "character"), first_rows(f)))
   }
+  if (is.double(x) && is.null(dim(x)) && length(x)) {
+    # (the extremes and their first rows in one pass in C, where no value
+    # is missing: which.min() and which.max() are those first rows)
+    e <- .Call(gg_column_extremes_r, x, FALSE, 1L)
+    if (e[[1L]] == 0) {
+      at <- function(i) if (i <= .Machine$integer.max) as.integer(i) else i
+      return(list(type = "numeric", min = x[[e[[2L]]]], max = x[[e[[3L]]]], imin = at(e[[2L]]),
+                  imax = at(e[[3L]]), matrix = FALSE))
+    }
+  }
   if (is.numeric(x) && length(x)) {
     lo <- min(x)
     hi <- max(x)

@@ -1,6 +1,7 @@
-# A cluster node's sums over its rows (src/setup/shard_sums.c): the
-# response's moments when a shard opens and r.sq's sums at the end, in C
-# without an n-vector, equal to the bit to R's expressions for them.
+# A cluster node's passes over its rows in C, without an n-vector: the
+# response's moments when a shard opens and r.sq's sums at the end
+# (src/setup/shard_sums.c), a column's extremes and their first rows when
+# it loads -- each equal to the bit to R's expressions for them.
 
 test_that("a shard's response sums are R's sum() and mean() to the bit", {
   set.seed(8)
@@ -33,4 +34,19 @@ test_that("a shard's r.sq sums are R's to the bit", {
                      label = paste("n =", n))
   }
   expect_error(.Call(gamgpu:::gg_rsq_sums_r, c(1, 2), 1, c(1, 1), 0), class = "gamgpu_bad_input")
+})
+
+test_that("a loaded column's summary is min(), max() and their first rows", {
+  summ <- gamgpu:::shard_column_summary
+  r_summ <- function(x) {
+    lo <- min(x)
+    hi <- max(x)
+    list(type = "numeric", min = lo, max = hi, imin = which(x == lo)[1L],
+         imax = which(x == hi)[1L], matrix = FALSE)
+  }
+  set.seed(2)
+  for (x in list(runif(1e5), c(3, 1, 1, 5, 5), c(0, -0, 2), c(-0, 0), 7, c(2, Inf, -Inf, Inf),
+                 round(rnorm(5e4)), c(NA, 1, 3), c(NaN, 2)))
+    expect_identical(summ(x), r_summ(x), label = paste(head(x, 3), collapse = " "))
+  expect_identical(summ(c(4L, 2L, 2L)), r_summ(c(4L, 2L, 2L)))
 })
