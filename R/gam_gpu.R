@@ -208,7 +208,14 @@ resolve_family <- function(family, env) {
 #' theta, the deviance at mean(y), the starting weights, X'W_F X and
 #' Fletcher's scale sums at the optimum, the aic -- is summed on the nodes;
 #' \code{cbind()} trials are refused there
-#' (\code{gamgpu_unsupported_argument}).
+#' (\code{gamgpu_unsupported_argument}).  For fREML a node's GPU keeps
+#' the least state a row: the response, the linear predictor, the working
+#' weights and response, and the recipe's covariates (8 bytes each: 64 a
+#' row for four covariates) -- no previous linear predictor (a step halving
+#' makes it from the halved coefficients, the same to rounding), no
+#' leverages' vector, and mu only for an extended family (else made from
+#' the linear predictor when the node's sums ask for it); gam()'s methods
+#' keep the full state.  (No GPU fit keeps prior weights that are all 1.)
 #'
 #' Every argument is honoured with \code{bam()}'s meaning or refused: an
 #' argument of \code{bam()} or \code{gam()} that gamgpu does not honour
