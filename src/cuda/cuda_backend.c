@@ -156,8 +156,9 @@ static CUdeviceptr rows_at(CUdeviceptr base, size_t r0)
 }
 
 
-/* The n-vector h (the leverages, and X B's scratch) of a lean session
- * (gg_data.lean_rows): made on first use (context entered). */
+/* The n-vector h (the leverages, and X B's scratch), made if not yet: at
+ * load, or at its first use in a lean session (gg_data.lean_rows);
+ * context entered. */
 static int need_h(cuda_state *s, gg_status *st)
 {
     if (s->h == 0 && !(s->h = gg_buflist_alloc(&s->bufs, s->n, LABEL, st)))
