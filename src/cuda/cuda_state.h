@@ -1,7 +1,8 @@
 /* cuda_state.h -- the CUDA backend's state and its row-kernel launches,
- * shared by its two files: cuda_backend.c (the backend's operations: load,
- * the row-wise steps, the passes over X) and cuda_xbuild.c (X built on the
- * device from its recipe).  Compiled only with CUDA. */
+ * shared by its files: cuda_load.c (load), cuda_backend.c (the backend's
+ * other operations: the row-wise steps, the passes over X) and
+ * cuda_xbuild.c (X built on the device from its recipe).  Compiled only
+ * with CUDA. */
 #ifndef GAMGPU_CUDA_STATE_H
 #define GAMGPU_CUDA_STATE_H
 
@@ -110,6 +111,9 @@ static inline int launch_rows(cuda_state *s, CUfunction f, void **args, CUstream
     gg_tel_launch(GG_CUDA_ENGINE, 1);
     return 0;
 }
+
+/* The backend's load() (cuda_load.c). */
+int gg_cuda_backend_load(gg_backend *be, const gg_data *d, gg_status *st);
 
 /* cuda_xbuild.c: the recipe's arrays to the device and its scratch
  * (s->dblocks, s->raw); rows r0 .. r0+rows-1 of X into Xc (leading
