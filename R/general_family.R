@@ -221,6 +221,15 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
   gcall <- gcall[!(names(gcall) %in% drop_args)]
   gcall$family <- fam
   gcall$method <- method
+  # (the thin plate bases by gamgpu's construction: R/general_family_setup.R)
+  formula <- NULL
+  if (is.null(dots$G)) {
+    formula <- eval(cl$formula, env)
+    gcall$formula <- gg_tp_formula(formula)
+    .gamgpu_state$gg_tp_threads <- control$nthreads
+    .gamgpu_state$gg_tp_built <- c(gamgpu = 0L, mgcv = 0L)
+    on.exit(.gamgpu_state$gg_tp_threads <- .gamgpu_state$gg_tp_built <- NULL, add = TRUE)
+  }
   newton <- if ("newton.tol" %in% given) list(conv.tol = control$newton.tol) else list()
   gcall$control <- mgcv::gam.control(nthreads = control$nthreads, epsilon = control$epsilon,
                                      maxit = control$maxit, trace = control$trace,
@@ -241,6 +250,7 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
       gamgpu_abort("gamgpu_setup_failed", paste0("gam() could not fit the model: ",
                                                  conditionMessage(e)))
     }))
+  if (!is.null(formula)) object$formula <- gg_tp_restored(object$formula, formula)
   if (!inherits(object, "gam")) return(object)               # fit = FALSE: the setup
   ll_env <- general_family_counts(object$family)
   object$family$ll <- family$ll
@@ -261,6 +271,9 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
     else sprintf(paste("general family: gam()'s Newton iteration (gam.fit5) and outer",
                        "REML iteration, %s()'s rows' derivatives by the family's own ll(),",
                        "the products over the rows (gamlss.gH()'s) by gamgpu's engine"), name),
+    # the thin plate bases of s() terms built by gamgpu's construction and
+    # by mgcv's (R/general_family_setup.R)
+    tp_bases = .gamgpu_state$gg_tp_built,
     ll_calls = ll_env$calls,
     ll_delegated = ll_env$delegated,
     # setup: gam_gpu()'s checks; iterations: gam()'s setup, fit and

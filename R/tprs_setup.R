@@ -50,18 +50,25 @@ fast_tprs_specs <- function(specs, threads, plan = list(mode = 0L, ordinal = 0L)
 smooth.construct.gg_tprs.smooth.spec <- function(object, data, knots) {
   threads <- attr(object, "gg_threads")
   dev <- attr(object, "gg_device")
-  if (is.null(dev)) dev <- c(0L, 0L)
   attr(object, "gg_threads") <- attr(object, "gg_device") <- NULL
   class(object) <- setdiff(class(object), "gg_tprs.smooth.spec")
-  sm <- tprs_stand_in(object, data, knots, if (is.null(threads)) 1L else threads)
+  sm <- tprs_construct_here(object, data, knots, if (is.null(threads)) 1L else threads,
+                            if (is.null(dev)) c(0L, 0L) else dev)
+  if (is.null(sm)) mgcv::smooth.construct(object, data, knots) else sm
+}
+
+# The "tp" or "ts" spec's smooth by gamgpu's construction, on the device
+# `dev` (c(mode, ordinal); a device failure under "auto" is counted, and
+# the host builds X) or the host's threads; NULL where mgcv's own is to run.
+tprs_construct_here <- function(object, data, knots, threads, dev) {
+  sm <- tprs_stand_in(object, data, knots, threads)
+  if (is.null(sm)) return(NULL)
   n <- length(data[[object$term[1L]]])
-  # (on the device for a GPU fit; a device failure under "auto" is
-  # counted, and the host builds X)
-  X <- if (!is.null(sm)) raw_basis_matrix(sm, data, n, if (is.null(threads)) 1L else threads, dev)
-  if (is.null(X)) return(mgcv::smooth.construct(object, data, knots))
+  X <- raw_basis_matrix(sm, data, n, threads, dev)
+  if (is.null(X)) return(NULL)
   # construct_tprs's last step on the rows: unit root mean square columns
   rms <- sqrt(colSums(X^2) / n)
-  if (!all(is.finite(rms) & rms > 0)) return(mgcv::smooth.construct(object, data, knots))
+  if (!all(is.finite(rms) & rms > 0)) return(NULL)
   tprs_scaled(sm, X, rms)
 }
 
