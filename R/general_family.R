@@ -89,7 +89,9 @@ cox_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2
 }
 
 # gamgpu's gamlss.gH() (mgcv's arguments and results) for a model matrix:
-# the products over the rows in src/family/family_gamlss.c.  What it does not
+# the products over the rows in src/family/family_gamlss.c, over the
+# fit's threads (mgcv's numbers to rounding: the same sums in other
+# orders).  What it does not
 # take -- mgcv's discrete X (a list), the sandwich, deriv = 1 (the traces
 # tr(fh dH/drho), which gam.fit5() does not ask for), index functions in
 # place of arrays -- goes to mgcv's own, counted in `delegated`.
@@ -106,37 +108,32 @@ ls_gH <- function(X, jj, l1, l2, i2, l3 = 0, i3 = 0, l4 = 0, i4 = 0, d1b = 0, d2
                                  sandwich = sandwich, ...))
   }
   p <- ncol(X)
-  n <- nrow(X)
   dm <- function(x) { x <- as.matrix(x); storage.mode(x) <- "double"; x }
   ix <- function(x) { x <- as.integer(x); x }
-  Xe <- NULL
+  Hm <- NULL
   if (deriv >= 3) {
-    # the rows of each predictor's columns times D H^-1 D, by mgcv's own
-    # expressions (so that the traces are mgcv's to the last bit)
-    K <- length(jj)
-    Xe <- matrix(0, K * n, p)
-    ind <- seq_len(n)
-    for (i in seq_len(K)) {
-      Xe[ind, jj[[i]]] <- X[, jj[[i]]]
-      ind <- ind + n
-    }
+    # the scaled (pseudo-)inverse Hessian D Hp^-1 D of mgcv's expressions
+    # for Xe (gamlss.gH()'s rows times it), p x p: the C takes the rows'
+    # quadratic forms in it (src/family/gamlss_blocks.c)
     if (is.list(fh)) {
       d <- fh$values
       d[d > 0] <- 1 / d[d > 0]
       d[d <= 0] <- 0
-      Xe <- t(D * ((fh$vectors %*% (d * t(fh$vectors))) %*% (D * t(Xe))))
+      Z <- fh$vectors %*% (d * t(fh$vectors))
     } else {
       ipiv <- piv <- attr(fh, "pivot")
       ipiv[piv] <- seq_len(p)
-      Xe <- t(D * (backsolve(fh, forwardsolve(t(fh), (D * t(Xe))[piv, ]))[ipiv, ]))
+      Z <- backsolve(fh, forwardsolve(t(fh), diag(p)[piv, , drop = FALSE]))[ipiv, , drop = FALSE]
     }
-    storage.mode(Xe) <- "double"
+    Hm <- t(D * t(D * Z))
+    storage.mode(Hm) <- "double"
   }
   storage.mode(X) <- "double"
   o <- .Call(gg_ls_gh_r, X, lapply(jj, as.integer), dm(l1), dm(l2), ix(i2),
              if (deriv >= 2) dm(l3), if (deriv >= 2) ix(i3),
              if (deriv >= 3) dm(l4), if (deriv >= 3) ix(i4),
-             if (deriv >= 2) dm(d1b), if (deriv >= 3) dm(d2b), Xe, as.integer(deriv))
+             if (deriv >= 2) dm(d1b), if (deriv >= 3) dm(d2b), Hm, as.integer(deriv),
+             general_family_threads())
   if (counted) {
     env$calls <- env$calls + 1L
     env$seconds <- env$seconds + (proc.time()[["elapsed"]] - t0)
@@ -144,6 +141,15 @@ ls_gH <- function(X, jj, l1, l2, i2, l3 = 0, i3 = 0, l4 = 0, i4 = 0, d1b = 0, d2
   list(lb = o$lb, lbb = o$lbb,
        d1H = if (deriv >= 2) lapply(seq_len(dim(o$d1H)[3L]), function(i) o$d1H[, , i]),
        d2H = NULL, trHid2H = o$trHid2H)
+}
+
+# The host threads of the general family's fit under way: its thin plate
+# constructions and its products over the rows (general_family_fit() sets
+# them, and unsets them on exit, with the count of the bases built by
+# gamgpu's construction and by mgcv's); 1 outside a fit.
+general_family_threads <- function() {
+  th <- .gamgpu_state$general_threads
+  if (is.null(th)) 1L else th
 }
 
 # The family's ll() with gamgpu's rows: for cox.ph() gamgpu's whole ll();
@@ -222,13 +228,13 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
   gcall$family <- fam
   gcall$method <- method
   # (the thin plate bases by gamgpu's construction: R/general_family_setup.R)
+  .gamgpu_state$general_threads <- control$nthreads
+  on.exit(.gamgpu_state$general_threads <- .gamgpu_state$gg_tp_built <- NULL, add = TRUE)
   formula <- NULL
   if (is.null(dots$G)) {
     formula <- eval(cl$formula, env)
     gcall$formula <- gg_tp_formula(formula)
-    .gamgpu_state$gg_tp_threads <- control$nthreads
     .gamgpu_state$gg_tp_built <- c(gamgpu = 0L, mgcv = 0L)
-    on.exit(.gamgpu_state$gg_tp_threads <- .gamgpu_state$gg_tp_built <- NULL, add = TRUE)
   }
   newton <- if ("newton.tol" %in% given) list(conv.tol = control$newton.tol) else list()
   gcall$control <- mgcv::gam.control(nthreads = control$nthreads, epsilon = control$epsilon,

@@ -52,14 +52,6 @@ gg_tp_terms <- function(e) {
   e
 }
 
-# The host threads of the "gg_tp" constructions of the fit under way
-# (general_family_fit() sets them, and unsets them on exit, with the count
-# of the bases built by gamgpu's construction and by mgcv's).
-gg_tp_threads <- function() {
-  th <- .gamgpu_state$gg_tp_threads
-  if (is.null(th)) 1L else th
-}
-
 #' A thin plate spline basis of a general family's model, built in C
 #'
 #' The smooth.construct() method of the "gg_tp" specs that gam_gpu()
@@ -74,7 +66,7 @@ gg_tp_threads <- function() {
 #' @exportS3Method mgcv::smooth.construct
 smooth.construct.gg_tp.smooth.spec <- function(object, data, knots) {
   class(object) <- "tp.smooth.spec"
-  sm <- tprs_construct_here(object, data, knots, gg_tp_threads(), c(0L, 0L))
+  sm <- tprs_construct_here(object, data, knots, general_family_threads(), c(0L, 0L))
   # (counted for the fit's report: general_family_fit())
   by <- if (is.null(sm)) "mgcv" else "gamgpu"
   n <- .gamgpu_state$gg_tp_built

@@ -5,14 +5,13 @@
  * and the traces REML's Hessian needs -- mgcv's gamlss.gH() for a model
  * matrix, given the rows' derivatives (the family's own code).
  *
- * Each product is the BLAS call R makes for mgcv's expression (crossprod:
- * dgemm "T"; %*%: dgemv for one column, else dgemm), on the same
- * contiguous operands, and each sum is a long double sum in R's order: the
- * numbers are mgcv's own, so that the outer iteration takes gam()'s path
- * to gam()'s optimum even where the criterion is flat.  No R API: the glue
- * is gamlss_r.c. */
+ * The block products and the rows' quadratic forms run over threads
+ * (gamlss_blocks.c); the linear predictors' derivatives are the BLAS
+ * products R makes for mgcv's expressions.  The numbers are mgcv's to
+ * rounding (sums in other orders).  No R API: the glue is gamlss_r.c. */
 #define USE_FC_LEN_T
 #include "family_gamlss.h"
+#include "gamlss_blocks.h"
 
 #include <R_ext/BLAS.h>
 #include <stdlib.h>
@@ -28,24 +27,6 @@ static void gather(const gg_ls_rows *r, int k, double *dst)
     for (int j = 0; j < r->ncol[k]; j++)
         memcpy(dst + (size_t) j * r->n, r->X + (size_t) r->cols[k][j] * r->n,
                r->n * sizeof(double));
-}
-
-/* A (na x nb) = crossprod(X_a, w * X_b), as R's crossprod() */
-static void block_cross(const gg_ls_rows *r, int a, int b, const double *w, double *A,
-                        double *bufa, double *bufb)
-{
-    const size_t n = r->n;
-    int na = r->ncol[a], nb = r->ncol[b], nn = (int) n;
-    const double one = 1.0, zero = 0.0;
-    if (na == 0 || nb == 0) return;
-    gather(r, a, bufa);
-    for (int k = 0; k < nb; k++) {
-        const double *x = r->X + (size_t) r->cols[b][k] * n;
-        double *o = bufb + (size_t) k * n;
-        for (size_t i = 0; i < n; i++) o[i] = w[i] * x[i];
-    }
-    F77_CALL(dgemm)("T", "N", &na, &nb, &nn, &one, bufa, &nn, bufb, &nn, &zero, A, &na
-                    FCONE FCONE);
 }
 
 /* block (a, b) of the p x p H += A (na x nb), and its transpose when a != b */
@@ -93,8 +74,8 @@ static void predictor_products(const gg_ls_rows *r, const double *d, int q, doub
     }
 }
 
-/* v (n) = sum_c l3[, i3(a, b, c)] * e[block c, col] (+ the l4 terms), in
- * mgcv's order of additions */
+/* v (n) = sum_c l3[, i3(a, b, c)] * e[block c, col], in mgcv's order of
+ * additions */
 static void third_rows(const gg_ls_rows *r, int a, int b, const double *e, size_t ecol,
                        double *v)
 {
@@ -108,29 +89,52 @@ static void third_rows(const gg_ls_rows *r, int a, int b, const double *e, size_
     }
 }
 
+/* the products of the block pairs a <= b, weights w + (pair's index) n, into
+ * a p x p matrix H (added) */
+static int pair_products(const gg_ls_rows *r, const double *w, double *A, gg_ls_prod *pr,
+                         double *H, gg_status *st)
+{
+    const int K = r->K;
+    int t = 0;
+    size_t off = 0;
+    for (int a = 0; a < K; a++)
+        for (int b = a; b < K; b++, t++) {
+            pr[t] = (gg_ls_prod) {.a = a, .b = b, .w = w + (size_t) t * r->n, .A = A + off};
+            off += (size_t) r->ncol[a] * r->ncol[b];
+        }
+    int rc = gg_ls_block_products(r, t, pr, st);
+    if (rc != 0) return rc;
+    for (int u = 0; u < t; u++) add_block(r, pr[u].a, pr[u].b, pr[u].A, H);
+    return 0;
+}
+
 #define NEED(ptr) do { if ((ptr) == NULL) { rc = gg_fail(st, "gamgpu_host_oom", \
     "out of memory for the location-scale family's products (n = %zu, p = %d)", n, p); \
     goto done; } } while (0)
 
 int gg_ls_gh(const gg_ls_rows *r, int deriv, const double *d1b, int M, const double *d2b,
-             const double *Xe, double *lb, double *lbb, double *d1H, double *trd2H,
+             const double *Hm, double *lb, double *lbb, double *d1H, double *trd2H,
              gg_status *st)
 {
     const size_t n = r->n;
-    const int p = r->p, K = r->K;
+    const int p = r->p, K = r->K, npair = K * (K + 1) / 2;
     if (n > 2147483647u)
         return gg_fail(st, "gamgpu_bad_input",
                        "the location-scale products take fewer than 2^31 rows (as R's BLAS calls)");
     int rc = 0, maxc = 1;
     for (int k = 0; k < K; k++) if (r->ncol[k] > maxc) maxc = r->ncol[k];
     const int nhh = M * (M + 1) / 2, qmax = nhh > M ? nhh : (M > 0 ? M : 1);
+    size_t asize = 0;
+    for (int a = 0; a < K; a++)
+        for (int b = a; b < K; b++) asize += (size_t) r->ncol[a] * r->ncol[b];
     double *bufa = malloc(n * (size_t) (maxc + qmax) * sizeof(double));
-    double *bufb = malloc(n * (size_t) maxc * sizeof(double));
-    double *A = malloc((size_t) maxc * maxc * sizeof(double));
-    double *v = malloc(n * (size_t) K * K * sizeof(double));
+    double *A = malloc((asize > 0 ? asize : 1) * sizeof(double));
+    double *w = malloc(n * (size_t) (K * K > npair ? K * K : npair) * sizeof(double));
     double *bufd = malloc((size_t) maxc * qmax * sizeof(double));
-    double *d1eta = NULL, *d2eta = NULL;
-    NEED(bufa); NEED(bufb); NEED(A); NEED(v); NEED(bufd);
+    gg_ls_prod *pr = malloc((size_t) npair * sizeof(gg_ls_prod));
+    double *d1eta = NULL, *d2eta = NULL, *q = NULL;
+    int *own = NULL;
+    NEED(bufa); NEED(A); NEED(w); NEED(bufd); NEED(pr);
 
     /* lb[jj_k] += colSums(l1[, k] * X[, jj_k]) */
     memset(lb, 0, (size_t) p * sizeof(double));
@@ -142,46 +146,51 @@ int gg_ls_gh(const gg_ls_rows *r, int deriv, const double *d1b, int M, const dou
             for (size_t i = 0; i < n; i++) s += (double) (l[i] * x[i]);
             lb[r->cols[k][j]] = lb[r->cols[k][j]] + (double) s;
         }
-    for (int a = 0; a < K; a++)
-        for (int b = a; b < K; b++) {
-            block_cross(r, a, b, r->l2 + (size_t) r->i2[a + K * b] * n, A, bufa, bufb);
-            add_block(r, a, b, A, lbb);
-        }
+    {
+        int t = 0;
+        for (int a = 0; a < K; a++)
+            for (int b = a; b < K; b++, t++)
+                memcpy(w + (size_t) t * n, r->l2 + (size_t) r->i2[a + K * b] * n,
+                       n * sizeof(double));
+    }
+    if ((rc = pair_products(r, w, A, pr, lbb, st)) != 0) goto done;
     if (deriv < 2) goto done;
 
     d1eta = malloc(n * (size_t) K * (M > 0 ? M : 1) * sizeof(double));
     NEED(d1eta);
     if (M > 0) predictor_products(r, d1b, M, d1eta, bufa, bufd);
     memset(d1H, 0, (size_t) p * p * M * sizeof(double));
-    for (int m = 0; m < M; m++)
+    for (int m = 0; m < M; m++) {
+        int t = 0;
         for (int a = 0; a < K; a++)
-            for (int b = a; b < K; b++) {
-                third_rows(r, a, b, d1eta, (size_t) m, v);
-                block_cross(r, a, b, v, A, bufa, bufb);
-                add_block(r, a, b, A, d1H + (size_t) m * p * p);
-            }
+            for (int b = a; b < K; b++, t++) third_rows(r, a, b, d1eta, (size_t) m,
+                                                         w + (size_t) t * n);
+        if ((rc = pair_products(r, w, A, pr, d1H + (size_t) m * p * p, st)) != 0) goto done;
+    }
     if (deriv < 3) goto done;
 
-    /* trHid2H[kk] = sum(Xe * VX): VX's block of rows b, columns of
-     * predictor a, is v_ab X_a (Xe from R, mgcv's own expression) */
+    /* trHid2H[kk] = tr(Hm d2H_kk) = sum over rows and predictor pairs (a, b)
+     * of v_ab q_ab: v_ab the rows' second derivative of l_ab in the
+     * smoothing parameters (m, l), q_ab the rows' quadratic forms in Hm
+     * (mgcv's sum(Xe * VX), VX's block of rows b and predictor a's columns
+     * v_ab X_a, a column in several predictors taken as the last one's) */
     d2eta = malloc(n * (size_t) K * (nhh > 0 ? nhh : 1) * sizeof(double));
-    NEED(d2eta);
+    own = malloc((size_t) p * sizeof(int));
+    q = malloc(n * (size_t) K * K * sizeof(double));
+    NEED(d2eta); NEED(own); NEED(q);
     if (nhh > 0) predictor_products(r, d2b, nhh, d2eta, bufa, bufd);
-    int *own = malloc((size_t) p * sizeof(int));        /* each column's predictor */
-    if (own == NULL) {
-        rc = gg_fail(st, "gamgpu_host_oom", "out of memory for the location-scale products");
-        goto done;
-    }
     for (int c = 0; c < p; c++) own[c] = -1;
     for (int k = 0; k < K; k++)
         for (int j = 0; j < r->ncol[k]; j++) own[r->cols[k][j]] = k;
+    if ((rc = gg_ls_quad_rows(r, own, Hm, q, st)) != 0) goto done;
     const size_t nK = n * (size_t) K;
     int kk = 0;
     for (int m = 0; m < M; m++)
         for (int l = m; l < M; l++, kk++) {
+            long double t = 0.0;
             for (int a = 0; a < K; a++)
                 for (int b = 0; b < K; b++) {
-                    double *vab = v + (size_t) (a + K * b) * n;
+                    double *vab = w;
                     memset(vab, 0, n * sizeof(double));
                     for (int c = 0; c < K; c++) {
                         const double *l3 = r->l3 + (size_t) r->i3[a + K * (b + K * c)] * n,
@@ -196,22 +205,14 @@ int gg_ls_gh(const gg_ls_rows *r, int deriv, const double *d1b, int M, const dou
                                 vab[i] = vab[i] + e1[i] * f1[i] * l4[i];
                         }
                     }
+                    const double *qab = q + (size_t) (a + K * b) * n;
+                    for (size_t i = 0; i < n; i++) t += vab[i] * qab[i];
                 }
-            long double t = 0.0;
-            for (int c = 0; c < p; c++) {
-                const int a = own[c];
-                if (a < 0) continue;
-                const double *x = r->X + (size_t) c * n, *xe = Xe + (size_t) c * nK;
-                for (int b = 0; b < K; b++) {
-                    const double *vab = v + (size_t) (a + K * b) * n, *xeb = xe + (size_t) b * n;
-                    for (size_t i = 0; i < n; i++) t += (double) (xeb[i] * (vab[i] * x[i]));
-                }
-            }
             trd2H[kk] = (double) t;
         }
-    free(own);
 
 done:
-    free(bufa); free(bufb); free(A); free(v); free(bufd); free(d1eta); free(d2eta);
+    free(bufa); free(A); free(w); free(bufd); free(pr); free(d1eta); free(d2eta); free(q);
+    free(own);
     return rc;
 }

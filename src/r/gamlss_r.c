@@ -10,6 +10,7 @@
 #include "gamlss_r.h"
 #include "interrupt_r.h"
 #include "sexp_r.h"
+#include "threads.h"
 
 static const double *dmat(SEXP x, R_xlen_t rows, R_xlen_t cols, const char *what)
 {
@@ -47,10 +48,10 @@ static const int *index0(SEXP x, R_xlen_t len, R_xlen_t hi, const char *what)
 
 /* X (n x p), jj (list of K integer vectors: the predictors' columns),
  * l1, l2, l3, l4 (n-row matrices) with i2, i3, i4 (integer arrays K^2,
- * K^3, K^4), d1b (p x M), d2b (p x M (M + 1) / 2), Xe (n K x p), deriv (0,
- * 2, 3): list(lb, lbb, d1H, trHid2H). */
+ * K^3, K^4), d1b (p x M), d2b (p x M (M + 1) / 2), Hm (p x p), deriv (0,
+ * 2, 3), nthreads: list(lb, lbb, d1H, trHid2H). */
 SEXP gg_ls_gh_r(SEXP X, SEXP jj, SEXP l1, SEXP l2, SEXP i2, SEXP l3, SEXP i3, SEXP l4,
-                SEXP i4, SEXP d1b, SEXP d2b, SEXP Xe, SEXP deriv_)
+                SEXP i4, SEXP d1b, SEXP d2b, SEXP Hm, SEXP deriv_, SEXP nthreads)
 {
     if (!Rf_isReal(X) || !Rf_isMatrix(X))
         gg_abort("gamgpu_bad_input", "the location-scale products' X must be a double matrix");
@@ -90,8 +91,8 @@ SEXP gg_ls_gh_r(SEXP X, SEXP jj, SEXP l1, SEXP l2, SEXP i2, SEXP l3, SEXP i3, SE
         r.i4 = index0(i4, K4, XLENGTH(l4) / (n > 0 ? n : 1), "i4");
         if (!Rf_isReal(d2b) || XLENGTH(d2b) != (R_xlen_t) p * nhh)
             gg_abort("gamgpu_bad_input", "d2b must be a double matrix of p x M (M + 1) / 2");
-        if (!Rf_isReal(Xe) || XLENGTH(Xe) != (R_xlen_t) p * n * K)
-            gg_abort("gamgpu_bad_input", "Xe must be a double n K x p matrix");
+        if (!Rf_isReal(Hm) || XLENGTH(Hm) != (R_xlen_t) p * p)
+            gg_abort("gamgpu_bad_input", "Hm must be a double p x p matrix");
     }
     const char *names[] = {"lb", "lbb", "d1H", "trHid2H"};
     SEXP out = PROTECT(gg_named_list(4, names));
@@ -101,10 +102,13 @@ SEXP gg_ls_gh_r(SEXP X, SEXP jj, SEXP l1, SEXP l2, SEXP i2, SEXP l3, SEXP i3, SE
     SEXP tr = PROTECT(deriv >= 3 ? Rf_allocVector(REALSXP, nhh) : R_NilValue);
     gg_status st;
     gg_status_clear(&st);
+    const int nt = gg_as_int(nthreads, "nthreads", 1, GG_MAX_THREADS, "gamgpu_bad_input");
     gg_r_interrupt_arm();
+    const int prev = gg_threads_set_limit(nt);
     int rc = gg_ls_gh(&r, deriv, deriv >= 2 ? REAL(d1b) : NULL, M,
-                      deriv >= 3 ? REAL(d2b) : NULL, deriv >= 3 ? REAL(Xe) : NULL, REAL(lb),
+                      deriv >= 3 ? REAL(d2b) : NULL, deriv >= 3 ? REAL(Hm) : NULL, REAL(lb),
                       REAL(lbb), deriv >= 2 ? REAL(d1H) : NULL, deriv >= 3 ? REAL(tr) : NULL, &st);
+    gg_threads_set_limit(prev);
     if (gg_r_interrupt_disarm(rc, &st, "the location-scale family's products") != 0) gg_raise(&st);
     SET_VECTOR_ELT(out, 0, lb);
     SET_VECTOR_ELT(out, 1, lbb);

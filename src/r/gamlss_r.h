@@ -5,6 +5,6 @@
 #include <Rinternals.h>
 
 SEXP gg_ls_gh_r(SEXP X, SEXP jj, SEXP l1, SEXP l2, SEXP i2, SEXP l3, SEXP i3, SEXP l4,
-                SEXP i4, SEXP d1b, SEXP d2b, SEXP Xe, SEXP deriv);
+                SEXP i4, SEXP d1b, SEXP d2b, SEXP Hm, SEXP deriv, SEXP nthreads);
 
 #endif

@@ -1,14 +1,15 @@
 # mgcv's location-scale families and multinom(), general families whose
 # ll() hands the rows' derivatives to gamlss.gH() for the products over
-# the rows (R/general_family.R): gamgpu's products (src/family/family_gamlss.c)
-# against mgcv's gamlss.gH() at each derivative level gam.fit5() asks for,
-# then gam_gpu() against mgcv::gam() family by family.  Measured (CPU):
-# products equal to mgcv's bit for bit (R's reference BLAS); fits 1e-15 -
-# 1e-14 of each linear predictor's range apart, REML equal to 1e-13.
+# the rows (R/general_family.R): gamgpu's products (src/family/family_gamlss.c,
+# gamlss_blocks.c) against mgcv's gamlss.gH() at each derivative level
+# gam.fit5() asks for, then gam_gpu() against mgcv::gam() family by family.
+# Measured (CPU): products 1.2e-15 relative from mgcv's (the same sums in
+# other orders); fits 3e-16 - 6e-15 of each linear predictor's range apart
+# under mgcv 1.8-41, up to 7e-10 under 1.9-3 (gumbls, whose REML is flat
+# there: equal to 8e-15, smoothing parameters 4e-8 apart, EDFs 1.3e-8).
 
-gh_case <- function(K, seed = 1) {
+gh_case <- function(K, seed = 1, n = 200) {
   set.seed(seed)
-  n <- 200
   p <- 3 * K + 1
   X <- matrix(rnorm(n * p), n)
   jj <- c(list(1:4), lapply(seq_len(K - 1), function(k) 4 + (3 * (k - 1) + 1):(3 * k)))
@@ -33,8 +34,7 @@ expect_gh_equal <- function(K) {
                  i4 = g$tri$i4, d1b = d1b, d2b = d2b, deriv = deriv, fh = fh, D = D)
     a <- do.call(getFromNamespace("gamlss.gH", "mgcv"), args)
     b <- do.call(gamgpu:::ls_gH, args)
-    # (the same BLAS calls on the same operands and R's long double sums:
-    # mgcv's numbers to the last bit with R's reference BLAS)
+    # (mgcv's numbers to rounding: the same sums in other orders)
     expect_lt(rel_err(b$lb, a$lb), 1e-14)
     expect_lt(rel_err(b$lbb, a$lbb), 1e-14)
     if (deriv >= 2) expect_lt(rel_err(unlist(b$d1H), unlist(a$d1H)), 1e-14)
@@ -47,8 +47,32 @@ test_that("gamgpu's gamlss.gH() products equal mgcv's (2 and 3 linear predictors
   expect_gh_equal(3L)
 })
 
+test_that("the products over many row jobs are mgcv's, whatever the threads", {
+  state <- gamgpu:::.gamgpu_state
+  on.exit(state$general_threads <- NULL)
+  g <- gh_case(3L, n = 3000)                  # (more than one job of rows)
+  p <- ncol(g$X)
+  M <- 2L
+  Hp <- crossprod(matrix(rnorm(p * p), p)) + diag(p)
+  D <- runif(p) + 0.5
+  args <- list(g$X, g$jj, g$l1, g$l2, g$tri$i2, l3 = g$l3, i3 = g$tri$i3, l4 = g$l4,
+               i4 = g$tri$i4, d1b = matrix(rnorm(p * M), p), d2b = matrix(rnorm(p * 3), p),
+               deriv = 3, fh = eigen(Hp, symmetric = TRUE), D = D)
+  a <- do.call(getFromNamespace("gamlss.gH", "mgcv"), args)
+  state$general_threads <- 1L
+  b1 <- do.call(gamgpu:::ls_gH, args)
+  state$general_threads <- 2L
+  .Call(gamgpu:::gg_threads_peak_r, TRUE)
+  b2 <- do.call(gamgpu:::ls_gH, args)
+  expect_identical(.Call(gamgpu:::gg_threads_peak_r, FALSE), 2L)
+  expect_identical(b2, b1)
+  expect_lt(rel_err(b1$lbb, a$lbb), 1e-14)
+  expect_lt(rel_err(unlist(b1$d1H), unlist(a$d1H)), 1e-14)
+  expect_lt(rel_err(b1$trHid2H, a$trHid2H), 1e-14)
+})
+
 # gam() and gam_gpu() on the same call: every linear predictor within
-# 1e-9 of its range, the same REML, smoothing parameters, EDFs
+# 1e-8 of its range, the same REML, smoothing parameters, EDFs
 expect_ls_fit <- function(formula, family, data) {
   b <- mgcv::gam(formula, family = family, data = data)
   g <- gam_gpu(formula, family = family, data = data, method = "REML", device = "off")
@@ -58,10 +82,10 @@ expect_ls_fit <- function(formula, family, data) {
   lb <- as.matrix(b$linear.predictors)
   lg <- as.matrix(g$linear.predictors)
   r <- apply(lb, 2, function(x) diff(range(x)))
-  expect_lt(max(sweep(abs(lg - lb), 2, r, "/")), 1e-9)
+  expect_lt(max(sweep(abs(lg - lb), 2, r, "/")), 1e-8)
   expect_equal(unname(g$gcv.ubre), unname(b$gcv.ubre), tolerance = 1e-11)
   expect_lt(max(abs(log(g$sp / b$sp))), 1e-6)
-  expect_lt(max(abs(g$edf - b$edf)), 1e-8)
+  expect_lt(max(abs(g$edf - b$edf)), 1e-6)
   expect_gt(g$device$ll_calls, 0)
   expect_identical(g$device$ll_delegated, 0L)
   expect_identical(deparse(g$family$ll), deparse(b$family$ll))
