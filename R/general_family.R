@@ -56,7 +56,7 @@ cox_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2
   if (clevel < 3L) d2b <- NULL
   if (!is.null(d1b)) d1b <- matrix(as.double(d1b), p)
   if (!is.null(d2b)) d2b <- matrix(as.double(d2b), p)
-  storage.mode(X) <- "double"
+  if (!is.double(X)) storage.mode(X) <- "double"
   tm <- if (is.matrix(y)) y[, 1L] else y
   rows <- if (is.matrix(y)) lapply(unique(y[, 2L]), function(s) which(y[, 2L] == s))
           else list(NULL)
@@ -128,7 +128,7 @@ ls_gH <- function(X, jj, l1, l2, i2, l3 = 0, i3 = 0, l4 = 0, i4 = 0, d1b = 0, d2
     Hm <- t(D * t(D * Z))
     storage.mode(Hm) <- "double"
   }
-  storage.mode(X) <- "double"
+  if (!is.double(X)) storage.mode(X) <- "double"
   o <- .Call(gg_ls_gh_r, X, lapply(jj, as.integer), dm(l1), dm(l2), ix(i2),
              if (deriv >= 2) dm(l3), if (deriv >= 2) ix(i3),
              if (deriv >= 3) dm(l4), if (deriv >= 3) ix(i4),

@@ -11,9 +11,9 @@
  *  - those trace sums.
  *
  * The rows are split into GG_LS_JOBS fixed ranges, each job adds its rows
- * into accumulators of its own (eight rows at a time, as AXPYs along
- * contiguous columns of row-major copies), and the jobs' sums are added
- * in job order: the numbers do not depend on the threads.  They are not
+ * into accumulators of its own (blocks of rows copied to row-major order,
+ * each block's sums in 4 x 4 tiles held in registers), and the jobs' sums
+ * are added in job order: the numbers do not depend on the threads.  They are not
  * mgcv's BLAS calls' to the bit (other orders of the same sums). */
 #include "gamlss_blocks.h"
 #include "interrupt.h"
@@ -41,45 +41,51 @@ static int jobs_for(size_t n)
     return n < (size_t) GG_LS_JOBS * GG_LS_BLOCK ? 1 : GG_LS_JOBS;
 }
 
-/* A (na x nb, row-major) += sum over eight rows s of (w_s xa_s)' xb_s;
- * sym: the upper triangle alone (xa == xb) */
-static void block_rows8(int na, const double *restrict xa, size_t lda, int nb,
-                        const double *restrict xb, size_t ldb, const double *restrict w,
-                        double *restrict A, int sym)
+/* A (na x nb, row-major) += sum over the m rows r of wa_r' xb_r, wa
+ * (m x na) and xb (m x nb) row-major; sym: A's upper triangle is wanted
+ * alone (tiles wholly below the diagonal are skipped).  In 4 x 4 tiles
+ * whose sums over the rows stay in registers. */
+static void block_tiles(int m, int na, const double *restrict wa, int nb,
+                        const double *restrict xb, double *restrict A, int sym)
 {
-    const double *restrict b0 = xb, *restrict b1 = xb + ldb, *restrict b2 = xb + 2 * ldb,
-                           *restrict b3 = xb + 3 * ldb, *restrict b4 = xb + 4 * ldb,
-                           *restrict b5 = xb + 5 * ldb, *restrict b6 = xb + 6 * ldb,
-                           *restrict b7 = xb + 7 * ldb;
-    for (int j = 0; j < na; j++) {
-        const double a0 = w[0] * xa[j], a1 = w[1] * xa[lda + j], a2 = w[2] * xa[2 * lda + j],
-                     a3 = w[3] * xa[3 * lda + j], a4 = w[4] * xa[4 * lda + j],
-                     a5 = w[5] * xa[5 * lda + j], a6 = w[6] * xa[6 * lda + j],
-                     a7 = w[7] * xa[7 * lda + j];
-        double *restrict Aj = A + (size_t) j * nb;
-        int k = sym ? j : 0;
+    for (int j0 = 0; j0 < na; j0 += 4) {
+        const int jn = na - j0 < 4 ? na - j0 : 4;
+        for (int k0 = sym ? j0 : 0; k0 < nb; k0 += 4) {
+            const int kn = nb - k0 < 4 ? nb - k0 : 4;
+            if (jn == 4 && kn == 4) {
 #ifdef GG_VEC2
-        const gg_v2d v0 = {a0, a0}, v1 = {a1, a1}, v2 = {a2, a2}, v3 = {a3, a3},
-                     v4 = {a4, a4}, v5 = {a5, a5}, v6 = {a6, a6}, v7 = {a7, a7};
-        for (; k + 2 <= nb; k += 2)
-            gg_st2(Aj + k, gg_ld2(Aj + k) + ((v0 * gg_ld2(b0 + k) + v1 * gg_ld2(b1 + k) +
-                                        v2 * gg_ld2(b2 + k) + v3 * gg_ld2(b3 + k)) +
-                                       (v4 * gg_ld2(b4 + k) + v5 * gg_ld2(b5 + k) +
-                                        v6 * gg_ld2(b6 + k) + v7 * gg_ld2(b7 + k))));
+                gg_v2d c00 = {0, 0}, c01 = {0, 0}, c10 = {0, 0}, c11 = {0, 0},
+                       c20 = {0, 0}, c21 = {0, 0}, c30 = {0, 0}, c31 = {0, 0};
+                for (int r = 0; r < m; r++) {
+                    const double *xr = xb + (size_t) r * nb + k0, *ar = wa + (size_t) r * na + j0;
+                    const gg_v2d b0 = gg_ld2(xr), b1 = gg_ld2(xr + 2);
+                    const gg_v2d a0 = {ar[0], ar[0]}, a1 = {ar[1], ar[1]}, a2 = {ar[2], ar[2]},
+                                 a3 = {ar[3], ar[3]};
+                    c00 += a0 * b0; c01 += a0 * b1;
+                    c10 += a1 * b0; c11 += a1 * b1;
+                    c20 += a2 * b0; c21 += a2 * b1;
+                    c30 += a3 * b0; c31 += a3 * b1;
+                }
+                double *A0 = A + (size_t) j0 * nb + k0;
+                gg_st2(A0, gg_ld2(A0) + c00); gg_st2(A0 + 2, gg_ld2(A0 + 2) + c01);
+                A0 += nb;
+                gg_st2(A0, gg_ld2(A0) + c10); gg_st2(A0 + 2, gg_ld2(A0 + 2) + c11);
+                A0 += nb;
+                gg_st2(A0, gg_ld2(A0) + c20); gg_st2(A0 + 2, gg_ld2(A0 + 2) + c21);
+                A0 += nb;
+                gg_st2(A0, gg_ld2(A0) + c30); gg_st2(A0 + 2, gg_ld2(A0 + 2) + c31);
+                continue;
 #endif
-        for (; k < nb; k++)
-            Aj[k] += (a0 * b0[k] + a1 * b1[k] + a2 * b2[k] + a3 * b3[k]) +
-                     (a4 * b4[k] + a5 * b5[k] + a6 * b6[k] + a7 * b7[k]);
-    }
-}
-
-static void block_rows1(int na, const double *restrict xa, int nb, const double *restrict xb,
-                        double w, double *restrict A, int sym)
-{
-    for (int j = 0; j < na; j++) {
-        const double a = w * xa[j];
-        double *restrict Aj = A + (size_t) j * nb;
-        for (int k = sym ? j : 0; k < nb; k++) Aj[k] += a * xb[k];
+            }
+            double c[4][4] = {{0}};
+            for (int r = 0; r < m; r++) {
+                const double *xr = xb + (size_t) r * nb + k0, *ar = wa + (size_t) r * na + j0;
+                for (int jj = 0; jj < jn; jj++)
+                    for (int kk = 0; kk < kn; kk++) c[jj][kk] += ar[jj] * xr[kk];
+            }
+            for (int jj = 0; jj < jn; jj++)
+                for (int kk = 0; kk < kn; kk++) A[(size_t) (j0 + jj) * nb + k0 + kk] += c[jj][kk];
+        }
     }
 }
 
@@ -90,7 +96,7 @@ typedef struct bp_job {
     const size_t *off;          /* product t's accumulator at acc + off[t] */
     const size_t *boff;         /* predictor k's rows at buf + boff[k] */
     size_t r0, r1;
-    double *acc, *buf;
+    double *acc, *buf, *wa;     /* wa: GG_LS_BLOCK x (the widest predictor) */
     int stopped;
 } bp_job;
 
@@ -120,16 +126,13 @@ static void *bp_run(void *arg)
         pack_rows(r, row, m, jb->buf, jb->boff);
         for (int t = 0; t < jb->nprod; t++) {
             const gg_ls_prod *pr = jb->prods + t;
-            const int na = r->ncol[pr->a], nb = r->ncol[pr->b], sym = pr->a == pr->b;
+            const int na = r->ncol[pr->a], nb = r->ncol[pr->b];
             const double *xa = jb->buf + jb->boff[pr->a], *xb = jb->buf + jb->boff[pr->b];
             const double *w = pr->w + row;
-            double *A = jb->acc + jb->off[t];
-            int i = 0;
-            for (; i + 8 <= m; i += 8)
-                block_rows8(na, xa + (size_t) i * na, (size_t) na, nb, xb + (size_t) i * nb,
-                            (size_t) nb, w + i, A, sym);
-            for (; i < m; i++)
-                block_rows1(na, xa + (size_t) i * na, nb, xb + (size_t) i * nb, w[i], A, sym);
+            for (int i = 0; i < m; i++)
+                for (int j = 0; j < na; j++)
+                    jb->wa[(size_t) i * na + j] = w[i] * xa[(size_t) i * na + j];
+            block_tiles(m, na, jb->wa, nb, xb, jb->acc + jb->off[t], pr->a == pr->b);
         }
     }
     return NULL;
@@ -150,8 +153,12 @@ int gg_ls_block_products(const gg_ls_rows *r, int nprod, const gg_ls_prod *prods
     for (int t = 0; t < nprod; t++)
         off[t + 1] = off[t] + (size_t) r->ncol[prods[t].a] * r->ncol[prods[t].b];
     boff[0] = 0;
-    for (int k = 0; k < K; k++) boff[k + 1] = boff[k] + (size_t) GG_LS_BLOCK * r->ncol[k];
-    const size_t per_job = off[nprod] + boff[K];
+    int maxc = 1;
+    for (int k = 0; k < K; k++) {
+        boff[k + 1] = boff[k] + (size_t) GG_LS_BLOCK * r->ncol[k];
+        if (r->ncol[k] > maxc) maxc = r->ncol[k];
+    }
+    const size_t per_job = off[nprod] + boff[K] + (size_t) GG_LS_BLOCK * maxc;
     double *mem = calloc((size_t) nj * per_job + 1, sizeof(double));
     bp_job jobs[GG_LS_JOBS];
     if (mem == NULL) {
@@ -163,7 +170,8 @@ int gg_ls_block_products(const gg_ls_rows *r, int nprod, const gg_ls_prod *prods
     for (int k = 0; k < nj; k++) {
         jobs[k] = (bp_job) {.r = r, .nprod = nprod, .prods = prods, .off = off, .boff = boff,
                             .acc = mem + (size_t) k * per_job,
-                            .buf = mem + (size_t) k * per_job + off[nprod]};
+                            .buf = mem + (size_t) k * per_job + off[nprod],
+                            .wa = mem + (size_t) k * per_job + off[nprod] + boff[K]};
         job_rows(n, k, nj, &jobs[k].r0, &jobs[k].r1);
     }
     gg_run_jobs(nj, bp_run, jobs, sizeof(bp_job));
