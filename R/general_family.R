@@ -212,6 +212,7 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
                  sprintf(paste("control hat = FALSE: gam()'s fit of %s(), which gamgpu runs,",
                                "always computes the leverages; drop hat"), name))
   policy <- check_policy(device)
+  cpu_gram_option()
   why <- sprintf("%s()'s rows have no device kernels yet: the CPU engine ran them", name)
   if (policy == "required")
     gamgpu_abort("gamgpu_device_unavailable",

@@ -133,6 +133,19 @@ static int use_own(const double *X, size_t n, int p, const double *w, const doub
     return gram_choice[c] == 1;
 }
 
+int gg_cpu_gram_prefers_own(const double *X, size_t n, int p, gg_status *st)
+{
+    if (gram_mode != GG_CPU_GRAM_AUTO) return gram_mode == GG_CPU_GRAM_OWN;
+    if (gram_choice[p_class(p)] != 0 || n < 2 * (size_t) GG_GRAM_PROBE_ROWS || p < 1)
+        return gram_choice[p_class(p)] != 2;
+    double *A = malloc(((size_t) p * p + p) * sizeof(double));
+    if (A == NULL)
+        return gg_fail(st, "gamgpu_host_oom", "gram: out of host memory (%d x %d)", p, p);
+    const int own = use_own(X, n, p, NULL, NULL, A, A + (size_t) p * p, st);
+    free(A);
+    return own;
+}
+
 int gg_cpu_gram(const double *X, size_t n, int p, const double *w, const double *z,
                 double *A, double *b, double *zwz, size_t chunk_rows, const gg_ar1 *ar,
                 gg_status *st)

@@ -37,6 +37,12 @@ int  gg_cpu_gram_mode(void);
 /* For p's size class: 1 own, 2 BLAS, 0 not decided yet (under "auto");
  * the probe's seconds of each (0 where none ran). */
 int  gg_cpu_gram_choice(int p, double *own_secs, double *blas_secs);
+/* Whether gamgpu's own kernels are to take products of X's shape (n x p)
+ * rather than the BLAS: the mode's answer, or under "auto" the size
+ * class's choice, timed on X now if it is undecided and X is large enough
+ * (small: own); -1 on failure (st set).  For other products over the rows
+ * that have both routes (family_gamlss.c). */
+int  gg_cpu_gram_prefers_own(const double *X, size_t n, int p, gg_status *st);
 /* p's size class: 0 (p < 32), 1 (< 128), 2 (< 512), 3 (larger) */
 int  gg_cpu_gram_class(int p);
 

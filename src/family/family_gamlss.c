@@ -5,13 +5,15 @@
  * and the traces REML's Hessian needs -- mgcv's gamlss.gH() for a model
  * matrix, given the rows' derivatives (the family's own code).
  *
- * The block products and the rows' quadratic forms run over threads
- * (gamlss_blocks.c); the linear predictors' derivatives are the BLAS
- * products R makes for mgcv's expressions.  The numbers are mgcv's to
+ * The block products run over threads (gamlss_blocks.c) or, where R's BLAS
+ * is the faster here (gram_cpu.c's choice for X's shape), as the BLAS
+ * products R makes for mgcv's expressions; the rows' quadratic forms of
+ * the traces over threads; the linear predictors' derivatives by the BLAS.  The numbers are mgcv's to
  * rounding (sums in other orders).  No R API: the glue is gamlss_r.c. */
 #define USE_FC_LEN_T
 #include "family_gamlss.h"
 #include "gamlss_blocks.h"
+#include "gram_cpu.h"
 
 #include <R_ext/BLAS.h>
 #include <stdlib.h>
@@ -27,6 +29,24 @@ static void gather(const gg_ls_rows *r, int k, double *dst)
     for (int j = 0; j < r->ncol[k]; j++)
         memcpy(dst + (size_t) j * r->n, r->X + (size_t) r->cols[k][j] * r->n,
                r->n * sizeof(double));
+}
+
+/* A (na x nb) = crossprod(X_a, w * X_b) by the BLAS, as R's crossprod() */
+static void blas_block(const gg_ls_rows *r, int a, int b, const double *w, double *A,
+                       double *bufa, double *bufb)
+{
+    const size_t n = r->n;
+    int na = r->ncol[a], nb = r->ncol[b], nn = (int) n;
+    const double one = 1.0, zero = 0.0;
+    if (na == 0 || nb == 0) return;
+    gather(r, a, bufa);
+    for (int k = 0; k < nb; k++) {
+        const double *x = r->X + (size_t) r->cols[b][k] * n;
+        double *o = bufb + (size_t) k * n;
+        for (size_t i = 0; i < n; i++) o[i] = w[i] * x[i];
+    }
+    F77_CALL(dgemm)("T", "N", &na, &nb, &nn, &one, bufa, &nn, bufb, &nn, &zero, A, &na
+                    FCONE FCONE);
 }
 
 /* block (a, b) of the p x p H += A (na x nb), and its transpose when a != b */
@@ -90,9 +110,10 @@ static void third_rows(const gg_ls_rows *r, int a, int b, const double *e, size_
 }
 
 /* the products of the block pairs a <= b, weights w + (pair's index) n, into
- * a p x p matrix H (added) */
+ * a p x p matrix H (added): by gamgpu's kernels over threads (own), else by
+ * the BLAS (bufa, bufb: n x the widest predictor each) */
 static int pair_products(const gg_ls_rows *r, const double *w, double *A, gg_ls_prod *pr,
-                         double *H, gg_status *st)
+                         double *H, int own, double *bufa, double *bufb, gg_status *st)
 {
     const int K = r->K;
     int t = 0;
@@ -102,8 +123,12 @@ static int pair_products(const gg_ls_rows *r, const double *w, double *A, gg_ls_
             pr[t] = (gg_ls_prod) {.a = a, .b = b, .w = w + (size_t) t * r->n, .A = A + off};
             off += (size_t) r->ncol[a] * r->ncol[b];
         }
-    int rc = gg_ls_block_products(r, t, pr, st);
-    if (rc != 0) return rc;
+    if (own) {
+        int rc = gg_ls_block_products(r, t, pr, st);
+        if (rc != 0) return rc;
+    } else {
+        for (int u = 0; u < t; u++) blas_block(r, pr[u].a, pr[u].b, pr[u].w, pr[u].A, bufa, bufb);
+    }
     for (int u = 0; u < t; u++) add_block(r, pr[u].a, pr[u].b, pr[u].A, H);
     return 0;
 }
@@ -127,14 +152,18 @@ int gg_ls_gh(const gg_ls_rows *r, int deriv, const double *d1b, int M, const dou
     size_t asize = 0;
     for (int a = 0; a < K; a++)
         for (int b = a; b < K; b++) asize += (size_t) r->ncol[a] * r->ncol[b];
+    const int own = gg_cpu_gram_prefers_own(r->X, n, p, st);
+    if (own < 0) return -1;
     double *bufa = malloc(n * (size_t) (maxc + qmax) * sizeof(double));
+    double *bufb = own ? NULL : malloc(n * (size_t) maxc * sizeof(double));
     double *A = malloc((asize > 0 ? asize : 1) * sizeof(double));
     double *w = malloc(n * (size_t) (K * K > npair ? K * K : npair) * sizeof(double));
     double *bufd = malloc((size_t) maxc * qmax * sizeof(double));
     gg_ls_prod *pr = malloc((size_t) npair * sizeof(gg_ls_prod));
     double *d1eta = NULL, *d2eta = NULL, *q = NULL;
-    int *own = NULL;
+    int *owner = NULL;
     NEED(bufa); NEED(A); NEED(w); NEED(bufd); NEED(pr);
+    if (!own) NEED(bufb);
 
     /* lb[jj_k] += colSums(l1[, k] * X[, jj_k]) */
     memset(lb, 0, (size_t) p * sizeof(double));
@@ -153,7 +182,7 @@ int gg_ls_gh(const gg_ls_rows *r, int deriv, const double *d1b, int M, const dou
                 memcpy(w + (size_t) t * n, r->l2 + (size_t) r->i2[a + K * b] * n,
                        n * sizeof(double));
     }
-    if ((rc = pair_products(r, w, A, pr, lbb, st)) != 0) goto done;
+    if ((rc = pair_products(r, w, A, pr, lbb, own, bufa, bufb, st)) != 0) goto done;
     if (deriv < 2) goto done;
 
     d1eta = malloc(n * (size_t) K * (M > 0 ? M : 1) * sizeof(double));
@@ -165,7 +194,9 @@ int gg_ls_gh(const gg_ls_rows *r, int deriv, const double *d1b, int M, const dou
         for (int a = 0; a < K; a++)
             for (int b = a; b < K; b++, t++) third_rows(r, a, b, d1eta, (size_t) m,
                                                          w + (size_t) t * n);
-        if ((rc = pair_products(r, w, A, pr, d1H + (size_t) m * p * p, st)) != 0) goto done;
+        if ((rc = pair_products(r, w, A, pr, d1H + (size_t) m * p * p, own, bufa, bufb,
+                                st)) != 0)
+            goto done;
     }
     if (deriv < 3) goto done;
 
@@ -175,14 +206,14 @@ int gg_ls_gh(const gg_ls_rows *r, int deriv, const double *d1b, int M, const dou
      * (mgcv's sum(Xe * VX), VX's block of rows b and predictor a's columns
      * v_ab X_a, a column in several predictors taken as the last one's) */
     d2eta = malloc(n * (size_t) K * (nhh > 0 ? nhh : 1) * sizeof(double));
-    own = malloc((size_t) p * sizeof(int));
+    owner = malloc((size_t) p * sizeof(int));
     q = malloc(n * (size_t) K * K * sizeof(double));
-    NEED(d2eta); NEED(own); NEED(q);
+    NEED(d2eta); NEED(owner); NEED(q);
     if (nhh > 0) predictor_products(r, d2b, nhh, d2eta, bufa, bufd);
-    for (int c = 0; c < p; c++) own[c] = -1;
+    for (int c = 0; c < p; c++) owner[c] = -1;
     for (int k = 0; k < K; k++)
-        for (int j = 0; j < r->ncol[k]; j++) own[r->cols[k][j]] = k;
-    if ((rc = gg_ls_quad_rows(r, own, Hm, q, st)) != 0) goto done;
+        for (int j = 0; j < r->ncol[k]; j++) owner[r->cols[k][j]] = k;
+    if ((rc = gg_ls_quad_rows(r, owner, Hm, q, st)) != 0) goto done;
     const size_t nK = n * (size_t) K;
     int kk = 0;
     for (int m = 0; m < M; m++)
@@ -212,7 +243,7 @@ int gg_ls_gh(const gg_ls_rows *r, int deriv, const double *d1b, int M, const dou
         }
 
 done:
-    free(bufa); free(A); free(w); free(bufd); free(pr); free(d1eta); free(d2eta); free(q);
-    free(own);
+    free(bufa); free(bufb); free(A); free(w); free(bufd); free(pr); free(d1eta); free(d2eta); free(q);
+    free(owner);
     return rc;
 }

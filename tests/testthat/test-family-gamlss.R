@@ -47,9 +47,15 @@ test_that("gamgpu's gamlss.gH() products equal mgcv's (2 and 3 linear predictors
   expect_gh_equal(3L)
 })
 
-test_that("the products over many row jobs are mgcv's, whatever the threads", {
+test_that("the products over many row jobs are mgcv's, whatever the threads and route", {
   state <- gamgpu:::.gamgpu_state
-  on.exit(state$general_threads <- NULL)
+  old <- options(gamgpu.cpu_gram = "gamgpu")
+  on.exit({
+    state$general_threads <- NULL
+    options(old)
+    gamgpu:::cpu_gram_option()
+  })
+  gamgpu:::cpu_gram_option()
   g <- gh_case(3L, n = 3000)                  # (more than one job of rows)
   p <- ncol(g$X)
   M <- 2L
@@ -69,6 +75,14 @@ test_that("the products over many row jobs are mgcv's, whatever the threads", {
   expect_lt(rel_err(b1$lbb, a$lbb), 1e-14)
   expect_lt(rel_err(unlist(b1$d1H), unlist(a$d1H)), 1e-14)
   expect_lt(rel_err(b1$trHid2H, a$trHid2H), 1e-14)
+  # (R's BLAS for the block products, where it is the faster)
+  options(gamgpu.cpu_gram = "blas")
+  gamgpu:::cpu_gram_option()
+  b3 <- do.call(gamgpu:::ls_gH, args)
+  expect_false(identical(b3$lbb, b1$lbb))
+  expect_lt(rel_err(b3$lbb, a$lbb), 1e-14)
+  expect_lt(rel_err(unlist(b3$d1H), unlist(a$d1H)), 1e-14)
+  expect_identical(b3$trHid2H, b1$trHid2H)
 })
 
 # gam() and gam_gpu() on the same call: every linear predictor within
