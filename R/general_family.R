@@ -69,7 +69,7 @@ cox_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2
                if (is.null(ind)) eta else eta[ind],
                if (is.null(ind)) X else X[ind, , drop = FALSE],
                match(ts, times), if (is.null(ind)) ev_ind else ev_ind[ind],
-               length(times), clevel, d1b, d2b, W)
+               length(times), clevel, d1b, d2b, W, general_family_threads())
     out <- if (is.null(out)) o else
       Map(function(a, b) if (is.null(a)) NULL else a + b, out, o)
   }

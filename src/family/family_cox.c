@@ -17,6 +17,7 @@
 #define USE_FC_LEN_T
 #include "family_cox.h"
 #include "gram_cpu.h"
+#include "matprod_cpu.h"
 
 #include <R_ext/BLAS.h>
 #include <math.h>
@@ -81,19 +82,27 @@ static void rowdots(const double *A, const double *B, int ne, int p, double *out
     }
 }
 
-/* C (p x q) = A' B, A m x p, B m x q */
-static void crossprod(const double *A, const double *B, int m, int p, int q, double *C)
+/* C (p x q) = A' B, A m x p, B m x q: gamgpu's kernel over threads (own),
+ * else the BLAS */
+static int crossprod(const double *A, const double *B, int m, int p, int q, double *C, int own,
+                     gg_status *st)
 {
     const double one = 1.0, zero = 0.0;
-    if (m == 0) { memset(C, 0, (size_t) p * q * sizeof(double)); return; }
+    if (m == 0) { memset(C, 0, (size_t) p * q * sizeof(double)); return 0; }
+    if (own) return gg_crossprod_rows(A, B, (size_t) m, p, q, NULL, C, st);
     F77_CALL(dgemm)("T", "N", &p, &q, &m, &one, A, &m, B, &m, &zero, C, &p FCONE FCONE);
+    return 0;
 }
 
-/* C (n x q) = X B, X n x p, B p x q */
-static void matprod(const double *X, const double *B, int n, int p, int q, double *C)
+/* C (n x q) = X B, X n x p, B p x q: likewise */
+static int matprod(const double *X, const double *B, int n, int p, int q, double *C, int own,
+                   gg_status *st)
 {
     const double one = 1.0, zero = 0.0;
+    if (n == 0) return 0;
+    if (own) return gg_matprod(X, (size_t) n, (size_t) n, p, B, q, C, (size_t) n, st);
     F77_CALL(dgemm)("N", "N", &n, &q, &p, &one, X, &n, B, &p, &zero, C, &n FCONE FCONE);
+    return 0;
 }
 
 static int wgram(const double *X, size_t n, int p, const double *wt, double *A, gg_status *st)
@@ -123,6 +132,9 @@ int gg_cox_ll(const gg_cox_rows *r, int level, const double *d1b, int M,
             return gg_fail(st, "gamgpu_bad_input",
                            "cox.ph()'s rows must be in decreasing order of time");
 
+    /* (gamgpu's products over threads where they are the faster here) */
+    const int own = level >= 2 ? gg_cpu_gram_prefers_own(r->X, n, p, st) : 0;
+    if (own < 0) return -1;
     cox_work w = {r, 0, NULL, NULL, NULL, NULL, NULL};
     double *grpG = NULL, *grpdr = NULL, *grpeta = NULL, *c = NULL, *sfx = NULL,
            *C = NULL, *v = NULL, *B = NULL, *A = NULL, *Bm = NULL, *d1eta = NULL,
@@ -217,7 +229,7 @@ int gg_cox_ll(const gg_cox_rows *r, int level, const double *d1b, int M,
     for (int k = 0; k < p; k++)
         for (int e = 0; e < ne; e++)
             eB[e + (size_t) k * ne] = B[e + (size_t) k * ne] * w.dr[e] / (w.G[e] * w.G[e]);
-    if (M > 0) matprod(r->X, d1b, (int) n, p, M, d1eta);
+    if (M > 0 && (rc = matprod(r->X, d1b, (int) n, p, M, d1eta, own, st)) != 0) goto done;
     for (size_t k = 0; k < n * (size_t) M; k++) d1g[k] = w.gam[k % n] * d1eta[k];
     for (int m = 0; m < M; m++) {
         const double *dg = d1g + (size_t) m * n;
@@ -235,7 +247,7 @@ int gg_cox_ll(const gg_cox_rows *r, int level, const double *d1b, int M,
             for (int e = 0; e < ne; e++)
                 Cm[e + (size_t) k * ne] = Bmm[e + (size_t) k * ne] -
                     Gm[e] / w.G[e] * B[e + (size_t) k * ne];
-        crossprod(eB, Cm, ne, p, p, T);
+        if ((rc = crossprod(eB, Cm, ne, p, p, T, own, st)) != 0) goto done;
         for (int k = 0; k < p; k++)
             for (int l = 0; l < p; l++)
                 dH[k + (size_t) l * p] += T[k + (size_t) l * p] + T[l + (size_t) k * p];
@@ -259,18 +271,20 @@ int gg_cox_ll(const gg_cox_rows *r, int level, const double *d1b, int M,
     G2 = malloc(((size_t) ne + 1) * sizeof(double));
     NEED(XW); NEED(q); NEED(d2eta); NEED(d2g); NEED(U); NEED(BmW); NEED(tA); NEED(tA1);
     NEED(tA2); NEED(G2);
-    matprod(r->X, W, (int) n, p, p, XW);
+    if ((rc = matprod(r->X, W, (int) n, p, p, XW, own, st)) != 0) goto done;
     for (size_t i = 0; i < n; i++) q[i] = 0.0;
     for (int k = 0; k < p; k++)
         for (size_t i = 0; i < n; i++) q[i] += XW[i + (size_t) k * n] * r->X[i + (size_t) k * n];
-    if (nhh > 0) matprod(r->X, d2b, (int) n, p, nhh, d2eta);
+    if (nhh > 0 && (rc = matprod(r->X, d2b, (int) n, p, nhh, d2eta, own, st)) != 0) goto done;
     prefix_at_events(&w, w.gam, q, tA);
     for (int m = 0; m < M; m++)
         prefix_at_events(&w, d1g + (size_t) m * n, q, tA1 + (size_t) m * ne);
     if (ne > 0) {
-        matprod(B, W, ne, p, p, U);
+        if ((rc = matprod(B, W, ne, p, p, U, own, st)) != 0) goto done;
         for (int m = 0; m < M; m++)
-            matprod(Bm + (size_t) m * ne * p, W, ne, p, p, BmW + (size_t) m * ne * p);
+            if ((rc = matprod(Bm + (size_t) m * ne * p, W, ne, p, p, BmW + (size_t) m * ne * p,
+                              own, st)) != 0)
+                goto done;
     }
     /* b'Wb and b_m'Wb at the event times, then per pair b_m'Wb_k, b_mk'Wb */
     bq = malloc((size_t) ne * (M + 1) * sizeof(double) + 1);

@@ -5,15 +5,17 @@
  * and the traces REML's Hessian needs -- mgcv's gamlss.gH() for a model
  * matrix, given the rows' derivatives (the family's own code).
  *
- * The block products run over threads (gamlss_blocks.c) or, where R's BLAS
- * is the faster here (gram_cpu.c's choice for X's shape), as the BLAS
- * products R makes for mgcv's expressions; the rows' quadratic forms of
- * the traces over threads; the linear predictors' derivatives by the BLAS.  The numbers are mgcv's to
+ * The block products and the linear predictors' derivatives run over
+ * threads (gamlss_blocks.c, matprod_cpu.c) or, where R's BLAS is the
+ * faster here (gram_cpu.c's choice for X's shape), as the BLAS products R
+ * makes for mgcv's expressions; the rows' quadratic forms of the traces
+ * over threads.  The numbers are mgcv's to
  * rounding (sums in other orders).  No R API: the glue is gamlss_r.c. */
 #define USE_FC_LEN_T
 #include "family_gamlss.h"
 #include "gamlss_blocks.h"
 #include "gram_cpu.h"
+#include "matprod_cpu.h"
 
 #include <R_ext/BLAS.h>
 #include <stdlib.h>
@@ -62,9 +64,10 @@ static void add_block(const gg_ls_rows *r, int a, int b, const double *A, double
                 H[r->cols[b][l] + (size_t) r->cols[a][k] * p] += A[k + (size_t) l * r->ncol[a]];
 }
 
-/* out (n K x q): block k = X_k %*% d[cols_k, ], as R's matprod */
-static void predictor_products(const gg_ls_rows *r, const double *d, int q, double *out,
-                               double *bufx, double *bufd)
+/* out (n K x q): block k = X_k %*% d[cols_k, ], by gamgpu's kernel over
+ * threads (own), else as R's matprod */
+static int predictor_products(const gg_ls_rows *r, const double *d, int q, double *out,
+                              double *bufx, double *bufd, int own, gg_status *st)
 {
     const size_t n = r->n;
     const int p = r->p, K = r->K;
@@ -81,9 +84,12 @@ static void predictor_products(const gg_ls_rows *r, const double *d, int q, doub
         gather(r, k, bufx);
         for (int c = 0; c < q; c++)
             for (int j = 0; j < nc; j++) bufd[j + (size_t) c * nc] = d[r->cols[k][j] + (size_t) c * p];
-        if (q == 1)
+        if (own) {
+            int rc = gg_matprod(bufx, n, n, nc, bufd, q, o, (size_t) n * K, st);
+            if (rc != 0) return rc;
+        } else if (q == 1) {
             F77_CALL(dgemv)("N", &nn, &nc, &one, bufx, &nn, bufd, &ione, &zero, o, &ione FCONE);
-        else {
+        } else {
             /* (into a contiguous n x q block, then to out's rows of block k) */
             double *tmp = bufx + (size_t) nc * n;
             F77_CALL(dgemm)("N", "N", &nn, &q, &nc, &one, bufx, &nn, bufd, &nc, &zero, tmp, &nn
@@ -92,6 +98,7 @@ static void predictor_products(const gg_ls_rows *r, const double *d, int q, doub
                 memcpy(o + (size_t) c * nK, tmp + (size_t) c * n, n * sizeof(double));
         }
     }
+    return 0;
 }
 
 /* v (n) = sum_c l3[, i3(a, b, c)] * e[block c, col], in mgcv's order of
@@ -187,7 +194,8 @@ int gg_ls_gh(const gg_ls_rows *r, int deriv, const double *d1b, int M, const dou
 
     d1eta = malloc(n * (size_t) K * (M > 0 ? M : 1) * sizeof(double));
     NEED(d1eta);
-    if (M > 0) predictor_products(r, d1b, M, d1eta, bufa, bufd);
+    if (M > 0 && (rc = predictor_products(r, d1b, M, d1eta, bufa, bufd, own, st)) != 0)
+        goto done;
     memset(d1H, 0, (size_t) p * p * M * sizeof(double));
     for (int m = 0; m < M; m++) {
         int t = 0;
@@ -209,7 +217,8 @@ int gg_ls_gh(const gg_ls_rows *r, int deriv, const double *d1b, int M, const dou
     owner = malloc((size_t) p * sizeof(int));
     q = malloc(n * (size_t) K * K * sizeof(double));
     NEED(d2eta); NEED(owner); NEED(q);
-    if (nhh > 0) predictor_products(r, d2b, nhh, d2eta, bufa, bufd);
+    if (nhh > 0 && (rc = predictor_products(r, d2b, nhh, d2eta, bufa, bufd, own, st)) != 0)
+        goto done;
     for (int c = 0; c < p; c++) owner[c] = -1;
     for (int k = 0; k < K; k++)
         for (int j = 0; j < r->ncol[k]; j++) owner[r->cols[k][j]] = k;

@@ -17,8 +17,8 @@
  * mgcv's BLAS calls' to the bit (other orders of the same sums). */
 #include "gamlss_blocks.h"
 #include "interrupt.h"
+#include "matprod_cpu.h"
 #include "threads.h"
-#include "vec2.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,54 +39,6 @@ static void job_rows(size_t n, int k, int nj, size_t *r0, size_t *r1)
 static int jobs_for(size_t n)
 {
     return n < (size_t) GG_LS_JOBS * GG_LS_BLOCK ? 1 : GG_LS_JOBS;
-}
-
-/* A (na x nb, row-major) += sum over the m rows r of wa_r' xb_r, wa
- * (m x na) and xb (m x nb) row-major; sym: A's upper triangle is wanted
- * alone (tiles wholly below the diagonal are skipped).  In 4 x 4 tiles
- * whose sums over the rows stay in registers. */
-static void block_tiles(int m, int na, const double *restrict wa, int nb,
-                        const double *restrict xb, double *restrict A, int sym)
-{
-    for (int j0 = 0; j0 < na; j0 += 4) {
-        const int jn = na - j0 < 4 ? na - j0 : 4;
-        for (int k0 = sym ? j0 : 0; k0 < nb; k0 += 4) {
-            const int kn = nb - k0 < 4 ? nb - k0 : 4;
-            if (jn == 4 && kn == 4) {
-#ifdef GG_VEC2
-                gg_v2d c00 = {0, 0}, c01 = {0, 0}, c10 = {0, 0}, c11 = {0, 0},
-                       c20 = {0, 0}, c21 = {0, 0}, c30 = {0, 0}, c31 = {0, 0};
-                for (int r = 0; r < m; r++) {
-                    const double *xr = xb + (size_t) r * nb + k0, *ar = wa + (size_t) r * na + j0;
-                    const gg_v2d b0 = gg_ld2(xr), b1 = gg_ld2(xr + 2);
-                    const gg_v2d a0 = {ar[0], ar[0]}, a1 = {ar[1], ar[1]}, a2 = {ar[2], ar[2]},
-                                 a3 = {ar[3], ar[3]};
-                    c00 += a0 * b0; c01 += a0 * b1;
-                    c10 += a1 * b0; c11 += a1 * b1;
-                    c20 += a2 * b0; c21 += a2 * b1;
-                    c30 += a3 * b0; c31 += a3 * b1;
-                }
-                double *A0 = A + (size_t) j0 * nb + k0;
-                gg_st2(A0, gg_ld2(A0) + c00); gg_st2(A0 + 2, gg_ld2(A0 + 2) + c01);
-                A0 += nb;
-                gg_st2(A0, gg_ld2(A0) + c10); gg_st2(A0 + 2, gg_ld2(A0 + 2) + c11);
-                A0 += nb;
-                gg_st2(A0, gg_ld2(A0) + c20); gg_st2(A0 + 2, gg_ld2(A0 + 2) + c21);
-                A0 += nb;
-                gg_st2(A0, gg_ld2(A0) + c30); gg_st2(A0 + 2, gg_ld2(A0 + 2) + c31);
-                continue;
-#endif
-            }
-            double c[4][4] = {{0}};
-            for (int r = 0; r < m; r++) {
-                const double *xr = xb + (size_t) r * nb + k0, *ar = wa + (size_t) r * na + j0;
-                for (int jj = 0; jj < jn; jj++)
-                    for (int kk = 0; kk < kn; kk++) c[jj][kk] += ar[jj] * xr[kk];
-            }
-            for (int jj = 0; jj < jn; jj++)
-                for (int kk = 0; kk < kn; kk++) A[(size_t) (j0 + jj) * nb + k0 + kk] += c[jj][kk];
-        }
-    }
 }
 
 typedef struct bp_job {
@@ -132,7 +84,7 @@ static void *bp_run(void *arg)
             for (int i = 0; i < m; i++)
                 for (int j = 0; j < na; j++)
                     jb->wa[(size_t) i * na + j] = w[i] * xa[(size_t) i * na + j];
-            block_tiles(m, na, jb->wa, nb, xb, jb->acc + jb->off[t], pr->a == pr->b);
+            gg_tiles_accumulate(m, na, jb->wa, nb, xb, jb->acc + jb->off[t], pr->a == pr->b);
         }
     }
     return NULL;

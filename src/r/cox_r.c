@@ -10,6 +10,7 @@
 #include "family_cox.h"
 #include "interrupt_r.h"
 #include "sexp_r.h"
+#include "threads.h"
 
 static const double *real_matrix(SEXP x, R_xlen_t rows, int cols, const char *what)
 {
@@ -23,10 +24,10 @@ static const double *real_matrix(SEXP x, R_xlen_t rows, int cols, const char *wh
 }
 
 /* eta (n), X (n x p), grp and event (integer n), nt, level (-1, 0, 2, 3),
- * d1b (p x M), d2b (p x M (M + 1) / 2), W (p x p): list(l, lb, lbb, d1H,
- * trHid2H): d1H at level 2, trHid2H at level 3, else NULL. */
+ * d1b (p x M), d2b (p x M (M + 1) / 2), W (p x p), nthreads: list(l, lb,
+ * lbb, d1H, trHid2H): d1H at level 2, trHid2H at level 3, else NULL. */
 SEXP gg_cox_ll_r(SEXP eta, SEXP X, SEXP grp, SEXP event, SEXP nt_, SEXP level_, SEXP d1b,
-                 SEXP d2b, SEXP W)
+                 SEXP d2b, SEXP W, SEXP nthreads)
 {
     if (!Rf_isReal(X) || !Rf_isMatrix(X))
         gg_abort("gamgpu_bad_input", "cox.ph()'s X must be a double matrix");
@@ -62,9 +63,12 @@ SEXP gg_cox_ll_r(SEXP eta, SEXP X, SEXP grp, SEXP event, SEXP nt_, SEXP level_, 
                     level >= 3 ? REAL(tr) : NULL};
     gg_status st;
     gg_status_clear(&st);
+    const int nth = gg_as_int(nthreads, "nthreads", 1, GG_MAX_THREADS, "gamgpu_bad_input");
     gg_r_interrupt_arm();
+    const int prev = gg_threads_set_limit(nth);
     int rc = gg_cox_ll(&rows, level, level >= 2 ? REAL(d1b) : NULL, M,
                        level >= 3 ? REAL(d2b) : NULL, level >= 3 ? REAL(W) : NULL, &o, &st);
+    gg_threads_set_limit(prev);
     if (gg_r_interrupt_disarm(rc, &st, "cox.ph()'s log likelihood") != 0) gg_raise(&st);
     SET_VECTOR_ELT(out, 0, Rf_ScalarReal(o.lp));
     if (level >= 0) {

@@ -5,6 +5,6 @@
 #include <Rinternals.h>
 
 SEXP gg_cox_ll_r(SEXP eta, SEXP X, SEXP grp, SEXP event, SEXP nt, SEXP level, SEXP d1b,
-                 SEXP d2b, SEXP W);
+                 SEXP d2b, SEXP W, SEXP nthreads);
 
 #endif

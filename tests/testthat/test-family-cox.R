@@ -3,7 +3,8 @@
 # family's own at every derivative level gam.fit5() asks for, then
 # gam_gpu() against mgcv::gam() on mgcv's own examples -- plain, with
 # strata, without smooths -- and its refusals.  Measured (CPU): ll() 5e-16
-# (l, lb, lbb) to 6e-15 (d1H, trHid2H) relative; the fits 3e-15 of the
+# (l, lb, lbb) to 6e-15 (d1H, trHid2H) relative, by gamgpu's products
+# over threads and by R's BLAS; the fits 3e-15 of the
 # fitted range apart, REML equal to 1e-13 relative, log sp 4e-11.
 
 cox_rows <- function(n = 300, p = 6, seed = 3, strata = FALSE) {
@@ -54,6 +55,38 @@ test_that("cox.ph()'s ll() equals mgcv's at every derivative level", {
 
 test_that("cox.ph()'s ll() equals mgcv's with strata", {
   expect_ll_equal(strata = TRUE)
+})
+
+test_that("cox.ph()'s ll() over many rows: mgcv's by either route, whatever the threads", {
+  state <- gamgpu:::.gamgpu_state
+  old <- options(gamgpu.cpu_gram = "gamgpu")
+  on.exit({
+    state$general_threads <- NULL
+    options(old)
+    gamgpu:::cpu_gram_option()
+  })
+  r <- cox_rows(n = 3000, p = 8)
+  fam <- mgcv::cox.ph()
+  p <- ncol(r$X)
+  set.seed(9)
+  Hp <- crossprod(matrix(rnorm(p * p), p)) + diag(p)
+  args <- list(r$y, r$X, r$beta, r$d, fam, offset = rep(0, nrow(r$X)),
+               d1b = matrix(rnorm(p * 2), p), d2b = matrix(rnorm(p * 3), p), Hp = Hp,
+               rank = p, D = runif(p) + 0.5)
+  for (deriv in c(3, 4)) {
+    a <- do.call(fam$ll, c(args, deriv = deriv))
+    fits <- list()
+    for (route in c("gamgpu", "blas")) for (th in 1:2) {
+      options(gamgpu.cpu_gram = route)
+      gamgpu:::cpu_gram_option()
+      state$general_threads <- th
+      fits[[paste(route, th)]] <- b <- do.call(gamgpu:::cox_ll, c(args, deriv = deriv))
+      if (deriv == 3) expect_lt(rel_err(unlist(b$d1H), unlist(a$d1H)), 1e-12)
+      if (deriv == 4) expect_lt(rel_err(b$trHid2H, a$trHid2H), 1e-12)
+    }
+    expect_identical(fits[["gamgpu 2"]], fits[["gamgpu 1"]])
+    expect_identical(fits[["blas 2"]], fits[["blas 1"]])
+  }
 })
 
 colon1 <- function() {
