@@ -173,9 +173,37 @@ general_family_with_ll <- function(family, name) {
     env$gamlss.gH <- gh
     env$.gg_counts <- counts
     environment(ll) <- env
+    # (the families and links whose rows gamgpu's C has: its whole ll(),
+    # the family's own beside it -- R/family_ls_rows.R)
+    spec <- ls_rows_spec(family)
+    if (!is.null(spec)) {
+      lenv <- new.env(parent = asNamespace("gamgpu"))
+      lenv$spec <- spec
+      lenv$own <- ll
+      lenv$use_c <- TRUE
+      lenv$checked <- FALSE
+      lenv$.gg_counts <- counts
+      ll <- ls_ll
+      environment(ll) <- lenv
+    }
   }
   family$ll <- ll
   family
+}
+
+# Whose code computed a location-scale family's rows in the fit: "gamgpu"
+# (R/family_ls_rows.R), "family" (the family's own ll(), gamgpu's products)
+# with attribute "why" where gamgpu's C did not take them.
+general_family_rows <- function(family, name) {
+  env <- environment(family$ll)
+  if (name == "cox.ph") return("gamgpu")
+  if (!exists("use_c", envir = env, inherits = FALSE))
+    return(structure("family", why = sprintf(paste("gamgpu's rows do not have %s() with",
+                                                   "these links yet"), name)))
+  if (!env$use_c)
+    return(structure("family", why = paste("gamgpu's rows differed from the family's own on",
+                                           "the first rows (another mgcv release?)")))
+  "gamgpu"
 }
 
 # The counters of a family from general_family_with_ll().
@@ -260,6 +288,7 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
   if (!is.null(formula)) object$formula <- gg_tp_restored(object$formula, formula)
   if (!inherits(object, "gam")) return(object)               # fit = FALSE: the setup
   ll_env <- general_family_counts(object$family)
+  rows_by <- general_family_rows(object$family, name)
   object$family$ll <- family$ll
   object$call <- cl
   if (dots$gc.level > 0) gc()
@@ -275,9 +304,16 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
       sprintf(paste("general family: gam()'s Newton iteration (gam.fit5) and outer",
                     "REML iteration, %s()'s log likelihood and its derivatives by",
                     "gamgpu's engine"), name)
+    else if (rows_by == "gamgpu")
+      sprintf(paste("general family: gam()'s Newton iteration (gam.fit5) and outer",
+                    "REML iteration, %s()'s rows' log likelihood, its derivatives and the",
+                    "products over the rows by gamgpu's engine"), name)
     else sprintf(paste("general family: gam()'s Newton iteration (gam.fit5) and outer",
-                       "REML iteration, %s()'s rows' derivatives by the family's own ll(),",
-                       "the products over the rows (gamlss.gH()'s) by gamgpu's engine"), name),
+                       "REML iteration, %s()'s rows' derivatives by the family's own ll() (%s),",
+                       "the products over the rows (gamlss.gH()'s) by gamgpu's engine"), name,
+                 attr(rows_by, "why")),
+    # whose code computed the rows' log likelihood and derivatives
+    ll_rows = as.vector(rows_by),
     # the thin plate bases of s() terms built by gamgpu's construction and
     # by mgcv's (R/general_family_setup.R)
     tp_bases = .gamgpu_state$gg_tp_built,

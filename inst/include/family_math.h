@@ -59,6 +59,8 @@ static inline double gg_fm_lgamma_host(double x)
 #define GG_FM_SQRT      8
 #define GG_FM_INVSQUARE 9
 #define GG_FM_POWER     10  /* R's power(lambda): mu^lambda, lambda > 0, != 1 */
+#define GG_FM_LOGB      11  /* mgcv's "logb" of gaulss()'s scale: log(1/mu - b), b in
+                             * power; the location-scale rows' alone (ls_math.h) */
 
 /* A link: its code and, for GG_FM_POWER, lambda (0 for the others). */
 typedef struct gg_fm_link { int code; double power; } gg_fm_link;
@@ -126,6 +128,7 @@ GG_FM double gg_fm_linkfun(gg_fm_link l, double mu)
     case GG_FM_SQRT: return sqrt(mu);
     case GG_FM_INVSQUARE: return 1.0 / (mu * mu);
     case GG_FM_POWER: return pow(mu, l.power);
+    case GG_FM_LOGB: return log(1.0 / mu - l.power);
     }
     return GG_FM_NAN;
 }
@@ -163,6 +166,7 @@ GG_FM double gg_fm_linkinv(gg_fm_link l, double eta)
         const double m = pow(eta, 1.0 / l.power);
         return m > GG_FM_EPS ? m : GG_FM_EPS;
     }
+    case GG_FM_LOGB: return 1.0 / (exp(eta) + l.power);
     }
     return GG_FM_NAN;
 }
@@ -193,6 +197,10 @@ GG_FM double gg_fm_mu_eta(gg_fm_link l, double eta)
     case GG_FM_POWER: {
         const double d = (1.0 / l.power) * pow(eta, 1.0 / l.power - 1.0);
         return d > GG_FM_EPS ? d : GG_FM_EPS;
+    }
+    case GG_FM_LOGB: {
+        const double ee = exp(eta), a = ee + l.power;
+        return -ee / (a * a);
     }
     }
     return GG_FM_NAN;

@@ -19,6 +19,13 @@ GG_FM double gg_fm_probit_den(double eta)
     return d > GG_FM_EPS ? d : GG_FM_EPS;
 }
 
+/* mgcv's pmax(1 - mu b, double.eps) of the "logb" link's derivatives */
+GG_FM double gg_fm_logb_mub(gg_fm_link l, double mu)
+{
+    const double m = 1.0 - mu * l.power;
+    return m > GG_FM_EPS ? m : GG_FM_EPS;
+}
+
 /* d^2 eta / d mu^2 */
 GG_FM double gg_fm_d2link(gg_fm_link l, double mu)
 {
@@ -44,6 +51,10 @@ GG_FM double gg_fm_d2link(gg_fm_link l, double mu)
     case GG_FM_POWER: {
         const double la = l.power;
         return la * (la - 1.0) * pow(mu, la - 2.0);
+    }
+    case GG_FM_LOGB: {
+        const double mub = gg_fm_logb_mub(l, mu), a = mub * mu;
+        return (2.0 * mub - 1.0) / (a * a);
     }
     }
     return GG_FM_NAN;
@@ -81,6 +92,10 @@ GG_FM double gg_fm_d3link(gg_fm_link l, double mu)
         const double la = l.power;
         return (la - 2.0) * (la - 1.0) * la * pow(mu, la - 3.0);
     }
+    case GG_FM_LOGB: {
+        const double mub = gg_fm_logb_mub(l, mu);
+        return ((1.0 - mub) * mub * 6.0 - 2.0) / pow(mub * mu, 3.0);
+    }
     }
     return GG_FM_NAN;
 }
@@ -117,6 +132,10 @@ GG_FM double gg_fm_d4link(gg_fm_link l, double mu)
     case GG_FM_POWER: {
         const double la = l.power;
         return (la - 3.0) * (la - 2.0) * (la - 1.0) * la * pow(mu, la - 4.0);
+    }
+    case GG_FM_LOGB: {
+        const double mub = gg_fm_logb_mub(l, mu);
+        return (((24.0 * mub - 36.0) * mub + 24.0) * mub - 6.0) / pow(mub * mu, 4.0);
     }
     }
     return GG_FM_NAN;

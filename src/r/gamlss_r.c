@@ -1,12 +1,14 @@
 /* gamlss_r.c -- R glue of the location-scale families' products
- * (family_gamlss.c), gamgpu's gamlss.gH() for a model matrix
- * (R/general_family.R). */
+ * (family_gamlss.c), gamgpu's gamlss.gH() for a model matrix, and of their
+ * ll() over the rows (family_ls.c) (R/general_family.R, R/family_ls_rows.R). */
 #include <R.h>
 #include <Rinternals.h>
 #include <limits.h>
+#include <string.h>
 
 #include "errors_r.h"
 #include "family_gamlss.h"
+#include "family_ls.h"
 #include "gamlss_r.h"
 #include "interrupt_r.h"
 #include "sexp_r.h"
@@ -46,20 +48,14 @@ static const int *index0(SEXP x, R_xlen_t len, R_xlen_t hi, const char *what)
     return out;
 }
 
-/* X (n x p), jj (list of K integer vectors: the predictors' columns),
- * l1, l2, l3, l4 (n-row matrices) with i2, i3, i4 (integer arrays K^2,
- * K^3, K^4), d1b (p x M), d2b (p x M (M + 1) / 2), Hm (p x p), deriv (0,
- * 2, 3), nthreads: list(lb, lbb, d1H, trHid2H). */
-SEXP gg_ls_gh_r(SEXP X, SEXP jj, SEXP l1, SEXP l2, SEXP i2, SEXP l3, SEXP i3, SEXP l4,
-                SEXP i4, SEXP d1b, SEXP d2b, SEXP Hm, SEXP deriv_, SEXP nthreads)
+/* r's X, n, p, K and columns from X (n x p) and jj (list of K integer
+ * vectors: the predictors' columns, 1-based) */
+static void read_model_matrix(SEXP X, SEXP jj, gg_ls_rows *r)
 {
     if (!Rf_isReal(X) || !Rf_isMatrix(X))
         gg_abort("gamgpu_bad_input", "the location-scale products' X must be a double matrix");
     SEXP dim = Rf_getAttrib(X, R_DimSymbol);
-    const R_xlen_t n = INTEGER(dim)[0];
     const int p = INTEGER(dim)[1];
-    const int deriv = gg_as_int(deriv_, "deriv", 0, 3, "gamgpu_bad_input");
-    if (deriv == 1) gg_abort("gamgpu_bad_input", "deriv 1 of the location-scale products is mgcv's");
     if (TYPEOF(jj) != VECSXP || XLENGTH(jj) < 1 || XLENGTH(jj) > 64)
         gg_abort("gamgpu_bad_input", "jj must be a list of 1 to 64 index vectors");
     const int K = (int) XLENGTH(jj);
@@ -70,9 +66,29 @@ SEXP gg_ls_gh_r(SEXP X, SEXP jj, SEXP l1, SEXP l2, SEXP i2, SEXP l3, SEXP i3, SE
         ncol[k] = (int) XLENGTH(c);
         cols[k] = index0(c, ncol[k], p, "jj");
     }
+    memset(r, 0, sizeof *r);
+    r->X = REAL(X);
+    r->n = (size_t) INTEGER(dim)[0];
+    r->p = p;
+    r->K = K;
+    r->cols = cols;
+    r->ncol = ncol;
+}
+
+/* X (n x p), jj (list of K integer vectors: the predictors' columns),
+ * l1, l2, l3, l4 (n-row matrices) with i2, i3, i4 (integer arrays K^2,
+ * K^3, K^4), d1b (p x M), d2b (p x M (M + 1) / 2), Hm (p x p), deriv (0,
+ * 2, 3), nthreads: list(lb, lbb, d1H, trHid2H). */
+SEXP gg_ls_gh_r(SEXP X, SEXP jj, SEXP l1, SEXP l2, SEXP i2, SEXP l3, SEXP i3, SEXP l4,
+                SEXP i4, SEXP d1b, SEXP d2b, SEXP Hm, SEXP deriv_, SEXP nthreads)
+{
+    gg_ls_rows r;
+    read_model_matrix(X, jj, &r);
+    const R_xlen_t n = (R_xlen_t) r.n;
+    const int p = r.p, K = r.K;
+    const int deriv = gg_as_int(deriv_, "deriv", 0, 3, "gamgpu_bad_input");
+    if (deriv == 1) gg_abort("gamgpu_bad_input", "deriv 1 of the location-scale products is mgcv's");
     const R_xlen_t K2 = (R_xlen_t) K * K, K3 = K2 * K, K4 = K3 * K;
-    gg_ls_rows r = {REAL(X), (size_t) n, p, K, cols, ncol, NULL, NULL, NULL, NULL, NULL, NULL,
-                    NULL};
     r.l1 = dmat(l1, n, K, "l1");
     r.l2 = dmat(l2, n, 1, "l2");
     r.i2 = index0(i2, K2, XLENGTH(l2) / (n > 0 ? n : 1), "i2");
@@ -115,5 +131,91 @@ SEXP gg_ls_gh_r(SEXP X, SEXP jj, SEXP l1, SEXP l2, SEXP i2, SEXP l3, SEXP i3, SE
     SET_VECTOR_ELT(out, 2, d1H);
     SET_VECTOR_ELT(out, 3, tr);
     UNPROTECT(5);
+    return out;
+}
+
+/* mgcv's location-scale ll() (family_ls.c): y (n), X (n x p), coef (p),
+ * jj, fam (ls_math.h's code), links (integer K: family_math.h's codes),
+ * link_par (double K: "logb"'s b, else 0), offsets (list of K, each NULL or
+ * n doubles), eta (NULL, or n x K: the predictors given), deriv (0, 1, 3,
+ * 4), i2, i3, i4 (mgcv's family$tri), d1b (p x M), d2b, Hm (p x p),
+ * nthreads: list(l, l0, lb, lbb, d1H, trHid2H). */
+SEXP gg_ls_ll_r(SEXP y, SEXP X, SEXP coef, SEXP jj, SEXP fam, SEXP links, SEXP link_par,
+                SEXP offsets, SEXP eta, SEXP deriv_, SEXP i2, SEXP i3, SEXP i4, SEXP d1b,
+                SEXP d2b, SEXP Hm, SEXP nthreads)
+{
+    gg_ls_model m;
+    memset(&m, 0, sizeof m);
+    read_model_matrix(X, jj, &m.rows);
+    gg_ls_rows *r = &m.rows;
+    const R_xlen_t n = (R_xlen_t) r->n;
+    const int p = r->p, K = r->K;
+    const int deriv = gg_as_int(deriv_, "deriv", 0, 4, "gamgpu_bad_input");
+    if (deriv == 2) gg_abort("gamgpu_bad_input", "deriv 2 of the location-scale ll() is mgcv's");
+    m.y = dmat(y, n, 1, "y");
+    m.coef = dmat(coef, p, 1, "coef");
+    m.fam = gg_as_int(fam, "the family code", 1, 1, "gamgpu_bad_input");
+    if (!Rf_isInteger(links) || XLENGTH(links) != K || !Rf_isReal(link_par) ||
+        XLENGTH(link_par) != K)
+        gg_abort("gamgpu_bad_input", "links and link_par must give one link per predictor");
+    gg_fm_link *lk = (gg_fm_link *) R_alloc((size_t) K, sizeof(gg_fm_link));
+    for (int k = 0; k < K; k++) {
+        lk[k].code = INTEGER(links)[k];
+        lk[k].power = REAL(link_par)[k];
+    }
+    m.links = lk;
+    if (TYPEOF(offsets) != VECSXP || XLENGTH(offsets) != K)
+        gg_abort("gamgpu_bad_input", "offsets must be a list with one entry per predictor");
+    const double **off = (const double **) R_alloc((size_t) K, sizeof(double *));
+    for (int k = 0; k < K; k++) {
+        SEXP o = VECTOR_ELT(offsets, k);
+        off[k] = Rf_isNull(o) ? NULL : dmat(o, n, 1, "offset");
+    }
+    m.off = off;
+    m.eta = Rf_isNull(eta) ? NULL : dmat(eta, n, K, "eta");
+    const R_xlen_t K2 = (R_xlen_t) K * K, K3 = K2 * K, K4 = K3 * K;
+    r->i2 = index0(i2, K2, K * (K + 1) / 2, "i2");
+    r->i3 = index0(i3, K3, (R_xlen_t) K * (K + 1) * (K + 2) / 6, "i3");
+    r->i4 = index0(i4, K4, (R_xlen_t) K * (K + 1) * (K + 2) * (K + 3) / 24, "i4");
+    int M = 0;
+    if (deriv >= 3) {
+        if (!Rf_isMatrix(d1b) || !Rf_isReal(d1b) ||
+            INTEGER(Rf_getAttrib(d1b, R_DimSymbol))[0] != p)
+            gg_abort("gamgpu_bad_input", "d1b must be a double matrix of p rows");
+        M = INTEGER(Rf_getAttrib(d1b, R_DimSymbol))[1];
+    }
+    const int nhh = M * (M + 1) / 2;
+    if (deriv >= 4) {
+        if (!Rf_isReal(d2b) || XLENGTH(d2b) != (R_xlen_t) p * nhh)
+            gg_abort("gamgpu_bad_input", "d2b must be a double matrix of p x M (M + 1) / 2");
+        if (!Rf_isReal(Hm) || XLENGTH(Hm) != (R_xlen_t) p * p)
+            gg_abort("gamgpu_bad_input", "Hm must be a double p x p matrix");
+    }
+    const char *names[] = {"l", "l0", "lb", "lbb", "d1H", "trHid2H"};
+    SEXP out = PROTECT(gg_named_list(6, names));
+    SEXP l0 = PROTECT(Rf_allocVector(REALSXP, n));
+    SEXP lb = PROTECT(deriv >= 1 ? Rf_allocVector(REALSXP, p) : R_NilValue);
+    SEXP lbb = PROTECT(deriv >= 1 ? Rf_allocMatrix(REALSXP, p, p) : R_NilValue);
+    SEXP d1H = PROTECT(deriv >= 3 ? Rf_alloc3DArray(REALSXP, p, p, M) : R_NilValue);
+    SEXP tr = PROTECT(deriv >= 4 ? Rf_allocVector(REALSXP, nhh) : R_NilValue);
+    const int nt = gg_as_int(nthreads, "nthreads", 1, GG_MAX_THREADS, "gamgpu_bad_input");
+    gg_status st;
+    gg_status_clear(&st);
+    double l = 0.0;
+    gg_r_interrupt_arm();
+    const int prev = gg_threads_set_limit(nt);
+    int rc = gg_ls_ll(&m, deriv, deriv >= 3 ? REAL(d1b) : NULL, M,
+                      deriv >= 4 ? REAL(d2b) : NULL, deriv >= 4 ? REAL(Hm) : NULL, &l, REAL(l0),
+                      deriv >= 1 ? REAL(lb) : NULL, deriv >= 1 ? REAL(lbb) : NULL,
+                      deriv >= 3 ? REAL(d1H) : NULL, deriv >= 4 ? REAL(tr) : NULL, &st);
+    gg_threads_set_limit(prev);
+    if (gg_r_interrupt_disarm(rc, &st, "the location-scale family's rows") != 0) gg_raise(&st);
+    SET_VECTOR_ELT(out, 0, Rf_ScalarReal(l));
+    SET_VECTOR_ELT(out, 1, l0);
+    SET_VECTOR_ELT(out, 2, lb);
+    SET_VECTOR_ELT(out, 3, lbb);
+    SET_VECTOR_ELT(out, 4, d1H);
+    SET_VECTOR_ELT(out, 5, tr);
+    UNPROTECT(6);
     return out;
 }

@@ -1,0 +1,138 @@
+# The location-scale families' ll() in gamgpu's C (src/family/family_ls.c,
+# inst/include/ls_math.h): each predictor's eta from the model matrix in
+# place, every row's log likelihood and its derivatives in the predictors
+# (the family's own expressions and mgcv's gamlss.etamu() chain rule, in
+# C), then the products over the rows -- where mgcv's ll() copies each
+# predictor's columns of X, and computes the rows' derivatives as a dozen
+# R vectors, on every one of gam.fit5()'s calls.
+#
+# For the families and links ls_math.h has (gaulss() with its mean's
+# identity, log, inverse or sqrt link and its scale's "logb").  At its
+# first call the ll() compares itself with the family's own on a few rows
+# (ls_rows_agree()): where they differ -- an mgcv whose family changed --
+# the family's own ll() runs the whole fit, and fit$device says so.
+
+# ls_math.h's family codes, by mgcv's family name
+ls_family_codes <- c(gaulss = 1L)
+
+# family_math.h's link codes of the links a location-scale row takes
+ls_link_codes <- c(identity = 1L, log = 2L, inverse = 3L, sqrt = 8L, logb = 11L)
+
+# The family's code and links as the C takes them, or NULL where the C
+# does not have them.
+ls_rows_spec <- function(family) {
+  code <- ls_family_codes[family$family[1L]]
+  if (is.na(code) || !is.list(family$linfo)) return(NULL)
+  # (make.link()'s links carry "name", mgcv's own "link")
+  links <- vapply(family$linfo, function(li) {
+    nm <- if (is.character(li$link)) li$link else li$name
+    if (is.character(nm)) nm[1L] else ""
+  }, "")
+  if (!all(links %in% names(ls_link_codes))) return(NULL)
+  # ("logb": linkinv(eta) = 1 / (exp(eta) + b), its b read from the link
+  # as 1 / linkinv(-Inf))
+  par <- vapply(seq_along(links), function(k) {
+    if (links[k] != "logb") return(0)
+    1 / family$linfo[[k]]$linkinv(-Inf)
+  }, 0)
+  list(code = unname(code), links = unname(ls_link_codes[links]), link_par = par)
+}
+
+# The p x p scaled (pseudo-)inverse Hessian D Hp^-1 D of mgcv's expressions
+# for gamlss.gH()'s Xe (its rows times it), from fh (a pivoted Choleski
+# factor, or an eigen-decomposition) and D.
+ls_scaled_inverse <- function(fh, D, p) {
+  if (is.list(fh)) {
+    d <- fh$values
+    d[d > 0] <- 1 / d[d > 0]
+    d[d <= 0] <- 0
+    Z <- fh$vectors %*% (d * t(fh$vectors))
+  } else {
+    ipiv <- piv <- attr(fh, "pivot")
+    ipiv[piv] <- seq_len(p)
+    Z <- backsolve(fh, forwardsolve(t(fh), diag(p)[piv, , drop = FALSE]))[ipiv, , drop = FALSE]
+  }
+  Hm <- t(D * t(D * Z))
+  storage.mode(Hm) <- "double"
+  Hm
+}
+
+# gamgpu's ll() for a family ls_rows_spec() takes, with mgcv's arguments and
+# results; in an environment (ls_rows_ll()) holding the spec, the family's
+# own ll() (`own`, reading gamgpu's gamlss.gH()) for what the C does not
+# take -- a discrete X, ncv, the sandwich, deriv 2 -- and the counters.
+ls_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2b = 0,
+                  Hp = NULL, rank = 0, fh = NULL, D = NULL, eta = NULL, ncv = FALSE,
+                  sandwich = FALSE) {
+  env <- environment(sys.function())
+  jj <- attr(X, "lpi")
+  if (!env$use_c || is.list(X) || isTRUE(ncv) || isTRUE(sandwich) || deriv == 2 ||
+      is.null(jj)) {
+    args <- list(y, X, coef, wt, family, offset = offset, deriv = deriv, d1b = d1b, d2b = d2b,
+                 Hp = Hp, rank = rank, fh = fh, D = D)
+    if (!is.null(eta)) args$eta <- eta
+    if (isTRUE(ncv)) args$ncv <- ncv
+    if (isTRUE(sandwich)) args$sandwich <- sandwich
+    if (env$use_c) env$.gg_counts$delegated <- env$.gg_counts$delegated + 1L
+    return(do.call(env$own, args))
+  }
+  if (!env$checked) {
+    env$checked <- TRUE
+    if (!ls_rows_agree(env, y, X, coef, wt, family, offset)) {
+      env$use_c <- FALSE
+      return(sys.function()(y, X, coef, wt, family, offset, deriv, d1b, d2b, Hp, rank, fh, D,
+                            eta))
+    }
+  }
+  t0 <- proc.time()[["elapsed"]]
+  o <- ls_ll_c(env$spec, y, X, coef, jj, offset, deriv, d1b, d2b, fh, D, eta)
+  counts <- env$.gg_counts
+  counts$calls <- counts$calls + 1L
+  counts$seconds <- counts$seconds + (proc.time()[["elapsed"]] - t0)
+  list(l = o$l, l0 = o$l0, lb = o$lb, lbb = o$lbb,
+       d1H = if (deriv >= 3) lapply(seq_len(dim(o$d1H)[3L]), function(i) o$d1H[, , i]),
+       d2H = NULL, trHid2H = o$trHid2H)
+}
+
+# The C's ll() (src/family/family_ls.c) on mgcv's arguments.
+ls_ll_c <- function(spec, y, X, coef, jj, offset, deriv, d1b, d2b, fh, D, eta = NULL) {
+  K <- length(jj)
+  p <- ncol(X)
+  if (!is.double(X)) storage.mode(X) <- "double"
+  offs <- lapply(seq_len(K), function(k) {
+    o <- if (!is.null(offset) && length(offset) >= k) offset[[k]]
+    if (is.null(o)) NULL else as.double(o)
+  })
+  tri <- mgcv::trind.generator(K)
+  dm <- function(x) { x <- as.matrix(x); storage.mode(x) <- "double"; x }
+  .Call(gg_ls_ll_r, as.double(y), X, as.double(coef), lapply(jj, as.integer), spec$code,
+        as.integer(spec$links), as.double(spec$link_par), offs,
+        if (!is.null(eta)) dm(eta), as.integer(deriv),
+        as.integer(tri$i2), as.integer(tri$i3), as.integer(tri$i4),
+        if (deriv >= 3) dm(d1b), if (deriv >= 4) dm(d2b),
+        if (deriv >= 4) ls_scaled_inverse(fh, D, p), general_family_threads())
+}
+
+# Whether the C's ll() equals the family's own on the first rows (at most
+# 100) at these coefficients: log likelihood, gradient and Hessian within
+# 1e-10 of their scale.  mgcv's location-scale families are its code, not
+# an interface; a release whose family differs keeps its own ll().
+ls_rows_agree <- function(env, y, X, coef, wt, family, offset) {
+  n <- NROW(y)
+  rows <- seq_len(min(n, 100L))
+  Xs <- X[rows, , drop = FALSE]
+  attr(Xs, "lpi") <- attr(X, "lpi")
+  sub <- function(o) if (is.null(o) || length(o) != n) o else o[rows]
+  os <- if (is.list(offset)) lapply(offset, sub) else offset
+  ys <- if (is.matrix(y)) y[rows, , drop = FALSE] else y[rows]
+  a <- tryCatch(env$own(ys, Xs, coef, wt[rows], family, offset = os, deriv = 1),
+                error = function(e) NULL)
+  b <- tryCatch(ls_ll_c(env$spec, ys, Xs, coef, attr(X, "lpi"), os, 1, 0, 0, NULL, NULL),
+                error = function(e) NULL)
+  if (is.null(a) || is.null(b)) return(FALSE)
+  close <- function(u, v) {
+    s <- max(abs(u), 1)
+    length(u) == length(v) && all(is.finite(v)) && max(abs(u - v)) <= 1e-10 * s
+  }
+  close(a$l, b$l) && close(a$lb, b$lb) && close(a$lbb, b$lbb)
+}

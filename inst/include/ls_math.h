@@ -1,0 +1,205 @@
+/* ls_math.h -- mgcv's location-scale families row by row: each row's log
+ * likelihood and its derivatives in the family's parameters (the family
+ * ll()'s own expressions), and their chain rule to the linear predictors
+ * through the links (mgcv's gamlss.etamu()), written once for the host
+ * (src/family/family_ls.c) and, as family_math.h, in a form NVRTC
+ * compiles too.  The expressions follow mgcv's R code term by term, so
+ * the host's values equal R's to rounding.
+ *
+ * The derivatives of K predictors are packed as mgcv packs them (its
+ * trind.generator()): second derivatives for i <= j in row order (K (K +
+ * 1) / 2 of them), third for i <= j <= l, fourth for i <= j <= l <= m;
+ * i2 (K^2) and i3 (K^3) map any order of indices to the packed column
+ * (0-based, a + K b and a + K (b + K c)). */
+#ifndef GAMGPU_LS_MATH_H
+#define GAMGPU_LS_MATH_H
+
+#include "outer_math.h"
+
+/* the families (src/family/family_ls.h: their R names) */
+#define GG_LS_GAULSS 1
+
+#define GG_LS_MAXK 4            /* predictors a row takes */
+#define GG_LS_MAX2 10           /* packed derivatives at GG_LS_MAXK */
+#define GG_LS_MAX3 20
+#define GG_LS_MAX4 35
+
+GG_FM int gg_ls_n2(int K) { return K * (K + 1) / 2; }
+GG_FM int gg_ls_n3(int K) { return K * (K + 1) * (K + 2) / 6; }
+GG_FM int gg_ls_n4(int K) { return K * (K + 1) * (K + 2) * (K + 3) / 24; }
+
+/* gaulss(): m = (mu, tau), tau the inverse standard deviation; returns the
+ * row's log likelihood l0, and (order >= 1) l1, l2, (>= 2) l3, (>= 4) l4 */
+GG_FM double gg_ls_gaulss_row(double y, const double *m, int order, double *l1, double *l2,
+                              double *l3, double *l4)
+{
+    const double mu = m[0], tau = m[1];
+    const double ymu = y - mu, ymu2 = ymu * ymu, tau2 = tau * tau;
+    const double l0 = -0.5 * ymu2 * tau2 - 0.5 * log(2.0 * GG_FM_PI) + log(tau);
+    if (order >= 1) {
+        l1[0] = tau2 * ymu;
+        l1[1] = 1.0 / tau - tau * ymu2;
+        l2[0] = -tau2;
+        l2[1] = 2.0 * l1[0] / tau;
+        l2[2] = -ymu2 - 1.0 / tau2;
+    }
+    if (order >= 2) {
+        l3[0] = 0.0;
+        l3[1] = -2.0 * tau;
+        l3[2] = 2.0 * ymu;
+        l3[3] = 2.0 / pow(tau, 3.0);
+    }
+    if (order >= 4) {
+        l4[0] = 0.0;
+        l4[1] = 0.0;
+        l4[2] = -2.0;
+        l4[3] = 0.0;
+        l4[4] = -6.0 / (tau2 * tau2);
+    }
+    return l0;
+}
+
+/* mgcv's gamlss.etamu() for one row: the derivatives in the linear
+ * predictors (d1 .. d4) from those in the parameters (l1 .. l4) and the
+ * links' ig1 = dmu/deta, g2, g3, g4 (d^k eta / dmu^k); deriv 0: d1, d2;
+ * 1 or 2: and d3; 3: and d4 */
+GG_FM void gg_ls_etamu_row(int K, const double *l1, const double *l2, const double *l3,
+                           const double *l4, const double *ig1, const double *g2,
+                           const double *g3, const double *g4, const int *i2, const int *i3,
+                           int deriv, double *d1, double *d2, double *d3, double *d4)
+{
+    for (int i = 0; i < K; i++) d1[i] = l1[i] * ig1[i];
+    int k = 0;
+    for (int i = 0; i < K; i++)
+        for (int j = i; j < K; j++, k++) {
+            if (i == j) d2[k] = (l2[k] - l1[i] * g2[i] * ig1[i]) * (ig1[i] * ig1[i]);
+            else d2[k] = l2[k] * ig1[i] * ig1[j];
+        }
+    if (deriv > 0) {
+        k = 0;
+        for (int i = 0; i < K; i++)
+            for (int j = i; j < K; j++)
+                for (int l = j; l < K; l++, k++) {
+                    int ord[3] = {1, 1, 1};
+                    const int ii[3] = {i, j, l};
+                    if (i == j) { ord[0]++; ord[1] = 0; }
+                    if (i == l) { ord[0]++; ord[2] = 0; }
+                    if (ord[1] && j == l) { ord[1]++; ord[2] = 0; }
+                    const int mo = ord[0] > ord[1] ? (ord[0] > ord[2] ? ord[0] : ord[2])
+                                                   : (ord[1] > ord[2] ? ord[1] : ord[2]);
+                    if (mo == 3) {
+                        const int mind = i2[i + K * i];
+                        const double g = ig1[i];
+                        d3[k] = (l3[k] - 3.0 * l2[mind] * g2[i] * g +
+                                 l1[i] * (3.0 * (g2[i] * g2[i]) * (g * g) - g3[i] * g)) *
+                                pow(g, 3.0);
+                    } else if (mo == 1) {
+                        d3[k] = l3[k] * ig1[i] * ig1[j] * ig1[l];
+                    } else {
+                        int k1 = 0, k2 = 0;
+                        for (int s = 0; s < 3; s++) {
+                            if (ord[s] == 1) k1 = ii[s];
+                            if (ord[s] == 2) k2 = ii[s];
+                        }
+                        const int mind = i2[k2 + K * k1];
+                        d3[k] = (l3[k] - l2[mind] * g2[k2] * ig1[k2]) * ig1[k1] *
+                                (ig1[k2] * ig1[k2]);
+                    }
+                }
+    }
+    if (deriv > 2) {
+        k = 0;
+        for (int i = 0; i < K; i++)
+            for (int j = i; j < K; j++)
+                for (int l = j; l < K; l++)
+                    for (int m = l; m < K; m++, k++) {
+                        int ord[4] = {1, 1, 1, 1};
+                        const int ii[4] = {i, j, l, m};
+                        if (i == j) { ord[0]++; ord[1] = 0; }
+                        if (i == l) { ord[0]++; ord[2] = 0; }
+                        if (i == m) { ord[0]++; ord[3] = 0; }
+                        if (ord[1]) {
+                            if (j == l) { ord[1]++; ord[2] = 0; }
+                            if (j == m) { ord[1]++; ord[3] = 0; }
+                        }
+                        if (ord[2] && l == m) { ord[2]++; ord[3] = 0; }
+                        int mo = 0, n2 = 0;
+                        for (int s = 0; s < 4; s++) {
+                            if (ord[s] > mo) mo = ord[s];
+                            if (ord[s] == 2) n2++;
+                        }
+                        if (mo == 4) {
+                            const int mi2 = i2[i + K * i], mi3 = i3[i + K * (i + K * i)];
+                            const double g = ig1[i], a2 = g2[i];
+                            d4[k] = (l4[k] - 6.0 * l3[mi3] * a2 * g +
+                                     l2[mi2] * (15.0 * (a2 * a2) * (g * g) - 4.0 * g3[i] * g) -
+                                     l1[i] * (15.0 * pow(a2, 3.0) * pow(g, 3.0) -
+                                              10.0 * a2 * g3[i] * (g * g) + g4[i] * g)) *
+                                    pow(g, 4.0);
+                        } else if (mo == 1) {
+                            d4[k] = l4[k] * ig1[i] * ig1[j] * ig1[l] * ig1[m];
+                        } else if (mo == 3) {
+                            int k1 = 0, k3 = 0;
+                            for (int s = 0; s < 4; s++) {
+                                if (ord[s] == 1) k1 = ii[s];
+                                if (ord[s] == 3) k3 = ii[s];
+                            }
+                            const int mi2 = i2[k3 + K * k1], mi3 = i3[k3 + K * (k3 + K * k1)];
+                            const double g = ig1[k3], a2 = g2[k3];
+                            d4[k] = (l4[k] - 3.0 * l3[mi3] * a2 * g +
+                                     l2[mi2] * (3.0 * (a2 * a2) * (g * g) - g3[k3] * g)) *
+                                    ig1[k1] * pow(g, 3.0);
+                        } else if (n2 == 2) {
+                            int ka = -1, kb = -1;
+                            for (int s = 0; s < 4; s++)
+                                if (ord[s] == 2) { if (ka < 0) ka = ii[s]; else kb = ii[s]; }
+                            const int mi2 = i2[ka + K * kb], mi3 = i3[ka + K * (kb + K * kb)],
+                                      mi3a = i3[ka + K * (ka + K * kb)];
+                            d4[k] = (l4[k] - l3[mi3] * g2[ka] * ig1[ka] -
+                                     l3[mi3a] * g2[kb] * ig1[kb] +
+                                     l2[mi2] * g2[ka] * g2[kb] * ig1[ka] * ig1[kb]) *
+                                    (ig1[ka] * ig1[ka]) * (ig1[kb] * ig1[kb]);
+                        } else {
+                            int k2 = 0, ka = -1, kb = -1;
+                            for (int s = 0; s < 4; s++) {
+                                if (ord[s] == 2) k2 = ii[s];
+                                if (ord[s] == 1) { if (ka < 0) ka = ii[s]; else kb = ii[s]; }
+                            }
+                            const int mi3 = i3[k2 + K * (ka + K * kb)];
+                            d4[k] = (l4[k] - l3[mi3] * g2[k2] * ig1[k2]) * ig1[ka] * ig1[kb] *
+                                    (ig1[k2] * ig1[k2]);
+                        }
+                    }
+    }
+}
+
+/* One row of a family: the parameters from the linear predictors eta (K)
+ * through the links, the row's log likelihood (returned) and, for ll()'s
+ * deriv >= 1, the derivatives in the predictors d1 .. d4 (deriv 1: d1, d2;
+ * 3: and d3; 4: and d4).  NaN for a family code it does not know. */
+GG_FM double gg_ls_row(int fam, int K, const gg_fm_link *links, double y, const double *eta,
+                       int deriv, const int *i2, const int *i3, double *d1, double *d2,
+                       double *d3, double *d4)
+{
+    double m[GG_LS_MAXK], l1[GG_LS_MAXK], l2[GG_LS_MAX2], l3[GG_LS_MAX3], l4[GG_LS_MAX4];
+    double ig1[GG_LS_MAXK], g2[GG_LS_MAXK], g3[GG_LS_MAXK], g4[GG_LS_MAXK];
+    for (int k = 0; k < K; k++) m[k] = gg_fm_linkinv(links[k], eta[k]);
+    /* the family's ll(): l3 where deriv > 1, l4 where deriv > 3 */
+    const int order = deriv >= 4 ? 4 : deriv >= 2 ? 2 : deriv;
+    double l0;
+    switch (fam) {
+    case GG_LS_GAULSS: l0 = gg_ls_gaulss_row(y, m, order, l1, l2, l3, l4); break;
+    default: return GG_FM_NAN;
+    }
+    if (deriv < 1) return l0;
+    for (int k = 0; k < K; k++) {
+        ig1[k] = gg_fm_mu_eta(links[k], eta[k]);
+        g2[k] = gg_fm_d2link(links[k], m[k]);
+        g3[k] = deriv > 1 ? gg_fm_d3link(links[k], m[k]) : 0.0;
+        g4[k] = deriv > 3 ? gg_fm_d4link(links[k], m[k]) : 0.0;
+    }
+    gg_ls_etamu_row(K, l1, l2, l3, l4, ig1, g2, g3, g4, i2, i3, deriv - 1, d1, d2, d3, d4);
+    return l0;
+}
+
+#endif
