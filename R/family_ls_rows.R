@@ -6,17 +6,18 @@
 # predictor's columns of X, and computes the rows' derivatives as a dozen
 # R vectors, on every one of gam.fit5()'s calls.
 #
-# For the families and links ls_math.h has (gaulss() with its mean's
-# identity, log, inverse or sqrt link and its scale's "logb").  At its
+# For the families and links ls_math.h has: gaulss() (its mean's identity,
+# log, inverse or sqrt link, its scale's "logb"), gumbls() and gammals()
+# (each parameter's identity or log link).  At its
 # first call the ll() compares itself with the family's own on a few rows
 # (ls_rows_agree()): where they differ -- an mgcv whose family changed --
 # the family's own ll() runs the whole fit, and fit$device says so.
 
 # ls_math.h's family codes, by mgcv's family name
-ls_family_codes <- c(gaulss = 1L)
+ls_family_codes <- c(gaulss = 1L, gumbls = 2L, gammals = 3L)
 
 # family_math.h's link codes of the links a location-scale row takes
-ls_link_codes <- c(identity = 1L, log = 2L, inverse = 3L, sqrt = 8L, logb = 11L)
+ls_link_codes <- c(identity = 1L, log = 2L, inverse = 3L, sqrt = 8L, logb = 11L, lb = 12L)
 
 # The family's code and links as the C takes them, or NULL where the C
 # does not have them.
@@ -30,11 +31,18 @@ ls_rows_spec <- function(family) {
   }, "")
   if (!all(links %in% names(ls_link_codes))) return(NULL)
   # ("logb": linkinv(eta) = 1 / (exp(eta) + b), its b read from the link
-  # as 1 / linkinv(-Inf))
-  par <- vapply(seq_along(links), function(k) {
-    if (links[k] != "logb") return(0)
-    1 / family$linfo[[k]]$linkinv(-Inf)
-  }, 0)
+  # as 1 / linkinv(-Inf); a "log" whose inverse is not exp() is mgcv's
+  # lower-bounded one, b + log(1 + exp(eta)), b = linkinv(-Inf))
+  par <- numeric(length(links))
+  at <- c(-1, 0, 1)
+  for (k in seq_along(links)) {
+    inv <- family$linfo[[k]]$linkinv
+    if (links[k] == "logb") par[k] <- 1 / inv(-Inf)
+    if (links[k] == "log" && !identical(inv(at), pmax(exp(at), .Machine$double.eps))) {
+      links[k] <- "lb"
+      par[k] <- inv(-Inf)
+    }
+  }
   list(code = unname(code), links = unname(ls_link_codes[links]), link_par = par)
 }
 
@@ -114,9 +122,11 @@ ls_ll_c <- function(spec, y, X, coef, jj, offset, deriv, d1b, d2b, fh, D, eta = 
 }
 
 # Whether the C's ll() equals the family's own on the first rows (at most
-# 100) at these coefficients: log likelihood, gradient and Hessian within
-# 1e-10 of their scale.  mgcv's location-scale families are its code, not
-# an interface; a release whose family differs keeps its own ll().
+# 100) at these coefficients: log likelihood, gradient and Hessian (deriv
+# 1), and the Hessian's derivatives and traces (deriv 4, at arbitrary d1b,
+# d2b), each within 1e-10 of its scale.  mgcv's location-scale families
+# and their links are its code, not an interface; a release whose family
+# differs keeps its own ll().
 ls_rows_agree <- function(env, y, X, coef, wt, family, offset) {
   n <- NROW(y)
   rows <- seq_len(min(n, 100L))
@@ -125,14 +135,27 @@ ls_rows_agree <- function(env, y, X, coef, wt, family, offset) {
   sub <- function(o) if (is.null(o) || length(o) != n) o else o[rows]
   os <- if (is.list(offset)) lapply(offset, sub) else offset
   ys <- if (is.matrix(y)) y[rows, , drop = FALSE] else y[rows]
-  a <- tryCatch(env$own(ys, Xs, coef, wt[rows], family, offset = os, deriv = 1),
-                error = function(e) NULL)
-  b <- tryCatch(ls_ll_c(env$spec, ys, Xs, coef, attr(X, "lpi"), os, 1, 0, 0, NULL, NULL),
-                error = function(e) NULL)
-  if (is.null(a) || is.null(b)) return(FALSE)
+  p <- ncol(X)
+  d1b <- matrix(cos(seq_len(2L * p)), p)
+  d2b <- matrix(sin(seq_len(3L * p)), p)
+  fh <- list(values = rep(1, p), vectors = diag(p))
+  run <- function(f) tryCatch(f(), error = function(e) NULL)
+  a1 <- run(function() env$own(ys, Xs, coef, wt[rows], family, offset = os, deriv = 1))
+  b1 <- run(function() ls_ll_c(env$spec, ys, Xs, coef, attr(X, "lpi"), os, 1, 0, 0, NULL,
+                               NULL))
+  a4 <- run(function() env$own(ys, Xs, coef, wt[rows], family, offset = os, deriv = 4,
+                               d1b = d1b, d2b = d2b, Hp = diag(p), rank = p, fh = fh,
+                               D = rep(1, p)))
+  b4 <- run(function() ls_ll_c(env$spec, ys, Xs, coef, attr(X, "lpi"), os, 4, d1b, d2b, fh,
+                               rep(1, p)))
+  if (is.null(a1) || is.null(b1) || is.null(a4) || is.null(b4)) return(FALSE)
   close <- function(u, v) {
+    u <- unlist(u)
+    v <- unlist(v)
     s <- max(abs(u), 1)
     length(u) == length(v) && all(is.finite(v)) && max(abs(u - v)) <= 1e-10 * s
   }
-  close(a$l, b$l) && close(a$lb, b$lb) && close(a$lbb, b$lbb)
+  close(a1$l, b1$l) && close(a1$lb, b1$lb) && close(a1$lbb, b1$lbb) &&
+    close(a4$d1H, lapply(seq_len(2L), function(i) b4$d1H[, , i])) &&
+    close(a4$trHid2H, b4$trHid2H)
 }

@@ -61,6 +61,9 @@ static inline double gg_fm_lgamma_host(double x)
 #define GG_FM_POWER     10  /* R's power(lambda): mu^lambda, lambda > 0, != 1 */
 #define GG_FM_LOGB      11  /* mgcv's "logb" of gaulss()'s scale: log(1/mu - b), b in
                              * power; the location-scale rows' alone (ls_math.h) */
+#define GG_FM_LB        12  /* mgcv's lower-bounded "log" of gumbls()/gammals()'s scale:
+                             * mu = b + log(1 + exp(eta)), b in power; likewise */
+#define GG_FM_LOG_EPS   (-36.04365338911715)  /* log(DBL_EPSILON) */
 
 /* A link: its code and, for GG_FM_POWER, lambda (0 for the others). */
 typedef struct gg_fm_link { int code; double power; } gg_fm_link;
@@ -129,6 +132,12 @@ GG_FM double gg_fm_linkfun(gg_fm_link l, double mu)
     case GG_FM_INVSQUARE: return 1.0 / (mu * mu);
     case GG_FM_POWER: return pow(mu, l.power);
     case GG_FM_LOGB: return log(1.0 / mu - l.power);
+    case GG_FM_LB: {
+        const double mub = mu - l.power;
+        if (mub < GG_FM_EPS) return GG_FM_LOG_EPS;
+        if (mub > -GG_FM_LOG_EPS) return mub;
+        return log(exp(mub) - 1.0);
+    }
     }
     return GG_FM_NAN;
 }
@@ -167,6 +176,7 @@ GG_FM double gg_fm_linkinv(gg_fm_link l, double eta)
         return m > GG_FM_EPS ? m : GG_FM_EPS;
     }
     case GG_FM_LOGB: return 1.0 / (exp(eta) + l.power);
+    case GG_FM_LB: return eta > -GG_FM_LOG_EPS ? l.power + eta : l.power + log(1.0 + exp(eta));
     }
     return GG_FM_NAN;
 }
@@ -201,6 +211,10 @@ GG_FM double gg_fm_mu_eta(gg_fm_link l, double eta)
     case GG_FM_LOGB: {
         const double ee = exp(eta), a = ee + l.power;
         return -ee / (a * a);
+    }
+    case GG_FM_LB: {
+        const double e = exp(eta < 0 ? eta : -eta);
+        return eta < 0 ? e / (1.0 + e) : 1.0 / (1.0 + e);
     }
     }
     return GG_FM_NAN;

@@ -16,8 +16,10 @@
 
 #include "outer_math.h"
 
-/* the families (src/family/family_ls.h: their R names) */
-#define GG_LS_GAULSS 1
+/* the families (R/family_ls_rows.R: their R names) */
+#define GG_LS_GAULSS  1
+#define GG_LS_GUMBLS  2
+#define GG_LS_GAMMALS 3
 
 #define GG_LS_MAXK 4            /* predictors a row takes */
 #define GG_LS_MAX2 10           /* packed derivatives at GG_LS_MAXK */
@@ -56,6 +58,75 @@ GG_FM double gg_ls_gaulss_row(double y, const double *m, int order, double *l1, 
         l4[3] = 0.0;
         l4[4] = -6.0 / (tau2 * tau2);
     }
+    return l0;
+}
+
+/* gumbls(): m = (mu, beta), beta the log scale */
+GG_FM double gg_ls_gumbls_row(double y, const double *m, int order, double *l1, double *l2,
+                              double *l3, double *l4)
+{
+    const double mu = m[0], beta = m[1];
+    const double eb = exp(-beta), z = (y - mu) * eb, ez = exp(-z);
+    const double l0 = -beta - z - ez;
+    const double lz = ez - 1.0, zm = -eb, zb = -z, lzz = -ez, zmb = eb, zbb = z;
+    if (order >= 1) {
+        l1[0] = lz * zm;
+        l1[1] = lz * zb - 1.0;
+        l2[0] = lzz * (zm * zm);
+        l2[1] = lzz * zm * zb + lz * zmb;
+        l2[2] = lzz * (zb * zb) + lz * zbb;
+    }
+    const double lzzz = ez, zbbb = -z, zmbb = -eb;
+    if (order >= 2) {
+        l3[0] = lzzz * pow(zm, 3.0);
+        l3[1] = lzzz * (zm * zm) * zb + 2.0 * lzz * zm * zmb;
+        l3[2] = lzzz * (zb * zb) * zm + 2.0 * lzz * zb * zmb + lzz * zbb * zm + lz * zmbb;
+        l3[3] = lzzz * pow(zb, 3.0) + 3.0 * lzz * zb * zbb + lz * zbbb;
+    }
+    if (order >= 4) {
+        const double lzzzz = -ez, zbbbb = z, zmbbb = eb;
+        l4[0] = lzzzz * pow(zm, 4.0);
+        l4[1] = lzzzz * pow(zm, 3.0) * zb + 3.0 * lzzz * (zm * zm) * zmb;
+        l4[2] = lzzzz * (zm * zm) * (zb * zb) + 4.0 * lzzz * zm * zb * zmb +
+                lzzz * (zm * zm) * zbb + 2.0 * lzz * (zmb * zmb) + 2.0 * lzz * zm * zmbb;
+        l4[3] = lzzzz * pow(zb, 3.0) * zm + 3.0 * lzzz * (zb * zb) * zmb +
+                3.0 * lzzz * zm * zb * zbb + 3.0 * lzz * zmb * zbb + 3.0 * lzz * zb * zmbb +
+                lzz * zm * zbbb + lz * zmbbb;
+        l4[4] = lzzzz * pow(zb, 4.0) + 6.0 * lzzz * (zb * zb) * zbb + 3.0 * lzz * (zbb * zbb) +
+                4.0 * lzz * zb * zbbb + lz * zbbbb;
+    }
+    return l0;
+}
+
+/* gammals(): m = (mu, th), mu the log mean and th the log scale */
+GG_FM double gg_ls_gammals_row(double y, const double *m, int order, double *l1, double *l2,
+                               double *l3, double *l4)
+{
+    const double mu = m[0], th = m[1];
+    const double eth = exp(-th), logy = log(y), ethmu = exp(-th - mu), ethmuy = ethmu * y;
+    const double etlymt = eth * (logy - mu - th);
+    const double l0 = etlymt - logy - ethmuy - GG_FM_LGAMMA(eth);
+    if (order < 1) return l0;
+    const double digeth = gg_fm_digamma(eth), eth2 = eth * eth, treth = gg_fm_trigamma(eth);
+    l1[0] = ethmuy - eth;
+    l1[1] = -etlymt + ethmuy + eth * digeth - eth;
+    l2[0] = -ethmuy;
+    l2[1] = eth - ethmuy;
+    l2[2] = etlymt - ethmuy - treth * eth2 - eth * digeth + 2.0 * eth;
+    if (order < 2) return l0;
+    const double eth3 = eth2 * eth, g3eth = gg_fm_tetragamma(eth);
+    l3[0] = ethmuy;
+    l3[1] = ethmuy;
+    l3[2] = ethmuy - eth;
+    l3[3] = -etlymt + ethmuy + g3eth * eth3 + 3.0 * treth * eth2 + eth * digeth - 3.0 * eth;
+    if (order < 4) return l0;
+    const double eth4 = eth3 * eth;
+    l4[0] = -ethmuy;
+    l4[1] = -ethmuy;
+    l4[2] = -ethmuy;
+    l4[3] = eth - ethmuy;
+    l4[4] = etlymt - ethmuy - gg_fm_pentagamma(eth) * eth4 - 6.0 * g3eth * eth3 -
+            7.0 * treth * eth2 - eth * digeth + 4.0 * eth;
     return l0;
 }
 
@@ -189,6 +260,8 @@ GG_FM double gg_ls_row(int fam, int K, const gg_fm_link *links, double y, const 
     double l0;
     switch (fam) {
     case GG_LS_GAULSS: l0 = gg_ls_gaulss_row(y, m, order, l1, l2, l3, l4); break;
+    case GG_LS_GUMBLS: l0 = gg_ls_gumbls_row(y, m, order, l1, l2, l3, l4); break;
+    case GG_LS_GAMMALS: l0 = gg_ls_gammals_row(y, m, order, l1, l2, l3, l4); break;
     default: return GG_FM_NAN;
     }
     if (deriv < 1) return l0;

@@ -26,6 +26,9 @@ GG_FM double gg_fm_logb_mub(gg_fm_link l, double mu)
     return m > GG_FM_EPS ? m : GG_FM_EPS;
 }
 
+/* exp(-|eta|), as mgcv's "lb" link's derivatives write it */
+GG_FM double gg_fm_lb_e(double eta) { return exp(-eta * (eta > 0 ? 1.0 : eta < 0 ? -1.0 : 0.0)); }
+
 /* d^2 eta / d mu^2 */
 GG_FM double gg_fm_d2link(gg_fm_link l, double mu)
 {
@@ -55,6 +58,10 @@ GG_FM double gg_fm_d2link(gg_fm_link l, double mu)
     case GG_FM_LOGB: {
         const double mub = gg_fm_logb_mub(l, mu), a = mub * mu;
         return (2.0 * mub - 1.0) / (a * a);
+    }
+    case GG_FM_LB: {
+        const double eta = gg_fm_linkfun(l, mu), e = gg_fm_lb_e(eta);
+        return eta > 0 ? -(e * e + e) : -(1.0 + e) / (e * e);
     }
     }
     return GG_FM_NAN;
@@ -96,6 +103,10 @@ GG_FM double gg_fm_d3link(gg_fm_link l, double mu)
         const double mub = gg_fm_logb_mub(l, mu);
         return ((1.0 - mub) * mub * 6.0 - 2.0) / pow(mub * mu, 3.0);
     }
+    case GG_FM_LB: {
+        const double eta = gg_fm_linkfun(l, mu), e = gg_fm_lb_e(eta);
+        return eta > 0 ? (2.0 * (e * e) + e) * (e + 1.0) : (2.0 + e) * (1.0 + e) / pow(e, 3.0);
+    }
     }
     return GG_FM_NAN;
 }
@@ -136,6 +147,11 @@ GG_FM double gg_fm_d4link(gg_fm_link l, double mu)
     case GG_FM_LOGB: {
         const double mub = gg_fm_logb_mub(l, mu);
         return (((24.0 * mub - 36.0) * mub + 24.0) * mub - 6.0) / pow(mub * mu, 4.0);
+    }
+    case GG_FM_LB: {
+        const double eta = gg_fm_linkfun(l, mu), e = gg_fm_lb_e(eta);
+        return eta > 0 ? -(6.0 * pow(e, 3.0) + 6.0 * (e * e) + e) * (e + 1.0)
+                       : -(6.0 + 6.0 * e + e * e) * (1.0 + e) / pow(e, 4.0);
     }
     }
     return GG_FM_NAN;

@@ -1,9 +1,10 @@
 # The location-scale families' ll() in gamgpu's C (R/family_ls_rows.R,
 # src/family/family_ls.c, inst/include/ls_math.h) against the family's own
 # at every derivative level gam.fit5() asks for, then in fits against
-# gam().  Measured (CPU): gaulss's log likelihood, its rows and gradient
-# equal to mgcv's to the bit, Hessian 2e-16 - 9e-16 relative, d1H 1.3e-15,
-# the traces 2e-16, for each of the mean's links.
+# gam().  Measured (CPU): gaulss's and gumbls's log likelihood, its rows
+# and gradient equal to mgcv's to the bit, Hessian 5e-19 - 9e-16
+# relative, d1H 1.3e-15, the traces 2e-16, for each of the links;
+# gammals's (digamma and its kin by gamgpu's series) 4e-16 - 6e-16.
 
 ls_rows_case <- function(link, n = 500, seed = 1) {
   set.seed(seed)
@@ -51,6 +52,45 @@ test_that("gaulss()'s rows in C equal the family's ll() for each link and level"
   }
 })
 
+test_that("gumbls()'s and gammals()'s rows in C equal the families' ll()", {
+  set.seed(3)
+  n <- 500
+  for (fam in list(mgcv::gumbls(), mgcv::gammals())) {
+    x <- runif(n)
+    z <- runif(n)
+    X <- cbind(1, x, x^2, 1, z)
+    attr(X, "lpi") <- list(1:3, 4:5)
+    coef <- c(0.5, 0.3, -0.2, -0.4, 0.3)
+    eta <- drop(X[, 1:3] %*% coef[1:3])
+    y <- if (fam$family == "gammals") rgamma(n, shape = 2, scale = exp(eta) / 2)
+         else eta - 0.5 * log(-log(runif(n)))
+    p <- ncol(X)
+    d1b <- matrix(rnorm(p * 2), p)
+    d2b <- matrix(rnorm(p * 3), p)
+    Hp <- crossprod(matrix(rnorm(p * p), p)) + diag(p)
+    D <- runif(p) + 0.5
+    spec <- gamgpu:::ls_rows_spec(fam)
+    # (their scale's "log" is mgcv's lower-bounded link, b + log(1 + exp(eta)))
+    expect_identical(spec$links, c(1L, 12L))
+    expect_identical(spec$link_par, c(0, -7))
+    for (deriv in c(0, 1, 3, 4)) {
+      a <- fam$ll(y, X, coef, rep(1, n), fam, deriv = deriv, d1b = d1b, d2b = d2b, Hp = Hp,
+                  rank = p, fh = eigen(Hp, symmetric = TRUE), D = D)
+      b <- gamgpu:::ls_ll_c(spec, y, X, coef, attr(X, "lpi"), NULL, deriv, d1b, d2b,
+                            eigen(Hp, symmetric = TRUE), D)
+      expect_equal(b$l, a$l, tolerance = 1e-14)
+      expect_lt(max(abs(b$l0 - a$l0)), 1e-13 * max(abs(a$l0)))
+      if (deriv >= 1) {
+        expect_lt(rel_err(b$lb, a$lb), 1e-14)
+        expect_lt(rel_err(b$lbb, a$lbb), 1e-14)
+      }
+      if (deriv >= 3)
+        expect_lt(rel_err(unlist(lapply(1:2, function(i) b$d1H[, , i])), unlist(a$d1H)), 1e-13)
+      if (deriv >= 4) expect_lt(rel_err(b$trHid2H, a$trHid2H), 1e-13)
+    }
+  }
+})
+
 test_that("the rows take the predictors' offsets, or the predictors themselves", {
   r <- ls_rows_case("log")
   spec <- gamgpu:::ls_rows_spec(r$fam)
@@ -76,21 +116,25 @@ test_that("bad input to the rows is a classed error", {
   expect_error(gamgpu:::ls_ll_c(replace(spec, "code", 9L), r$y, r$X, r$coef,
                                 attr(r$X, "lpi"), NULL, 0, 0, 0, NULL, NULL),
                class = "gamgpu_bad_input")
-  expect_null(gamgpu:::ls_rows_spec(mgcv::gammals()))
+  expect_null(gamgpu:::ls_rows_spec(mgcv::ziplss()))
 })
 
 ls_fit_data <- function(n = 400, seed = 5) {
   set.seed(seed)
   d <- data.frame(x0 = runif(n), x1 = runif(n), x2 = runif(n))
-  d$y <- exp(sin(2 * pi * d$x0) / 2 + d$x1) + rnorm(n) * exp(d$x2 - 1.5)
+  f <- sin(2 * pi * d$x0) / 2 + d$x1
+  d$y <- exp(f) + rnorm(n) * exp(d$x2 - 1.5)
+  d$yu <- f - exp(d$x2 - 1.5) * log(-log(runif(n)))
+  d$yg <- rgamma(n, shape = 1 / exp(d$x2 - 1), scale = exp(f) * exp(d$x2 - 1))
   d
 }
 
-test_that("gaulss() fits with gamgpu's rows equal gam()'s", {
+test_that("gaulss(), gumbls() and gammals() fits with gamgpu's rows equal gam()'s", {
   d <- ls_fit_data()
-  for (link in c("identity", "log")) {
-    fam <- mgcv::gaulss(link = list(link, "logb"))
-    fml <- list(y ~ s(x0) + s(x1), ~ s(x2))
+  for (fam in list(mgcv::gaulss(), mgcv::gaulss(link = list("log", "logb")), mgcv::gumbls(),
+                   mgcv::gammals())) {
+    y <- switch(fam$family, gumbls = "yu", gammals = "yg", "y")
+    fml <- list(stats::reformulate(c("s(x0)", "s(x1)"), y), ~ s(x2))
     b <- mgcv::gam(fml, family = fam, data = d, method = "REML")
     g <- gam_gpu(fml, family = fam, data = d, method = "REML", device = "off")
     expect_identical(g$device$ll_rows, "gamgpu")
