@@ -8,13 +8,14 @@
 #
 # For the families and links ls_math.h has: gaulss() (its mean's identity,
 # log, inverse or sqrt link, its scale's "logb"), gumbls() and gammals()
-# (each parameter's identity or log link).  At its
+# (each parameter's identity or log link), multinom() with up to 5
+# categories.  At its
 # first call the ll() compares itself with the family's own on a few rows
 # (ls_rows_agree()): where they differ -- an mgcv whose family changed --
 # the family's own ll() runs the whole fit, and fit$device says so.
 
 # ls_math.h's family codes, by mgcv's family name
-ls_family_codes <- c(gaulss = 1L, gumbls = 2L, gammals = 3L)
+ls_family_codes <- c(gaulss = 1L, gumbls = 2L, gammals = 3L, multinom = 4L)
 
 # family_math.h's link codes of the links a location-scale row takes
 ls_link_codes <- c(identity = 1L, log = 2L, inverse = 3L, sqrt = 8L, logb = 11L, lb = 12L)
@@ -23,7 +24,7 @@ ls_link_codes <- c(identity = 1L, log = 2L, inverse = 3L, sqrt = 8L, logb = 11L,
 # does not have them.
 ls_rows_spec <- function(family) {
   code <- ls_family_codes[family$family[1L]]
-  if (is.na(code) || !is.list(family$linfo)) return(NULL)
+  if (is.na(code) || !is.list(family$linfo) || length(family$linfo) > 4L) return(NULL)
   # (make.link()'s links carry "name", mgcv's own "link")
   links <- vapply(family$linfo, function(li) {
     nm <- if (is.character(li$link)) li$link else li$name
@@ -111,6 +112,11 @@ ls_ll_c <- function(spec, y, X, coef, jj, offset, deriv, d1b, d2b, fh, D, eta = 
     o <- if (!is.null(offset) && length(offset) >= k) offset[[k]]
     if (is.null(o)) NULL else as.double(o)
   })
+  if (spec$code == ls_family_codes[["multinom"]]) {
+    # (multinom()'s ll() refuses such rows, in its own words)
+    y <- round(y)
+    if (min(y) < 0 || max(y) > K) stop("response not in 0 to number of predictors + 1")
+  }
   tri <- mgcv::trind.generator(K)
   dm <- function(x) { x <- as.matrix(x); storage.mode(x) <- "double"; x }
   .Call(gg_ls_ll_r, as.double(y), X, as.double(coef), lapply(jj, as.integer), spec$code,

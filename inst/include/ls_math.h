@@ -20,6 +20,7 @@
 #define GG_LS_GAULSS  1
 #define GG_LS_GUMBLS  2
 #define GG_LS_GAMMALS 3
+#define GG_LS_MULTINOM 4        /* K + 1 categories; its rows' derivatives are in eta */
 
 #define GG_LS_MAXK 4            /* predictors a row takes */
 #define GG_LS_MAX2 10           /* packed derivatives at GG_LS_MAXK */
@@ -127,6 +128,86 @@ GG_FM double gg_ls_gammals_row(double y, const double *m, int order, double *l1,
     l4[3] = eth - ethmuy;
     l4[4] = etlymt - ethmuy - gg_fm_pentagamma(eth) * eth4 - 6.0 * g3eth * eth3 -
             7.0 * treth * eth2 - eth * digeth + 4.0 * eth;
+    return l0;
+}
+
+/* multinom(): category y (0 .. K; mgcv rounds it) of K + 1, eta (K) the
+ * predictors of categories 1 .. K; the log likelihood (with mgcv's eta of
+ * 1 for category 0) and (order >= 1) l1, l2, (>= 2) l3, (>= 4) l4, already
+ * derivatives in eta (no links) */
+GG_FM double gg_ls_multinom_row(int K, double y, const double *eta, int order, const int *i2,
+                                const int *i3, double *l1, double *l2, double *l3, double *l4)
+{
+    double ee[GG_LS_MAXK];
+    long double rs = 0.0;                          /* (rowSums(): a long double sum) */
+    for (int k = 0; k < K; k++) {
+        ee[k] = exp(eta[k]);
+        rs += ee[k];
+    }
+    const double beta = 1.0 + (double) rs, alpha = log(beta);
+    const int yc = (int) nearbyint(y);
+    if (!(y > -0.5 && y < K + 0.5)) return GG_FM_NAN;   /* (R refuses such rows first) */
+    const double l0 = (yc == 0 ? 1.0 : eta[yc - 1]) - alpha;
+    if (order < 1) return l0;
+    for (int i = 0; i < K; i++) l1[i] = ee[i] / beta;
+    const double b2 = beta * beta;
+    int ii = 0;
+    for (int i = 0; i < K; i++)
+        for (int j = i; j < K; j++, ii++)
+            l2[ii] = i == j ? -l1[i] + (ee[i] * ee[i]) / b2 : (ee[i] * ee[j]) / b2;
+    for (int i = 0; i < K; i++) l1[i] = (yc == i + 1 ? 1.0 : 0.0) - l1[i];
+    if (order < 2) return l0;
+    const double b3 = b2 * beta;
+    ii = 0;
+    for (int i = 0; i < K; i++)
+        for (int j = i; j < K; j++)
+            for (int k = j; k < K; k++, ii++) {
+                if (i == j && j == k)
+                    l3[ii] = l2[i2[i + K * i]] + 2.0 * (ee[i] * ee[i]) / b2 -
+                             2.0 * pow(ee[i], 3.0) / b3;
+                else if (i != j && j != k && i != k)
+                    l3[ii] = -2.0 * (ee[i] * ee[j] * ee[k]) / b3;
+                else {
+                    const int kk = i == j ? k : j;
+                    l3[ii] = l2[i2[i + K * kk]] - 2.0 * (ee[i] * ee[j] * ee[k]) / b3;
+                }
+            }
+    if (order < 4) return l0;
+    const double b4 = b3 * beta;
+    ii = 0;
+    for (int i = 0; i < K; i++)
+        for (int j = i; j < K; j++)
+            for (int k = j; k < K; k++)
+                for (int l = k; l < K; l++, ii++) {
+                    const int idx[4] = {i, j, k, l};
+                    int uni[4], nun = 0;
+                    for (int s = 0; s < 4; s++) {
+                        int seen = 0;
+                        for (int t = 0; t < nun; t++) seen |= uni[t] == idx[s];
+                        if (!seen) uni[nun++] = idx[s];
+                    }
+                    const double prod = 6.0 * ee[i] * ee[j] * ee[k] * ee[l] / b4;
+                    if (nun == 1) {
+                        l4[ii] = l3[i3[i + K * (i + K * i)]] + 4.0 * (ee[i] * ee[i]) / b2 -
+                                 10.0 * pow(ee[i], 3.0) / b3 + 6.0 * pow(ee[i], 4.0) / b4;
+                    } else if (nun == 4) {
+                        l4[ii] = prod;
+                    } else if (nun == 3) {
+                        l4[ii] = l3[i3[uni[0] + K * (uni[1] + K * uni[2])]] + prod;
+                    } else {
+                        int c0 = 0;
+                        for (int s = 0; s < 4; s++) c0 += idx[s] == uni[0];
+                        int u1 = uni[0], u2 = uni[1];
+                        if (c0 == 2) {
+                            l4[ii] = l3[i3[u1 + K * (u2 + K * u2)]] -
+                                     2.0 * (ee[u1] * ee[u1]) * ee[u2] / b3 + prod;
+                        } else {
+                            if (c0 == 1) { u1 = uni[1]; u2 = uni[0]; }
+                            l4[ii] = l3[i3[u1 + K * (u1 + K * u2)]] -
+                                     4.0 * (ee[u1] * ee[u1]) * ee[u2] / b3 + prod;
+                        }
+                    }
+                }
     return l0;
 }
 
@@ -247,16 +328,19 @@ GG_FM void gg_ls_etamu_row(int K, const double *l1, const double *l2, const doub
 /* One row of a family: the parameters from the linear predictors eta (K)
  * through the links, the row's log likelihood (returned) and, for ll()'s
  * deriv >= 1, the derivatives in the predictors d1 .. d4 (deriv 1: d1, d2;
- * 3: and d3; 4: and d4).  NaN for a family code it does not know. */
+ * 3: and d3; 4: and d4; multinom's own, the others' through the links).
+ * NaN for a family code it does not know. */
 GG_FM double gg_ls_row(int fam, int K, const gg_fm_link *links, double y, const double *eta,
                        int deriv, const int *i2, const int *i3, double *d1, double *d2,
                        double *d3, double *d4)
 {
     double m[GG_LS_MAXK], l1[GG_LS_MAXK], l2[GG_LS_MAX2], l3[GG_LS_MAX3], l4[GG_LS_MAX4];
     double ig1[GG_LS_MAXK], g2[GG_LS_MAXK], g3[GG_LS_MAXK], g4[GG_LS_MAXK];
-    for (int k = 0; k < K; k++) m[k] = gg_fm_linkinv(links[k], eta[k]);
     /* the family's ll(): l3 where deriv > 1, l4 where deriv > 3 */
     const int order = deriv >= 4 ? 4 : deriv >= 2 ? 2 : deriv;
+    if (fam == GG_LS_MULTINOM)
+        return gg_ls_multinom_row(K, y, eta, order, i2, i3, d1, d2, d3, d4);
+    for (int k = 0; k < K; k++) m[k] = gg_fm_linkinv(links[k], eta[k]);
     double l0;
     switch (fam) {
     case GG_LS_GAULSS: l0 = gg_ls_gaulss_row(y, m, order, l1, l2, l3, l4); break;

@@ -4,7 +4,8 @@
 # gam().  Measured (CPU): gaulss's and gumbls's log likelihood, its rows
 # and gradient equal to mgcv's to the bit, Hessian 5e-19 - 9e-16
 # relative, d1H 1.3e-15, the traces 2e-16, for each of the links;
-# gammals's (digamma and its kin by gamgpu's series) 4e-16 - 6e-16.
+# gammals's (digamma and its kin by gamgpu's series) 4e-16 - 6e-16;
+# multinom's (K = 2 .. 4) to the bit, 5e-16 - 1.4e-15.
 
 ls_rows_case <- function(link, n = 500, seed = 1) {
   set.seed(seed)
@@ -91,6 +92,48 @@ test_that("gumbls()'s and gammals()'s rows in C equal the families' ll()", {
   }
 })
 
+test_that("multinom()'s rows in C equal its ll() for 3, 4 and 5 categories", {
+  set.seed(4)
+  n <- 400
+  for (K in 2:4) {
+    fam <- mgcv::multinom(K = K)
+    x <- runif(n)
+    X <- do.call(cbind, lapply(seq_len(K), function(k) cbind(1, x, x^2)))
+    attr(X, "lpi") <- lapply(seq_len(K), function(k) (3 * (k - 1) + 1):(3 * k))
+    coef <- rnorm(3 * K) * 0.5
+    y <- sample(0:K, n, replace = TRUE)
+    p <- ncol(X)
+    d1b <- matrix(rnorm(p * 2), p)
+    d2b <- matrix(rnorm(p * 3), p)
+    Hp <- crossprod(matrix(rnorm(p * p), p)) + diag(p)
+    D <- runif(p) + 0.5
+    spec <- gamgpu:::ls_rows_spec(fam)
+    for (deriv in c(0, 1, 3, 4)) {
+      a <- fam$ll(y, X, coef, rep(1, n), fam, deriv = deriv, d1b = d1b, d2b = d2b, Hp = Hp,
+                  rank = p, fh = eigen(Hp, symmetric = TRUE), D = D)
+      b <- gamgpu:::ls_ll_c(spec, y, X, coef, attr(X, "lpi"), NULL, deriv, d1b, d2b,
+                            eigen(Hp, symmetric = TRUE), D)
+      # (at deriv 4 mgcv's multinom() returns its loop index as l, which
+      # gam.fit5() does not read there; gamgpu's is the log likelihood)
+      if (deriv < 4) expect_equal(b$l, a$l, tolerance = 1e-14)
+      if (deriv >= 1) {
+        expect_lt(rel_err(b$lb, a$lb), 1e-14)
+        expect_lt(rel_err(b$lbb, a$lbb), 1e-14)
+      }
+      if (deriv >= 3)
+        expect_lt(rel_err(unlist(lapply(1:2, function(i) b$d1H[, , i])), unlist(a$d1H)), 1e-13)
+      if (deriv >= 4) expect_lt(rel_err(b$trHid2H, a$trHid2H), 1e-13)
+    }
+  }
+  fam <- mgcv::multinom(K = 2)
+  X <- cbind(1, runif(20), 1, runif(20))
+  attr(X, "lpi") <- list(1:2, 3:4)
+  expect_error(gamgpu:::ls_ll_c(gamgpu:::ls_rows_spec(fam), rep(3, 20), X, rep(0.1, 4),
+                                attr(X, "lpi"), NULL, 1, 0, 0, NULL, NULL),
+               "response not in 0 to number of predictors + 1", fixed = TRUE)
+  expect_null(gamgpu:::ls_rows_spec(mgcv::multinom(K = 5)))
+})
+
 test_that("the rows take the predictors' offsets, or the predictors themselves", {
   r <- ls_rows_case("log")
   spec <- gamgpu:::ls_rows_spec(r$fam)
@@ -126,14 +169,16 @@ ls_fit_data <- function(n = 400, seed = 5) {
   d$y <- exp(f) + rnorm(n) * exp(d$x2 - 1.5)
   d$yu <- f - exp(d$x2 - 1.5) * log(-log(runif(n)))
   d$yg <- rgamma(n, shape = 1 / exp(d$x2 - 1), scale = exp(f) * exp(d$x2 - 1))
+  pr <- cbind(1, exp(f - 1), exp(d$x2 - 0.5))
+  d$yc <- apply(pr / rowSums(pr), 1, function(q) sample(0:2, 1, prob = q))
   d
 }
 
-test_that("gaulss(), gumbls() and gammals() fits with gamgpu's rows equal gam()'s", {
+test_that("gaulss(), gumbls(), gammals() and multinom() fits with gamgpu's rows equal gam()'s", {
   d <- ls_fit_data()
   for (fam in list(mgcv::gaulss(), mgcv::gaulss(link = list("log", "logb")), mgcv::gumbls(),
-                   mgcv::gammals())) {
-    y <- switch(fam$family, gumbls = "yu", gammals = "yg", "y")
+                   mgcv::gammals(), mgcv::multinom(K = 2))) {
+    y <- switch(fam$family, gumbls = "yu", gammals = "yg", multinom = "yc", "y")
     fml <- list(stats::reformulate(c("s(x0)", "s(x1)"), y), ~ s(x2))
     b <- mgcv::gam(fml, family = fam, data = d, method = "REML")
     g <- gam_gpu(fml, family = fam, data = d, method = "REML", device = "off")
