@@ -139,7 +139,11 @@ GG_FM double gg_ls_multinom_row(int K, double y, const double *eta, int order, c
                                 const int *i3, double *l1, double *l2, double *l3, double *l4)
 {
     double ee[GG_LS_MAXK];
+#ifdef __CUDACC_RTC__
+    double rs = 0.0;
+#else
     long double rs = 0.0;                          /* (rowSums(): a long double sum) */
+#endif
     for (int k = 0; k < K; k++) {
         ee[k] = exp(eta[k]);
         rs += ee[k];
