@@ -268,9 +268,17 @@ resolve_family <- function(family, env) {
 #'   The same for mgcv's location-scale families \code{gaulss()},
 #'   \code{gammals()}, \code{gumbls()}, \code{gevlss()}, \code{twlss()},
 #'   \code{ziplss()}, \code{shash()} and for \code{multinom()} (the formula a
-#'   list, one per linear predictor, as \code{gam()}'s): the rows'
-#'   derivatives by the family's own \code{ll()}, the products over the rows
-#'   by gamgpu's engine.  Their control settings are gam()'s: \code{trace},
+#'   list, one per linear predictor, as \code{gam()}'s): for
+#'   \code{gaulss()}, \code{gumbls()}, \code{gammals()} and \code{multinom()}
+#'   (up to 5 categories) the rows' log likelihood and its derivatives in
+#'   gamgpu's C too (checked against the family's own \code{ll()} on the
+#'   first rows, which runs instead where they differ), for the others the
+#'   family's own \code{ll()}; the products over the rows by gamgpu's
+#'   engine, over \code{nthreads}; \code{fit$device$ll_rows} says whose
+#'   rows ran ("gamgpu" or "family").  The \code{s()} terms' thin plate
+#'   bases are built by gamgpu's construction (\code{fit$device$tp_bases}:
+#'   how many by gamgpu's and by mgcv's).  Their control settings are
+#'   gam()'s: \code{trace},
 #'   \code{maxit}, \code{epsilon}, \code{nthreads} and \code{newton.tol}
 #'   (newton()'s \code{conv.tol}); \code{chunk.size} and \code{block.rows}
 #'   have no use there (gam() builds X on every row), and \code{hat = FALSE}
