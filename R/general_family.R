@@ -110,24 +110,9 @@ ls_gH <- function(X, jj, l1, l2, i2, l3 = 0, i3 = 0, l4 = 0, i4 = 0, d1b = 0, d2
   p <- ncol(X)
   dm <- function(x) { x <- as.matrix(x); storage.mode(x) <- "double"; x }
   ix <- function(x) { x <- as.integer(x); x }
-  Hm <- NULL
-  if (deriv >= 3) {
-    # the scaled (pseudo-)inverse Hessian D Hp^-1 D of mgcv's expressions
-    # for Xe (gamlss.gH()'s rows times it), p x p: the C takes the rows'
-    # quadratic forms in it (src/family/gamlss_blocks.c)
-    if (is.list(fh)) {
-      d <- fh$values
-      d[d > 0] <- 1 / d[d > 0]
-      d[d <= 0] <- 0
-      Z <- fh$vectors %*% (d * t(fh$vectors))
-    } else {
-      ipiv <- piv <- attr(fh, "pivot")
-      ipiv[piv] <- seq_len(p)
-      Z <- backsolve(fh, forwardsolve(t(fh), diag(p)[piv, , drop = FALSE]))[ipiv, , drop = FALSE]
-    }
-    Hm <- t(D * t(D * Z))
-    storage.mode(Hm) <- "double"
-  }
+  # (the C takes the rows' quadratic forms in D Hp^-1 D, p x p, in place
+  # of mgcv's n K x p Xe: src/family/gamlss_blocks.c)
+  Hm <- if (deriv >= 3) ls_scaled_inverse(fh, D, p)
   if (!is.double(X)) storage.mode(X) <- "double"
   o <- .Call(gg_ls_gh_r, X, lapply(jj, as.integer), dm(l1), dm(l2), ix(i2),
              if (deriv >= 2) dm(l3), if (deriv >= 2) ix(i3),

@@ -58,13 +58,7 @@ test_that("cox.ph()'s ll() equals mgcv's with strata", {
 })
 
 test_that("cox.ph()'s ll() over many rows: mgcv's by either route, whatever the threads", {
-  state <- gamgpu:::.gamgpu_state
-  old <- options(gamgpu.cpu_gram = "gamgpu")
-  on.exit({
-    state$general_threads <- NULL
-    options(old)
-    gamgpu:::cpu_gram_option()
-  })
+  state <- local_general_rows("gamgpu")
   r <- cox_rows(n = 3000, p = 8)
   fam <- mgcv::cox.ph()
   p <- ncol(r$X)

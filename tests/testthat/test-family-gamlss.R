@@ -48,14 +48,7 @@ test_that("gamgpu's gamlss.gH() products equal mgcv's (2 and 3 linear predictors
 })
 
 test_that("the products over many row jobs are mgcv's, whatever the threads and route", {
-  state <- gamgpu:::.gamgpu_state
-  old <- options(gamgpu.cpu_gram = "gamgpu")
-  on.exit({
-    state$general_threads <- NULL
-    options(old)
-    gamgpu:::cpu_gram_option()
-  })
-  gamgpu:::cpu_gram_option()
+  state <- local_general_rows("gamgpu")
   g <- gh_case(3L, n = 3000)                  # (more than one job of rows)
   p <- ncol(g$X)
   M <- 2L
