@@ -8,14 +8,14 @@
 #
 # For the families and links ls_math.h has: gaulss() (its mean's identity,
 # log, inverse or sqrt link, its scale's "logb"), gumbls() and gammals()
-# (each parameter's identity or log link), multinom() with up to 5
-# categories.  At its
+# (each parameter's identity or log link), ziplss() (its identity links),
+# multinom() with up to 5 categories.  At its
 # first call the ll() compares itself with the family's own on a few rows
 # (ls_rows_agree()): where they differ -- an mgcv whose family changed --
 # the family's own ll() runs the whole fit, and fit$device says so.
 
 # ls_math.h's family codes, by mgcv's family name
-ls_family_codes <- c(gaulss = 1L, gumbls = 2L, gammals = 3L, multinom = 4L)
+ls_family_codes <- c(gaulss = 1L, gumbls = 2L, gammals = 3L, multinom = 4L, ziplss = 5L)
 
 # family_math.h's link codes of the links a location-scale row takes
 ls_link_codes <- c(identity = 1L, log = 2L, inverse = 3L, sqrt = 8L, logb = 11L, lb = 12L)

@@ -269,8 +269,8 @@ resolve_family <- function(family, env) {
 #'   \code{gammals()}, \code{gumbls()}, \code{gevlss()}, \code{twlss()},
 #'   \code{ziplss()}, \code{shash()} and for \code{multinom()} (the formula a
 #'   list, one per linear predictor, as \code{gam()}'s): for
-#'   \code{gaulss()}, \code{gumbls()}, \code{gammals()} and \code{multinom()}
-#'   (up to 5 categories) the rows' log likelihood and its derivatives in
+#'   \code{gaulss()}, \code{gumbls()}, \code{gammals()}, \code{ziplss()} and
+#'   \code{multinom()} (up to 5 categories) the rows' log likelihood and its derivatives in
 #'   gamgpu's C too (checked against the family's own \code{ll()} on the
 #'   first rows, which runs instead where they differ), for the others the
 #'   family's own \code{ll()}; the products over the rows by gamgpu's

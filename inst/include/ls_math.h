@@ -21,6 +21,9 @@
 #define GG_LS_GUMBLS  2
 #define GG_LS_GAMMALS 3
 #define GG_LS_MULTINOM 4        /* K + 1 categories; its rows' derivatives are in eta */
+#define GG_LS_ZIPLSS  5
+
+#define GG_LS_LOG_XMAX 709.782712893384        /* log(DBL_MAX) */
 
 #define GG_LS_MAXK 4            /* predictors a row takes */
 #define GG_LS_MAX2 10           /* packed derivatives at GG_LS_MAXK */
@@ -215,6 +218,126 @@ GG_FM double gg_ls_multinom_row(int K, double y, const double *eta, int order, c
     return l0;
 }
 
+/* ziplss(): mgcv's zipll() and its helpers l1ee(), lee1(), lde(), ldg()
+ * for one row, their branches as mgcv takes them; m = (g, eta), g the log
+ * Poisson mean and eta the zero-inflation predictor (both identity links) */
+GG_FM double gg_ls_l1ee(double x)
+{
+    if (x < -GG_LS_LOG_XMAX) return x;
+    const double ex = exp(x);
+    if (x < GG_FM_LOG_EPS / 3.0) return log(ex - (ex * ex) / 2.0 + pow(ex, 3.0) / 6.0);
+    return log(1.0 - exp(-ex));
+}
+
+GG_FM double gg_ls_lee1(double x)
+{
+    const double ex = exp(x);
+    if (x > log(GG_LS_LOG_XMAX)) return ex;
+    if (x < -GG_LS_LOG_XMAX) return x;
+    if (x < GG_FM_LOG_EPS / 3.0) return log(ex + (ex * ex) / 2.0 + pow(ex, 3.0) / 6.0);
+    return log(exp(ex) - 1.0);
+}
+
+/* lde(): the derivatives of l1ee(eta) (order >= 2: l3, >= 4: l4) */
+GG_FM void gg_ls_lde(double eta, int order, double *d)
+{
+    const int ind = eta < GG_FM_LOG_EPS / 3.0;
+    const double et = exp(eta);
+    double l1, l2, b = 0.0;
+    if (ind) {
+        b = -et * (1.0 + et / 6.0) / 2.0;
+        l1 = 1.0 + b;
+    } else l1 = et / (exp(et) - 1.0);
+    if (eta > GG_LS_LOG_XMAX) l1 = 0.0;
+    l2 = ind ? -b * (1.0 + et + b) - et : l1 * ((1.0 - et) - l1);
+    if (eta > GG_LS_LOG_XMAX) l2 = 0.0;
+    d[0] = l1;
+    d[1] = l2;
+    if (order >= 2) {
+        const double a = 1.0 - et;
+        double l3 = ind ? l1 * (-3.0 * et + et * et - 3.0 * (-et + b - et * b) + 2.0 * b * (2.0 + b))
+                        : l1 * (a * a - et - 3.0 * a * l1 + 2.0 * (l1 * l1));
+        if (eta > GG_LS_LOG_XMAX / 2.0) l3 = 0.0;
+        d[2] = l3;
+    }
+    if (order >= 4) {
+        const double a = 1.0 - et;
+        double l4 = l1 * ((3.0 * et - 4.0) * et + 4.0 * et * l1 + pow(a, 3.0) -
+                          7.0 * (a * a) * l1 + 12.0 * a * (l1 * l1) - 6.0 * pow(l1, 3.0));
+        if (eta > GG_LS_LOG_XMAX / 3.0) l4 = 0.0;
+        if (ind)
+            l4 = l1 * (4.0 * l1 * et - pow(et, 3.0) - b - 7.0 * b * (et * et) - et * et -
+                       5.0 * et - 10.0 * b * et - 12.0 * et * (b * b) - 6.0 * (b * b) -
+                       6.0 * pow(b, 3.0));
+        d[3] = l4;
+    }
+}
+
+/* ldg(): the derivatives of -lee1(g) + y g's g part (l1 .. l4) */
+GG_FM void gg_ls_ldg(double g, int order, double *d)
+{
+    const double eg = exp(g);
+    const double a = g > GG_FM_LOG_EPS / 3.0 ? eg / (1.0 - exp(-eg))
+                                              : 1.0 + eg / 2.0 + (eg * eg) / 12.0;
+    const int ind = g < GG_FM_LOG_EPS / 3.0, ii = g > log(GG_LS_LOG_XMAX) + 1.0;
+    const double b = ind ? eg * (1.0 + eg / 6.0) / 2.0 : 0.0;
+    double l2 = ind ? a * (b - eg) : a * (a - eg - 1.0);
+    if (ii) l2 = -exp(g);
+    double l3 = 0.0, l4 = 0.0;
+    if (order >= 2) {
+        l3 = ind ? a * (-b - 2.0 * (b * b) + 3.0 * b * eg - eg * eg)
+                 : a * (a * (-2.0 * a + 3.0 * (eg + 1.0)) - 3.0 * eg - eg * eg - 1.0);
+        if (ii) l3 = -exp(g);
+    }
+    if (order >= 4) {
+        l4 = ind ? a * (6.0 * b * (3.0 + 3.0 * b + b * b) - 12.0 * eg * (1.0 + 2.0 * b + b * b) -
+                        12.0 * b * (2.0 - b) + 4.0 * eg * (1.0 + b) +
+                        7.0 * (eg * eg + 2.0 * eg + b * (eg * eg) + 2.0 * b * eg + b) -
+                        (4.0 + 3.0 * eg) * eg - eg * (3.0 + 3.0 * eg + eg * eg))
+                 : a * (6.0 * pow(a, 3.0) - 12.0 * (eg + 1.0) * (a * a) + 4.0 * eg * a +
+                        7.0 * ((eg + 1.0) * (eg + 1.0)) * a - (4.0 + 3.0 * eg) * eg -
+                        pow(eg + 1.0, 3.0));
+        if (ii) l4 = -exp(g);
+    }
+    double l1 = -a;
+    const double ghi = GG_LS_LOG_XMAX / 5.0;
+    if (g > ghi) l1 = l2 = l3 = l4 = -exp(ghi);
+    d[0] = l1;
+    d[1] = l2;
+    d[2] = l3;
+    d[3] = l4;
+}
+
+GG_FM double gg_ls_ziplss_row(double y, const double *m, int order, double *l1, double *l2,
+                              double *l3, double *l4)
+{
+    const double g = m[0], eta = m[1], et = exp(eta);
+    const int zero = y == 0.0;
+    const double l0 = zero ? -et : gg_ls_l1ee(eta) + y * g - gg_ls_lee1(g) - GG_FM_LGAMMA(y + 1.0);
+    if (order < 1) return l0;
+    double le[4] = {0, 0, 0, 0}, lg[4] = {0, 0, 0, 0};
+    if (!zero) {
+        gg_ls_lde(eta, order, le);
+        gg_ls_ldg(g, order, lg);
+    }
+    l1[0] = zero ? 0.0 : y + lg[0];
+    l1[1] = zero ? l0 : le[0];
+    l2[0] = zero ? 0.0 : lg[1];
+    l2[1] = 0.0;
+    l2[2] = zero ? l0 : le[1];
+    if (order >= 2) {
+        l3[0] = zero ? 0.0 : lg[2];
+        l3[1] = l3[2] = 0.0;
+        l3[3] = zero ? l0 : le[2];
+    }
+    if (order >= 4) {
+        l4[0] = zero ? 0.0 : lg[3];
+        l4[1] = l4[2] = l4[3] = 0.0;
+        l4[4] = zero ? l0 : le[3];
+    }
+    return l0;
+}
+
 /* mgcv's gamlss.etamu() for one row: the derivatives in the linear
  * predictors (d1 .. d4) from those in the parameters (l1 .. l4) and the
  * links' ig1 = dmu/deta, g2, g3, g4 (d^k eta / dmu^k); deriv 0: d1, d2;
@@ -350,6 +473,7 @@ GG_FM double gg_ls_row(int fam, int K, const gg_fm_link *links, double y, const 
     case GG_LS_GAULSS: l0 = gg_ls_gaulss_row(y, m, order, l1, l2, l3, l4); break;
     case GG_LS_GUMBLS: l0 = gg_ls_gumbls_row(y, m, order, l1, l2, l3, l4); break;
     case GG_LS_GAMMALS: l0 = gg_ls_gammals_row(y, m, order, l1, l2, l3, l4); break;
+    case GG_LS_ZIPLSS: l0 = gg_ls_ziplss_row(y, m, order, l1, l2, l3, l4); break;
     default: return GG_FM_NAN;
     }
     if (deriv < 1) return l0;

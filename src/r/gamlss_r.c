@@ -154,7 +154,7 @@ SEXP gg_ls_ll_r(SEXP y, SEXP X, SEXP coef, SEXP jj, SEXP fam, SEXP links, SEXP l
     if (deriv == 2) gg_abort("gamgpu_bad_input", "deriv 2 of the location-scale ll() is mgcv's");
     m.y = dmat(y, n, 1, "y");
     m.coef = dmat(coef, p, 1, "coef");
-    m.fam = gg_as_int(fam, "the family code", 1, 4, "gamgpu_bad_input");
+    m.fam = gg_as_int(fam, "the family code", 1, 5, "gamgpu_bad_input");
     if (!Rf_isInteger(links) || XLENGTH(links) != K || !Rf_isReal(link_par) ||
         XLENGTH(link_par) != K)
         gg_abort("gamgpu_bad_input", "links and link_par must give one link per predictor");

@@ -5,7 +5,9 @@
 # and gradient equal to mgcv's to the bit, Hessian 5e-19 - 9e-16
 # relative, d1H 1.3e-15, the traces 2e-16, for each of the links;
 # gammals's (digamma and its kin by gamgpu's series) 4e-16 - 6e-16;
-# multinom's (K = 2 .. 4) to the bit, 5e-16 - 1.4e-15.
+# multinom's (K = 2 .. 4) to the bit, 5e-16 - 1.4e-15; ziplss's to the bit
+# up to 3e-13 (l, where lgamma(y + 1) of counts near e^8 is libm's) and
+# 1.1e-14 (lbb) in zipll()'s extreme branches.
 
 ls_rows_case <- function(link, n = 500, seed = 1) {
   set.seed(seed)
@@ -91,6 +93,37 @@ test_that("gumbls()'s and gammals()'s rows in C equal the families' ll()", {
   }
 })
 
+test_that("ziplss()'s rows in C equal its ll(), in each of zipll()'s branches", {
+  set.seed(6)
+  n <- 600
+  fam <- mgcv::ziplss()
+  x <- runif(n)
+  z <- runif(n)
+  X <- cbind(1, x, x^2, 1, z)
+  attr(X, "lpi") <- list(1:3, 4:5)
+  p <- ncol(X)
+  # (moderate predictors; large ones; the series of tiny ones; a Poisson
+  # mean of e^8, whose lgamma(y + 1) is R's lgammafn() there, libm's here)
+  for (coef in list(c(0.5, 0.3, -0.2, -0.4, 0.3), c(2, 1, 0, 3, -1), c(-14, 0, 0, -13, 0),
+                    c(8, 0, 0, 1, 0))) {
+    g <- drop(X[, 1:3] %*% coef[1:3])
+    e <- drop(X[, 4:5] %*% coef[4:5])
+    y <- ifelse(runif(n) < 1 - exp(-exp(e)), rpois(n, exp(g)), 0)
+    d1b <- matrix(rnorm(p * 2), p)
+    d2b <- matrix(rnorm(p * 3), p)
+    Hp <- crossprod(matrix(rnorm(p * p), p)) + diag(p)
+    D <- runif(p) + 0.5
+    spec <- gamgpu:::ls_rows_spec(fam)
+    for (deriv in c(0, 1, 3, 4)) {
+      a <- fam$ll(y, X, coef, rep(1, n), fam, deriv = deriv, d1b = d1b, d2b = d2b, Hp = Hp,
+                  rank = p, fh = eigen(Hp, symmetric = TRUE), D = D)
+      b <- gamgpu:::ls_ll_c(spec, y, X, coef, attr(X, "lpi"), NULL, deriv, d1b, d2b,
+                            eigen(Hp, symmetric = TRUE), D)
+      expect_ls_ll_equal(b, a, deriv, 2L, tol = 1e-12)
+    }
+  }
+})
+
 test_that("multinom()'s rows in C equal its ll() for 3, 4 and 5 categories", {
   set.seed(4)
   n <- 400
@@ -151,7 +184,7 @@ test_that("bad input to the rows is a classed error", {
   expect_error(gamgpu:::ls_ll_c(replace(spec, "code", 9L), r$y, r$X, r$coef,
                                 attr(r$X, "lpi"), NULL, 0, 0, 0, NULL, NULL),
                class = "gamgpu_bad_input")
-  expect_null(gamgpu:::ls_rows_spec(mgcv::ziplss()))
+  expect_null(gamgpu:::ls_rows_spec(mgcv::gevlss()))
 })
 
 ls_fit_data <- function(n = 400, seed = 5) {
@@ -163,14 +196,15 @@ ls_fit_data <- function(n = 400, seed = 5) {
   d$yg <- rgamma(n, shape = 1 / exp(d$x2 - 1), scale = exp(f) * exp(d$x2 - 1))
   pr <- cbind(1, exp(f - 1), exp(d$x2 - 0.5))
   d$yc <- apply(pr / rowSums(pr), 1, function(q) sample(0:2, 1, prob = q))
+  d$yz <- ifelse(runif(n) < plogis(2 * d$x2 - 0.5), rpois(n, exp(f)), 0)
   d
 }
 
-test_that("gaulss(), gumbls(), gammals() and multinom() fits with gamgpu's rows equal gam()'s", {
+test_that("gaulss(), gumbls(), gammals(), multinom() and ziplss() fits with gamgpu's rows equal gam()'s", {
   d <- ls_fit_data()
   for (fam in list(mgcv::gaulss(), mgcv::gaulss(link = list("log", "logb")), mgcv::gumbls(),
-                   mgcv::gammals(), mgcv::multinom(K = 2))) {
-    y <- switch(fam$family, gumbls = "yu", gammals = "yg", multinom = "yc", "y")
+                   mgcv::gammals(), mgcv::multinom(K = 2), mgcv::ziplss())) {
+    y <- switch(fam$family, gumbls = "yu", gammals = "yg", multinom = "yc", ziplss = "yz", "y")
     fml <- list(stats::reformulate(c("s(x0)", "s(x1)"), y), ~ s(x2))
     b <- mgcv::gam(fml, family = fam, data = d, method = "REML")
     g <- gam_gpu(fml, family = fam, data = d, method = "REML", device = "off")
