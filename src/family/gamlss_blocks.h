@@ -4,7 +4,7 @@
 #ifndef GAMGPU_GAMLSS_BLOCKS_H
 #define GAMGPU_GAMLSS_BLOCKS_H
 
-#include "family_gamlss.h"
+#include "ls_rows.h"
 #include "status.h"
 
 /* One product A = X_a' diag(w) X_b (ncol[a] x ncol[b], column-major; both
