@@ -66,10 +66,11 @@ ls_scaled_inverse <- function(fh, D, p) {
   Hm
 }
 
-# gamgpu's ll() for a family ls_rows_spec() takes, with mgcv's arguments and
-# results; in an environment (ls_rows_ll()) holding the spec, the family's
-# own ll() (`own`, reading gamgpu's gamlss.gH()) for what the C does not
-# take -- a discrete X, ncv, the sandwich, deriv 2 -- and the counters.
+# gamgpu's ll() for a family ls_rows_spec() takes, with mgcv's arguments
+# and results; in an environment (general_family_with_ll()) holding the
+# spec, the family's own ll() (`own`, reading gamgpu's gamlss.gH()) for
+# what the C does not take -- a discrete X, ncv, the sandwich, deriv 2, an
+# X without its "lpi" -- and the counters.
 ls_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2b = 0,
                   Hp = NULL, rank = 0, fh = NULL, D = NULL, eta = NULL, ncv = FALSE,
                   sandwich = FALSE) {
