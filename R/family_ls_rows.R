@@ -44,7 +44,10 @@ ls_rows_spec <- function(family) {
       par[k] <- inv(-Inf)
     }
   }
-  list(code = unname(code), links = unname(ls_link_codes[links]), link_par = par)
+  # (mgcv's index arrays of the packed derivatives, made once for the fit)
+  tri <- mgcv::trind.generator(length(links))
+  list(code = unname(code), links = unname(ls_link_codes[links]), link_par = par,
+       i2 = as.integer(tri$i2), i3 = as.integer(tri$i3), i4 = as.integer(tri$i4))
 }
 
 # The p x p scaled (pseudo-)inverse Hessian D Hp^-1 D of mgcv's expressions
@@ -118,12 +121,11 @@ ls_ll_c <- function(spec, y, X, coef, jj, offset, deriv, d1b, d2b, fh, D, eta = 
     y <- round(y)
     if (min(y) < 0 || max(y) > K) stop("response not in 0 to number of predictors + 1")
   }
-  tri <- mgcv::trind.generator(K)
   dm <- function(x) { x <- as.matrix(x); storage.mode(x) <- "double"; x }
   .Call(gg_ls_ll_r, as.double(y), X, as.double(coef), lapply(jj, as.integer), spec$code,
         as.integer(spec$links), as.double(spec$link_par), offs,
         if (!is.null(eta)) dm(eta), as.integer(deriv),
-        as.integer(tri$i2), as.integer(tri$i3), as.integer(tri$i4),
+        spec$i2, spec$i3, spec$i4,
         if (deriv >= 3) dm(d1b), if (deriv >= 4) dm(d2b),
         if (deriv >= 4) ls_scaled_inverse(fh, D, p), general_family_threads())
 }
