@@ -93,12 +93,19 @@ ls_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2b
     env$checked <- TRUE
     if (!ls_rows_agree(env, y, X, coef, wt, family, offset)) {
       env$use_c <- FALSE
+      if (!is.null(env$device))
+        ls_device_refused(env$device, sprintf(paste("gamgpu's %s() rows differed from the",
+                                                    "family's own on the first rows (another",
+                                                    "mgcv release?): the family's own ll() ran",
+                                                    "on the CPU"), family$family[1L]))
       return(sys.function()(y, X, coef, wt, family, offset, deriv, d1b, d2b, Hp, rank, fh, D,
                             eta))
     }
   }
   t0 <- proc.time()[["elapsed"]]
-  o <- ls_ll_c(env$spec, y, X, coef, jj, offset, deriv, d1b, d2b, fh, D, eta)
+  o <- if (!is.null(env$device) && is.null(eta))
+    ls_ll_session(env$device, env$spec, y, X, coef, jj, offset, deriv, d1b, d2b, fh, D)
+  else ls_ll_c(env$spec, y, X, coef, jj, offset, deriv, d1b, d2b, fh, D, eta)
   counts <- env$.gg_counts
   counts$calls <- counts$calls + 1L
   counts$seconds <- counts$seconds + (proc.time()[["elapsed"]] - t0)
@@ -107,27 +114,107 @@ ls_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2b
        d2H = NULL, trHid2H = o$trHid2H)
 }
 
+# ll()'s offsets as the C takes them: a list of K, each NULL or a double
+# n-vector
+ls_offsets <- function(offset, K)
+  lapply(seq_len(K), function(k) {
+    o <- if (!is.null(offset) && length(offset) >= k) offset[[k]]
+    if (is.null(o)) NULL else as.double(o)
+  })
+
+# the response as the rows take it (multinom()'s ll() rounds its classes
+# and refuses others, in its own words)
+ls_response <- function(spec, y, K) {
+  if (spec$code == ls_family_codes[["multinom"]]) {
+    y <- round(y)
+    if (min(y) < 0 || max(y) > K) stop("response not in 0 to number of predictors + 1")
+  }
+  as.double(y)
+}
+
+ls_dmat <- function(x) { x <- as.matrix(x); storage.mode(x) <- "double"; x }
+
 # The C's ll() (src/family/family_ls.c) on mgcv's arguments.
 ls_ll_c <- function(spec, y, X, coef, jj, offset, deriv, d1b, d2b, fh, D, eta = NULL) {
   K <- length(jj)
   p <- ncol(X)
   if (!is.double(X)) storage.mode(X) <- "double"
-  offs <- lapply(seq_len(K), function(k) {
-    o <- if (!is.null(offset) && length(offset) >= k) offset[[k]]
-    if (is.null(o)) NULL else as.double(o)
-  })
-  if (spec$code == ls_family_codes[["multinom"]]) {
-    # (multinom()'s ll() refuses such rows, in its own words)
-    y <- round(y)
-    if (min(y) < 0 || max(y) > K) stop("response not in 0 to number of predictors + 1")
-  }
-  dm <- function(x) { x <- as.matrix(x); storage.mode(x) <- "double"; x }
-  .Call(gg_ls_ll_r, as.double(y), X, as.double(coef), lapply(jj, as.integer), spec$code,
-        as.integer(spec$links), as.double(spec$link_par), offs,
-        if (!is.null(eta)) dm(eta), as.integer(deriv),
+  .Call(gg_ls_ll_r, ls_response(spec, y, K), X, as.double(coef), lapply(jj, as.integer),
+        spec$code, as.integer(spec$links), as.double(spec$link_par), ls_offsets(offset, K),
+        if (!is.null(eta)) ls_dmat(eta), as.integer(deriv),
         spec$i2, spec$i3, spec$i4,
-        if (deriv >= 3) dm(d1b), if (deriv >= 4) dm(d2b),
+        if (deriv >= 3) ls_dmat(d1b), if (deriv >= 4) ls_dmat(d2b),
         if (deriv >= 4) ls_scaled_inverse(fh, D, p), general_family_threads())
+}
+
+# The C's ll() on a model session's X and y (R/session.R): on the GPU for a
+# device fit, X resident in its memory from the first call on an X to the
+# next X that differs (gam.fit5() hands ll() the same X, or an equal copy
+# of it, through a fit, until it drops columns or the fit ends).  dev: an
+# environment with the device plan, control, the session (ses) and the X
+# last found equal to its own (alias); the rows' l0 is not returned (NULL:
+# gam.fit5() does not read it).
+ls_ll_session <- function(dev, spec, y, X, coef, jj, offset, deriv, d1b, d2b, fh, D) {
+  K <- length(jj)
+  p <- ncol(X)
+  if (!is.double(X)) storage.mode(X) <- "double"
+  if (is.null(dev$ses) || !.Call(gg_session_same_x_r, dev$ses$ptr, X, dev$alias)) {
+    ls_session_close(dev)
+    dev$ses <- model_session(X, ls_response(spec, y, K), rep(1, nrow(X)), NULL, dev$plan,
+                             dev$control, unit_weights = TRUE)
+    dev$loads <- dev$loads + 1L
+  }
+  dev$alias <- X
+  .Call(gg_ls_session_ll_r, dev$ses$ptr, as.double(coef), lapply(jj, as.integer), spec$code,
+        as.integer(spec$links), as.double(spec$link_par), ls_offsets(offset, K),
+        as.integer(deriv), spec$i2, spec$i3, spec$i4,
+        if (deriv >= 3) ls_dmat(d1b), if (deriv >= 4) ls_dmat(d2b),
+        if (deriv >= 4) ls_scaled_inverse(fh, D, p))
+}
+
+# Close dev's session, keeping what it reports (where it ran, its fallback,
+# its seconds) for fit$device: the last session's, a fallback once seen kept.
+ls_session_close <- function(dev) {
+  if (is.null(dev$ses)) return(invisible())
+  info <- dev$ses$info()
+  dev$backends <- union(dev$backends, info$backend)
+  # (a session that left the device: the fit's next ones open on the CPU)
+  if (nzchar(info$fallback)) {
+    dev$fallback <- info$fallback
+    dev$plan$mode <- 0L
+  }
+  dev$seconds <- dev$seconds + c(transfer = info$t_transfer, rows = info$t_rows)
+  dev$ses$close()
+  dev$ses <- NULL
+  dev$alias <- NULL
+  invisible()
+}
+
+# Where a device fit's rows cannot run on the device after all: under
+# device = "required" a classed error, under "auto" a recorded fallback.
+ls_device_refused <- function(dev, why) {
+  if (dev$policy == "required")
+    gamgpu_abort("gamgpu_device_unavailable",
+                 sprintf("device = \"required\", but %s; use device = \"auto\" or \"off\"",
+                         why), call = NULL)
+  record_fallback("general_family", why)
+  dev$fallback <- why
+  dev$plan <- list(mode = 0L, ordinal = dev$plan$ordinal)
+  invisible()
+}
+
+# A location-scale fit's device state (ls_ll_session()) for the device
+# policy, plan and control of gam_gpu()'s call.
+ls_device_state <- function(policy, plan, control) {
+  dev <- new.env(parent = emptyenv())
+  dev$policy <- policy
+  dev$plan <- plan
+  dev$control <- control
+  dev$loads <- 0L
+  dev$backends <- character()
+  dev$seconds <- c(transfer = 0, rows = 0)
+  dev$fallback <- ""
+  dev
 }
 
 # Whether the C's ll() equals the family's own on the first rows (at most

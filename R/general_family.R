@@ -142,7 +142,7 @@ general_family_threads <- function() {
 # family's own ll() (its rows' derivatives are its own code) reading
 # gamgpu's ls_gH() in gamlss.gH()'s place.  Either in an environment that
 # counts the calls and seconds of gamgpu's part.
-general_family_with_ll <- function(family, name) {
+general_family_with_ll <- function(family, name, device = NULL) {
   counts <- new.env(parent = asNamespace("gamgpu"))
   counts$calls <- 0L
   counts$seconds <- 0
@@ -168,6 +168,7 @@ general_family_with_ll <- function(family, name) {
       lenv$use_c <- TRUE
       lenv$checked <- FALSE
       lenv$.gg_counts <- counts
+      lenv$device <- device
       ll <- ls_ll
       environment(ll) <- lenv
     }
@@ -226,14 +227,22 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
                                "always computes the leverages; drop hat"), name))
   policy <- check_policy(device)
   cpu_gram_option()
+  # (the location-scale rows gamgpu's C has run on the device: a model
+  # session's, R/family_ls_rows.R; the others' on the CPU)
+  dev <- NULL
   why <- sprintf("%s()'s rows have no device kernels yet: the CPU engine ran them", name)
-  if (policy == "required")
+  if (policy != "off" && name != "cox.ph" && !is.null(ls_rows_spec(family))) {
+    dev <- ls_device_state(policy, device_plan(device, "general_family"), control)
+    on.exit(ls_session_close(dev), add = TRUE)
+  } else if (policy == "required") {
     gamgpu_abort("gamgpu_device_unavailable",
                  sprintf("device = \"required\", but %s; use device = \"auto\" or \"off\"", why),
                  call = NULL)
-  if (policy == "auto") record_fallback("general_family", why)
+  } else if (policy == "auto") {
+    record_fallback("general_family", why)
+  }
 
-  fam <- general_family_with_ll(family, name)
+  fam <- general_family_with_ll(family, name, dev)
   gcall <- cl
   gcall[[1L]] <- quote(mgcv::gam)
   drop_args <- c("device", "control", "chunk.size", "rho", "AR.start", "discrete", "nthreads",
@@ -257,7 +266,7 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
   if (!is.null(dots$G)) {
     # (gam()'s setup object: its family, with gamgpu's ll())
     G <- dots$G
-    G$family <- general_family_with_ll(G$family, name)
+    G$family <- general_family_with_ll(G$family, name, dev)
     gcall$G <- G
     gcall$family <- NULL
   }
@@ -278,10 +287,17 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
   object$call <- cl
   if (dots$gc.level > 0) gc()
   t2 <- proc.time()[["elapsed"]]
+  backend <- "cpu"
+  if (!is.null(dev)) {
+    ls_session_close(dev)
+    if (identical(dev$backends, "cuda") && !nzchar(dev$fallback)) backend <- "cuda"
+    else if (nzchar(dev$fallback)) why <- dev$fallback
+  }
   object$device <- list(
-    backend = "cpu",
-    reason = device_reason(policy, "cpu", why),
-    placement = "host",
+    backend = backend,
+    reason = device_reason(policy, backend, why),
+    placement = if (backend == "cuda") "device (resident or streamed, a model session per X)"
+                else "host",
     model_matrix = "matrix",
     model_matrix_reason = sprintf("gam()'s own setup built X on every row (%s(), a general family)",
                                   name),
@@ -308,6 +324,11 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
     # post-processing, of which ll_seconds in gamgpu's ll()
     timings = c(setup = t1 - t0, selection = 0, iterations = t2 - t1, postproc = 0),
     ll_seconds = ll_env$seconds,
+    # a device fit's location-scale rows: X's loads into a model session
+    # (one per distinct X gam.fit5() hands ll()) and the sessions' seconds
+    # in copies and in the rows' work
+    ll_sessions = if (!is.null(dev)) dev$loads,
+    ll_session_seconds = if (!is.null(dev)) dev$seconds,
     # (cox.ph()'s Gram products go through gg_cpu_gram(); the location-scale
     # products are BLAS calls of mgcv's own shape, not Gram products)
     cpu_gram = if (name == "cox.ph") cpu_gram_note(length(object$coefficients)))

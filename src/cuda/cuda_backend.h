@@ -61,4 +61,10 @@ int gg_cuda_backend_open(gg_backend *be, int ordinal, gg_status *st);
 /* cuda_outer.c: gam()'s outer iteration's rows on the device */
 extern const gg_outer_ops gg_cuda_outer_ops;
 
+/* cuda_ls.c: a location-scale family's ll() on the device (backend.h:
+ * ops->ls_ll) */
+int gg_cuda_ls_ll(gg_backend *be, const struct gg_ls_model *m, int deriv, const double *d1b,
+                  int M, const double *d2b, const double *Hm, double *l, double *lb,
+                  double *lbb, double *d1H, double *trd2H, gg_status *st);
+
 #endif

@@ -1,7 +1,7 @@
 /* cuda_open.c -- the device backend put together: cuda_backend.c's
- * row-wise operations with cuda_outer.c's rows of gam()'s outer iteration,
- * which are built on them.  Kept apart so that neither of the two files
- * needs the other's symbols both ways.  Compiled only with CUDA. */
+ * row-wise operations with cuda_outer.c's rows of gam()'s outer iteration
+ * and cuda_ls.c's location-scale ll(), which are built on them.  Kept
+ * apart so that no two of the files need each other's symbols both ways.  Compiled only with CUDA. */
 #include "cuda_backend.h"
 
 #include <pthread.h>
@@ -13,6 +13,7 @@ static void assemble(void)
 {
     device_ops = gg_cuda_row_ops;
     device_ops.outer = &gg_cuda_outer_ops;
+    device_ops.ls_ll = gg_cuda_ls_ll;
 }
 
 int gg_backend_cuda_init(gg_backend *be, int ordinal, gg_status *st)

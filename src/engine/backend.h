@@ -74,6 +74,8 @@ typedef struct gg_backend gg_backend;
 /* gam()'s outer iteration's rows kept where the backend computes
  * (outer_rows.h) */
 typedef struct gg_outer_ops gg_outer_ops;
+/* a location-scale family's model (family_ls.h) */
+struct gg_ls_model;
 
 
 typedef struct gg_backend_ops {
@@ -160,6 +162,14 @@ typedef struct gg_backend_ops {
      * with set_rows(), xmul() and xtmul() (the CPU backend, whose memory
      * is the host's). */
     const gg_outer_ops *outer;
+
+    /* A location-scale family's ll() (family_ls.h: gg_ls_ll()'s meaning,
+     * without the rows' l0) over the backend's X and y, m's X and y not
+     * read: where the backend keeps its rows (the device's), or NULL: the
+     * caller runs gg_ls_ll() on the host's X. */
+    int (*ls_ll)(gg_backend *self, const struct gg_ls_model *m, int deriv, const double *d1b,
+                 int M, const double *d2b, const double *Hm, double *l, double *lb,
+                 double *lbb, double *d1H, double *trd2H, gg_status *st);
 } gg_backend_ops;
 
 struct gg_backend {

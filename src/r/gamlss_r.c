@@ -1,9 +1,12 @@
 /* gamlss_r.c -- R glue of the location-scale families' products
  * (family_gamlss.c), gamgpu's gamlss.gH() for a model matrix, and of their
- * ll() over the rows (family_ls.c) (R/general_family.R, R/family_ls_rows.R). */
+ * ll() over the rows (family_ls.c) -- on X in R's memory, or on a model
+ * session's X, on its device where it has one (cuda_ls.c)
+ * (R/general_family.R, R/family_ls_rows.R). */
 #include <R.h>
 #include <Rinternals.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "errors_r.h"
@@ -11,6 +14,7 @@
 #include "family_ls.h"
 #include "gamlss_r.h"
 #include "interrupt_r.h"
+#include "session_r.h"
 #include "sexp_r.h"
 #include "threads.h"
 
@@ -48,14 +52,10 @@ static const int *index0(SEXP x, R_xlen_t len, R_xlen_t hi, const char *what)
     return out;
 }
 
-/* r's X, n, p, K and columns from X (n x p) and jj (list of K integer
- * vectors: the predictors' columns, 1-based) */
-static void read_model_matrix(SEXP X, SEXP jj, gg_ls_rows *r)
+/* r's K and columns from jj (list of K integer vectors: the predictors'
+ * columns, 1-based, within X's p) */
+static void read_columns(SEXP jj, int p, gg_ls_rows *r)
 {
-    if (!Rf_isReal(X) || !Rf_isMatrix(X))
-        gg_abort("gamgpu_bad_input", "the location-scale products' X must be a double matrix");
-    SEXP dim = Rf_getAttrib(X, R_DimSymbol);
-    const int p = INTEGER(dim)[1];
     if (TYPEOF(jj) != VECSXP || XLENGTH(jj) < 1 || XLENGTH(jj) > 64)
         gg_abort("gamgpu_bad_input", "jj must be a list of 1 to 64 index vectors");
     const int K = (int) XLENGTH(jj);
@@ -66,13 +66,22 @@ static void read_model_matrix(SEXP X, SEXP jj, gg_ls_rows *r)
         ncol[k] = (int) XLENGTH(c);
         cols[k] = index0(c, ncol[k], p, "jj");
     }
-    memset(r, 0, sizeof *r);
-    r->X = REAL(X);
-    r->n = (size_t) INTEGER(dim)[0];
     r->p = p;
     r->K = K;
     r->cols = cols;
     r->ncol = ncol;
+}
+
+/* r's X, n, p, K and columns from X (n x p) and jj */
+static void read_model_matrix(SEXP X, SEXP jj, gg_ls_rows *r)
+{
+    if (!Rf_isReal(X) || !Rf_isMatrix(X))
+        gg_abort("gamgpu_bad_input", "the location-scale products' X must be a double matrix");
+    SEXP dim = Rf_getAttrib(X, R_DimSymbol);
+    memset(r, 0, sizeof *r);
+    read_columns(jj, INTEGER(dim)[1], r);
+    r->X = REAL(X);
+    r->n = (size_t) INTEGER(dim)[0];
 }
 
 /* X (n x p), jj (list of K integer vectors: the predictors' columns),
@@ -134,6 +143,92 @@ SEXP gg_ls_gh_r(SEXP X, SEXP jj, SEXP l1, SEXP l2, SEXP i2, SEXP l3, SEXP i3, SE
     return out;
 }
 
+/* The arguments of a location-scale ll() beside X, y and eta: the model
+ * m (its rows' n, p, K and columns already read), deriv, M, d1b, d2b, Hm. */
+typedef struct ls_args {
+    gg_ls_model   m;
+    int           deriv, M;
+    const double *d1b, *d2b, *Hm;
+} ls_args;
+
+static void read_ll_args(ls_args *a, SEXP coef, SEXP fam, SEXP links, SEXP link_par,
+                         SEXP offsets, SEXP deriv_, SEXP i2, SEXP i3, SEXP i4, SEXP d1b,
+                         SEXP d2b, SEXP Hm)
+{
+    gg_ls_model *m = &a->m;
+    gg_ls_rows *r = &m->rows;
+    const R_xlen_t n = (R_xlen_t) r->n;
+    const int p = r->p, K = r->K;
+    a->deriv = gg_as_int(deriv_, "deriv", 0, 4, "gamgpu_bad_input");
+    if (a->deriv == 2) gg_abort("gamgpu_bad_input", "deriv 2 of the location-scale ll() is mgcv's");
+    m->coef = dmat(coef, p, 1, "coef");
+    m->fam = gg_as_int(fam, "the family code", 1, 5, "gamgpu_bad_input");
+    if (!Rf_isInteger(links) || XLENGTH(links) != K || !Rf_isReal(link_par) ||
+        XLENGTH(link_par) != K)
+        gg_abort("gamgpu_bad_input", "links and link_par must give one link per predictor");
+    gg_fm_link *lk = (gg_fm_link *) R_alloc((size_t) K, sizeof(gg_fm_link));
+    for (int k = 0; k < K; k++) {
+        lk[k].code = INTEGER(links)[k];
+        lk[k].power = REAL(link_par)[k];
+    }
+    m->links = lk;
+    if (TYPEOF(offsets) != VECSXP || XLENGTH(offsets) != K)
+        gg_abort("gamgpu_bad_input", "offsets must be a list with one entry per predictor");
+    const double **off = (const double **) R_alloc((size_t) K, sizeof(double *));
+    for (int k = 0; k < K; k++) {
+        SEXP o = VECTOR_ELT(offsets, k);
+        off[k] = Rf_isNull(o) ? NULL : dmat(o, n, 1, "offset");
+    }
+    m->off = off;
+    const R_xlen_t K2 = (R_xlen_t) K * K, K3 = K2 * K, K4 = K3 * K;
+    r->i2 = index0(i2, K2, K * (K + 1) / 2, "i2");
+    r->i3 = index0(i3, K3, (R_xlen_t) K * (K + 1) * (K + 2) / 6, "i3");
+    r->i4 = index0(i4, K4, (R_xlen_t) K * (K + 1) * (K + 2) * (K + 3) / 24, "i4");
+    a->M = 0;
+    if (a->deriv >= 3) {
+        if (!Rf_isMatrix(d1b) || !Rf_isReal(d1b) ||
+            INTEGER(Rf_getAttrib(d1b, R_DimSymbol))[0] != p)
+            gg_abort("gamgpu_bad_input", "d1b must be a double matrix of p rows");
+        a->M = INTEGER(Rf_getAttrib(d1b, R_DimSymbol))[1];
+        a->d1b = REAL(d1b);
+    }
+    const int nhh = a->M * (a->M + 1) / 2;
+    if (a->deriv >= 4) {
+        if (!Rf_isReal(d2b) || XLENGTH(d2b) != (R_xlen_t) p * nhh)
+            gg_abort("gamgpu_bad_input", "d2b must be a double matrix of p x M (M + 1) / 2");
+        if (!Rf_isReal(Hm) || XLENGTH(Hm) != (R_xlen_t) p * p)
+            gg_abort("gamgpu_bad_input", "Hm must be a double p x p matrix");
+        a->d2b = REAL(d2b);
+        a->Hm = REAL(Hm);
+    }
+}
+
+/* ll()'s list(l, l0, lb, lbb, d1H, trHid2H), l0 with n rows (n < 0: NULL),
+ * the others by deriv (NULL where not computed); l is set by the caller
+ * (element 0). */
+static SEXP ll_result(const ls_args *a, R_xlen_t n)
+{
+    const int p = a->m.rows.p, deriv = a->deriv, M = a->M;
+    const char *names[] = {"l", "l0", "lb", "lbb", "d1H", "trHid2H"};
+    SEXP out = PROTECT(gg_named_list(6, names));
+    if (n >= 0) SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, n));
+    if (deriv >= 1) {
+        SET_VECTOR_ELT(out, 2, Rf_allocVector(REALSXP, p));
+        SET_VECTOR_ELT(out, 3, Rf_allocMatrix(REALSXP, p, p));
+    }
+    if (deriv >= 3) SET_VECTOR_ELT(out, 4, Rf_alloc3DArray(REALSXP, p, p, M));
+    if (deriv >= 4) SET_VECTOR_ELT(out, 5, Rf_allocVector(REALSXP, M * (M + 1) / 2));
+    UNPROTECT(1);
+    return out;
+}
+
+/* the result's vector i, or NULL */
+static double *at(SEXP out, int i)
+{
+    SEXP v = VECTOR_ELT(out, i);
+    return Rf_isNull(v) ? NULL : REAL(v);
+}
+
 /* mgcv's location-scale ll() (family_ls.c): y (n), X (n x p), coef (p),
  * jj, fam (ls_math.h's code), links (integer K: family_math.h's codes),
  * link_par (double K: "logb"'s b, else 0), offsets (list of K, each NULL or
@@ -144,78 +239,76 @@ SEXP gg_ls_ll_r(SEXP y, SEXP X, SEXP coef, SEXP jj, SEXP fam, SEXP links, SEXP l
                 SEXP offsets, SEXP eta, SEXP deriv_, SEXP i2, SEXP i3, SEXP i4, SEXP d1b,
                 SEXP d2b, SEXP Hm, SEXP nthreads)
 {
-    gg_ls_model m;
-    memset(&m, 0, sizeof m);
-    read_model_matrix(X, jj, &m.rows);
-    gg_ls_rows *r = &m.rows;
-    const R_xlen_t n = (R_xlen_t) r->n;
-    const int p = r->p, K = r->K;
-    const int deriv = gg_as_int(deriv_, "deriv", 0, 4, "gamgpu_bad_input");
-    if (deriv == 2) gg_abort("gamgpu_bad_input", "deriv 2 of the location-scale ll() is mgcv's");
-    m.y = dmat(y, n, 1, "y");
-    m.coef = dmat(coef, p, 1, "coef");
-    m.fam = gg_as_int(fam, "the family code", 1, 5, "gamgpu_bad_input");
-    if (!Rf_isInteger(links) || XLENGTH(links) != K || !Rf_isReal(link_par) ||
-        XLENGTH(link_par) != K)
-        gg_abort("gamgpu_bad_input", "links and link_par must give one link per predictor");
-    gg_fm_link *lk = (gg_fm_link *) R_alloc((size_t) K, sizeof(gg_fm_link));
-    for (int k = 0; k < K; k++) {
-        lk[k].code = INTEGER(links)[k];
-        lk[k].power = REAL(link_par)[k];
-    }
-    m.links = lk;
-    if (TYPEOF(offsets) != VECSXP || XLENGTH(offsets) != K)
-        gg_abort("gamgpu_bad_input", "offsets must be a list with one entry per predictor");
-    const double **off = (const double **) R_alloc((size_t) K, sizeof(double *));
-    for (int k = 0; k < K; k++) {
-        SEXP o = VECTOR_ELT(offsets, k);
-        off[k] = Rf_isNull(o) ? NULL : dmat(o, n, 1, "offset");
-    }
-    m.off = off;
-    m.eta = Rf_isNull(eta) ? NULL : dmat(eta, n, K, "eta");
-    const R_xlen_t K2 = (R_xlen_t) K * K, K3 = K2 * K, K4 = K3 * K;
-    r->i2 = index0(i2, K2, K * (K + 1) / 2, "i2");
-    r->i3 = index0(i3, K3, (R_xlen_t) K * (K + 1) * (K + 2) / 6, "i3");
-    r->i4 = index0(i4, K4, (R_xlen_t) K * (K + 1) * (K + 2) * (K + 3) / 24, "i4");
-    int M = 0;
-    if (deriv >= 3) {
-        if (!Rf_isMatrix(d1b) || !Rf_isReal(d1b) ||
-            INTEGER(Rf_getAttrib(d1b, R_DimSymbol))[0] != p)
-            gg_abort("gamgpu_bad_input", "d1b must be a double matrix of p rows");
-        M = INTEGER(Rf_getAttrib(d1b, R_DimSymbol))[1];
-    }
-    const int nhh = M * (M + 1) / 2;
-    if (deriv >= 4) {
-        if (!Rf_isReal(d2b) || XLENGTH(d2b) != (R_xlen_t) p * nhh)
-            gg_abort("gamgpu_bad_input", "d2b must be a double matrix of p x M (M + 1) / 2");
-        if (!Rf_isReal(Hm) || XLENGTH(Hm) != (R_xlen_t) p * p)
-            gg_abort("gamgpu_bad_input", "Hm must be a double p x p matrix");
-    }
-    const char *names[] = {"l", "l0", "lb", "lbb", "d1H", "trHid2H"};
-    SEXP out = PROTECT(gg_named_list(6, names));
-    SEXP l0 = PROTECT(Rf_allocVector(REALSXP, n));
-    SEXP lb = PROTECT(deriv >= 1 ? Rf_allocVector(REALSXP, p) : R_NilValue);
-    SEXP lbb = PROTECT(deriv >= 1 ? Rf_allocMatrix(REALSXP, p, p) : R_NilValue);
-    SEXP d1H = PROTECT(deriv >= 3 ? Rf_alloc3DArray(REALSXP, p, p, M) : R_NilValue);
-    SEXP tr = PROTECT(deriv >= 4 ? Rf_allocVector(REALSXP, nhh) : R_NilValue);
+    ls_args a;
+    memset(&a, 0, sizeof a);
+    read_model_matrix(X, jj, &a.m.rows);
+    const R_xlen_t n = (R_xlen_t) a.m.rows.n;
+    read_ll_args(&a, coef, fam, links, link_par, offsets, deriv_, i2, i3, i4, d1b, d2b, Hm);
+    a.m.y = dmat(y, n, 1, "y");
+    a.m.eta = Rf_isNull(eta) ? NULL : dmat(eta, n, a.m.rows.K, "eta");
     const int nt = gg_as_int(nthreads, "nthreads", 1, GG_MAX_THREADS, "gamgpu_bad_input");
+    SEXP out = PROTECT(ll_result(&a, n));
     gg_status st;
     gg_status_clear(&st);
     double l = 0.0;
     gg_r_interrupt_arm();
     const int prev = gg_threads_set_limit(nt);
-    int rc = gg_ls_ll(&m, deriv, deriv >= 3 ? REAL(d1b) : NULL, M,
-                      deriv >= 4 ? REAL(d2b) : NULL, deriv >= 4 ? REAL(Hm) : NULL, &l, REAL(l0),
-                      deriv >= 1 ? REAL(lb) : NULL, deriv >= 1 ? REAL(lbb) : NULL,
-                      deriv >= 3 ? REAL(d1H) : NULL, deriv >= 4 ? REAL(tr) : NULL, &st);
+    int rc = gg_ls_ll(&a.m, a.deriv, a.d1b, a.M, a.d2b, a.Hm, &l, at(out, 1), at(out, 2),
+                      at(out, 3), at(out, 4), at(out, 5), &st);
     gg_threads_set_limit(prev);
     if (gg_r_interrupt_disarm(rc, &st, "the location-scale family's rows") != 0) gg_raise(&st);
     SET_VECTOR_ELT(out, 0, Rf_ScalarReal(l));
-    SET_VECTOR_ELT(out, 1, l0);
-    SET_VECTOR_ELT(out, 2, lb);
-    SET_VECTOR_ELT(out, 3, lbb);
-    SET_VECTOR_ELT(out, 4, d1H);
-    SET_VECTOR_ELT(out, 5, tr);
-    UNPROTECT(6);
+    UNPROTECT(1);
+    return out;
+}
+
+typedef struct ls_session_ctx {
+    ls_args *a;
+    double   l, *lb, *lbb, *d1H, *tr;
+} ls_session_ctx;
+
+/* the ll() on a model session's backend: where it keeps its rows (the
+ * device's), else gg_ls_ll() on the session's X in host memory */
+static int ls_on_session(gg_backend *be, const gg_data *d, void *ctx_, gg_status *st)
+{
+    ls_session_ctx *c = ctx_;
+    ls_args *a = c->a;
+    if (be->ops->ls_ll != NULL)
+        return be->ops->ls_ll(be, &a->m, a->deriv, a->d1b, a->M, a->d2b, a->Hm, &c->l, c->lb,
+                              c->lbb, c->d1H, c->tr, st);
+    if (d->X == NULL || d->y == NULL)
+        return gg_fail(st, "gamgpu_internal_error",
+                       "location-scale rows: the session holds no X or y in host memory");
+    a->m.rows.X = d->X;
+    a->m.y = d->y;
+    double *l0 = malloc((d->n > 0 ? d->n : 1) * sizeof(double));
+    if (l0 == NULL)
+        return gg_fail(st, "gamgpu_host_oom", "out of memory for the location-scale rows");
+    const int rc = gg_ls_ll(&a->m, a->deriv, a->d1b, a->M, a->d2b, a->Hm, &c->l, l0, c->lb,
+                            c->lbb, c->d1H, c->tr, st);
+    free(l0);
+    return rc;
+}
+
+/* The ll() of gg_ls_ll_r() over a model session's X and y (R/session.R,
+ * opened with them): on its device where it has one, in the device's
+ * memory; l0 NULL (gam.fit5() does not read it). */
+SEXP gg_ls_session_ll_r(SEXP ptr, SEXP coef, SEXP jj, SEXP fam, SEXP links, SEXP link_par,
+                        SEXP offsets, SEXP deriv_, SEXP i2, SEXP i3, SEXP i4, SEXP d1b,
+                        SEXP d2b, SEXP Hm)
+{
+    const gg_data *d = gg_session_data(ptr);
+    if (d->y == NULL)
+        gg_abort("gamgpu_bad_input", "the location-scale ll() takes a session with its y");
+    ls_args a;
+    memset(&a, 0, sizeof a);
+    a.m.rows.n = d->n;
+    read_columns(jj, d->p, &a.m.rows);
+    read_ll_args(&a, coef, fam, links, link_par, offsets, deriv_, i2, i3, i4, d1b, d2b, Hm);
+    SEXP out = PROTECT(ll_result(&a, -1));
+    ls_session_ctx c = {&a, 0.0, at(out, 2), at(out, 3), at(out, 4), at(out, 5)};
+    gg_session_call(ptr, ls_on_session, &c, "the location-scale family's rows");
+    SET_VECTOR_ELT(out, 0, Rf_ScalarReal(c.l));
+    UNPROTECT(1);
     return out;
 }

@@ -313,6 +313,24 @@ SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP load, SEXP cont
     return ptr;
 }
 
+/* Whether X is the session's X: the R object it was opened with or
+ * `alias` (one the caller found equal before and keeps), or a double
+ * matrix of its shape with the same bits -- the device's copy then serves
+ * it.  (gam.fit5() hands the location-scale ll() a new but equal X on
+ * each of its calls: R/family_ls_rows.R.) */
+SEXP gg_session_same_x_r(SEXP ptr, SEXP X, SEXP alias)
+{
+    gg_session *s = session_get(ptr);
+    SEXP own = VECTOR_ELT(R_ExternalPtrProtected(ptr), 0);
+    if (X == own || X == alias)
+        return Rf_ScalarLogical(TRUE);
+    if (TYPEOF(own) != REALSXP || !Rf_isMatrix(X) || TYPEOF(X) != REALSXP ||
+        (size_t) Rf_nrows(X) != s->d.n || Rf_ncols(X) != s->d.p)
+        return Rf_ScalarLogical(FALSE);
+    return Rf_ScalarLogical(memcmp(REAL(X), REAL(own),
+                                   s->d.n * (size_t) s->d.p * sizeof(double)) == 0);
+}
+
 const gg_data *gg_session_data(SEXP ptr) { return &session_get(ptr)->d; }
 
 const char *gg_session_fallback(SEXP ptr) { return session_get(ptr)->fallback; }

@@ -9,6 +9,7 @@
 SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP load, SEXP control);
 SEXP gg_session_close_r(SEXP ptr);
 SEXP gg_session_info_r(SEXP ptr);
+SEXP gg_session_same_x_r(SEXP ptr, SEXP X, SEXP alias);
 SEXP gg_session_eval_r(SEXP ptr, SEXP beta, SEXP family, SEXP link, SEXP gram, SEXP theta);
 SEXP gg_session_fetch_r(SEXP ptr, SEXP which);
 SEXP gg_session_gram_r(SEXP ptr, SEXP w, SEXP z);

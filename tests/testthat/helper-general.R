@@ -13,3 +13,18 @@ local_general_rows <- function(route = "gamgpu", env = parent.frame()) {
   do.call(on.exit, list(substitute(restore()), add = TRUE), envir = env)
   invisible(state)
 }
+
+# Data for the location-scale and multinom fits: a response of each
+# family's kind beside the covariates x0, x1, x2.
+ls_fit_data <- function(n = 400, seed = 5) {
+  set.seed(seed)
+  d <- data.frame(x0 = runif(n), x1 = runif(n), x2 = runif(n))
+  f <- sin(2 * pi * d$x0) / 2 + d$x1
+  d$y <- exp(f) + rnorm(n) * exp(d$x2 - 1.5)
+  d$yu <- f - exp(d$x2 - 1.5) * log(-log(runif(n)))
+  d$yg <- rgamma(n, shape = 1 / exp(d$x2 - 1), scale = exp(f) * exp(d$x2 - 1))
+  pr <- cbind(1, exp(f - 1), exp(d$x2 - 0.5))
+  d$yc <- apply(pr / rowSums(pr), 1, function(q) sample(0:2, 1, prob = q))
+  d$yz <- ifelse(runif(n) < plogis(2 * d$x2 - 0.5), rpois(n, exp(f)), 0)
+  d
+}

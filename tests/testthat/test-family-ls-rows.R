@@ -187,19 +187,6 @@ test_that("bad input to the rows is a classed error", {
   expect_null(gamgpu:::ls_rows_spec(mgcv::gevlss()))
 })
 
-ls_fit_data <- function(n = 400, seed = 5) {
-  set.seed(seed)
-  d <- data.frame(x0 = runif(n), x1 = runif(n), x2 = runif(n))
-  f <- sin(2 * pi * d$x0) / 2 + d$x1
-  d$y <- exp(f) + rnorm(n) * exp(d$x2 - 1.5)
-  d$yu <- f - exp(d$x2 - 1.5) * log(-log(runif(n)))
-  d$yg <- rgamma(n, shape = 1 / exp(d$x2 - 1), scale = exp(f) * exp(d$x2 - 1))
-  pr <- cbind(1, exp(f - 1), exp(d$x2 - 0.5))
-  d$yc <- apply(pr / rowSums(pr), 1, function(q) sample(0:2, 1, prob = q))
-  d$yz <- ifelse(runif(n) < plogis(2 * d$x2 - 0.5), rpois(n, exp(f)), 0)
-  d
-}
-
 test_that("gaulss(), gumbls(), gammals(), multinom() and ziplss() fits with gamgpu's rows equal gam()'s", {
   d <- ls_fit_data()
   for (fam in list(mgcv::gaulss(), mgcv::gaulss(link = list("log", "logb")), mgcv::gumbls(),
