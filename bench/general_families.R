@@ -8,14 +8,17 @@
 #   GAMGPU_BENCH_FAMILIES  families to run (default "cox.ph,gaulss,ziplss,multinom")
 #   GAMGPU_BENCH_GAM_MAX   the largest n for gam() (default 1e5): above it
 #                          the gam() column says "not run"
-#   GAMGPU_BENCH_DEVICE    gam_gpu's device (default "auto": the CPU engine
-#                          runs these families' rows so far, a counted fallback)
+#   GAMGPU_BENCH_DEVICE    gam_gpu's device (default "auto": on the GPU where
+#                          one is usable for the location-scale families and
+#                          multinom; cox.ph's rows on the CPU, a counted
+#                          fallback)
 #   GAMGPU_BENCH_CSV       also write the rows to this CSV file
 # Four smooths (k = 10) of gamSim(1)'s covariates; for the location-scale
 # families and multinom a second linear predictor of two smooths.  Both
 # fitters are at their defaults (REML); mgcv uses one thread, as gam()'s
 # default.  Prints wall times, the ratio, gamgpu's time in its own
-# products (ll_seconds), and the largest difference of the linear
+# products (ll_seconds), its ll() calls and X's loads into a model
+# session (x_loads; device fits), and the largest difference of the linear
 # predictors relative to their range.
 suppressMessages({
   library(mgcv)
@@ -83,12 +86,16 @@ for (name in fams) for (n in ns) {
                     gam_gpu_s = round(g$secs, 3), gam_s = if (is.null(b)) NA else round(b$secs, 3),
                     ratio = if (is.null(b)) NA else round(b$secs / g$secs, 2),
                     ll_s = round(g$fit$device$ll_seconds, 3),
+                    ll_calls = g$fit$device$ll_calls,
+                    x_loads = if (is.null(g$fit$device$ll_sessions)) NA
+                              else g$fit$device$ll_sessions,
                     backend = g$fit$device$backend, lp_diff = signif(diff, 3),
                     stringsAsFactors = FALSE)
   print(row, row.names = FALSE)
   rows[[length(rows) + 1L]] <- row
+  # (written after each row: a run cut short keeps what it measured)
+  if (nzchar(csv)) utils::write.csv(do.call(rbind, rows), csv, row.names = FALSE)
 }
 out <- do.call(rbind, rows)
 cat("\n")
 print(out, row.names = FALSE)
-if (nzchar(csv)) utils::write.csv(out, csv, row.names = FALSE)

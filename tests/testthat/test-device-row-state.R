@@ -16,7 +16,7 @@ row_state_ops <- function(s, beta) {
   list(eval = s$op("eval", beta, "binomial", "logit", TRUE, NULL),
        mu = .Call(gamgpu:::gg_session_fetch_r, s$ptr, "mu"),
        start = s$op("eval", NULL, "binomial", "logit", FALSE, NULL),
-       eta0 = .Call(gamgpu:::gg_session_fetch_r, s$ptr, "eta"))
+       eta0 = node_op(s, "fetch", "eta"))
 }
 
 test_that("a lean device session keeps four n-vectors fewer, with the same results", {
@@ -79,13 +79,13 @@ test_that("a lean session's step halving is X b + offset at the engine's halved 
     node_op(s, "keep_eta")
     node_op(s, "xbeta", b2)
     node_op(s, "halve_eta")
-    e1 <- .Call(gamgpu:::gg_session_fetch_r, s$ptr, "eta")
+    e1 <- node_op(s, "fetch", "eta")
     node_op(s, "halve_eta")
-    e2 <- .Call(gamgpu:::gg_session_fetch_r, s$ptr, "eta")
+    e2 <- node_op(s, "fetch", "eta")
     node_op(s, "keep_eta")
     node_op(s, "xbeta", b3)
     node_op(s, "halve_eta")
-    e3 <- .Call(gamgpu:::gg_session_fetch_r, s$ptr, "eta")
+    e3 <- node_op(s, "fetch", "eta")
     list(e1, e2, e3)
   }
   lean <- halved(TRUE)

@@ -202,7 +202,9 @@ test_that("gaulss(), gumbls(), gammals(), multinom() and ziplss() fits with gamg
     expect_identical(g$outer.info$conv, b$outer.info$conv)
     lb <- as.matrix(b$linear.predictors)
     r <- apply(lb, 2, function(x) diff(range(x)))
-    expect_lt(max(sweep(abs(as.matrix(g$linear.predictors) - lb), 2, r, "/")), 1e-8)
+    # (measured: up to 7e-10 under reference BLAS, 1.07e-8 under OpenBLAS,
+    # whose gam() differs in the last bits where REML is flat)
+    expect_lt(max(sweep(abs(as.matrix(g$linear.predictors) - lb), 2, r, "/")), 3e-8)
     expect_equal(unname(g$gcv.ubre), unname(b$gcv.ubre), tolerance = 1e-11)
     expect_lt(max(abs(g$edf - b$edf)), 1e-6)
     expect_identical(deparse(g$family$ll), deparse(b$family$ll))
