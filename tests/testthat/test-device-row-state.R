@@ -16,7 +16,7 @@ row_state_ops <- function(s, beta) {
   list(eval = s$op("eval", beta, "binomial", "logit", TRUE, NULL),
        mu = .Call(gamgpu:::gg_session_fetch_r, s$ptr, "mu"),
        start = s$op("eval", NULL, "binomial", "logit", FALSE, NULL),
-       eta0 = node_op(s, "fetch", "eta"))
+       eta0 = .Call(gamgpu:::gg_session_fetch_r, s$ptr, "eta"))
 }
 
 test_that("a lean device session keeps four n-vectors fewer, with the same results", {
