@@ -263,8 +263,8 @@ resolve_family <- function(family, env) {
 #'   REML (whatever method of gam()'s is given, as \code{gam()}; "fREML" is
 #'   refused, as \code{bam()} does not fit it), with mgcv's own Newton and
 #'   outer iterations around gamgpu's log partial likelihood and its
-#'   derivatives; on the CPU engine so far (a counted fallback under
-#'   "auto", refused under "required"); \code{fit$device$route} says so.
+#'   derivatives; on the CPU engine (see below); \code{fit$device$route}
+#'   says so.
 #'   The same for mgcv's location-scale families \code{gaulss()},
 #'   \code{gammals()}, \code{gumbls()}, \code{gevlss()}, \code{twlss()},
 #'   \code{ziplss()}, \code{shash()} and for \code{multinom()} (the formula a
@@ -275,7 +275,17 @@ resolve_family <- function(family, env) {
 #'   first rows, which runs instead where they differ), for the others the
 #'   family's own \code{ll()}; the products over the rows by gamgpu's
 #'   engine, over \code{nthreads}; \code{fit$device$ll_rows} says whose
-#'   rows ran ("gamgpu" or "family").  The \code{s()} terms' thin plate
+#'   rows ran ("gamgpu" or "family").  On a GPU (\code{device = "auto"}
+#'   or \code{"required"}) the \code{ll()} of \code{gaulss()},
+#'   \code{gumbls()}, \code{gammals()}, \code{ziplss()} and
+#'   \code{multinom()} runs on the device: the model matrix gam() hands it
+#'   is loaded into a model session once (\code{fit$device$ll_sessions}
+#'   counts the loads, \code{ll_session_seconds} the sessions' copies and
+#'   row work) and the rows, Gram products and REML's traces stay in
+#'   device memory; mgcv's Newton and outer iterations and its set-up run
+#'   in R as for \code{gam()}.  \code{cox.ph()}, \code{gevlss()},
+#'   \code{twlss()} and \code{shash()} run on the CPU engine (a counted
+#'   fallback under "auto", refused under "required").  The \code{s()} terms' thin plate
 #'   bases are built by gamgpu's construction (\code{fit$device$tp_bases}:
 #'   how many by gamgpu's and by mgcv's).  Their control settings are
 #'   gam()'s: \code{trace},
