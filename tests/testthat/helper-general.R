@@ -28,3 +28,17 @@ ls_fit_data <- function(n = 400, seed = 5) {
   d$yz <- ifelse(runif(n) < plogis(2 * d$x2 - 0.5), rpois(n, exp(f)), 0)
   d
 }
+
+# ls_fit_data()'s response column for a family
+ls_fit_response <- function(family)
+  switch(family$family, gumbls = "yu", gammals = "yg", multinom = "yc", ziplss = "yz", "y")
+
+# Every linear predictor of fit b within tol of the range of a's, the same
+# REML score (to score_tol) and EDFs (to 1e-6)
+expect_ls_fits_close <- function(b, a, tol, score_tol) {
+  la <- as.matrix(a$linear.predictors)
+  r <- apply(la, 2, function(x) diff(range(x)))
+  expect_lt(max(sweep(abs(as.matrix(b$linear.predictors) - la), 2, r, "/")), tol)
+  expect_equal(unname(b$gcv.ubre), unname(a$gcv.ubre), tolerance = score_tol)
+  expect_lt(max(abs(b$edf - a$edf)), 1e-6)
+}

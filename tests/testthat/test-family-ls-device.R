@@ -106,6 +106,34 @@ test_that("the session's ll() refuses bad input with classed errors", {
   expect_error(call(deriv = 3L), class = "gamgpu_bad_input")      # (no d1b)
 })
 
+test_that("rows that differ from the family's own are refused under 'required', counted under 'auto'", {
+  d <- ls_fit_data(200)
+  fam <- mgcv::gaulss()
+  # (a family as another mgcv release might write it: ls_rows_agree() fails)
+  src <- paste(deparse(body(fam$ll)), collapse = "\n")
+  body(fam$ll) <- parse(text = sub("0.5 * log(2 * pi)", "0.25 * log(2 * pi)", src,
+                                   fixed = TRUE))[[1]]
+  r <- ls_session_case(mgcv::gaulss(), n = 200)
+  X <- r$X
+  for (policy in c("required", "auto")) {
+    dev <- gamgpu:::ls_device_state(policy, list(mode = 0L, ordinal = 0L),
+                                    gamgpu:::as_gam_gpu_control(gam_gpu_control()))
+    ll <- gamgpu:::general_family_with_ll(fam, "gaulss", dev)$ll
+    call <- function() ll(r$y, X, r$coef, rep(1, 200), fam, deriv = 1)
+    if (policy == "required") {
+      expect_error(call(), class = "gamgpu_device_unavailable")
+    } else {
+      gpu_telemetry(reset = TRUE)
+      a <- call()
+      expect_equal(a$l, fam$ll(r$y, X, r$coef, rep(1, 200), fam, deriv = 1)$l)
+      expect_match(dev$fallback, "differed from the family's own")
+      r2 <- attr(gpu_telemetry(), "fallback_reasons")
+      expect_true(any(r2$backend == "general_family" & grepl("differed", r2$reason)))
+      expect_null(dev$ses)
+    }
+  }
+})
+
 test_that("without a usable GPU a location-scale fit under 'auto' records its fallback", {
   skip_if(device_usable(), "a GPU is usable here")
   d <- ls_fit_data(300)
@@ -151,18 +179,14 @@ test_that("location-scale fits on the device equal the CPU's", {
   d <- ls_fit_data(2000)
   for (fam in list(mgcv::gaulss(), mgcv::gumbls(), mgcv::gammals(), mgcv::multinom(K = 2),
                    mgcv::ziplss())) {
-    y <- switch(fam$family, gumbls = "yu", gammals = "yg", multinom = "yc", ziplss = "yz", "y")
-    fml <- list(stats::reformulate(c("s(x0)", "s(x1)"), y), ~ s(x2))
+    fml <- list(stats::reformulate(c("s(x0)", "s(x1)"), ls_fit_response(fam)), ~ s(x2))
     a <- gam_gpu(fml, family = fam, data = d, method = "REML", device = "off")
     b <- expect_device_fit(gam_gpu(fml, family = fam, data = d, method = "REML",
                                    device = "required"))
     expect_identical(b$device$ll_rows, "gamgpu")
+    expect_identical(b$device$ll_sessions, 1L)
     expect_identical(b$outer.info$conv, a$outer.info$conv)
-    la <- as.matrix(a$linear.predictors)
-    r <- apply(la, 2, function(x) diff(range(x)))
-    expect_lt(max(sweep(abs(as.matrix(b$linear.predictors) - la), 2, r, "/")), 1e-8)
-    expect_equal(unname(b$gcv.ubre), unname(a$gcv.ubre), tolerance = 1e-10)
-    expect_lt(max(abs(b$edf - a$edf)), 1e-6)
+    expect_ls_fits_close(b, a, tol = 1e-8, score_tol = 1e-10)
   }
 })
 
