@@ -9,16 +9,19 @@
 # For the families and links ls_math.h has: gaulss() (its mean's identity,
 # log, inverse or sqrt link, its scale's "logb"), gumbls() and gammals()
 # (each parameter's identity or log link), ziplss() (its identity links),
-# multinom() with up to 5 categories.  At its
+# gevlss() (its location's identity or log link, its shape's scaled
+# logit), multinom() with up to 5 categories.  At its
 # first call the ll() compares itself with the family's own on a few rows
 # (ls_rows_agree()): where they differ -- an mgcv whose family changed --
 # the family's own ll() runs the whole fit, and fit$device says so.
 
 # ls_math.h's family codes, by mgcv's family name
-ls_family_codes <- c(gaulss = 1L, gumbls = 2L, gammals = 3L, multinom = 4L, ziplss = 5L)
+ls_family_codes <- c(gaulss = 1L, gumbls = 2L, gammals = 3L, multinom = 4L, ziplss = 5L,
+                     gevlss = 6L)
 
 # family_math.h's link codes of the links a location-scale row takes
-ls_link_codes <- c(identity = 1L, log = 2L, inverse = 3L, sqrt = 8L, logb = 11L, lb = 12L)
+ls_link_codes <- c(identity = 1L, log = 2L, inverse = 3L, sqrt = 8L, logb = 11L, lb = 12L,
+                   xi = 13L)
 
 # The family's code and links as the C takes them, or NULL where the C
 # does not have them.
@@ -30,10 +33,11 @@ ls_rows_spec <- function(family) {
     nm <- if (is.character(li$link)) li$link else li$name
     if (is.character(nm)) nm[1L] else ""
   }, "")
-  if (!all(links %in% names(ls_link_codes))) return(NULL)
+  if (!all(links %in% c(names(ls_link_codes), "logit"))) return(NULL)
   # ("logb": linkinv(eta) = 1 / (exp(eta) + b), its b read from the link
   # as 1 / linkinv(-Inf); a "log" whose inverse is not exp() is mgcv's
-  # lower-bounded one, b + log(1 + exp(eta)), b = linkinv(-Inf))
+  # lower-bounded one, b + log(1 + exp(eta)), b = linkinv(-Inf); a "logit"
+  # onto (-1, 0.5), 1.5 plogis(eta) - 1, gevlss()'s shape's)
   par <- numeric(length(links))
   at <- c(-1, 0, 1)
   for (k in seq_along(links)) {
@@ -43,7 +47,10 @@ ls_rows_spec <- function(family) {
       links[k] <- "lb"
       par[k] <- inv(-Inf)
     }
+    if (links[k] == "logit")
+      links[k] <- if (identical(inv(at), 1.5 * stats::binomial()$linkinv(at) - 1)) "xi" else ""
   }
+  if (!all(links %in% names(ls_link_codes))) return(NULL)
   # (mgcv's index arrays of the packed derivatives, made once for the fit)
   tri <- mgcv::trind.generator(length(links))
   list(code = unname(code), links = unname(ls_link_codes[links]), link_par = par,

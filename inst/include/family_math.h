@@ -63,6 +63,8 @@ static inline double gg_fm_lgamma_host(double x)
                              * power; the location-scale rows' alone (ls_math.h) */
 #define GG_FM_LB        12  /* mgcv's lower-bounded "log" of gumbls()/gammals()'s scale:
                              * mu = b + log(1 + exp(eta)), b in power; likewise */
+#define GG_FM_XI        13  /* gevlss()'s shape: xi = 1.5 plogis(eta) - 1 (R's logit
+                             * link's bounds); likewise */
 #define GG_FM_LOG_EPS   (-36.04365338911715)  /* log(DBL_EPSILON) */
 
 /* A link: its code and, for GG_FM_POWER, lambda (0 for the others). */
@@ -138,6 +140,10 @@ GG_FM double gg_fm_linkfun(gg_fm_link l, double mu)
         if (mub > -GG_FM_LOG_EPS) return mub;
         return log(exp(mub) - 1.0);
     }
+    case GG_FM_XI: {
+        const double p = (mu + 1.0) / 1.5;
+        return log(p / (1.0 - p));
+    }
     }
     return GG_FM_NAN;
 }
@@ -177,6 +183,11 @@ GG_FM double gg_fm_linkinv(gg_fm_link l, double eta)
     }
     case GG_FM_LOGB: return 1.0 / (exp(eta) + l.power);
     case GG_FM_LB: return eta > -GG_FM_LOG_EPS ? l.power + eta : l.power + log(1.0 + exp(eta));
+    case GG_FM_XI: {
+        double tmp = (eta < GG_FM_MTHRESH) ? GG_FM_EPS
+                   : ((eta > GG_FM_THRESH) ? 1.0 / GG_FM_EPS : exp(eta));
+        return 1.5 * (tmp / (1.0 + tmp)) - 1.0;
+    }
     }
     return GG_FM_NAN;
 }
@@ -215,6 +226,11 @@ GG_FM double gg_fm_mu_eta(gg_fm_link l, double eta)
     case GG_FM_LB: {
         const double e = exp(eta < 0 ? eta : -eta);
         return eta < 0 ? e / (1.0 + e) : 1.0 / (1.0 + e);
+    }
+    case GG_FM_XI: {
+        double opexp = 1.0 + exp(eta);
+        return ((eta > GG_FM_THRESH || eta < GG_FM_MTHRESH) ? GG_FM_EPS
+                                                           : exp(eta) / (opexp * opexp)) * 1.5;
     }
     }
     return GG_FM_NAN;

@@ -22,6 +22,7 @@
 #define GG_LS_GAMMALS 3
 #define GG_LS_MULTINOM 4        /* K + 1 categories; its rows' derivatives are in eta */
 #define GG_LS_ZIPLSS  5
+#define GG_LS_GEVLSS  6
 
 #define GG_LS_LOG_XMAX 709.782712893384        /* log(DBL_MAX) */
 
@@ -452,6 +453,255 @@ GG_FM void gg_ls_etamu_row(int K, const double *l1, const double *l2, const doub
     }
 }
 
+/* gevlss(): m = (mu, rho, xi), rho the log scale, xi the shape (kept off
+ * 0 by 1e-7, as mgcv's).  The expressions are mgcv's ll(), statement by
+ * statement (its R translated mechanically: x^y as R's, gg_fm_rpow). */
+GG_FM double gg_ls_gevlss_row(double y, const double *m, int order, double *l1, double *l2,
+                              double *l3, double *l4)
+{
+    const double mu = m[0], rho = m[1];
+    double xi = m[2];
+    double eps, exp1, ymu, aa0, log_aa1, aa1, aa2, l0, bb1, bb2, cc2, cc0, log_cc3, cc3, dd3,
+           dd6, dd7, dd8, ee1, ee3, ff7, gg7, hh4, jj08, jj12, jj13, kk1, kk2, ll5, ll8, mm10,
+           mm11, mm12, oo10, oo13, pp07, pp08, qq05, rr17, tt08, tt16, tt18, uu1, uu2, vv09,
+           ww11, ww12, ww15, yy18, ad17, ad19, ad20, ad21, ad22, ae16, af05, ag23, ah24, ah27,
+           aj08, aj20, aj23;
+    eps = 1e-07;
+    if (xi >= 0 && xi < eps) xi = eps;
+    if (xi < 0 && xi > -eps) xi = -eps;
+    exp1 = exp(1.0);
+    ymu = y - mu;
+    aa0 = (xi * ymu) / gg_fm_rpow(exp1, rho);
+    log_aa1 = log1p(aa0);
+    aa1 = aa0 + 1.0;
+    aa2 = 1.0 / xi;
+    l0 = (-aa2 * (1.0 + xi) * log_aa1) - 1.0 / gg_fm_rpow(aa1, aa2) - rho;
+    if (order >= 1) {
+        bb1 = 1.0 / gg_fm_rpow(exp1, rho);
+        bb2 = bb1 * xi * ymu + 1.0;
+        l1[0] = (bb1 * (xi + 1.0)) / bb2 - bb1 * gg_fm_rpow(bb2, ((-1.0 / xi) - 1.0));
+        cc2 = ymu;
+        cc0 = bb1 * xi * cc2;
+        log_cc3 = log1p(cc0);
+        cc3 = cc0 + 1.0;
+        l1[1] = (-bb1 * cc2 * gg_fm_rpow(cc3, ((-1.0 / xi) - 1.0))) + (bb1 * (xi + 1.0)
+                * cc2) / cc3 - 1.0;
+        dd3 = xi + 1.0;
+        dd6 = 1.0 / cc3;
+        dd7 = log_cc3;
+        dd8 = 1.0 / gg_fm_rpow(xi, 2.0);
+        l1[2] = (-(dd8 * dd7 - bb1 * aa2 * cc2 * dd6) / gg_fm_rpow(cc3, aa2)) + dd8 * dd3
+                * dd7 - aa2 * dd7 - bb1 * aa2 * dd3 * cc2 * dd6;
+        ee1 = 1.0 / gg_fm_rpow(exp1, (2.0 * rho));
+        ee3 = -1.0 / xi;
+        l2[0] = ee1 * (ee3 - 1.0) * xi * gg_fm_rpow(aa1, (ee3 - 2.0)) + (ee1 * xi * (xi
+                + 1.0)) / gg_fm_rpow(aa1, 2.0);
+        ff7 = ee3 - 1.0;
+        l2[1] = bb1 * gg_fm_rpow(cc3, ff7) + ee1 * ff7 * xi * cc2 * gg_fm_rpow(cc3, (ee3
+                - 2.0)) - (bb1 * dd3) / cc3 + (ee1 * xi * dd3 * cc2) / gg_fm_rpow(cc3, 2.0);
+        gg7 = -aa2;
+        l2[2] = (-bb1 * gg_fm_rpow(cc3, (gg7 - 1.0)) * (log_cc3 / gg_fm_rpow(xi, 2.0) - bb1
+                * aa2 * cc2 * dd6)) + ee1 * cc2 * gg_fm_rpow(cc3, (gg7 - 2.0)) + bb1 * dd6
+                - (ee1 * (xi + 1.0) * cc2) / gg_fm_rpow(cc3, 2.0);
+        hh4 = gg_fm_rpow(cc2, 2.0);
+        l2[3] = bb1 * cc2 * gg_fm_rpow(cc3, ff7) + ee1 * ff7 * xi * hh4
+                * gg_fm_rpow(cc3, (ee3 - 2.0)) - (bb1 * dd3 * cc2) / cc3 + (ee1 * xi * dd3
+                * hh4) / gg_fm_rpow(cc3, 2.0);
+        l2[4] = (-bb1 * cc2 * gg_fm_rpow(cc3, (gg7 - 1.0)) * (log_cc3 / gg_fm_rpow(xi, 2.0)
+                - bb1 * aa2 * cc2 * dd6)) + ee1 * hh4 * gg_fm_rpow(cc3, (gg7 - 2.0)) + bb1
+                * cc2 * dd6 - (ee1 * (xi + 1.0) * hh4) / gg_fm_rpow(cc3, 2.0);
+        jj08 = 1.0 / gg_fm_rpow(cc3, 2.0);
+        jj12 = 1.0 / gg_fm_rpow(xi, 3.0);
+        jj13 = 1.0 / gg_fm_rpow(cc3, aa2);
+        l2[5] = (-jj13 * gg_fm_rpow((dd8 * dd7 - bb1 * aa2 * cc2 * dd6), 2.0)) - jj13
+                * (ee1 * aa2 * hh4 * jj08 + 2.0 * bb1 * dd8 * cc2 * dd6 - 2.0 * jj12 * dd7)
+                - 2.0 * jj12 * dd3 * dd7 + 2.0 * dd8 * dd7 + 2.0 * bb1 * dd8 * dd3 * cc2
+                * dd6 - 2.0 * bb1 * aa2 * cc2 * dd6 + ee1 * aa2 * dd3 * hh4 * jj08;
+    }
+    if (order >= 2) {
+        kk1 = 1.0 / gg_fm_rpow(exp1, (3.0 * rho));
+        kk2 = gg_fm_rpow(xi, 2.0);
+        l3[0] = (2.0 * kk1 * kk2 * (xi + 1.0)) / gg_fm_rpow(aa1, 3.0) - kk1 * (ee3 - 2.0)
+                * (ee3 - 1.0) * kk2 * gg_fm_rpow(aa1, (ee3 - 3.0));
+        ll5 = (xi * cc2) / gg_fm_rpow(exp1, rho) + 1.0;
+        ll8 = ee3 - 2.0;
+        l3[1] = (-2.0 * ee1 * ff7 * xi * gg_fm_rpow(ll5, ll8)) - kk1 * ll8 * ff7 * kk2
+                * cc2 * gg_fm_rpow(ll5, (ee3 - 3.0)) - (2.0 * ee1 * xi * dd3)
+                / gg_fm_rpow(ll5, 2.0) + (2.0 * kk1 * kk2 * dd3 * cc2) / gg_fm_rpow(ll5, 3.0);
+        mm10 = gg_fm_rpow(cc3, (gg7 - 3.0));
+        mm11 = gg7 - 2.0;
+        mm12 = gg_fm_rpow(cc3, mm11);
+        l3[2] = ee1 * (gg7 - 1.0) * xi * mm12 * (log_cc3 / gg_fm_rpow(xi, 2.0) - (bb1 * aa2
+                * cc2) / cc3) - ee1 * mm12 - kk1 * mm11 * xi * cc2 * mm10 + kk1 * cc2
+                * mm10 + ee1 * dd3 * jj08 + ee1 * xi * jj08 - (2.0 * kk1 * xi * dd3 * cc2)
+                / gg_fm_rpow(cc3, 3.0);
+        l3[3] = (-bb1 * gg_fm_rpow(cc3, ff7)) - 3.0 * ee1 * ff7 * xi * cc2
+                * gg_fm_rpow(cc3, ll8) - kk1 * ll8 * ff7 * kk2 * hh4 * gg_fm_rpow(cc3, (ee3
+                - 3.0)) + (bb1 * dd3) / cc3 - (3.0 * ee1 * xi * dd3 * cc2)
+                / gg_fm_rpow(cc3, 2.0) + (2.0 * kk1 * kk2 * dd3 * hh4) / gg_fm_rpow(cc3, 3.0);
+        oo10 = gg7 - 1.0;
+        oo13 = log_cc3 / gg_fm_rpow(xi, 2.0);
+        l3[4] = bb1 * gg_fm_rpow(cc3, oo10) * (bb1 * oo10 * cc2 * dd6 + oo13) + ee1 * oo10
+                * xi * cc2 * mm12 * (bb1 * mm11 * cc2 * dd6 + oo13) + ee1 * aa2 * cc2
+                * mm12 + ee1 * oo10 * cc2 * mm12 - bb1 * dd6 + 2.0 * ee1 * dd3 * cc2 * jj08
+                + ee1 * xi * cc2 * jj08 - (2.0 * xi * dd3 * gg_fm_rpow(cc2, 2.0))
+                / (gg_fm_rpow(exp1, (3.0 * rho)) * gg_fm_rpow(cc3, 3.0));
+        pp07 = (-1.0 / xi) - 1.0;
+        pp08 = gg_fm_rpow(cc3, pp07);
+        l3[5] = (-bb1 * pp08 * gg_fm_rpow((bb1 * pp07 * cc2 * dd6 + dd8 * dd7), 2.0)) - bb1
+                * pp08 * ((-ee1 * pp07 * hh4 * jj08) + 2.0 * bb1 * dd8 * cc2 * dd6 - (2.0
+                * dd7) / gg_fm_rpow(xi, 3.0)) - 2.0 * ee1 * cc2 * jj08 + (2.0 * (xi + 1.0)
+                * hh4) / (gg_fm_rpow(exp1, (3.0 * rho)) * gg_fm_rpow(cc3, 3.0));
+        qq05 = gg_fm_rpow(cc2, 3.0);
+        l3[6] = (-bb1 * cc2 * gg_fm_rpow(cc3, ff7)) - 3.0 * ee1 * ff7 * xi * hh4
+                * gg_fm_rpow(cc3, ll8) - kk1 * ll8 * ff7 * kk2 * qq05
+                * gg_fm_rpow(cc3, (ee3 - 3.0)) + (bb1 * dd3 * cc2) / cc3 - (3.0 * ee1 * xi
+                * dd3 * hh4) / gg_fm_rpow(cc3, 2.0) + (2.0 * kk1 * kk2 * dd3 * qq05)
+                / gg_fm_rpow(cc3, 3.0);
+        rr17 = log_cc3 / gg_fm_rpow(xi, 2.0) - bb1 * aa2 * cc2 * dd6;
+        l3[7] = bb1 * cc2 * gg_fm_rpow(cc3, oo10) * rr17 + ee1 * oo10 * xi * hh4 * mm12
+                * rr17 - 2.0 * ee1 * hh4 * mm12 - kk1 * mm11 * xi * qq05 * mm10 + kk1
+                * qq05 * mm10 - bb1 * cc2 * dd6 + 2.0 * ee1 * dd3 * hh4 * jj08 + ee1 * xi
+                * hh4 * jj08 - (2.0 * kk1 * xi * dd3 * qq05) / gg_fm_rpow(cc3, 3.0);
+        l3[8] = (-bb1 * cc2 * pp08 * gg_fm_rpow((bb1 * pp07 * cc2 * dd6 + dd8 * dd7), 2.0))
+                - bb1 * cc2 * pp08 * ((-ee1 * pp07 * hh4 * jj08) + 2.0 * bb1 * dd8 * cc2
+                * dd6 - (2.0 * dd7) / gg_fm_rpow(xi, 3.0)) - 2.0 * ee1 * hh4 * jj08 + (2.0
+                * (xi + 1.0) * gg_fm_rpow(cc2, 3.0)) / (gg_fm_rpow(exp1, (3.0 * rho))
+                * gg_fm_rpow(cc3, 3.0));
+        tt08 = 1.0 / gg_fm_rpow(cc3, 3.0);
+        tt16 = 1.0 / gg_fm_rpow(xi, 4.0);
+        tt18 = dd8 * dd7 - bb1 * aa2 * cc2 * dd6;
+        l3[9] = (-jj13 * gg_fm_rpow(tt18, 3.0)) - 3.0 * jj13 * (ee1 * aa2 * hh4 * jj08
+                + 2.0 * bb1 * dd8 * cc2 * dd6 - 2.0 * jj12 * dd7) * tt18 - jj13 * ((-2.0
+                * kk1 * aa2 * qq05 * tt08) - 3.0 * ee1 * dd8 * hh4 * jj08 - 6.0 * bb1
+                * jj12 * cc2 * dd6 + 6.0 * tt16 * dd7) + 6.0 * tt16 * dd3 * dd7 - 6.0
+                * jj12 * dd7 - 6.0 * bb1 * jj12 * dd3 * cc2 * dd6 + 6.0 * bb1 * dd8 * cc2
+                * dd6 - 3.0 * ee1 * dd8 * dd3 * hh4 * jj08 + 3.0 * ee1 * aa2 * hh4 * jj08
+                - 2.0 * kk1 * aa2 * dd3 * qq05 * tt08;
+    }
+    if (order >= 4) {
+        uu1 = 1.0 / gg_fm_rpow(exp1, (4.0 * rho));
+        uu2 = gg_fm_rpow(xi, 3.0);
+        l4[0] = uu1 * (ee3 - 3.0) * (ee3 - 2.0) * (ee3 - 1.0) * uu2 * gg_fm_rpow(aa1, (ee3
+                - 4.0)) + (6.0 * uu1 * uu2 * (xi + 1.0)) / gg_fm_rpow(aa1, 4.0);
+        vv09 = ee3 - 3.0;
+        l4[1] = 3.0 * kk1 * ll8 * ff7 * kk2 * gg_fm_rpow(ll5, vv09) + uu1 * vv09 * ll8
+                * ff7 * uu2 * cc2 * gg_fm_rpow(ll5, (ee3 - 4.0)) - (6.0 * kk1 * kk2 * dd3)
+                / gg_fm_rpow(ll5, 3.0) + (6.0 * uu1 * uu2 * dd3 * cc2) / gg_fm_rpow(ll5, 4.0);
+        ww11 = gg7 - 3.0;
+        ww12 = gg_fm_rpow(cc3, (gg7 - 4.0));
+        ww15 = gg_fm_rpow(cc3, ww11);
+        l4[2] = (-kk1 * mm11 * oo10 * kk2 * ww15 * (log_cc3 / kk2 - (bb1 * aa2 * cc2)
+                / cc3)) + 2.0 * kk1 * mm11 * xi * ww15 - kk1 * ww15 + uu1 * ww11 * mm11
+                * kk2 * cc2 * ww12 - uu1 * oo10 * xi * cc2 * ww12 - uu1 * ww11 * xi * cc2
+                * ww12 + 2.0 * kk1 * kk2 * tt08 + 4.0 * kk1 * xi * dd3 * tt08 - (6.0 * uu1
+                * kk2 * dd3 * cc2) / gg_fm_rpow(cc3, 4.0);
+        l4[3] = 4.0 * ee1 * ff7 * xi * gg_fm_rpow(ll5, ll8) + 5.0 * kk1 * ll8 * ff7 * kk2
+                * cc2 * gg_fm_rpow(ll5, vv09) + uu1 * vv09 * ll8 * ff7 * uu2 * hh4
+                * gg_fm_rpow(ll5, (ee3 - 4.0)) + (4.0 * ee1 * xi * dd3)
+                / gg_fm_rpow(ll5, 2.0) - (10.0 * kk1 * kk2 * dd3 * cc2)
+                / gg_fm_rpow(ll5, 3.0) + (6.0 * uu1 * uu2 * dd3 * hh4) / gg_fm_rpow(ll5, 4.0);
+        yy18 = log_cc3 / kk2;
+        l4[4] = (-2.0 * ee1 * oo10 * xi * mm12 * (bb1 * mm11 * cc2 * dd6 + yy18)) - kk1
+                * mm11 * oo10 * kk2 * cc2 * ww15 * (bb1 * ww11 * cc2 * dd6 + yy18) - 2.0
+                * ee1 * aa2 * mm12 - 2.0 * ee1 * oo10 * mm12 - 2.0 * kk1 * mm11 * oo10 * xi
+                * cc2 * ww15 - kk1 * oo10 * cc2 * ww15 - kk1 * mm11 * cc2 * ww15 - 2.0
+                * ee1 * dd3 * jj08 - 2.0 * ee1 * xi * jj08 + 2.0 * kk1 * kk2 * cc2 * tt08
+                + 8.0 * kk1 * xi * dd3 * cc2 * tt08 - (6.0 * kk2 * dd3
+                * gg_fm_rpow(cc2, 2.0)) / (gg_fm_rpow(exp1, (4.0 * rho))
+                * gg_fm_rpow(cc3, 4.0));
+        l4[5] = ee1 * oo10 * xi * mm12 * gg_fm_rpow(tt18, 2.0) - 2.0 * ee1 * mm12 * tt18
+                - 2.0 * kk1 * mm11 * xi * cc2 * ww15 * tt18 + 2.0 * kk1 * cc2 * ww15 * tt18
+                + ee1 * oo10 * xi * mm12 * (ee1 * aa2 * hh4 * jj08 + 2.0 * bb1 * dd8 * cc2
+                * dd6 - (2.0 * dd7) / gg_fm_rpow(xi, 3.0)) + 4.0 * kk1 * cc2 * ww15 + 2.0
+                * uu1 * ww11 * xi * hh4 * ww12 - 4.0 * uu1 * hh4 * ww12 + 2.0 * ee1 * jj08
+                - 4.0 * kk1 * dd3 * cc2 * tt08 - 4.0 * kk1 * xi * cc2 * tt08 + (6.0 * uu1
+                * xi * dd3 * hh4) / gg_fm_rpow(cc3, 4.0);
+        l4[6] = bb1 * gg_fm_rpow(cc3, ff7) + 7.0 * ee1 * ff7 * xi * cc2
+                * gg_fm_rpow(cc3, ll8) + 6.0 * kk1 * ll8 * ff7 * kk2 * hh4
+                * gg_fm_rpow(cc3, vv09) + uu1 * vv09 * ll8 * ff7 * uu2 * qq05
+                * gg_fm_rpow(cc3, (ee3 - 4.0)) - (bb1 * dd3) / cc3 + (7.0 * ee1 * xi * dd3
+                * cc2) / gg_fm_rpow(cc3, 2.0) - (12.0 * kk1 * kk2 * dd3 * hh4)
+                / gg_fm_rpow(cc3, 3.0) + (6.0 * uu1 * uu2 * dd3 * qq05) / gg_fm_rpow(cc3, 4.0);
+        l4[7] = (-bb1 * gg_fm_rpow(cc3, oo10) * (bb1 * oo10 * cc2 * dd6 + yy18)) - 3.0
+                * ee1 * oo10 * xi * cc2 * mm12 * (bb1 * mm11 * cc2 * dd6 + yy18) - kk1
+                * mm11 * oo10 * kk2 * hh4 * ww15 * (bb1 * ww11 * cc2 * dd6 + yy18) - 3.0
+                * ee1 * aa2 * cc2 * mm12 - 3.0 * ee1 * oo10 * cc2 * mm12 - 2.0 * kk1 * mm11
+                * oo10 * xi * hh4 * ww15 - kk1 * oo10 * hh4 * ww15 - kk1 * mm11 * hh4
+                * ww15 + bb1 * dd6 - 4.0 * ee1 * dd3 * cc2 * jj08 - 3.0 * ee1 * xi * cc2
+                * jj08 + 2.0 * kk1 * kk2 * hh4 * tt08 + 10.0 * kk1 * xi * dd3 * hh4 * tt08
+                - (6.0 * kk2 * dd3 * gg_fm_rpow(cc2, 3.0)) / (gg_fm_rpow(exp1, (4.0 * rho))
+                * gg_fm_rpow(cc3, 4.0));
+        ad17 = 2.0 * bb1 * dd8 * cc2 * dd6;
+        ad19 = -(2.0 * dd7) / gg_fm_rpow(xi, 3.0);
+        ad20 = gg_fm_rpow(cc3, oo10);
+        ad21 = dd8 * dd7;
+        ad22 = ad21 + bb1 * mm11 * cc2 * dd6;
+        l4[8] = bb1 * ad20 * gg_fm_rpow((bb1 * oo10 * cc2 * dd6 + ad21), 2.0) + ee1 * oo10
+                * xi * cc2 * mm12 * gg_fm_rpow(ad22, 2.0) + 2.0 * ee1 * aa2 * cc2 * mm12
+                * ad22 + 2.0 * ee1 * oo10 * cc2 * mm12 * ad22 + bb1 * ad20 * ((-ee1 * oo10
+                * hh4 * jj08) + ad17 + ad19) + ee1 * oo10 * xi * cc2 * mm12 * ((-ee1 * mm11
+                * hh4 * jj08) + ad17 + ad19) + 4.0 * ee1 * cc2 * jj08 - 6.0 * kk1 * dd3
+                * hh4 * tt08 - 4.0 * kk1 * xi * hh4 * tt08 + (6.0 * xi * dd3
+                * gg_fm_rpow(cc2, 3.0)) / (gg_fm_rpow(exp1, (4.0 * rho))
+                * gg_fm_rpow(cc3, 4.0));
+        ae16 = dd8 * dd7 + bb1 * pp07 * cc2 * dd6;
+        l4[9] = (-bb1 * pp08 * gg_fm_rpow(ae16, 3.0)) - 3.0 * bb1 * pp08 * ((-ee1 * pp07
+                * hh4 * jj08) + 2.0 * bb1 * dd8 * cc2 * dd6 - 2.0 * jj12 * dd7) * ae16
+                - bb1 * pp08 * (2.0 * kk1 * pp07 * qq05 * tt08 - 3.0 * ee1 * dd8 * hh4
+                * jj08 - 6.0 * bb1 * jj12 * cc2 * dd6 + (6.0 * dd7) / gg_fm_rpow(xi, 4.0))
+                + 6.0 * kk1 * hh4 * tt08 - (6.0 * (xi + 1.0) * qq05)
+                / (gg_fm_rpow(exp1, (4.0 * rho)) * gg_fm_rpow(cc3, 4.0));
+        af05 = gg_fm_rpow(cc2, 4.0);
+        l4[10] = bb1 * cc2 * gg_fm_rpow(cc3, ff7) + 7.0 * ee1 * ff7 * xi * hh4
+                * gg_fm_rpow(cc3, ll8) + 6.0 * kk1 * ll8 * ff7 * kk2 * qq05
+                * gg_fm_rpow(cc3, vv09) + uu1 * vv09 * ll8 * ff7 * uu2 * af05
+                * gg_fm_rpow(cc3, (ee3 - 4.0)) - (bb1 * dd3 * cc2) / cc3 + (7.0 * ee1 * xi
+                * dd3 * hh4) / gg_fm_rpow(cc3, 2.0) - (12.0 * kk1 * kk2 * dd3 * qq05)
+                / gg_fm_rpow(cc3, 3.0) + (6.0 * uu1 * uu2 * dd3 * af05) / gg_fm_rpow(cc3, 4.0);
+        ag23 = log_cc3 / kk2 - bb1 * aa2 * cc2 * dd6;
+        l4[11] = (-bb1 * cc2 * gg_fm_rpow(cc3, oo10) * ag23) - 3.0 * ee1 * oo10 * xi * hh4
+                * mm12 * ag23 - kk1 * mm11 * oo10 * kk2 * qq05 * ww15 * ag23 + 4.0 * ee1
+                * hh4 * mm12 + 5.0 * kk1 * mm11 * xi * qq05 * ww15 - 4.0 * kk1 * qq05
+                * ww15 + uu1 * ww11 * mm11 * kk2 * af05 * ww12 - uu1 * oo10 * xi * af05
+                * ww12 - uu1 * ww11 * xi * af05 * ww12 + bb1 * cc2 * dd6 - 4.0 * ee1 * dd3
+                * hh4 * jj08 - 3.0 * ee1 * xi * hh4 * jj08 + 2.0 * kk1 * kk2 * qq05 * tt08
+                + 10.0 * kk1 * xi * dd3 * qq05 * tt08 - (6.0 * uu1 * kk2 * dd3 * af05)
+                / gg_fm_rpow(cc3, 4.0);
+        ah24 = (-(2.0 * dd7) / gg_fm_rpow(xi, 3.0)) + 2.0 * bb1 * dd8 * cc2 * dd6 + ee1
+                * aa2 * hh4 * jj08;
+        ah27 = gg_fm_rpow(tt18, 2.0);
+        l4[12] = bb1 * cc2 * ad20 * ah27 + ee1 * oo10 * xi * hh4 * mm12 * ah27 - 4.0 * ee1
+                * hh4 * mm12 * tt18 - 2.0 * kk1 * mm11 * xi * qq05 * ww15 * tt18 + 2.0
+                * kk1 * qq05 * ww15 * tt18 + bb1 * cc2 * ad20 * ah24 + ee1 * oo10 * xi
+                * hh4 * mm12 * ah24 + 6.0 * kk1 * qq05 * ww15 + 2.0 * uu1 * ww11 * xi
+                * af05 * ww12 - 4.0 * uu1 * af05 * ww12 + 4.0 * ee1 * hh4 * jj08 - 6.0
+                * kk1 * dd3 * qq05 * tt08 - 4.0 * kk1 * xi * qq05 * tt08 + (6.0 * uu1 * xi
+                * dd3 * af05) / gg_fm_rpow(cc3, 4.0);
+        l4[13] = (-bb1 * cc2 * pp08 * gg_fm_rpow(ae16, 3.0)) - 3.0 * bb1 * cc2 * pp08
+                * ((-ee1 * pp07 * hh4 * jj08) + 2.0 * bb1 * dd8 * cc2 * dd6 - 2.0 * jj12
+                * dd7) * ae16 - bb1 * cc2 * pp08 * (2.0 * kk1 * pp07 * qq05 * tt08 - 3.0
+                * ee1 * dd8 * hh4 * jj08 - 6.0 * bb1 * jj12 * cc2 * dd6 + (6.0 * dd7)
+                / gg_fm_rpow(xi, 4.0)) + 6.0 * kk1 * qq05 * tt08 - (6.0 * (xi + 1.0)
+                * gg_fm_rpow(cc2, 4.0)) / (gg_fm_rpow(exp1, (4.0 * rho))
+                * gg_fm_rpow(cc3, 4.0));
+        aj08 = 1.0 / gg_fm_rpow(cc3, 4.0);
+        aj20 = 1.0 / gg_fm_rpow(xi, 5.0);
+        aj23 = (-2.0 * jj12 * dd7) + 2.0 * bb1 * dd8 * cc2 * dd6 + ee1 * aa2 * hh4 * jj08;
+        l4[14] = (-jj13 * gg_fm_rpow(tt18, 4.0)) - 6.0 * jj13 * aj23
+                * gg_fm_rpow(tt18, 2.0) - 3.0 * jj13 * gg_fm_rpow(aj23, 2.0) - 4.0 * jj13
+                * ((-2.0 * kk1 * aa2 * qq05 * tt08) - 3.0 * ee1 * dd8 * hh4 * jj08 - 6.0
+                * bb1 * jj12 * cc2 * dd6 + 6.0 * tt16 * dd7) * tt18 - jj13 * (6.0 * uu1
+                * aa2 * af05 * aj08 + 8.0 * kk1 * dd8 * qq05 * tt08 + 12.0 * ee1 * jj12
+                * hh4 * jj08 + 24.0 * bb1 * tt16 * cc2 * dd6 - 24.0 * aj20 * dd7) - 24.0
+                * aj20 * dd3 * dd7 + 24.0 * tt16 * dd7 + 24.0 * bb1 * tt16 * dd3 * cc2
+                * dd6 - 24.0 * bb1 * jj12 * cc2 * dd6 + 12.0 * ee1 * jj12 * dd3 * hh4
+                * jj08 - 12.0 * ee1 * dd8 * hh4 * jj08 + 8.0 * kk1 * dd8 * dd3 * qq05
+                * tt08 - 8.0 * kk1 * aa2 * qq05 * tt08 + 6.0 * uu1 * aa2 * dd3 * af05 * aj08;
+    }
+    return l0;
+}
+
 /* One row of a family: the parameters from the linear predictors eta (K)
  * through the links, the row's log likelihood (returned) and, for ll()'s
  * deriv >= 1, the derivatives in the predictors d1 .. d4 (deriv 1: d1, d2;
@@ -468,12 +718,18 @@ GG_FM double gg_ls_row(int fam, int K, const gg_fm_link *links, double y, const 
     if (fam == GG_LS_MULTINOM)
         return gg_ls_multinom_row(K, y, eta, order, i2, i3, d1, d2, d3, d4);
     for (int k = 0; k < K; k++) m[k] = gg_fm_linkinv(links[k], eta[k]);
+    /* (gevlss's shape off 0, for its row and its link's derivatives alike) */
+    if (fam == GG_LS_GEVLSS) {
+        if (m[2] >= 0 && m[2] < 1e-7) m[2] = 1e-7;
+        if (m[2] < 0 && m[2] > -1e-7) m[2] = -1e-7;
+    }
     double l0;
     switch (fam) {
     case GG_LS_GAULSS: l0 = gg_ls_gaulss_row(y, m, order, l1, l2, l3, l4); break;
     case GG_LS_GUMBLS: l0 = gg_ls_gumbls_row(y, m, order, l1, l2, l3, l4); break;
     case GG_LS_GAMMALS: l0 = gg_ls_gammals_row(y, m, order, l1, l2, l3, l4); break;
     case GG_LS_ZIPLSS: l0 = gg_ls_ziplss_row(y, m, order, l1, l2, l3, l4); break;
+    case GG_LS_GEVLSS: l0 = gg_ls_gevlss_row(y, m, order, l1, l2, l3, l4); break;
     default: return GG_FM_NAN;
     }
     if (deriv < 1) return l0;

@@ -63,6 +63,10 @@ GG_FM double gg_fm_d2link(gg_fm_link l, double mu)
         const double eta = gg_fm_linkfun(l, mu), e = gg_fm_lb_e(eta);
         return eta > 0 ? -(e * e + e) : -(1.0 + e) / (e * e);
     }
+    case GG_FM_XI: {
+        const double p = (mu + 1.0) / 1.5;
+        return (1.0 / gg_fm_rpow(1.0 - p, 2.0) - 1.0 / gg_fm_rpow(p, 2.0)) / gg_fm_rpow(1.5, 2.0);
+    }
     }
     return GG_FM_NAN;
 }
@@ -106,6 +110,10 @@ GG_FM double gg_fm_d3link(gg_fm_link l, double mu)
     case GG_FM_LB: {
         const double eta = gg_fm_linkfun(l, mu), e = gg_fm_lb_e(eta);
         return eta > 0 ? (2.0 * (e * e) + e) * (e + 1.0) : (2.0 + e) * (1.0 + e) / pow(e, 3.0);
+    }
+    case GG_FM_XI: {
+        const double p = (mu + 1.0) / 1.5;
+        return (2.0 / gg_fm_rpow(1.0 - p, 3.0) + 2.0 / gg_fm_rpow(p, 3.0)) / gg_fm_rpow(1.5, 3.0);
     }
     }
     return GG_FM_NAN;
@@ -152,6 +160,10 @@ GG_FM double gg_fm_d4link(gg_fm_link l, double mu)
         const double eta = gg_fm_linkfun(l, mu), e = gg_fm_lb_e(eta);
         return eta > 0 ? -(6.0 * pow(e, 3.0) + 6.0 * (e * e) + e) * (e + 1.0)
                        : -(6.0 + 6.0 * e + e * e) * (1.0 + e) / pow(e, 4.0);
+    }
+    case GG_FM_XI: {
+        const double p = (mu + 1.0) / 1.5;
+        return (6.0 / gg_fm_rpow(1.0 - p, 4.0) - 6.0 / gg_fm_rpow(p, 4.0)) / gg_fm_rpow(1.5, 4.0);
     }
     }
     return GG_FM_NAN;

@@ -26,18 +26,27 @@ ls_fit_data <- function(n = 400, seed = 5) {
   pr <- cbind(1, exp(f - 1), exp(d$x2 - 0.5))
   d$yc <- apply(pr / rowSums(pr), 1, function(q) sample(0:2, 1, prob = q))
   d$yz <- ifelse(runif(n) < plogis(2 * d$x2 - 0.5), rpois(n, exp(f)), 0)
+  d$yv <- f + exp(d$x2 - 1) * ((-log(runif(n)))^(-0.1) - 1) / 0.1
   d
 }
 
-# ls_fit_data()'s response column for a family
-ls_fit_response <- function(family)
-  switch(family$family, gumbls = "yu", gammals = "yg", multinom = "yc", ziplss = "yz", "y")
+# The formulas of a fit of ls_fit_data() by a family: its response column,
+# s(x0) + s(x1) for the first predictor, s(x2) for the second (gevlss()'s
+# shape constant)
+ls_fit_formula <- function(family) {
+  y <- switch(family$family, gumbls = "yu", gammals = "yg", multinom = "yc", ziplss = "yz",
+              gevlss = "yv", "y")
+  c(list(stats::reformulate(c("s(x0)", "s(x1)"), y), ~ s(x2)),
+    if (family$family == "gevlss") list(~ 1))
+}
 
-# Every linear predictor of fit b within tol of the range of a's, the same
-# REML score (to score_tol) and EDFs (to 1e-6)
+# Every linear predictor of fit b within tol of the range of a's (a
+# constant one's: of its size), the same REML score (to score_tol) and
+# EDFs (to 1e-6)
 expect_ls_fits_close <- function(b, a, tol, score_tol) {
   la <- as.matrix(a$linear.predictors)
   r <- apply(la, 2, function(x) diff(range(x)))
+  r <- ifelse(r > 0, r, pmax(apply(abs(la), 2, max), 1))
   expect_lt(max(sweep(abs(as.matrix(b$linear.predictors) - la), 2, r, "/")), tol)
   expect_equal(unname(b$gcv.ubre), unname(a$gcv.ubre), tolerance = score_tol)
   expect_lt(max(abs(b$edf - a$edf)), 1e-6)

@@ -32,7 +32,8 @@ ls_session_case <- function(family, n = 700, seed = 3) {
 
 ls_session_families <- function()
   list(mgcv::gaulss(), mgcv::gaulss(link = list("log", "logb")), mgcv::gumbls(),
-       mgcv::gammals(), mgcv::ziplss(), mgcv::multinom(K = 2), mgcv::multinom(K = 3))
+       mgcv::gammals(), mgcv::ziplss(), mgcv::gevlss(), mgcv::multinom(K = 2),
+       mgcv::multinom(K = 3))
 
 # the session's ll() at deriv (its device state dev) and the direct C's
 session_ll <- function(dev, r, deriv, off = NULL, X = r$X)
@@ -178,8 +179,8 @@ test_that("location-scale fits on the device equal the CPU's", {
   skip_if_no_device()
   d <- ls_fit_data(2000)
   for (fam in list(mgcv::gaulss(), mgcv::gumbls(), mgcv::gammals(), mgcv::multinom(K = 2),
-                   mgcv::ziplss())) {
-    fml <- list(stats::reformulate(c("s(x0)", "s(x1)"), ls_fit_response(fam)), ~ s(x2))
+                   mgcv::ziplss(), mgcv::gevlss())) {
+    fml <- ls_fit_formula(fam)
     a <- gam_gpu(fml, family = fam, data = d, method = "REML", device = "off")
     b <- expect_device_fit(gam_gpu(fml, family = fam, data = d, method = "REML",
                                    device = "required"))

@@ -159,6 +159,46 @@ test_that("multinom()'s rows in C equal its ll() for 3, 4 and 5 categories", {
   expect_null(gamgpu:::ls_rows_spec(mgcv::multinom(K = 5)))
 })
 
+test_that("gevlss()'s rows in C equal its ll() for its links, and with its shape near 0", {
+  set.seed(3)
+  n <- 600
+  x <- runif(n)
+  z <- runif(n)
+  X <- cbind(1, x, x^2, 1, z, 1, z^2)
+  attr(X, "lpi") <- list(1:3, 4:5, 6:7)
+  M <- 3L
+  p <- ncol(X)
+  d1b <- matrix(cos(seq_len(p * M)) / 3, p)
+  d2b <- matrix(sin(seq_len(p * M * (M + 1) / 2)) / 5, p)
+  fh <- list(values = seq(2, 1, length.out = p), vectors = qr.Q(qr(diag(p) + 0.1)))
+  D <- seq(1, 1.5, length.out = p)
+  y <- 1 + x + exp(-0.5 + z) * ((-log(runif(n)))^(-0.15) - 1) / 0.15
+  # (the shape's scaled logit at 1.19: xi near 0.15; at qlogis(2/3) +- a
+  # little: xi within 1e-7 of 0, where mgcv keeps it off 0)
+  for (case in list(list(link = "identity", coef = c(1, 1, 0, -0.5, 1, 1.19, 0)),
+                    list(link = "log", coef = c(0.1, 0.3, 0, -0.5, 1, 1.19, 0)),
+                    list(link = "identity", coef = c(1, 1, 0, -0.5, 1, qlogis(2 / 3) + 1e-8, 0)),
+                    list(link = "identity", coef = c(1, 1, 0, -0.5, 1, qlogis(2 / 3) - 3e-8, 0)))) {
+    fam <- mgcv::gevlss(link = list(case$link, "identity", "logit"))
+    spec <- gamgpu:::ls_rows_spec(fam)
+    expect_identical(spec$links, c(if (case$link == "log") 2L else 1L, 1L, 13L))
+    yy <- if (case$link == "log") abs(y) + 0.1 else y
+    for (deriv in c(0, 1, 3, 4)) {
+      a <- fam$ll(yy, X, case$coef, rep(1, n), fam, deriv = deriv, d1b = d1b, d2b = d2b,
+                  Hp = diag(p), rank = p, fh = fh, D = D)
+      b <- gamgpu:::ls_ll_c(spec, yy, X, case$coef, attr(X, "lpi"), NULL, deriv, d1b, d2b,
+                            fh, D)
+      # (measured: l, l0 and lb to the bit, the products 1.3e-15)
+      expect_identical(b$l0, as.vector(a$l0))
+      expect_ls_ll_equal(b, a, deriv, M, tol = 1e-14)
+    }
+  }
+  # a shape link gevlss() does not make is not taken
+  fam <- mgcv::gevlss()
+  fam$linfo[[3]]$linkinv <- function(eta) 2 * stats::plogis(eta) - 1
+  expect_null(gamgpu:::ls_rows_spec(fam))
+})
+
 test_that("the rows take the predictors' offsets, or the predictors themselves", {
   r <- ls_rows_case("log")
   spec <- gamgpu:::ls_rows_spec(r$fam)
@@ -184,14 +224,15 @@ test_that("bad input to the rows is a classed error", {
   expect_error(gamgpu:::ls_ll_c(replace(spec, "code", 9L), r$y, r$X, r$coef,
                                 attr(r$X, "lpi"), NULL, 0, 0, 0, NULL, NULL),
                class = "gamgpu_bad_input")
-  expect_null(gamgpu:::ls_rows_spec(mgcv::gevlss()))
+  expect_null(gamgpu:::ls_rows_spec(mgcv::twlss()))
+  expect_null(gamgpu:::ls_rows_spec(mgcv::shash()))
 })
 
-test_that("gaulss(), gumbls(), gammals(), multinom() and ziplss() fits with gamgpu's rows equal gam()'s", {
+test_that("gaulss(), gumbls(), gammals(), multinom(), ziplss() and gevlss() fits with gamgpu's rows equal gam()'s", {
   d <- ls_fit_data()
   for (fam in list(mgcv::gaulss(), mgcv::gaulss(link = list("log", "logb")), mgcv::gumbls(),
-                   mgcv::gammals(), mgcv::multinom(K = 2), mgcv::ziplss())) {
-    fml <- list(stats::reformulate(c("s(x0)", "s(x1)"), ls_fit_response(fam)), ~ s(x2))
+                   mgcv::gammals(), mgcv::multinom(K = 2), mgcv::ziplss(), mgcv::gevlss())) {
+    fml <- ls_fit_formula(fam)
     b <- mgcv::gam(fml, family = fam, data = d, method = "REML")
     g <- gam_gpu(fml, family = fam, data = d, method = "REML", device = "off")
     expect_identical(g$device$ll_rows, "gamgpu")
