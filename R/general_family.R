@@ -283,6 +283,14 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
   if (!inherits(object, "gam")) return(object)               # fit = FALSE: the setup
   ll_env <- general_family_counts(object$family)
   rows_by <- general_family_rows(object$family, name)
+  # (a family whose ll() reads no prior weights: gam() fits it without
+  # them, and so does this fit -- said, not silent)
+  if (name != "cox.ph" && !("wt" %in% all.names(body(family$ll))) &&
+      any(object$prior.weights != 1))
+    gamgpu_warn("gamgpu_weights_unused",
+                sprintf(paste("%s()'s log likelihood takes no prior weights: gam() fits it",
+                              "without them, and so did gam_gpu() (they are kept in",
+                              "fit$prior.weights)"), name), call = NULL)
   object$family$ll <- family$ll
   object$call <- cl
   if (dots$gc.level > 0) gc()

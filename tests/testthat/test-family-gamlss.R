@@ -161,3 +161,19 @@ test_that("bam()'s fREML, which does not fit these families, is refused for them
                        device = "off"),
                class = "gamgpu_unsupported_method")
 })
+
+test_that("prior weights, which these families' ll() does not read, are unused as in gam(), with a warning", {
+  d <- ls_data(200)
+  d$yn <- d$f0 + rnorm(nrow(d)) * exp(d$x2 - 0.5)
+  w <- seq(0.5, 2, length.out = nrow(d))
+  fml <- list(yn ~ s(x0), ~ s(x2))
+  b <- mgcv::gam(fml, family = mgcv::gaulss(), data = d, weights = w, method = "REML")
+  expect_warning(g <- gam_gpu(fml, family = mgcv::gaulss(), data = d, weights = w,
+                              method = "REML", device = "off"),
+                 class = "gamgpu_weights_unused")
+  expect_lt(max(abs(g$fitted.values - b$fitted.values)), 1e-8 * max(abs(b$fitted.values)))
+  expect_identical(g$prior.weights, b$prior.weights)
+  # (unit weights say nothing)
+  expect_silent(gam_gpu(fml, family = mgcv::gaulss(), data = d, weights = rep(1, nrow(d)),
+                        method = "REML", device = "off"))
+})
