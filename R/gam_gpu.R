@@ -286,9 +286,11 @@ resolve_family <- function(family, env) {
 #'   device memory; mgcv's Newton and outer iterations and its set-up run
 #'   in R as for \code{gam()}.  \code{cox.ph()}, \code{twlss()} and
 #'   \code{shash()} run on the CPU engine (a counted
-#'   fallback under "auto", refused under "required").  Their \code{ll()} reads no prior weights: \code{gam()} fits them
-#'   without any, as does \code{gam_gpu()}, with a warning of class
-#'   \code{gamgpu_weights_unused} where weights are given.  The \code{s()} terms' thin plate
+#'   fallback under "auto", refused under "required").  The location-scale
+#'   families' and \code{multinom()}'s \code{ll()} reads no prior weights:
+#'   \code{gam()} fits them without any, as does \code{gam_gpu()}, with a
+#'   warning of class \code{gamgpu_weights_unused} where weights are
+#'   given.  The \code{s()} terms' thin plate
 #'   bases are built by gamgpu's construction (\code{fit$device$tp_bases}:
 #'   how many by gamgpu's and by mgcv's).  Their control settings are
 #'   gam()'s: \code{trace},
