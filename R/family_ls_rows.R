@@ -227,30 +227,41 @@ ls_device_state <- function(policy, plan, control) {
 # Whether the C's ll() equals the family's own on the first rows (at most
 # 100) at these coefficients: log likelihood, gradient and Hessian (deriv
 # 1), and the Hessian's derivatives and traces (deriv 4, at arbitrary d1b,
-# d2b), each within 1e-10 of its scale.  mgcv's location-scale families
-# and their links are its code, not an interface; a release whose family
-# differs keeps its own ll().
+# d2b), each within 1e-10 of its scale.  Both take the same linear
+# predictors (each ll()'s eta argument): the rows' expressions are
+# compared, not two sums of X's columns, which a BLAS may round otherwise
+# (where a row is ill-conditioned -- gevlss()'s near a zero shape raises
+# its row to the power 1 / xi -- that would be all the difference).
+# mgcv's location-scale families and their links are its code, not an
+# interface; a release whose family differs keeps its own ll().
 ls_rows_agree <- function(env, y, X, coef, wt, family, offset) {
   n <- NROW(y)
   rows <- seq_len(min(n, 100L))
+  jj <- attr(X, "lpi")
   Xs <- X[rows, , drop = FALSE]
-  attr(Xs, "lpi") <- attr(X, "lpi")
+  attr(Xs, "lpi") <- jj
   sub <- function(o) if (is.null(o) || length(o) != n) o else o[rows]
   os <- if (is.list(offset)) lapply(offset, sub) else offset
   ys <- if (is.matrix(y)) y[rows, , drop = FALSE] else y[rows]
+  offs <- ls_offsets(os, length(jj))
+  eta <- vapply(seq_along(jj), function(k) {
+    e <- drop(Xs[, jj[[k]], drop = FALSE] %*% coef[jj[[k]]])
+    if (is.null(offs[[k]])) e else e + offs[[k]]
+  }, numeric(length(rows)))
+  eta <- matrix(eta, length(rows))
   p <- ncol(X)
   d1b <- matrix(cos(seq_len(2L * p)), p)
   d2b <- matrix(sin(seq_len(3L * p)), p)
   fh <- list(values = rep(1, p), vectors = diag(p))
   run <- function(f) tryCatch(f(), error = function(e) NULL)
-  a1 <- run(function() env$own(ys, Xs, coef, wt[rows], family, offset = os, deriv = 1))
-  b1 <- run(function() ls_ll_c(env$spec, ys, Xs, coef, attr(X, "lpi"), os, 1, 0, 0, NULL,
-                               NULL))
+  a1 <- run(function() env$own(ys, Xs, coef, wt[rows], family, offset = os, deriv = 1,
+                               eta = eta))
+  b1 <- run(function() ls_ll_c(env$spec, ys, Xs, coef, jj, os, 1, 0, 0, NULL, NULL, eta))
   a4 <- run(function() env$own(ys, Xs, coef, wt[rows], family, offset = os, deriv = 4,
                                d1b = d1b, d2b = d2b, Hp = diag(p), rank = p, fh = fh,
-                               D = rep(1, p)))
-  b4 <- run(function() ls_ll_c(env$spec, ys, Xs, coef, attr(X, "lpi"), os, 4, d1b, d2b, fh,
-                               rep(1, p)))
+                               D = rep(1, p), eta = eta))
+  b4 <- run(function() ls_ll_c(env$spec, ys, Xs, coef, jj, os, 4, d1b, d2b, fh, rep(1, p),
+                               eta))
   if (is.null(a1) || is.null(b1) || is.null(a4) || is.null(b4)) return(FALSE)
   close <- function(u, v) {
     u <- unlist(u)
