@@ -10,14 +10,15 @@
 # log, inverse or sqrt link, its scale's "logb"), gumbls() and gammals()
 # (each parameter's identity or log link), ziplss() (its identity links),
 # gevlss() (its location's identity or log link, its shape's scaled
-# logit), multinom() with up to 5 categories.  At its
+# logit), twlss() (its power's and log scale's identity links; first and
+# second derivatives, as mgcv's), multinom() with up to 5 categories.  At its
 # first call the ll() compares itself with the family's own on a few rows
 # (ls_rows_agree()): where they differ -- an mgcv whose family changed --
 # the family's own ll() runs the whole fit, and fit$device says so.
 
 # ls_math.h's family codes, by mgcv's family name
 ls_family_codes <- c(gaulss = 1L, gumbls = 2L, gammals = 3L, multinom = 4L, ziplss = 5L,
-                     gevlss = 6L)
+                     gevlss = 6L, twlss = 7L)
 
 # family_math.h's link codes of the links a location-scale row takes
 ls_link_codes <- c(identity = 1L, log = 2L, inverse = 3L, sqrt = 8L, logb = 11L, lb = 12L,
@@ -51,6 +52,15 @@ ls_rows_spec <- function(family) {
       links[k] <- if (identical(inv(at), 1.5 * stats::binomial()$linkinv(at) - 1)) "xi" else ""
   }
   if (!all(links %in% names(ls_link_codes))) return(NULL)
+  if (code == ls_family_codes[["twlss"]]) {
+    # (tw()'s range (a, b) of the power, which twlss() keeps beside its
+    # ll(), in the power slots of theta's and rho's identity links)
+    if (!identical(links[2:3], c("identity", "identity"))) return(NULL)
+    ab <- tryCatch(c(get(".a", environment(family$ll)), get(".b", environment(family$ll))),
+                   error = function(e) NULL)
+    if (!is.numeric(ab) || length(ab) != 2L) return(NULL)
+    par[2:3] <- ab
+  }
   # (mgcv's index arrays of the packed derivatives, made once for the fit)
   tri <- mgcv::trind.generator(length(links))
   list(code = unname(code), links = unname(ls_link_codes[links]), link_par = par,
@@ -87,7 +97,7 @@ ls_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2b
   env <- environment(sys.function())
   jj <- attr(X, "lpi")
   if (!env$use_c || is.list(X) || isTRUE(ncv) || isTRUE(sandwich) || deriv == 2 ||
-      is.null(jj)) {
+      is.null(jj) || (deriv > 2 && isTRUE(family$available.derivs == 0))) {
     args <- list(y, X, coef, wt, family, offset = offset, deriv = deriv, d1b = d1b, d2b = d2b,
                  Hp = Hp, rank = rank, fh = fh, D = D)
     if (!is.null(eta)) args$eta <- eta
@@ -122,11 +132,12 @@ ls_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2b
 }
 
 # ll()'s offsets as the C takes them: a list of K, each NULL or a double
-# n-vector
-ls_offsets <- function(offset, K)
+# n-vector (a single value recycled as R's eta + offset would; 0: none)
+ls_offsets <- function(offset, K, n)
   lapply(seq_len(K), function(k) {
     o <- if (!is.null(offset) && length(offset) >= k) offset[[k]]
-    if (is.null(o)) NULL else as.double(o)
+    if (is.null(o) || (length(o) == 1L && o == 0)) return(NULL)
+    as.double(if (length(o) == 1L) rep(o, n) else o)
   })
 
 # the response as the rows take it (multinom()'s ll() rounds its classes
@@ -147,7 +158,8 @@ ls_ll_c <- function(spec, y, X, coef, jj, offset, deriv, d1b, d2b, fh, D, eta = 
   p <- ncol(X)
   if (!is.double(X)) storage.mode(X) <- "double"
   .Call(gg_ls_ll_r, ls_response(spec, y, K), X, as.double(coef), lapply(jj, as.integer),
-        spec$code, as.integer(spec$links), as.double(spec$link_par), ls_offsets(offset, K),
+        spec$code, as.integer(spec$links), as.double(spec$link_par),
+        ls_offsets(offset, K, NROW(X)),
         if (!is.null(eta)) ls_dmat(eta), as.integer(deriv),
         spec$i2, spec$i3, spec$i4,
         if (deriv >= 3) ls_dmat(d1b), if (deriv >= 4) ls_dmat(d2b),
@@ -173,7 +185,7 @@ ls_ll_session <- function(dev, spec, y, X, coef, jj, offset, deriv, d1b, d2b, fh
   }
   dev$alias <- X
   .Call(gg_ls_session_ll_r, dev$ses$ptr, as.double(coef), lapply(jj, as.integer), spec$code,
-        as.integer(spec$links), as.double(spec$link_par), ls_offsets(offset, K),
+        as.integer(spec$links), as.double(spec$link_par), ls_offsets(offset, K, NROW(X)),
         as.integer(deriv), spec$i2, spec$i3, spec$i4,
         if (deriv >= 3) ls_dmat(d1b), if (deriv >= 4) ls_dmat(d2b),
         if (deriv >= 4) ls_scaled_inverse(fh, D, p))
@@ -243,33 +255,43 @@ ls_rows_agree <- function(env, y, X, coef, wt, family, offset) {
   sub <- function(o) if (is.null(o) || length(o) != n) o else o[rows]
   os <- if (is.list(offset)) lapply(offset, sub) else offset
   ys <- if (is.matrix(y)) y[rows, , drop = FALSE] else y[rows]
-  offs <- ls_offsets(os, length(jj))
+  offs <- ls_offsets(os, length(jj), length(rows))
   eta <- vapply(seq_along(jj), function(k) {
     e <- drop(Xs[, jj[[k]], drop = FALSE] %*% coef[jj[[k]]])
     if (is.null(offs[[k]])) e else e + offs[[k]]
   }, numeric(length(rows)))
   eta <- matrix(eta, length(rows))
+  # (twlss()'s ll() takes no eta: both make theirs from X then)
+  if (!"eta" %in% names(formals(env$own))) eta <- NULL
+  with_eta <- function(a) { if (!is.null(eta)) a$eta <- eta; a }
   p <- ncol(X)
   d1b <- matrix(cos(seq_len(2L * p)), p)
   d2b <- matrix(sin(seq_len(3L * p)), p)
   fh <- list(values = rep(1, p), vectors = diag(p))
   run <- function(f) tryCatch(f(), error = function(e) NULL)
-  a1 <- run(function() env$own(ys, Xs, coef, wt[rows], family, offset = os, deriv = 1,
-                               eta = eta))
+  a1 <- run(function() do.call(env$own, with_eta(list(ys, Xs, coef, wt[rows], family,
+                                                      offset = os, deriv = 1))))
   b1 <- run(function() ls_ll_c(env$spec, ys, Xs, coef, jj, os, 1, 0, 0, NULL, NULL, eta))
-  a4 <- run(function() env$own(ys, Xs, coef, wt[rows], family, offset = os, deriv = 4,
-                               d1b = d1b, d2b = d2b, Hp = diag(p), rank = p, fh = fh,
-                               D = rep(1, p), eta = eta))
-  b4 <- run(function() ls_ll_c(env$spec, ys, Xs, coef, jj, os, 4, d1b, d2b, fh, rep(1, p),
-                               eta))
-  if (is.null(a1) || is.null(b1) || is.null(a4) || is.null(b4)) return(FALSE)
+  higher <- !isTRUE(family$available.derivs == 0)
+  a4 <- if (higher)
+    run(function() do.call(env$own, with_eta(list(ys, Xs, coef, wt[rows], family, offset = os,
+                                                   deriv = 4, d1b = d1b, d2b = d2b,
+                                                   Hp = diag(p), rank = p, fh = fh,
+                                                   D = rep(1, p)))))
+  b4 <- if (higher)
+    run(function() ls_ll_c(env$spec, ys, Xs, coef, jj, os, 4, d1b, d2b, fh, rep(1, p), eta))
   close <- function(u, v) {
     u <- unlist(u)
     v <- unlist(v)
     s <- max(abs(u), 1)
     length(u) == length(v) && all(is.finite(v)) && max(abs(u - v)) <= 1e-10 * s
   }
-  close(a1$l, b1$l) && close(a1$lb, b1$lb) && close(a1$lbb, b1$lbb) &&
+  # (a family without third and fourth derivatives -- twlss(): its
+  # available.derivs is 0 -- is asked for none)
+  first <- !is.null(a1) && !is.null(b1) && close(a1$l, b1$l) && close(a1$lb, b1$lb) &&
+    close(a1$lbb, b1$lbb)
+  if (!higher) return(first)
+  first && !is.null(a4) && !is.null(b4) &&
     close(a4$d1H, lapply(seq_len(2L), function(i) b4$d1H[, , i])) &&
     close(a4$trHid2H, b4$trHid2H)
 }

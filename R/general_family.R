@@ -155,6 +155,13 @@ general_family_with_ll <- function(family, name, device = NULL) {
     gh <- ls_gH
     environment(gh) <- counts
     env <- new.env(parent = environment(family$ll))
+    # (twlss()'s ll() looks for mgcv's functions -- ldTweedie(),
+    # gamlss.etamu() -- from the global environment, where they are found
+    # only while mgcv is attached: those it names and cannot find, from
+    # mgcv's namespace)
+    mg <- asNamespace("mgcv")
+    for (nm in intersect(all.names(body(family$ll)), ls(mg, all.names = TRUE)))
+      if (!exists(nm, envir = environment(family$ll))) assign(nm, get(nm, mg), envir = env)
     env$gamlss.gH <- gh
     env$.gg_counts <- counts
     environment(ll) <- env

@@ -15,6 +15,7 @@
 #define GAMGPU_LS_MATH_H
 
 #include "outer_math.h"
+#include "efam_math.h"           /* tw()'s log density (efam_tw.h), for twlss() */
 
 /* the families (R/family_ls_rows.R: their R names) */
 #define GG_LS_GAULSS  1
@@ -23,6 +24,7 @@
 #define GG_LS_MULTINOM 4        /* K + 1 categories; its rows' derivatives are in eta */
 #define GG_LS_ZIPLSS  5
 #define GG_LS_GEVLSS  6
+#define GG_LS_TWLSS   7        /* first and second derivatives only, as mgcv's */
 
 #define GG_LS_LOG_XMAX 709.782712893384        /* log(DBL_MAX) */
 
@@ -702,6 +704,37 @@ GG_FM double gg_ls_gevlss_row(double y, const double *m, int order, double *l1, 
     return l0;
 }
 
+/* twlss(): m = (mu, theta, rho): the Tweedie power p from theta on (a, b)
+ * as tw()'s (efam_tw.h), rho the log scale.  The log density and its
+ * theta and rho derivatives are gg_fm_tw_ld()'s series (tw()'s, the
+ * columns 1-6 of mgcv's ldTweedie()), those in mu closed-form (its
+ * columns 7-10: l_mu = (y - mu) mu^-p / phi, ...).  mgcv's twlss() has
+ * no third or fourth derivatives (its available.derivs is 0): l3, l4 are
+ * not set. */
+GG_FM double gg_ls_twlss_row(double y, const double *m, double a, double b, int order,
+                             double *l1, double *l2)
+{
+    const double mu = m[0], th = m[1], rho = m[2];
+    double ld[6];
+    gg_fm_tw_ld(y, mu, rho, th, a, b, order >= 1 ? 2 : 0, ld);
+    if (order >= 1) {
+        const double p = gg_fm_tw_p(th, a, b), phi = exp(rho);
+        double d1, d2;
+        gg_fm_tw_dpth(th, a, b, &d1, &d2);
+        const double mp = gg_fm_rpow(mu, -p), lmu = (y - mu) * mp / phi;
+        l1[0] = lmu;
+        l1[1] = ld[3];
+        l1[2] = ld[1];
+        l2[0] = (-p * y * gg_fm_rpow(mu, -p - 1.0) - (1.0 - p) * mp) / phi;
+        l2[1] = -d1 * (y - mu) * mp * log(mu) / phi;
+        l2[2] = -lmu;
+        l2[3] = ld[4];
+        l2[4] = ld[5];
+        l2[5] = ld[2];
+    }
+    return ld[0];
+}
+
 /* One row of a family: the parameters from the linear predictors eta (K)
  * through the links, the row's log likelihood (returned) and, for ll()'s
  * deriv >= 1, the derivatives in the predictors d1 .. d4 (deriv 1: d1, d2;
@@ -730,6 +763,21 @@ GG_FM double gg_ls_row(int fam, int K, const gg_fm_link *links, double y, const 
     case GG_LS_GAMMALS: l0 = gg_ls_gammals_row(y, m, order, l1, l2, l3, l4); break;
     case GG_LS_ZIPLSS: l0 = gg_ls_ziplss_row(y, m, order, l1, l2, l3, l4); break;
     case GG_LS_GEVLSS: l0 = gg_ls_gevlss_row(y, m, order, l1, l2, l3, l4); break;
+    case GG_LS_TWLSS: {
+        /* (tw()'s a and b in the power slots of theta's and rho's identity
+         * links: R/family_ls_rows.R; only l1, l2, as mgcv's twlss()) */
+        l0 = gg_ls_twlss_row(y, m, links[1].power, links[2].power, order, l1, l2);
+        if (deriv < 1) return l0;
+        for (int k = 0; k < K; k++) {
+            ig1[k] = gg_fm_mu_eta(links[k], eta[k]);
+            g2[k] = gg_fm_d2link(links[k], m[k]);
+            g3[k] = g4[k] = 0.0;
+        }
+        gg_ls_etamu_row(K, l1, l2, l3, l4, ig1, g2, g3, g4, i2, i3, 0, d1, d2, d3, d4);
+        for (int k = 0; deriv >= 3 && k < gg_ls_n3(K); k++) d3[k] = 0.0;
+        for (int k = 0; deriv >= 4 && k < gg_ls_n4(K); k++) d4[k] = 0.0;
+        return l0;
+    }
     default: return GG_FM_NAN;
     }
     if (deriv < 1) return l0;

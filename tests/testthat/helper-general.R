@@ -27,17 +27,21 @@ ls_fit_data <- function(n = 400, seed = 5) {
   d$yc <- apply(pr / rowSums(pr), 1, function(q) sample(0:2, 1, prob = q))
   d$yz <- ifelse(runif(n) < plogis(2 * d$x2 - 0.5), rpois(n, exp(f)), 0)
   d$yv <- f + exp(d$x2 - 1) * ((-log(runif(n)))^(-0.1) - 1) / 0.1
+  d$yt <- mgcv::rTweedie(exp(f), p = 1.4, phi = 1.5)
   d
 }
 
 # The formulas of a fit of ls_fit_data() by a family: its response column,
-# s(x0) + s(x1) for the first predictor, s(x2) for the second (gevlss()'s
-# shape constant)
+# s(x0) + s(x1) for the first predictor, s(x2) for the scale's (gevlss()'s
+# shape and twlss()'s power constant)
 ls_fit_formula <- function(family) {
   y <- switch(family$family, gumbls = "yu", gammals = "yg", multinom = "yc", ziplss = "yz",
-              gevlss = "yv", "y")
-  c(list(stats::reformulate(c("s(x0)", "s(x1)"), y), ~ s(x2)),
-    if (family$family == "gevlss") list(~ 1))
+              gevlss = "yv", twlss = "yt", "y")
+  first <- stats::reformulate(c("s(x0)", "s(x1)"), y)
+  switch(family$family,
+         gevlss = list(first, ~ s(x2), ~ 1),
+         twlss = list(first, ~ 1, ~ s(x2)),
+         list(first, ~ s(x2)))
 }
 
 # Every linear predictor of fit b within tol of the range of a's (a
