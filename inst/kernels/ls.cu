@@ -1,9 +1,10 @@
 // ls.cu -- the row-wise work of the location-scale families' ll() (mgcv's
-// gaulss, gumbls, gammals, ziplss and multinom) on the device backend's
-// resident rows (src/cuda/cuda_ls.c drives it): each row's log likelihood
-// and its derivatives in the K linear predictors (ls_math.h, which the
-// host's rows -- src/family/family_ls.c -- evaluate too), the weights of
-// the Hessian's derivative products, and the rows' terms of REML's traces.
+// gaulss, gumbls, gammals, ziplss, gevlss, twlss and multinom) on the
+// device backend's resident rows (src/cuda/cuda_ls.c drives it): each
+// row's log likelihood and its derivatives in the K linear predictors
+// (ls_math.h, which the host's rows -- src/family/family_ls.c -- evaluate
+// too), the weights of the Hessian's derivative products, and the rows'
+// terms of REML's traces.
 // The linear predictors, the Gram products and the rows' quadratic forms
 // are the backend's own passes over X (cuda_backend.c).  Reductions are
 // per-block partial sums in a fixed grid, summed on the host in block
