@@ -284,14 +284,10 @@ static int ls_on_device(void *arg, gg_status *st)
             c->lb[at] = c->lb[at] + xtl[at + (size_t) p * k];
         }
     memset(c->lbb, 0, (size_t) p * p * sizeof(double));
-    {
-        int t = 0;
-        for (int a = 0; a < K; a++)
-            for (int b = a; b < K; b++, t++)
-                if (pair_gram(&d, be, rw, a, b, col(l2, n, (size_t) rw->i2[a + K * b]), c->lbb,
-                              st))
-                    goto done;
-    }
+    for (int a = 0; a < K; a++)
+        for (int b = a; b < K; b++)
+            if (pair_gram(&d, be, rw, a, b, col(l2, n, (size_t) rw->i2[a + K * b]), c->lbb, st))
+                goto done;
     if (deriv < 3) { rc = 0; goto done; }
 
     /* d1H: each smoothing parameter's weights, then its pair products */
