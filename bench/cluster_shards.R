@@ -59,14 +59,16 @@ make_rows <- function(i, n, k, fam) {
   m <- floor(n * i / k) - floor(n * (i - 1) / k)
   set.seed(i)
   x0 <- double(m); x1 <- double(m); x2 <- double(m); x3 <- double(m)
-  y <- if (fam == "binomial") integer(m) else double(m)
+  # (y as doubles: the fit takes its response as doubles, and an integer y
+  # would be held twice at the node's peak, 12 bytes a row for 8)
+  y <- double(m)
   for (r0 in seq(0, m - 1, by = 1e7)) {
     r <- (r0 + 1):min(m, r0 + 1e7)
     a0 <- runif(length(r)); a1 <- runif(length(r)); a2 <- runif(length(r))
     f <- 2 * sin(pi * a0) + exp(2 * a1) + 0.2 * a2^11 * (10 * (1 - a2))^6 +
       10 * (10 * a2)^3 * (1 - a2)^10
     x0[r] <- a0; x1[r] <- a1; x2[r] <- a2; x3[r] <- runif(length(r))
-    y[r] <- if (fam == "binomial") as.integer(runif(length(r)) < plogis((f - 7.5) / 4)) else
+    y[r] <- if (fam == "binomial") as.double(runif(length(r)) < plogis((f - 7.5) / 4)) else
       f + rnorm(length(r), 0, 2)
   }
   # (a data frame of these columns, not copied)
