@@ -1,7 +1,8 @@
 /* cuda_open.c -- the device backend put together: cuda_backend.c's
  * row-wise operations with cuda_outer.c's rows of gam()'s outer iteration
  * and cuda_ls.c's location-scale ll(), which are built on them.  Kept
- * apart so that no two of the files need each other's symbols both ways.  Compiled only with CUDA. */
+ * apart so that no two of the files need each other's symbols both ways.
+ * Compiled only with CUDA. */
 #include "cuda_backend.h"
 
 #include <pthread.h>

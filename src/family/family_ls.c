@@ -64,7 +64,7 @@ int gg_ls_ll(gg_ls_model *m, int deriv, const double *d1b, int M, const double *
         for (int k = 0; k < K; k++) e[k] = E[i + (size_t) k * n];
         const double v = gg_ls_row(m->fam, K, m->links, m->y[i], e, deriv, r->i2, r->i3, r1,
                                    r2, r3, r4);
-        l0[i] = v;
+        if (l0 != NULL) l0[i] = v;
         sum += v;
         if (deriv < 1) continue;
         for (int k = 0; k < K; k++) D1[i + (size_t) k * n] = r1[k];

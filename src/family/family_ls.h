@@ -24,7 +24,7 @@ typedef struct gg_ls_model {
 } gg_ls_model;
 
 /* mgcv's ll() at deriv 0, 1, 3 or 4: *l and l0 (n: each row's log
- * likelihood); deriv >= 1: lb, lbb; 3: d1H (p x p x M, given d1b p x M);
+ * likelihood, or NULL: not kept); deriv >= 1: lb, lbb; 3: d1H (p x p x M, given d1b p x M);
  * 4: trd2H (M (M + 1) / 2, given d2b and Hm as gg_ls_gh() takes them). */
 int gg_ls_ll(gg_ls_model *m, int deriv, const double *d1b, int M, const double *d2b,
              const double *Hm, double *l, double *l0, double *lb, double *lbb, double *d1H,

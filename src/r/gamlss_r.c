@@ -6,7 +6,6 @@
 #include <R.h>
 #include <Rinternals.h>
 #include <limits.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "errors_r.h"
@@ -281,13 +280,8 @@ static int ls_on_session(gg_backend *be, const gg_data *d, void *ctx_, gg_status
                        "location-scale rows: the session holds no X or y in host memory");
     a->m.rows.X = d->X;
     a->m.y = d->y;
-    double *l0 = malloc((d->n > 0 ? d->n : 1) * sizeof(double));
-    if (l0 == NULL)
-        return gg_fail(st, "gamgpu_host_oom", "out of memory for the location-scale rows");
-    const int rc = gg_ls_ll(&a->m, a->deriv, a->d1b, a->M, a->d2b, a->Hm, &c->l, l0, c->lb,
-                            c->lbb, c->d1H, c->tr, st);
-    free(l0);
-    return rc;
+    return gg_ls_ll(&a->m, a->deriv, a->d1b, a->M, a->d2b, a->Hm, &c->l, NULL, c->lb, c->lbb,
+                    c->d1H, c->tr, st);
 }
 
 /* The ll() of gg_ls_ll_r() over a model session's X and y (R/session.R,

@@ -55,3 +55,14 @@ expect_ls_fits_close <- function(b, a, tol, score_tol) {
   expect_equal(unname(b$gcv.ubre), unname(a$gcv.ubre), tolerance = score_tol)
   expect_lt(max(abs(b$edf - a$edf)), 1e-6)
 }
+
+# n rows of three linear predictors (columns 1:3, 4:5 and 6:7 of X, its
+# "lpi"), x and z uniform, for the rows' tests of gevlss() and twlss()
+ls_three_predictors <- function(n, seed) {
+  set.seed(seed)
+  x <- runif(n)
+  z <- runif(n)
+  X <- cbind(1, x, x^2, 1, z, 1, z^2)
+  attr(X, "lpi") <- list(1:3, 4:5, 6:7)
+  list(X = X, x = x, z = z)
+}

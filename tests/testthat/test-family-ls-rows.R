@@ -160,12 +160,11 @@ test_that("multinom()'s rows in C equal its ll() for 3, 4 and 5 categories", {
 })
 
 test_that("gevlss()'s rows in C equal its ll() for its links, and with its shape near 0", {
-  set.seed(3)
   n <- 600
-  x <- runif(n)
-  z <- runif(n)
-  X <- cbind(1, x, x^2, 1, z, 1, z^2)
-  attr(X, "lpi") <- list(1:3, 4:5, 6:7)
+  r <- ls_three_predictors(n, seed = 3)
+  X <- r$X
+  x <- r$x
+  z <- r$z
   M <- 3L
   p <- ncol(X)
   d1b <- matrix(cos(seq_len(p * M)) / 3, p)
@@ -200,13 +199,10 @@ test_that("gevlss()'s rows in C equal its ll() for its links, and with its shape
 })
 
 test_that("twlss()'s rows in C equal its ll(), zero responses and its (a, b) included", {
-  set.seed(4)
   n <- 600
-  x <- runif(n)
-  z <- runif(n)
-  X <- cbind(1, x, x^2, 1, z, 1, z^2)
-  attr(X, "lpi") <- list(1:3, 4:5, 6:7)
-  y <- mgcv::rTweedie(exp(0.5 + x), p = 1.5, phi = 1.2)
+  r <- ls_three_predictors(n, seed = 4)
+  X <- r$X
+  y <- mgcv::rTweedie(exp(0.5 + r$x), p = 1.5, phi = 1.2)
   expect_gt(sum(y == 0), 10)
   coef <- c(0.5, 1, 0, 0.1, 0.2, log(1.2), 0)
   for (fam in list(mgcv::twlss(), mgcv::twlss(a = 1.2, b = 1.8))) {
