@@ -41,13 +41,15 @@
 #' @param key the fit's key.
 #' @param G the leader's set-up without its rows (smooths, parametric terms).
 #' @param mf,y,w,offset the shard's model frame rows, response, prior
-#'   weights and offset (`NULL`: none).
+#'   weights (`NULL`: every one 1) and offset (`NULL`: none).
 #' @param device the leader's device policy ("auto", "off", "required").
 #' @param control `gam_gpu_control()`'s settings.
 #' @param unit_weights every prior weight is 1.
 #' @param lean_rows the node's device keeps the least row state
 #'   (`model_session()`; a shards node, whose leverages are the leader's).
-#' @return list(rows, device, fallback, model_matrix, model_matrix_reason, pid).
+#' @return list(rows, device, fallback, model_matrix, model_matrix_reason,
+#'   weights_vector (whether the node keeps its prior weights as an
+#'   n-vector), pid).
 #' @keywords internal
 #' @export
 gg_node_open <- function(key, G, mf, y, w, offset, device, control, unit_weights,
@@ -59,6 +61,9 @@ gg_node_open <- function(key, G, mf, y, w, offset, device, control, unit_weights
   # (a node's device failure mid-fit cannot be replayed on its CPU: where
   # the node has a usable device it is required for the whole fit)
   if (plan$mode == 1L) plan$mode <- if (isTRUE(.Call(gg_gpu_probe_r)$usable)) 2L else 0L
+  # (unit prior weights stay NULL on a lean node whose device is required;
+  # the CPU backend reads an n-vector of them)
+  if (is.null(w) && !(plan$mode == 2L && lean_rows && unit_weights)) w <- rep(1, nrow(mf))
   threads <- min(setup_threads(nrow(mf)), control$nthreads)
   X <- model_matrix_plan(G, mf, threads = threads)
   reason <- NULL
@@ -76,7 +81,8 @@ gg_node_open <- function(key, G, mf, y, w, offset, device, control, unit_weights
   info <- ses$info()
   list(rows = nrow(mf), device = info$device, fallback = info$fallback,
        model_matrix = if (is.null(reason)) "recipe" else "matrix",
-       model_matrix_reason = if (is.null(reason)) "" else reason, pid = Sys.getpid())
+       model_matrix_reason = if (is.null(reason)) "" else reason,
+       weights_vector = !is.null(w), pid = Sys.getpid())
 }
 
 #' Backend operations on a cluster node's shard
@@ -324,6 +330,7 @@ cluster_session <- function(f, cl, policy, shards = NULL) {
                       device = vapply(opened, function(o) o$device, ""),
                       model_matrix = vapply(opened, function(o) o$model_matrix, ""),
                       model_matrix_reason = vapply(opened, function(o) o$model_matrix_reason, ""),
+                      weights_vector = vapply(opened, function(o) isTRUE(o$weights_vector), NA),
                       pid = vapply(opened, function(o) as.integer(o$pid), 0L),
                       stringsAsFactors = FALSE)
   calls <- 0

@@ -157,7 +157,9 @@ resolve_family <- function(family, env) {
 #' \code{gam} object: the n-vectors (linear predictors, fitted values,
 #' working weights and residuals, leverages) are gathered from the nodes at
 #' the end of the fit; \code{fit$device$cluster} lists the nodes (host, threads, rows,
-#' device, model matrix route, process id) and counts the operations and
+#' device, model matrix route, whether it keeps its prior weights as an
+#' n-vector -- a node that loaded its own shard with none and whose GPU
+#' runs the fit keeps none --, process id) and counts the operations and
 #' the bytes exchanged.  Every method: \code{"fREML"}; for a gaussian
 #' identity model \code{"GCV.Cp"} (GCV or UBRE from one Gram product summed
 #' over the nodes); and gam()'s outer iteration (REML, ML, GCV.Cp/UBRE

@@ -8,7 +8,8 @@
 #' Open a model session
 #'
 #' @param X the model matrix (double) or its recipe (`model_matrix_plan()`).
-#' @param y,w,offset the response, prior weights and offset (`NULL`: none).
+#' @param y,w,offset the response, prior weights and offset (`NULL`: none;
+#'   `w` `NULL` only with unit_weights on a required device).
 #' @param plan the device plan (`device_plan()`): mode and ordinal.
 #' @param control `gam_gpu_control()`'s settings (nthreads, block.rows).
 #' @param unit_weights every prior weight is 1 (no vector of them kept on a device).
@@ -29,7 +30,7 @@ model_session <- function(X, y, w, offset, plan, control, unit_weights = FALSE, 
                unit_weights = as.integer(unit_weights), lean_rows = as.integer(lean_rows),
                ar_rho = if (is.null(ar)) 0 else ar$rho,
                ar_start = if (!is.null(ar$start)) as.double(ar$start))
-  ptr <- .Call(gg_session_open_r, X, y_double(y), as.double(w),
+  ptr <- .Call(gg_session_open_r, X, y_double(y), if (!is.null(w)) as.double(w),
                if (is.null(offset)) NULL else as.double(offset), load, unclass(control))
   closed <- FALSE
   list(ptr = ptr,

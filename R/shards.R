@@ -244,9 +244,15 @@ gg_shard_open <- function(key, s) {
   mf <- eval(mc)
   rm(d)
   gg_shard_drop(key)
+  # (the response column itself: model.response() would name it by the
+  # rows, and as.double() of that copies it -- 16 bytes a row at a node's
+  # peak; no prior weights, a unit w is NULL until a session needs ones)
+  y <- mf[[1L]]
+  if (inherits(y, "AsIs")) y <- unclass(y)
   w <- stats::model.weights(mf)
-  if (is.null(w)) w <- rep(1, nrow(mf))
-  r <- response_rows(stats::model.response(mf), as.numeric(w), s$family)
+  if (is.null(w) && is.matrix(y)) w <- rep(1, nrow(mf))
+  r <- response_rows(y, if (is.null(w)) NULL else as.numeric(w), s$family)
+  rm(y)
   offset <- stats::model.offset(mf)
   offset <- if (is.null(offset)) NULL else as.numeric(offset)
   chk <- .Call(gg_check_rows_r, r$y, r$w, offset, s$control$nthreads)
@@ -263,6 +269,10 @@ gg_shard_open <- function(key, s) {
                  lean_rows = isTRUE(s$lean_rows))
   c(info, list(chk = chk, sums = sums, unit_weights = unit))
 }
+
+# A node's prior weights as an n-vector (a lean node keeps unit ones as
+# NULL: made here for the R summaries that read them)
+node_weights <- function(s) if (is.null(s$w)) rep(1, length(s$y)) else s$w
 
 #' Sums over a cluster node's rows for r.sq
 #'
@@ -291,7 +301,7 @@ gg_shard_rsq <- function(key, mean_y) {
 gg_shard_aic <- function(key, family, dev) {
   s <- node_session(key)
   mu <- .Call(gg_node_op_r, s$ses$ptr, "fetch", "mu", NULL)
-  family$aic(s$y, 1, mu, s$w, dev)
+  family$aic(s$y, 1, mu, node_weights(s), dev)
 }
 
 #' Let go of a cluster node's loaded shard
@@ -323,6 +333,7 @@ gg_shard_drop <- function(key) {
 #' @export
 gg_shard_efam <- function(key, family, what, arg, ef) {
   s <- node_session(key)
+  s$w <- node_weights(s)
   name <- efam_name(family)
   off <- if (is.null(s$offset)) 0 else s$offset
   threads <- as.integer(s$threads)

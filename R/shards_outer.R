@@ -32,6 +32,7 @@
 #' @export
 gg_shard_outer <- function(key, what, family, arg) {
   s <- node_session(key)
+  s$w <- node_weights(s)
   node_fault(paste0("outer_", what))
   switch(what,
          ls = {

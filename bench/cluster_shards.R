@@ -24,9 +24,11 @@
 #   GAMGPU_BENCH_OUT     append the row to this CSV file
 #   GAMGPU_BENCH_COLD    0: no first fit on fresh nodes before the measured
 #                        one (which then pays the nodes' one-off costs)
+#   GAMGPU_BENCH_MAKE_CORES  processes each node makes its rows with
+#                        (forked, 1e7 rows each; default 1)
 #
 # Model: four one-variable cr smooths of gamSim(1)'s covariates, the rows
-# made on the nodes (node i: set.seed(i)).  The row: seconds of the
+# made on the nodes (node i, chunk c: set.seed(i * 1e5 + c)).  The row: seconds of the
 # cluster's second fit (its first, on fresh nodes, as cold; both with the
 # nodes' making of their rows, which the one-process fit's clock does not
 # see), of its smoothing parameter selection (gam()'s methods' outer
@@ -53,23 +55,38 @@ peak_gib <- function() {
 }
 
 # node i's rows (a function of its index, sent to the nodes), made 1e7 at
-# a time into their columns so that a node's peak is its rows and one
-# chunk's temporaries (10^9 rows a node are 36 GB of columns)
+# a time into their columns so that a node's peak is its rows and a few
+# chunks' temporaries (10^9 rows a node are 40 GB of columns).  Chunk c of
+# node i draws from set.seed(i * 1e5 + c), so that the chunks can be made
+# by GAMGPU_BENCH_MAKE_CORES forked processes of the node (R's arithmetic
+# on one core makes 10^9 rows in ~10 minutes) with the same values.
 make_rows <- function(i, n, k, fam) {
   m <- floor(n * i / k) - floor(n * (i - 1) / k)
-  set.seed(i)
   x0 <- double(m); x1 <- double(m); x2 <- double(m); x3 <- double(m)
   # (y as doubles: the fit takes its response as doubles, and an integer y
   # would be held twice at the node's peak, 12 bytes a row for 8)
   y <- double(m)
-  for (r0 in seq(0, m - 1, by = 1e7)) {
-    r <- (r0 + 1):min(m, r0 + 1e7)
-    a0 <- runif(length(r)); a1 <- runif(length(r)); a2 <- runif(length(r))
+  starts <- seq(0, m - 1, by = 1e7)
+  chunk <- function(c) {
+    set.seed(i * 1e5 + c)
+    len <- min(m, starts[c] + 1e7) - starts[c]
+    a0 <- runif(len); a1 <- runif(len); a2 <- runif(len)
     f <- 2 * sin(pi * a0) + exp(2 * a1) + 0.2 * a2^11 * (10 * (1 - a2))^6 +
       10 * (10 * a2)^3 * (1 - a2)^10
-    x0[r] <- a0; x1[r] <- a1; x2[r] <- a2; x3[r] <- runif(length(r))
-    y[r] <- if (fam == "binomial") as.double(runif(length(r)) < plogis((f - 7.5) / 4)) else
-      f + rnorm(length(r), 0, 2)
+    list(a0, a1, a2, runif(len),
+         if (fam == "binomial") as.double(runif(len) < plogis((f - 7.5) / 4)) else
+           f + rnorm(len, 0, 2))
+  }
+  cores <- max(1L, as.integer(Sys.getenv("GAMGPU_BENCH_MAKE_CORES", "1")))
+  for (b in split(seq_along(starts), ceiling(seq_along(starts) / cores))) {
+    parts <- if (cores > 1L) parallel::mclapply(b, chunk, mc.cores = cores) else lapply(b, chunk)
+    for (j in seq_along(b)) {
+      v <- parts[[j]]
+      if (inherits(v, "try-error") || !is.list(v)) stop("making rows: ", as.character(v))
+      r <- (starts[b[j]] + 1):(starts[b[j]] + length(v[[1]]))
+      x0[r] <- v[[1]]; x1[r] <- v[[2]]; x2[r] <- v[[3]]; x3[r] <- v[[4]]; y[r] <- v[[5]]
+    }
+    rm(parts, v)
   }
   # (a data frame of these columns, not copied)
   structure(list(x0 = x0, x1 = x1, x2 = x2, x3 = x3, y = y), class = "data.frame",
@@ -86,6 +103,8 @@ invisible(clusterCall(cl, function(lib) {
   .libPaths(lib); suppressPackageStartupMessages(library(gamgpu)); NULL
 }, .libPaths()))
 clusterExport(cl, c("make_rows", "n", "k", "fam"))
+invisible(clusterCall(cl, Sys.setenv,
+                      GAMGPU_BENCH_MAKE_CORES = Sys.getenv("GAMGPU_BENCH_MAKE_CORES", "1")))
 # (GAMGPU_BENCH_COLD=0: one fit only, on fresh nodes -- for the largest n)
 t_cold <- if (Sys.getenv("GAMGPU_BENCH_COLD", "1") == "0") NA else
   system.time(gam_gpu(fo, family = family, data = shards, device = device, method = method,

@@ -42,7 +42,8 @@ typedef struct gg_data {
     const double *y;        /* n: response (binomial: proportion) */
     const double *yat;      /* n: a censored family's second response column
                                (attr(y, "censor"), efam_cens.h), or NULL */
-    const double *pw;       /* n: prior weights (binomial: trials x weight) */
+    const double *pw;       /* n: prior weights (binomial: trials x weight); NULL
+                               (all 1) only with pw_ones on a device */
     const double *offset;   /* n, or NULL for none */
     const gg_xplan *xplan;  /* when X is NULL: how to build X (xplan.h);
                                the backend builds it where it computes */

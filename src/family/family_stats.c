@@ -12,6 +12,10 @@
 
 #include "family_dens.h"
 #include "family_stats.h"
+
+/* row i's prior weight; wt NULL: every weight is 1 (a lean cluster node
+ * keeps no n-vector of ones) */
+static inline double wt_at(const double *wt, size_t i) { return wt != NULL ? wt[i] : 1.0; }
 #include "threads.h"
 
 typedef struct stats_ctx {
@@ -38,35 +42,35 @@ static void block_sums(const stats_ctx *c, size_t i0, size_t i1, long double *s0
     switch (c->pass) {
     case GG_STATS_MEAN:
         for (size_t i = i0; i < i1; i++) {
-            if (wt[i] != 0) a += y[i] * wt[i];
-            b += wt[i];
+            if (wt_at(wt, i) != 0) a += y[i] * wt_at(wt, i);
+            b += wt_at(wt, i);
         }
         break;
     case GG_STATS_NULL_DEV:
-        for (size_t i = i0; i < i1; i++) a += gg_dev_resid(&c->fam, y[i], c->ybar, wt[i]);
+        for (size_t i = i0; i < i1; i++) a += gg_dev_resid(&c->fam, y[i], c->ybar, wt_at(wt, i));
         break;
     case GG_STATS_RESID:
         for (size_t i = i0; i < i1; i++) {
-            const double d = gg_dev_resid(&c->fam, y[i], mu[i], wt[i]);
+            const double d = gg_dev_resid(&c->fam, y[i], mu[i], wt_at(wt, i));
             const double q = d > 0 ? sqrt(d) : 0;
             const double ri = y[i] > mu[i] ? q : (y[i] < mu[i] ? -q : 0);
             const double sq = ri * ri;
             if (c->r != NULL) c->r[i] = ri;
             a += sq;
-            b += wt[i];
+            b += wt_at(wt, i);
         }
         break;
     case GG_STATS_AIC:
         switch (c->f) {
         case GG_FAM_GAUSSIAN:      /* sum(log(wt)); log(1) adds +0; the rows */
             for (size_t i = i0; i < i1; i++)
-                if (wt[i] != 1) a += log(wt[i]);
+                if (wt_at(wt, i) != 1) a += log(wt_at(wt, i));
             b = (long double) (i1 - i0);
             break;
         case GG_FAM_BINOMIAL: {    /* sum(ifelse(m > 0, wt/m, 0) dbinom(round(m y), round(m), mu, log)), m = wt */
             int bad = 0;
             for (size_t i = i0; i < i1; i++) {
-                const double m = wt[i], fac = m > 0 ? wt[i] / m : 0;
+                const double m = wt_at(wt, i), fac = m > 0 ? wt_at(wt, i) / m : 0;
                 a += fac * gg_ldbinom(nearbyint(m * y[i]), nearbyint(m), mu[i], &bad);
             }
             b = bad;
@@ -74,18 +78,18 @@ static void block_sums(const stats_ctx *c, size_t i0, size_t i1, long double *s0
         }
         case GG_FAM_POISSON: {     /* sum(dpois(y, mu, log) wt) */
             int bad = 0;
-            for (size_t i = i0; i < i1; i++) a += gg_ldpois(y[i], mu[i], &bad) * wt[i];
+            for (size_t i = i0; i < i1; i++) a += gg_ldpois(y[i], mu[i], &bad) * wt_at(wt, i);
             b = bad;
             break;
         }
         case GG_FAM_GAMMA:         /* sum(dgamma(y, 1/disp, scale = mu disp, log) wt) */
             for (size_t i = i0; i < i1; i++)
-                a += gg_ldgamma(y[i], c->shape, mu[i] * c->disp) * wt[i];
+                a += gg_ldgamma(y[i], c->shape, mu[i] * c->disp) * wt_at(wt, i);
             break;
         case GG_FAM_INVGAUSS:      /* sum(wt), sum(log(y) wt) */
             for (size_t i = i0; i < i1; i++) {
-                b += wt[i];
-                a += log(y[i]) * wt[i];
+                b += wt_at(wt, i);
+                a += log(y[i]) * wt_at(wt, i);
             }
             break;
         default:
@@ -162,7 +166,7 @@ void gg_stats_rows(const gg_family *fam, const gg_stats_par *par, size_t n, cons
     if (par->pass == GG_STATS_AIC && out[1] > 0 &&
         (fam->fam == GG_FAM_POISSON || fam->fam == GG_FAM_BINOMIAL))
         for (size_t i = 0; i < n; i++) {
-            const double x = fam->fam == GG_FAM_POISSON ? y[i] : nearbyint(wt[i] * y[i]);
+            const double x = fam->fam == GG_FAM_POISSON ? y[i] : nearbyint(wt_at(wt, i) * y[i]);
             if (gg_dens_nonint(x)) {
                 out[2] = x;
                 break;

@@ -35,7 +35,8 @@ typedef struct gg_stats_par {
 /* One pass over rows [0, n): out[0], out[1] its two sums, out[2] for
  * GG_STATS_AIC the first row's x that R's density warns about (NaN:
  * none); r (n, or NULL) receives the deviance residuals in
- * GG_STATS_RESID.  mu is read by GG_STATS_RESID and GG_STATS_AIC only. */
+ * GG_STATS_RESID.  mu is read by GG_STATS_RESID and GG_STATS_AIC only;
+ * wt NULL: every prior weight is 1. */
 void gg_stats_rows(const gg_family *fam, const gg_stats_par *par, size_t n, const double *y,
                    const double *mu, const double *wt, int nthreads, double *r, double out[3]);
 

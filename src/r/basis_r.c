@@ -339,7 +339,8 @@ void gg_model_data_from_r(SEXP X, SEXP y, SEXP w, SEXP offset, gg_xplan *buf, gg
         p = Rf_ncols(X);
         d->X = REAL(X);
     }
-    if (TYPEOF(y) != REALSXP || XLENGTH(y) != n || TYPEOF(w) != REALSXP || XLENGTH(w) != n)
+    if (TYPEOF(y) != REALSXP || XLENGTH(y) != n ||
+        (w != R_NilValue && (TYPEOF(w) != REALSXP || XLENGTH(w) != n)))
         gg_abort(BAD_IN, "y and weights must be double vectors with one entry per row of X");
     if (offset != R_NilValue && (TYPEOF(offset) != REALSXP || XLENGTH(offset) != n))
         gg_abort(BAD_IN, "offset must be NULL or a double vector with one entry per row");
@@ -347,7 +348,7 @@ void gg_model_data_from_r(SEXP X, SEXP y, SEXP w, SEXP offset, gg_xplan *buf, gg
     d->p = p;
     d->y = REAL(y);
     d->yat = gg_y_censor(y);
-    d->pw = REAL(w);
+    d->pw = w == R_NilValue ? NULL : REAL(w);     /* (NULL: all 1, the caller checks) */
     d->offset = offset == R_NilValue ? NULL : REAL(offset);
 }
 

@@ -12,7 +12,7 @@ void gg_xplan_from_r(SEXP plan, size_t n, int p, struct gg_xplan *out);
 
 /* A model's data as the backends take it (backend.h's gg_data): X a double
  * matrix, or the recipe the backend builds it from (filled into buf), its
- * response y, prior weights w and offset (NULL or one per row) checked
+ * response y, prior weights w (NULL: all 1) and offset (NULL or one per row) checked
  * against it; no AR1 residuals.  A classed R error otherwise. */
 void gg_model_data_from_r(SEXP X, SEXP y, SEXP w, SEXP offset, struct gg_xplan *buf,
                           struct gg_data *d);

@@ -207,7 +207,8 @@ static void session_run(gg_session *s, session_op op, void *ctx, const char *wha
 
 /* load: list(device_mode, device_ordinal, unit_weights, lean_rows, ar_rho,
  * ar_start) -- where the session runs (mode as above), whether every prior
- * weight is 1 (not kept on a device), whether a device keeps the least
+ * weight is 1 (not kept on a device; w may then be NULL where the device
+ * is required), whether a device keeps the least
  * row state (gg_data.lean_rows), AR1 residuals (bam's rho and AR.start,
  * NULL: one series); control: gam_gpu_control()'s nthreads and the CPU
  * backend's row block (block.rows, else chunk.size). */
@@ -250,6 +251,11 @@ SEXP gg_session_open_r(SEXP X, SEXP y, SEXP w, SEXP offset, SEXP load, SEXP cont
         if (w != R_NilValue || offset != R_NilValue)
             gg_abort(BAD_IN, "a cluster's session without y takes no weights or offset");
     }
+    /* (no prior weights, every one 1: only a device keeps none; the CPU
+     * backend reads them row by row) */
+    if (dispatch == R_NilValue && d.pw == NULL && !(pw_ones && mode == 2))
+        gg_abort(BAD_IN, "a model session without prior weights needs unit_weights and "
+                         "the device required");
     d.pw_ones = pw_ones;
     d.lean_rows = lean_rows;
     if (ar_rho != 0) {

@@ -96,18 +96,26 @@ SEXP gg_column_extremes_r(SEXP x, SEXP count_only, SEXP nthreads)
     return out;
 }
 
+/* y a double vector; w NULL (every prior weight 1) or one as long */
+static void check_y_w(SEXP y, SEXP w)
+{
+    if (!Rf_isReal(y) || (w != R_NilValue && (!Rf_isReal(w) || XLENGTH(y) != XLENGTH(w))))
+        gg_abort("gamgpu_bad_input", "y and w must be double vectors of one length (w NULL: all 1)");
+}
+
+static const double *w_or_null(SEXP w) { return w == R_NilValue ? NULL : REAL(w); }
+
 /* c(w_bad, w_positive, w_not_one, y_bad, o_nonzero, o_bad, y_min, y_max), named: the
  * flags as 0/1 (see gg_row_checks), the range of the finite responses (NA
  * when none).  offset is NULL or a double vector as long as y. */
 SEXP gg_check_rows_r(SEXP y, SEXP w, SEXP offset, SEXP nthreads)
 {
-    if (!Rf_isReal(y) || !Rf_isReal(w) || XLENGTH(y) != XLENGTH(w))
-        gg_abort("gamgpu_bad_input", "y and w must be double vectors of one length");
+    check_y_w(y, w);
     if (offset != R_NilValue && (!Rf_isReal(offset) || XLENGTH(offset) != XLENGTH(y)))
         gg_abort("gamgpu_bad_input", "the offset must be NULL or a double vector as long as y");
     gg_row_checks r;
     const int nt = threads_arg(nthreads), prev = gg_threads_set_limit(nt);
-    const int rc = gg_check_rows(REAL(y), REAL(w), offset == R_NilValue ? NULL : REAL(offset),
+    const int rc = gg_check_rows(REAL(y), w_or_null(w), offset == R_NilValue ? NULL : REAL(offset),
                                  (size_t) XLENGTH(y), nt, &r);
     gg_threads_set_limit(prev);
     if (rc != 0)
@@ -249,26 +257,25 @@ SEXP gg_count_pivots_r(SEXP x, SEXP p)
 }
 
 /* A shard's response sums (shard_sums.h): c(rows, sy, syy, swy, sw,
- * nonzero) for y and w, double vectors of one length. */
+ * nonzero) for y and w, double vectors of one length (w NULL: all 1). */
 SEXP gg_response_sums_r(SEXP y, SEXP w)
 {
-    if (!Rf_isReal(y) || !Rf_isReal(w) || XLENGTH(y) != XLENGTH(w))
-        gg_abort("gamgpu_bad_input", "y and w must be double vectors of one length");
+    check_y_w(y, w);
     const char *names[] = {"rows", "sy", "syy", "swy", "sw", "nonzero"};
     double v[6];
-    gg_response_sums(REAL(y), REAL(w), (size_t) XLENGTH(y), v);
+    gg_response_sums(REAL(y), w_or_null(w), (size_t) XLENGTH(y), v);
     return gg_named_doubles(6, names, v);
 }
 
 /* r.sq's sums over a shard (shard_sums.h): y, mu, w double vectors of
- * one length, mean_y a number. */
+ * one length (w NULL: all 1), mean_y a number. */
 SEXP gg_rsq_sums_r(SEXP y, SEXP mu, SEXP w, SEXP mean_y)
 {
-    if (!Rf_isReal(y) || !Rf_isReal(mu) || !Rf_isReal(w) || XLENGTH(mu) != XLENGTH(y) ||
-        XLENGTH(w) != XLENGTH(y))
+    check_y_w(y, w);
+    if (!Rf_isReal(mu) || XLENGTH(mu) != XLENGTH(y))
         gg_abort("gamgpu_bad_input", "y, mu and w must be double vectors of one length");
     SEXP out = PROTECT(Rf_allocVector(REALSXP, 5));
-    gg_rsq_sums(REAL(y), REAL(mu), REAL(w), Rf_asReal(mean_y), (size_t) XLENGTH(y), REAL(out));
+    gg_rsq_sums(REAL(y), REAL(mu), w_or_null(w), Rf_asReal(mean_y), (size_t) XLENGTH(y), REAL(out));
     UNPROTECT(1);
     return out;
 }

@@ -647,7 +647,7 @@ static void *check_run(void *arg)
             if (!isfinite(oi)) r.o_bad = 1;
         }
     for (size_t i = j->i0; i < j->i1; i++) {
-        const double wi = j->w[i], yi = j->y[i];
+        const double wi = j->w != NULL ? j->w[i] : 1.0, yi = j->y[i];
         if (!isfinite(wi) || wi < 0) r.w_bad = 1;
         else if (wi > 0) r.w_positive = 1;
         if (wi != 1) r.w_not_one = 1;

@@ -56,7 +56,7 @@ double gg_column_variance(const double *x, size_t n, int nthreads);
 void gg_fill(double *x, size_t n, double v, int nthreads);
 
 /* What gam_gpu() checks of a response y, prior weights w and an offset
- * (n each; offset may be NULL), in one pass: flags as below, and the range
+ * (n each; offset may be NULL, w NULL when every weight is 1), in one pass: flags as below, and the range
  * of y over its finite values (NaN when there is none).  Returns 0, or -1
  * when there was no memory (nothing set). */
 typedef struct gg_row_checks {

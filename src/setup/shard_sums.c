@@ -21,18 +21,21 @@ static double r_mean(const double *x, size_t n)
     return (double) s;
 }
 
+/* row i's prior weight; w NULL: all are 1 */
+static inline double w_at(const double *w, size_t i) { return w != NULL ? w[i] : 1.0; }
+
 void gg_response_sums(const double *y, const double *w, size_t n, double out[6])
 {
     const double m = r_mean(y, n);
     long double sy = 0, syy = 0, swy = 0, sw = 0;
     size_t nonzero = 0;
     for (size_t i = 0; i < n; i++) {
-        const double d = y[i] - m, dd = d * d, wy = w[i] * y[i];
+        const double wi = w_at(w, i), d = y[i] - m, dd = d * d, wy = wi * y[i];
         sy += y[i];
         syy += dd;
         swy += wy;
-        sw += w[i];
-        nonzero += w[i] != 0;
+        sw += wi;
+        nonzero += wi != 0;
     }
     out[0] = (double) n;
     out[1] = (double) sy;
@@ -47,7 +50,7 @@ void gg_rsq_sums(const double *y, const double *mu, const double *w, double mean
 {
     long double s1 = 0, s11 = 0, s2 = 0, s22 = 0;
     for (size_t i = 0; i < n; i++) {
-        const double sw = sqrt(w[i]);
+        const double sw = sqrt(w_at(w, i));
         const double v1 = sw * (y[i] - mu[i]), v2 = sw * (y[i] - mean_y);
         const double q1 = v1 * v1, q2 = v2 * v2;
         s1 += v1;

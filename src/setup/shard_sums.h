@@ -2,7 +2,8 @@
  * (R/shards.R: the response's moments when a shard opens, r.sq's sums at
  * the end), in one pass each and with no temporary the rows' size:
  * accumulated in long double, as R's sum() and mean() accumulate, so
- * that they equal R's own expressions for them to the bit. */
+ * that they equal R's own expressions for them to the bit.  w NULL: every
+ * prior weight is 1 (a lean node keeps no n-vector of ones). */
 #ifndef GAMGPU_SHARD_SUMS_H
 #define GAMGPU_SHARD_SUMS_H
 

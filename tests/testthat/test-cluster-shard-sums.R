@@ -36,6 +36,34 @@ test_that("a shard's r.sq sums are R's to the bit", {
   expect_error(.Call(gamgpu:::gg_rsq_sums_r, c(1, 2), 1, c(1, 1), 0), class = "gamgpu_bad_input")
 })
 
+test_that("NULL prior weights are ones to the bit in a shard's checks and sums", {
+  set.seed(10)
+  y <- rnorm(5001, 2)
+  mu <- y + rnorm(5001) / 3
+  ones <- rep(1, length(y))
+  expect_identical(.Call(gamgpu:::gg_response_sums_r, y, NULL),
+                   .Call(gamgpu:::gg_response_sums_r, y, ones))
+  expect_identical(.Call(gamgpu:::gg_rsq_sums_r, y, mu, NULL, 1.5),
+                   .Call(gamgpu:::gg_rsq_sums_r, y, mu, ones, 1.5))
+  for (th in c(1L, 3L))
+    expect_identical(.Call(gamgpu:::gg_check_rows_r, y, NULL, NULL, th),
+                     .Call(gamgpu:::gg_check_rows_r, y, ones, NULL, th))
+  expect_identical(.Call(gamgpu:::gg_check_rows_r, y, NULL, NULL, 1L)[["w_not_one"]], 0)
+  expect_error(.Call(gamgpu:::gg_rsq_sums_r, y, mu, 1, 0), class = "gamgpu_bad_input")
+  expect_error(.Call(gamgpu:::gg_check_rows_r, y, "1", NULL, 1L), class = "gamgpu_bad_input")
+})
+
+test_that("a model session without prior weights is refused unless its device is required", {
+  X <- cbind(1, seq(0, 1, length.out = 50))
+  y <- rnorm(50)
+  ctl <- list(nthreads = 1L)
+  for (load in list(list(device_mode = 0L, unit_weights = 1L),
+                    list(device_mode = 1L, unit_weights = 1L),
+                    list(device_mode = 2L, unit_weights = 0L)))
+    expect_error(.Call(gamgpu:::gg_session_open_r, X, y, NULL, NULL, load, ctl),
+                 class = "gamgpu_bad_input")
+})
+
 test_that("a loaded column's summary is min(), max() and their first rows", {
   summ <- gamgpu:::shard_column_summary
   r_summ <- function(x) {

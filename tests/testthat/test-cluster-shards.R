@@ -78,6 +78,8 @@ test_that("shards the nodes read from files fit as the one-process fit of their 
                                         max(1, parallel::detectCores(logical = FALSE) %/% 2))), 2L))
     # (every row sat in the set-up: the object holds them all)
     expect_equal(b$fitted.values, unname(a$fitted.values), tolerance = 1e-10)
+    # (the CPU backend reads prior weights, ones included, as an n-vector)
+    expect_identical(b$device$cluster$nodes$weights_vector, c(TRUE, TRUE))
   }
   expect_identical(nodes_hold_nothing(cl), list(c(0L, 0L), c(0L, 0L)))
 })
@@ -265,7 +267,16 @@ test_that("on the GPU the nodes build X on the device, their summaries as the CP
                cluster = cl, device = "required")
   expect_identical(b$device$cluster$nodes$device, rep("cuda:0", 2))
   expect_identical(b$device$cluster$nodes$model_matrix, rep("recipe", 2))
+  # (no prior weights: a node whose device runs the fit keeps no ones; the
+  # summaries that read them -- aic, r.sq -- take NULL as ones)
+  expect_identical(b$device$cluster$nodes$weights_vector, c(FALSE, FALSE))
   expect_shard_parity(a, b, "GPU nodes against the CPU", sums_tol = 1e-10)
+  aw <- gam_gpu(yp ~ s(x) + s(z) + fac, family = poisson(), data = d, weights = w,
+                device = "off")
+  bw <- gam_gpu(yp ~ s(x) + s(z) + fac, family = poisson(), data = gamgpu_shards(files),
+                weights = w, cluster = cl, device = "required")
+  expect_identical(bw$device$cluster$nodes$weights_vector, c(TRUE, TRUE))
+  expect_shard_parity(aw, bw, "GPU nodes with prior weights", sums_tol = 1e-10)
   expect_identical(nodes_hold_nothing(cl), list(c(0L, 0L), c(0L, 0L)))
 })
 
