@@ -141,8 +141,10 @@ general_family_threads <- function() {
 # for the families whose ll() hands its products to mgcv's gamlss.gH(), the
 # family's own ll() (its rows' derivatives are its own code) reading
 # gamgpu's ls_gH() in gamlss.gH()'s place.  Either in an environment that
-# counts the calls and seconds of gamgpu's part.
-general_family_with_ll <- function(family, name, device = NULL) {
+# counts the calls and seconds of gamgpu's part.  spec: ls_rows_spec() of
+# the family, where the caller has it.
+general_family_with_ll <- function(family, name, device = NULL,
+                                   spec = if (name != "cox.ph") ls_rows_spec(family)) {
   counts <- new.env(parent = asNamespace("gamgpu"))
   counts$calls <- 0L
   counts$seconds <- 0
@@ -167,7 +169,6 @@ general_family_with_ll <- function(family, name, device = NULL) {
     environment(ll) <- env
     # (the families and links whose rows gamgpu's C has: its whole ll(),
     # the family's own beside it -- R/family_ls_rows.R)
-    spec <- ls_rows_spec(family)
     if (!is.null(spec)) {
       lenv <- new.env(parent = asNamespace("gamgpu"))
       lenv$spec <- spec
@@ -237,8 +238,9 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
   # (the location-scale rows gamgpu's C has run on the device: a model
   # session's, R/family_ls_rows.R; the others' on the CPU)
   dev <- NULL
+  spec <- if (name != "cox.ph") ls_rows_spec(family)
   why <- sprintf("%s()'s rows have no device kernels yet: the CPU engine ran them", name)
-  if (policy != "off" && name != "cox.ph" && !is.null(ls_rows_spec(family))) {
+  if (policy != "off" && !is.null(spec)) {
     dev <- ls_device_state(policy, device_plan(device, "general_family"), control)
     on.exit(ls_session_close(dev), add = TRUE)
   } else if (policy == "required") {
@@ -249,7 +251,7 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
     record_fallback("general_family", why)
   }
 
-  fam <- general_family_with_ll(family, name, dev)
+  fam <- general_family_with_ll(family, name, dev, spec)
   gcall <- cl
   gcall[[1L]] <- quote(mgcv::gam)
   drop_args <- c("device", "control", "chunk.size", "rho", "AR.start", "discrete", "nthreads",
@@ -273,7 +275,7 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
   if (!is.null(dots$G)) {
     # (gam()'s setup object: its family, with gamgpu's ll())
     G <- dots$G
-    G$family <- general_family_with_ll(G$family, name, dev)
+    G$family <- general_family_with_ll(G$family, name, dev, spec)
     gcall$G <- G
     gcall$family <- NULL
   }
