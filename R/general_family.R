@@ -42,8 +42,8 @@ cox_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2
   level <- deriv - 1L
   clevel <- if (level == 1L) 2L else level
   p <- ncol(X)
-  eta <- drop(X %*% coef)
-  if (length(offset)) eta <- eta + offset
+  env <- environment(sys.function())
+  dev <- env$device
   W <- NULL
   if (clevel >= 3L) {
     ev <- if (is.list(fh)) fh else eigen(Hp, symmetric = TRUE)
@@ -61,7 +61,21 @@ cox_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2
   rows <- if (is.matrix(y)) lapply(unique(y[, 2L]), function(s) which(y[, 2L] == s))
           else list(NULL)
   ev_ind <- as.integer(wt)
+  if (!is.null(dev) && length(rows) > 1L) {
+    ls_device_refused(dev, paste("cox.ph() with strata: the device takes one stratum, and",
+                                 "the CPU engine ran the rows"))
+    env$device <- dev <- NULL
+  }
   out <- NULL
+  if (!is.null(dev)) {
+    times <- unique(tm)
+    out <- cox_ll_session(dev, X, coef, offset, match(tm, times), ev_ind, length(times),
+                          clevel, d1b, d2b, W)
+    rows <- list()
+  } else {
+    eta <- drop(X %*% coef)
+    if (length(offset)) eta <- eta + offset
+  }
   for (ind in rows) {
     ts <- if (is.null(ind)) tm else tm[ind]
     times <- unique(ts)
@@ -79,13 +93,30 @@ cox_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2
   } else if (level == 2L) {
     d1H <- lapply(seq_len(dim(out$d1H)[3L]), function(i) out$d1H[, , i])
   }
-  env <- environment(sys.function())
   if (exists("calls", envir = env, inherits = FALSE)) {     # (general_family_with_ll())
     env$calls <- env$calls + 1L
     env$seconds <- env$seconds + (proc.time()[["elapsed"]] - t0)
   }
   list(l = out$l, lb = out$lb, lbb = out$lbb, d1H = d1H,
        trHid2H = if (level >= 3L) out$trHid2H)
+}
+
+# cox.ph()'s ll() of one stratum on a model session's X (R/session.R): on
+# the GPU for a device fit, X resident in its memory from the first call
+# on an X to the next X that differs, as ls_ll_session()'s; eta made there
+# from the coefficients.  The rows' event indicators stand as the
+# session's response (the ll() reads them from its arguments).
+cox_ll_session <- function(dev, X, coef, offset, grp, event, nt, level, d1b, d2b, W) {
+  if (is.null(dev$ses) || !.Call(gg_session_same_x_r, dev$ses$ptr, X, dev$alias)) {
+    ls_session_close(dev)
+    dev$ses <- model_session(X, as.double(event), rep(1, nrow(X)), NULL, dev$plan,
+                             dev$control, unit_weights = TRUE)
+    dev$loads <- dev$loads + 1L
+  }
+  dev$alias <- X
+  off <- if (length(offset) && any(offset != 0)) as.double(rep_len(offset, nrow(X)))
+  .Call(gg_cox_session_ll_r, dev$ses$ptr, as.double(coef), off, grp, event, nt, level,
+        d1b, d2b, W)
 }
 
 # gamgpu's gamlss.gH() (mgcv's arguments and results) for a model matrix:
@@ -151,6 +182,7 @@ general_family_with_ll <- function(family, name, device = NULL,
   counts$delegated <- 0L
   if (name == "cox.ph") {
     ll <- cox_ll
+    counts$device <- device
     environment(ll) <- counts
   } else {
     ll <- family$ll
@@ -235,12 +267,12 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
                                "always computes the leverages; drop hat"), name))
   policy <- check_policy(device)
   cpu_gram_option()
-  # (the location-scale rows gamgpu's C has run on the device: a model
-  # session's, R/family_ls_rows.R; the others' on the CPU)
+  # (cox.ph()'s rows and the location-scale rows gamgpu's C has run on the
+  # device: a model session's, R/family_ls_rows.R; the others' on the CPU)
   dev <- NULL
   spec <- if (name != "cox.ph") ls_rows_spec(family)
   why <- sprintf("%s()'s rows have no device kernels yet: the CPU engine ran them", name)
-  if (policy != "off" && !is.null(spec)) {
+  if (policy != "off" && (name == "cox.ph" || !is.null(spec))) {
     dev <- ls_device_state(policy, device_plan(device, "general_family"), control)
     on.exit(ls_session_close(dev), add = TRUE)
   } else if (policy == "required") {
@@ -348,7 +380,8 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
     ll_session_seconds = if (!is.null(dev)) dev$seconds,
     # (cox.ph()'s Gram products go through gg_cpu_gram(); the location-scale
     # products are BLAS calls of mgcv's own shape, not Gram products)
-    cpu_gram = if (name == "cox.ph") cpu_gram_note(length(object$coefficients)))
+    cpu_gram = if (name == "cox.ph" && backend == "cpu")
+      cpu_gram_note(length(object$coefficients)))
   class(object) <- c("gam_gpu", class(object))
   object
 }

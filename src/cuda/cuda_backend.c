@@ -716,6 +716,25 @@ void gg_cuda_rows_of(gg_backend *be, gg_cuda_rows *out)
     out->outer = &s->outer;
 }
 
+typedef struct chunk_adaptor {
+    gg_cuda_chunk_fn fn;
+    void            *ctx;
+} chunk_adaptor;
+
+static int adapt_chunk(cuda_state *s, CUdeviceptr Xc, size_t ldx, size_t r0, size_t rows,
+                       CUstream stream, void *ctx_, gg_status *st)
+{
+    (void) s;
+    chunk_adaptor *a = ctx_;
+    return a->fn(Xc, ldx, r0, rows, stream, a->ctx, st);
+}
+
+int gg_cuda_each_x_chunk(gg_backend *be, gg_cuda_chunk_fn fn, void *ctx, gg_status *st)
+{
+    chunk_adaptor a = {fn, ctx};
+    return for_each_x_chunk(S(be), adapt_chunk, &a, st);
+}
+
 int gg_cuda_partial_sums(gg_backend *be, int k, double *out, gg_status *st)
 {
     return sum_partials(S(be), k, out, st);

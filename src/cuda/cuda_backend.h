@@ -50,6 +50,14 @@ int gg_cuda_xmul_device(gg_backend *be, CUdeviceptr B, int k, CUdeviceptr out,
  * weights w on the device (0: none); queued, not waited for. */
 int gg_cuda_leverage_device(gg_backend *be, const double *M, CUdeviceptr w, gg_status *st);
 
+/* fn over X's rows in order, chunk by chunk (all of X at once where it is
+ * resident): rows r0 .. r0+rows-1 at Xc, leading dimension ldx, the work
+ * queued on stream (a chunk's buffer is reused once the next but one is
+ * built: fn's kernels read it on that stream). */
+typedef int (*gg_cuda_chunk_fn)(CUdeviceptr Xc, size_t ldx, size_t r0, size_t rows,
+                                CUstream stream, void *ctx, gg_status *st);
+int gg_cuda_each_x_chunk(gg_backend *be, gg_cuda_chunk_fn fn, void *ctx, gg_status *st);
+
 /* out (p x k, host) = X' V for V (n x k) on the device. */
 int gg_cuda_xtmul_device(gg_backend *be, CUdeviceptr V, int k, double *out, gg_status *st);
 
@@ -66,5 +74,10 @@ extern const gg_outer_ops gg_cuda_outer_ops;
 int gg_cuda_ls_ll(gg_backend *be, const struct gg_ls_model *m, int deriv, const double *d1b,
                   int M, const double *d2b, const double *Hm, double *l, double *lb,
                   double *lbb, double *d1H, double *trd2H, gg_status *st);
+
+/* cuda_cox.c: cox.ph()'s log partial likelihood on the device (backend.h:
+ * ops->cox_ll) */
+int gg_cuda_cox_ll(gg_backend *be, const struct gg_cox_call *c, struct gg_cox_out *o,
+                   gg_status *st);
 
 #endif

@@ -1,6 +1,7 @@
 /* cuda_open.c -- the device backend put together: cuda_backend.c's
- * row-wise operations with cuda_outer.c's rows of gam()'s outer iteration
- * and cuda_ls.c's location-scale ll(), which are built on them.  Kept
+ * row-wise operations with cuda_outer.c's rows of gam()'s outer iteration,
+ * cuda_ls.c's location-scale ll() and cuda_cox.c's cox.ph() ll(), which
+ * are built on them.  Kept
  * apart so that no two of the files need each other's symbols both ways.
  * Compiled only with CUDA. */
 #include "cuda_backend.h"
@@ -15,6 +16,7 @@ static void assemble(void)
     device_ops = gg_cuda_row_ops;
     device_ops.outer = &gg_cuda_outer_ops;
     device_ops.ls_ll = gg_cuda_ls_ll;
+    device_ops.cox_ll = gg_cuda_cox_ll;
 }
 
 int gg_backend_cuda_init(gg_backend *be, int ordinal, gg_status *st)

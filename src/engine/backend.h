@@ -75,8 +75,11 @@ typedef struct gg_backend gg_backend;
 /* gam()'s outer iteration's rows kept where the backend computes
  * (outer_rows.h) */
 typedef struct gg_outer_ops gg_outer_ops;
-/* a location-scale family's model (family_ls.h) */
+/* a location-scale family's model (family_ls.h); cox.ph()'s call and
+ * results (family_cox.h) */
 struct gg_ls_model;
+struct gg_cox_call;
+struct gg_cox_out;
 
 
 typedef struct gg_backend_ops {
@@ -171,6 +174,12 @@ typedef struct gg_backend_ops {
     int (*ls_ll)(gg_backend *self, const struct gg_ls_model *m, int deriv, const double *d1b,
                  int M, const double *d2b, const double *Hm, double *l, double *lb,
                  double *lbb, double *d1H, double *trd2H, gg_status *st);
+
+    /* cox.ph()'s ll() (family_cox.h: gg_cox_ll()'s meaning) over the
+     * backend's X, eta made from c's coefficients: where the backend keeps
+     * X (the device's), or NULL: the caller runs gg_cox_ll() on the host's. */
+    int (*cox_ll)(gg_backend *self, const struct gg_cox_call *c, struct gg_cox_out *o,
+                  gg_status *st);
 } gg_backend_ops;
 
 struct gg_backend {

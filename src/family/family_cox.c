@@ -114,6 +114,37 @@ static int wgram(const double *X, size_t n, int p, const double *wt, double *A, 
 #define NEED(ptr) do { if ((ptr) == NULL) { rc = gg_fail(st, "gamgpu_host_oom", \
     "out of memory for cox.ph()'s derivatives (n = %zu, p = %d)", n, p); goto done; } } while (0)
 
+int gg_cox_event_times(const int *grp, const int *event, size_t n, int nt, double *dr,
+                       int *rowe, int *rowf, gg_status *st)
+{
+    double *grpdr = calloc((size_t) nt + 1, sizeof(double));
+    int *gfirst = malloc(((size_t) nt + 1) * sizeof(int));
+    if (grpdr == NULL || gfirst == NULL) {
+        free(grpdr);
+        free(gfirst);
+        return gg_fail(st, "gamgpu_host_oom", "out of memory for cox.ph()'s event times");
+    }
+    for (size_t i = 0; i < n; i++)
+        if (event[i] == 1) grpdr[grp[i] - 1] += 1.0;
+    int ne = 0;
+    for (int j = 0; j < nt; j++) ne += grpdr[j] > 0;
+    int e = ne;
+    for (int j = nt - 1; j >= 0; j--) {
+        if (grpdr[j] > 0) e--;
+        gfirst[j] = e;
+        if (grpdr[j] > 0) dr[e] = grpdr[j];
+    }
+    for (size_t i = 0; i < n; i++) {
+        const int j = grp[i] - 1;
+        rowf[i] = gfirst[j];
+        const int last = i + 1 == n || grp[i + 1] != grp[i];
+        rowe[i] = last && grpdr[j] > 0 ? gfirst[j] : -1;
+    }
+    free(grpdr);
+    free(gfirst);
+    return ne;
+}
+
 int gg_cox_ll(const gg_cox_rows *r, int level, const double *d1b, int M,
               const double *d2b, const double *W, gg_cox_out *o, gg_status *st)
 {
@@ -141,8 +172,6 @@ int gg_cox_ll(const gg_cox_rows *r, int level, const double *d1b, int M,
            *d1g = NULL, *G1 = NULL, *T = NULL, *XW = NULL, *q = NULL, *d2eta = NULL,
            *d2g = NULL, *U = NULL, *BmW = NULL, *Bmk = NULL, *tA = NULL, *tA1 = NULL,
            *tA2 = NULL, *G2 = NULL, *eB = NULL, *bq = NULL;
-    int *gfirst = NULL;
-
     w.gam = malloc(n * sizeof(double));
     grpG = calloc((size_t) nt, sizeof(double));
     grpdr = calloc((size_t) nt, sizeof(double));
@@ -168,25 +197,16 @@ int gg_cox_ll(const gg_cox_rows *r, int level, const double *d1b, int M,
      * and each row's first event time at or after its own */
     const int ne = w.ne;
     w.G = malloc(((size_t) ne + 1) * sizeof(double));
-    w.dr = malloc(((size_t) ne + 1) * sizeof(double));
+    w.dr = malloc(((size_t) nt + 1) * sizeof(double));
     w.rowe = malloc(n * sizeof(int));
     w.rowf = malloc(n * sizeof(int));
-    gfirst = malloc((size_t) nt * sizeof(int));
-    NEED(w.G); NEED(w.dr); NEED(w.rowe); NEED(w.rowf); NEED(gfirst);
-    {
-        int e = ne;
-        for (int j = nt - 1; j >= 0; j--) {
-            if (grpdr[j] > 0) e--;
-            gfirst[j] = e;
-            if (grpdr[j] > 0) { w.G[e] = grpG[j]; w.dr[e] = grpdr[j]; }
-        }
-        for (size_t i = 0; i < n; i++) {
-            const int j = r->grp[i] - 1;
-            w.rowf[i] = gfirst[j];
-            const int last = i + 1 == n || r->grp[i + 1] != r->grp[i];
-            w.rowe[i] = last && grpdr[j] > 0 ? gfirst[j] : -1;
-        }
+    NEED(w.G); NEED(w.dr); NEED(w.rowe); NEED(w.rowf);
+    if (gg_cox_event_times(r->grp, r->event, n, nt, w.dr, w.rowe, w.rowf, st) != ne) {
+        rc = -1;
+        goto done;
     }
+    for (size_t i = 0; i < n; i++)
+        if (w.rowe[i] >= 0) w.G[w.rowe[i]] = grpG[r->grp[i] - 1];
 
     /* g and H */
     c = malloc(((size_t) ne + 1) * sizeof(double));
@@ -321,7 +341,7 @@ int gg_cox_ll(const gg_cox_rows *r, int level, const double *d1b, int M,
         }
 
 done:
-    free(w.gam); free(w.G); free(w.dr); free(w.rowe); free(w.rowf); free(gfirst);
+    free(w.gam); free(w.G); free(w.dr); free(w.rowe); free(w.rowf);
     free(grpG); free(grpdr); free(grpeta); free(c); free(sfx); free(C); free(v); free(B);
     free(A); free(Bm); free(d1eta); free(d1g); free(G1); free(T); free(XW); free(q);
     free(d2eta); free(d2g); free(U); free(BmW); free(Bmk); free(tA); free(tA1); free(tA2);

@@ -42,4 +42,25 @@ typedef struct gg_cox_out {
 int gg_cox_ll(const gg_cox_rows *r, int level, const double *d1b, int M,
               const double *d2b, const double *W, gg_cox_out *out, gg_status *st);
 
+/* The event times of one stratum's rows (grp, event, nt as gg_cox_rows'):
+ * returns ne, the times with an event (-1 on failure, st filled), with
+ * dr[e] their events (dr: nt + 1 doubles), rowe[i] the event time row i
+ * closes (the last row of its time; -1 where none) and rowf[i] its
+ * first event time at or after its own (ne where none), e counting the
+ * event times in the rows' order. */
+int gg_cox_event_times(const int *grp, const int *event, size_t n, int nt, double *dr,
+                       int *rowe, int *rowf, gg_status *st);
+
+/* cox.ph()'s ll() over a model session's X (backend.h: ops->cox_ll): the
+ * stratum's rows as gg_cox_rows' without X and eta, which the backend
+ * makes from coef (p) and off (n, or NULL); level, d1b, M, d2b and W as
+ * gg_cox_ll()'s. */
+typedef struct gg_cox_call {
+    const double *coef, *off;
+    const int    *grp, *event;
+    size_t        n;
+    int           p, nt, level, M;
+    const double *d1b, *d2b, *W;
+} gg_cox_call;
+
 #endif

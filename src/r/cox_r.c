@@ -1,14 +1,18 @@
 /* cox_r.c -- R glue of cox.ph()'s log partial likelihood (family_cox.c),
  * which the general-family route's ll() calls once per stratum
- * (R/general_family.R). */
+ * (R/general_family.R): on R's X, or on a model session's X (the
+ * device's, for a GPU fit: cuda_cox.c). */
 #include <R.h>
 #include <Rinternals.h>
 #include <limits.h>
+#include <stdlib.h>
 
+#include "backend.h"
 #include "cox_r.h"
 #include "errors_r.h"
 #include "family_cox.h"
 #include "interrupt_r.h"
+#include "session_r.h"
 #include "sexp_r.h"
 #include "threads.h"
 
@@ -23,6 +27,59 @@ static const double *real_matrix(SEXP x, R_xlen_t rows, int cols, const char *wh
     return REAL(x);
 }
 
+/* The arguments both entry points share, checked for n rows and p
+ * columns: the time groups and events, nt, the level and its inputs. */
+typedef struct cox_args {
+    gg_cox_call c;
+    int         nhh;
+} cox_args;
+
+static void read_args(R_xlen_t n, int p, SEXP grp, SEXP event, SEXP nt_, SEXP level_,
+                      SEXP d1b, SEXP d2b, SEXP W, cox_args *a)
+{
+    if (!Rf_isInteger(grp) || XLENGTH(grp) != n || !Rf_isInteger(event) || XLENGTH(event) != n)
+        gg_abort("gamgpu_bad_input", "cox.ph()'s time groups and events must be integer vectors, one per row");
+    a->c.n = (size_t) n;
+    a->c.p = p;
+    a->c.grp = INTEGER(grp);
+    a->c.event = INTEGER(event);
+    a->c.nt = gg_as_int(nt_, "the number of event times", 0, INT_MAX, "gamgpu_bad_input");
+    a->c.level = gg_as_int(level_, "the derivative level", -1, 3, "gamgpu_bad_input");
+    if (a->c.level == 1) gg_abort("gamgpu_bad_input", "cox.ph()'s level 1 is level 2's traces (R)");
+    a->c.M = 0;
+    if (a->c.level >= 2) {
+        if (!Rf_isMatrix(d1b)) gg_abort("gamgpu_bad_input", "cox.ph()'s d1b must be a matrix");
+        a->c.M = INTEGER(Rf_getAttrib(d1b, R_DimSymbol))[1];
+        a->c.d1b = real_matrix(d1b, p, a->c.M, "d1b");
+    }
+    a->nhh = a->c.M * (a->c.M + 1) / 2;
+    if (a->c.level >= 3) {
+        a->c.d2b = real_matrix(d2b, p, a->nhh, "d2b");
+        a->c.W = real_matrix(W, p, p, "W");
+    }
+}
+
+/* list(l, lb, lbb, d1H, trHid2H) for the level, its vectors to fill */
+static SEXP result(const cox_args *a, gg_cox_out *o)
+{
+    const int p = a->c.p, level = a->c.level;
+    const char *names[] = {"l", "lb", "lbb", "d1H", "trHid2H"};
+    SEXP out = PROTECT(gg_named_list(5, names));
+    if (level >= 0) {
+        SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, p));
+        SET_VECTOR_ELT(out, 2, Rf_allocMatrix(REALSXP, p, p));
+    }
+    if (level == 2) SET_VECTOR_ELT(out, 3, Rf_alloc3DArray(REALSXP, p, p, a->c.M));
+    if (level >= 3) SET_VECTOR_ELT(out, 4, Rf_allocVector(REALSXP, a->nhh));
+    o->lp = 0.0;
+    o->g = level >= 0 ? REAL(VECTOR_ELT(out, 1)) : NULL;
+    o->H = level >= 0 ? REAL(VECTOR_ELT(out, 2)) : NULL;
+    o->d1H = level == 2 ? REAL(VECTOR_ELT(out, 3)) : NULL;
+    o->trd2H = level >= 3 ? REAL(VECTOR_ELT(out, 4)) : NULL;
+    UNPROTECT(1);
+    return out;
+}
+
 /* eta (n), X (n x p), grp and event (integer n), nt, level (-1, 0, 2, 3),
  * d1b (p x M), d2b (p x M (M + 1) / 2), W (p x p), nthreads: list(l, lb,
  * lbb, d1H, trHid2H): d1H at level 2, trHid2H at level 3, else NULL. */
@@ -35,48 +92,66 @@ SEXP gg_cox_ll_r(SEXP eta, SEXP X, SEXP grp, SEXP event, SEXP nt_, SEXP level_, 
     const R_xlen_t n = INTEGER(dim)[0];
     const int p = INTEGER(dim)[1];
     real_matrix(eta, n, 1, "eta");
-    if (!Rf_isInteger(grp) || XLENGTH(grp) != n || !Rf_isInteger(event) || XLENGTH(event) != n)
-        gg_abort("gamgpu_bad_input", "cox.ph()'s time groups and events must be integer vectors, one per row");
-    const int nt = gg_as_int(nt_, "the number of event times", 0, INT_MAX, "gamgpu_bad_input");
-    const int level = gg_as_int(level_, "the derivative level", -1, 3, "gamgpu_bad_input");
-    if (level == 1) gg_abort("gamgpu_bad_input", "cox.ph()'s level 1 is level 2's traces (R)");
-    int M = 0;
-    if (level >= 2) {
-        if (!Rf_isMatrix(d1b)) gg_abort("gamgpu_bad_input", "cox.ph()'s d1b must be a matrix");
-        M = INTEGER(Rf_getAttrib(d1b, R_DimSymbol))[1];
-        real_matrix(d1b, p, M, "d1b");
-    }
-    const int nhh = M * (M + 1) / 2;
-    if (level >= 3) {
-        real_matrix(d2b, p, nhh, "d2b");
-        real_matrix(W, p, p, "W");
-    }
-
-    const char *names[] = {"l", "lb", "lbb", "d1H", "trHid2H"};
-    SEXP out = PROTECT(gg_named_list(5, names));
-    SEXP g = PROTECT(Rf_allocVector(REALSXP, p));
-    SEXP H = PROTECT(Rf_allocMatrix(REALSXP, p, p));
-    SEXP d1H = PROTECT(level == 2 ? Rf_alloc3DArray(REALSXP, p, p, M) : R_NilValue);
-    SEXP tr = PROTECT(level >= 3 ? Rf_allocVector(REALSXP, nhh) : R_NilValue);
-    gg_cox_rows rows = {REAL(eta), REAL(X), (size_t) n, p, INTEGER(grp), INTEGER(event), nt};
-    gg_cox_out o = {0.0, REAL(g), REAL(H), level == 2 ? REAL(d1H) : NULL,
-                    level >= 3 ? REAL(tr) : NULL};
+    cox_args a = {{0}, 0};
+    read_args(n, p, grp, event, nt_, level_, d1b, d2b, W, &a);
+    gg_cox_out o;
+    SEXP out = PROTECT(result(&a, &o));
+    gg_cox_rows rows = {REAL(eta), REAL(X), (size_t) n, p, a.c.grp, a.c.event, a.c.nt};
     gg_status st;
     gg_status_clear(&st);
     const int nth = gg_as_int(nthreads, "nthreads", 1, GG_MAX_THREADS, "gamgpu_bad_input");
     gg_r_interrupt_arm();
     const int prev = gg_threads_set_limit(nth);
-    int rc = gg_cox_ll(&rows, level, level >= 2 ? REAL(d1b) : NULL, M,
-                       level >= 3 ? REAL(d2b) : NULL, level >= 3 ? REAL(W) : NULL, &o, &st);
+    int rc = gg_cox_ll(&rows, a.c.level, a.c.d1b, a.c.M, a.c.d2b, a.c.W, &o, &st);
     gg_threads_set_limit(prev);
     if (gg_r_interrupt_disarm(rc, &st, "cox.ph()'s log likelihood") != 0) gg_raise(&st);
     SET_VECTOR_ELT(out, 0, Rf_ScalarReal(o.lp));
-    if (level >= 0) {
-        SET_VECTOR_ELT(out, 1, g);
-        SET_VECTOR_ELT(out, 2, H);
+    UNPROTECT(1);
+    return out;
+}
+
+typedef struct cox_session_ctx {
+    const gg_cox_call *c;
+    gg_cox_out        *o;
+} cox_session_ctx;
+
+/* on the session's backend: its device's, else gg_cox_ll() on its host X */
+static int cox_on_session(gg_backend *be, const gg_data *d, void *ctx_, gg_status *st)
+{
+    cox_session_ctx *x = ctx_;
+    const gg_cox_call *c = x->c;
+    if (be->ops->cox_ll != NULL)
+        return be->ops->cox_ll(be, c, x->o, st);
+    if (d->X == NULL)
+        return gg_fail(st, "gamgpu_internal_error", "cox.ph() rows: the session holds no X in host memory");
+    double *eta = malloc((c->n ? c->n : 1) * sizeof(double));
+    if (eta == NULL) return gg_fail(st, "gamgpu_host_oom", "out of memory (cox.ph() rows)");
+    for (size_t i = 0; i < c->n; i++) eta[i] = c->off ? c->off[i] : 0.0;
+    for (int k = 0; k < c->p; k++) {
+        const double *xk = d->X + (size_t) k * c->n, b = c->coef[k];
+        for (size_t i = 0; i < c->n; i++) eta[i] += xk[i] * b;
     }
-    SET_VECTOR_ELT(out, 3, d1H);
-    SET_VECTOR_ELT(out, 4, tr);
-    UNPROTECT(5);
+    gg_cox_rows rows = {eta, d->X, c->n, c->p, c->grp, c->event, c->nt};
+    const int rc = gg_cox_ll(&rows, c->level, c->d1b, c->M, c->d2b, c->W, x->o, st);
+    free(eta);
+    return rc;
+}
+
+/* The ll() of gg_cox_ll_r() over a model session's X (R/general_family.R,
+ * one stratum), eta = X coef + offset (NULL: none) made where X is. */
+SEXP gg_cox_session_ll_r(SEXP ptr, SEXP coef, SEXP offset, SEXP grp, SEXP event, SEXP nt_,
+                         SEXP level_, SEXP d1b, SEXP d2b, SEXP W)
+{
+    const gg_data *d = gg_session_data(ptr);
+    cox_args a = {{0}, 0};
+    read_args((R_xlen_t) d->n, d->p, grp, event, nt_, level_, d1b, d2b, W, &a);
+    a.c.coef = real_matrix(coef, d->p, 1, "coefficients");
+    a.c.off = offset == R_NilValue ? NULL : real_matrix(offset, (R_xlen_t) d->n, 1, "offset");
+    gg_cox_out o;
+    SEXP out = PROTECT(result(&a, &o));
+    cox_session_ctx x = {&a.c, &o};
+    gg_session_call(ptr, cox_on_session, &x, "cox.ph()'s log likelihood");
+    SET_VECTOR_ELT(out, 0, Rf_ScalarReal(o.lp));
+    UNPROTECT(1);
     return out;
 }

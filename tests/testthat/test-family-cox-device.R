@@ -1,0 +1,154 @@
+# cox.ph()'s ll() on a model session (R/general_family.R: cox_ll_session();
+# src/r/cox_r.c, src/cuda/cuda_cox.c, inst/kernels/cox.cu): X loaded once
+# per distinct X, eta and the risk sets' sums where the session runs -- the
+# CPU backend's host X here, the device's memory on a GPU.  Oracles: the
+# direct C ll() (gg_cox_ll_r) on the CPU, and for the device the CPU
+# session; then fits against device = "off".
+
+cox_session_case <- function(n = 700, p = 7, M = 3L, seed = 5, ties = TRUE) {
+  set.seed(seed)
+  X <- cbind(1, matrix(runif(n * (p - 1)), n))
+  tm <- if (ties) round(rexp(n), 2) else rexp(n)
+  o <- order(tm, decreasing = TRUE)
+  tm <- tm[o]
+  X <- X[o, , drop = FALSE]
+  times <- unique(tm)
+  W <- crossprod(matrix(rnorm(p * p), p)) / p
+  list(X = X, grp = match(tm, times), nt = length(times),
+       event = as.integer(runif(n) < 0.7), coef = rnorm(p) / 4,
+       off = runif(n) / 10, d1b = matrix(cos(seq_len(p * M)) / 3, p),
+       d2b = matrix(sin(seq_len(p * M * (M + 1) / 2)) / 5, p), W = (W + t(W)) / 2)
+}
+
+cox_state <- function(policy, mode, nthreads = 2L)
+  gamgpu:::ls_device_state(policy, list(mode = mode, ordinal = 0L),
+                           gamgpu:::as_gam_gpu_control(gam_gpu_control(nthreads = nthreads)))
+
+session_cox <- function(dev, r, level, off = r$off, X = r$X)
+  gamgpu:::cox_ll_session(dev, X, r$coef, off, r$grp, r$event, r$nt, level,
+                          if (level >= 2) r$d1b, if (level >= 3) r$d2b, if (level >= 3) r$W)
+direct_cox <- function(r, level, off = r$off) {
+  eta <- drop(r$X %*% r$coef) + if (is.null(off)) 0 else off
+  .Call(gamgpu:::gg_cox_ll_r, eta, r$X, r$grp, r$event, r$nt, as.integer(level),
+        if (level >= 2) r$d1b, if (level >= 3) r$d2b, if (level >= 3) r$W, 2L)
+}
+
+expect_cox_close <- function(b, a, level, tol) {
+  expect_equal(b$l, a$l, tolerance = tol)
+  for (nm in c("lb", "lbb", "d1H", "trHid2H")[c(level >= 0, level >= 0, level == 2,
+                                                   level >= 3)]) {
+    expect_identical(dim(b[[nm]]), dim(a[[nm]]), label = nm)
+    expect_lt(rel_err(b[[nm]], a[[nm]]), tol, label = paste(nm, "at level", level))
+  }
+  for (nm in c("lb", "d1H", "trHid2H")[c(level < 0, level != 2, level < 3)])
+    expect_null(b[[nm]], label = nm)
+}
+
+test_that("cox.ph()'s ll() on a CPU session equals the direct C's at every level", {
+  for (ties in c(TRUE, FALSE)) {
+    r <- cox_session_case(ties = ties)
+    dev <- cox_state("off", 0L)
+    for (level in c(-1, 0, 2, 3)) {
+      # (eta made in C by columns, not by the BLAS: a rounding apart)
+      expect_cox_close(session_cox(dev, r, level), direct_cox(r, level), level, tol = 1e-12)
+      expect_cox_close(session_cox(dev, r, level, off = NULL), direct_cox(r, level, NULL),
+                       level, tol = 1e-12)
+    }
+    expect_identical(dev$loads, 1L)
+    X2 <- r$X + 0                                  # (equal bits, another object)
+    session_cox(dev, r, 0, X = X2)
+    expect_identical(dev$loads, 1L)
+    X3 <- r$X
+    X3[1, 2] <- X3[1, 2] + 1e-3
+    session_cox(dev, r, 0, X = X3)
+    expect_identical(dev$loads, 2L)
+    gamgpu:::ls_session_close(dev)
+    expect_identical(dev$backends, "cpu")
+  }
+})
+
+test_that("a cox.ph() session refuses bad input with classed errors", {
+  r <- cox_session_case(n = 60)
+  dev <- cox_state("off", 0L)
+  bad <- r
+  bad$grp <- rev(bad$grp)
+  expect_error(session_cox(dev, bad, 0), class = "gamgpu_bad_input")
+  bad <- r
+  bad$d2b <- bad$d2b[, 1:2]
+  expect_error(session_cox(dev, bad, 3), class = "gamgpu_bad_input")
+  bad <- r
+  bad$event <- as.double(bad$event)
+  expect_error(session_cox(dev, bad, 0), class = "gamgpu_bad_input")
+  gamgpu:::ls_session_close(dev)
+})
+
+test_that("cox.ph() with strata runs on the CPU: refused under 'required', counted under 'auto'", {
+  skip_if_no_device()
+  data(col1, package = "mgcv", envir = environment())
+  f <- cbind(time, strata) ~ s(age) + sex
+  expect_error(gam_gpu(f, family = mgcv::cox.ph(), data = col1, weights = status,
+                       method = "REML", device = "required"),
+               class = "gamgpu_device_unavailable")
+  gpu_telemetry(reset = TRUE)
+  g <- gam_gpu(f, family = mgcv::cox.ph(), data = col1, weights = status, method = "REML",
+               device = "auto")
+  a <- gam_gpu(f, family = mgcv::cox.ph(), data = col1, weights = status, method = "REML",
+               device = "off")
+  expect_identical(g$device$backend, "cpu")
+  expect_match(g$device$reason, "strata")
+  expect_gt(sum(gpu_telemetry()$fallbacks), 0)
+  expect_identical(g$coefficients, a$coefficients)
+})
+
+test_that("cox.ph()'s ll() on the device equals the CPU session's, its kernels launched", {
+  skip_if_no_device()
+  # (n over several of the scans' 2048-row tiles; one case with X streamed)
+  for (cs in list(list(n = 5000, ties = TRUE, cap = FALSE), list(n = 9000, ties = FALSE, cap = FALSE),
+                  list(n = 6000, ties = TRUE, cap = TRUE))) {
+    r <- cox_session_case(n = cs$n, ties = cs$ties)
+    if (cs$cap) local_gg_options(gamgpu.device_memory = floor(8 * length(r$X) / 3))
+    cpu <- cox_state("off", 0L)
+    gpu <- cox_state("required", 2L)
+    gpu_telemetry(reset = TRUE)
+    for (level in c(-1, 0, 2, 3)) {
+      for (off in list(r$off, NULL))
+        expect_cox_close(session_cox(gpu, r, level, off), session_cox(cpu, r, level, off),
+                         level, tol = 1e-9)
+    }
+    t <- gpu_telemetry()
+    expect_gt(sum(t$launches[t$backend == "cox"]), 0)
+    expect_equal(sum(t$fallbacks), 0)
+    gamgpu:::ls_session_close(gpu)
+    gamgpu:::ls_session_close(cpu)
+    expect_identical(gpu$backends, "cuda")
+    expect_device_arena_empty()
+  }
+})
+
+test_that("cox.ph() fits on the device equal the CPU's", {
+  skip_if_no_device()
+  set.seed(6)
+  n <- 3000
+  dat <- data.frame(x0 = runif(n), x1 = runif(n), x2 = runif(n))
+  dat$t <- rexp(n, exp((2 * sin(pi * dat$x0) + dat$x1 - dat$x2) / 2))
+  dat$d <- as.numeric(dat$t < quantile(dat$t, 0.8))
+  fo <- t ~ s(x0) + s(x1) + x2
+  a <- gam_gpu(fo, family = mgcv::cox.ph(), weights = d, data = dat, method = "REML",
+               device = "off")
+  gpu_telemetry(reset = TRUE)
+  b <- gam_gpu(fo, family = mgcv::cox.ph(), weights = d, data = dat, method = "REML",
+               device = "required")
+  t <- gpu_telemetry()
+  expect_gt(sum(t$launches[t$backend == "cox"]), 0)
+  expect_equal(sum(t$fallbacks), 0)
+  expect_identical(b$device$backend, "cuda")
+  expect_identical(b$device$ll_sessions, 1L)
+  expect_true(a$converged)
+  expect_true(b$converged)
+  expect_lt(max(abs(b$linear.predictors - a$linear.predictors)) /
+              diff(range(a$linear.predictors)), 1e-8)
+  expect_lt(max(abs(log(b$sp) - log(a$sp))), 1e-6)
+  expect_lt(max(abs(b$edf - a$edf)), 1e-6)
+  expect_equal(b$gcv.ubre, a$gcv.ubre, tolerance = 1e-10)
+  expect_device_arena_empty()
+})
