@@ -43,7 +43,7 @@ cox_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2
   clevel <- if (level == 1L) 2L else level
   p <- ncol(X)
   env <- environment(sys.function())
-  dev <- env$device
+  dev <- if (exists("calls", envir = env, inherits = FALSE)) env$device
   W <- NULL
   if (clevel >= 3L) {
     ev <- if (is.list(fh)) fh else eigen(Hp, symmetric = TRUE)
@@ -61,6 +61,7 @@ cox_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2
   rows <- if (is.matrix(y)) lapply(unique(y[, 2L]), function(s) which(y[, 2L] == s))
           else list(NULL)
   ev_ind <- as.integer(wt)
+  grp <- cox_time_groups(env, tm, rows)
   if (!is.null(dev) && length(rows) > 1L) {
     ls_device_refused(dev, paste("cox.ph() with strata: the device takes one stratum, and",
                                  "the CPU engine ran the rows"))
@@ -68,22 +69,21 @@ cox_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2
   }
   out <- NULL
   if (!is.null(dev)) {
-    times <- unique(tm)
-    out <- cox_ll_session(dev, X, coef, offset, match(tm, times), ev_ind, length(times),
-                          clevel, d1b, d2b, W)
+    g <- grp[[1L]]
+    out <- cox_ll_session(dev, X, coef, offset, g$grp, ev_ind, g$nt, clevel, d1b, d2b, W)
     rows <- list()
   } else {
     eta <- drop(X %*% coef)
     if (length(offset)) eta <- eta + offset
   }
-  for (ind in rows) {
-    ts <- if (is.null(ind)) tm else tm[ind]
-    times <- unique(ts)
+  for (s in seq_along(rows)) {
+    ind <- rows[[s]]
+    g <- grp[[s]]
     o <- .Call(gg_cox_ll_r,
                if (is.null(ind)) eta else eta[ind],
                if (is.null(ind)) X else X[ind, , drop = FALSE],
-               match(ts, times), if (is.null(ind)) ev_ind else ev_ind[ind],
-               length(times), clevel, d1b, d2b, W, general_family_threads())
+               g$grp, if (is.null(ind)) ev_ind else ev_ind[ind],
+               g$nt, clevel, d1b, d2b, W, general_family_threads())
     out <- if (is.null(out)) o else
       Map(function(a, b) if (is.null(a)) NULL else a + b, out, o)
   }
@@ -99,6 +99,25 @@ cox_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2
   }
   list(l = out$l, lb = out$lb, lbb = out$lbb, d1H = d1H,
        trHid2H = if (level >= 3L) out$trHid2H)
+}
+
+# Each stratum's rows' time groups (grp: 1.. along the rows, nt of them),
+# kept in a fit's ll() environment (general_family_with_ll()'s) for the
+# response they were found for: gam.fit5() hands ll() the same y on every
+# call.
+cox_time_groups <- function(env, tm, rows) {
+  keep <- exists("calls", envir = env, inherits = FALSE)
+  if (keep && identical(env$.grp_y, tm)) return(env$.grp)
+  grp <- lapply(rows, function(ind) {
+    ts <- if (is.null(ind)) tm else tm[ind]
+    times <- unique(ts)
+    list(grp = match(ts, times), nt = length(times))
+  })
+  if (keep) {
+    env$.grp_y <- tm
+    env$.grp <- grp
+  }
+  grp
 }
 
 # cox.ph()'s ll() of one stratum on a model session's X (R/session.R): on

@@ -8,10 +8,8 @@
 #   GAMGPU_BENCH_FAMILIES  families to run (default "cox.ph,gaulss,ziplss,multinom")
 #   GAMGPU_BENCH_GAM_MAX   the largest n for gam() (default 1e5): above it
 #                          the gam() column says "not run"
-#   GAMGPU_BENCH_DEVICE    gam_gpu's device (default "auto": on the GPU where
-#                          one is usable for the location-scale families and
-#                          multinom; cox.ph's rows on the CPU, a counted
-#                          fallback)
+#   GAMGPU_BENCH_DEVICE    gam_gpu's device (default "auto": the rows on the
+#                          GPU where one is usable)
 #   GAMGPU_BENCH_CSV       also write the rows to this CSV file
 # Four smooths (k = 10) of gamSim(1)'s covariates; for the location-scale
 # families and multinom a second linear predictor of two smooths.  Both
