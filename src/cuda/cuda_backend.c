@@ -716,6 +716,16 @@ void gg_cuda_rows_of(gg_backend *be, gg_cuda_rows *out)
     out->outer = &s->outer;
 }
 
+void gg_cuda_call_release(int rc, gg_buflist *bufs, const char *what)
+{
+    if (rc != 0) {
+        gg_status ignore;
+        gg_status_clear(&ignore);
+        gg_cuda_wait(NULL, what, &ignore);
+    }
+    gg_buflist_release(bufs);
+}
+
 typedef struct chunk_adaptor {
     gg_cuda_chunk_fn fn;
     void            *ctx;

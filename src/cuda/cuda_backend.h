@@ -58,6 +58,11 @@ typedef int (*gg_cuda_chunk_fn)(CUdeviceptr Xc, size_t ldx, size_t r0, size_t ro
                                 CUstream stream, void *ctx, gg_status *st);
 int gg_cuda_each_x_chunk(gg_backend *be, gg_cuda_chunk_fn fn, void *ctx, gg_status *st);
 
+/* The end of an operation's call on the device: its buffers back to the
+ * arena, after the kernels it queued have ended where it failed (rc != 0;
+ * what names the work in a wait's error, which is dropped). */
+void gg_cuda_call_release(int rc, gg_buflist *bufs, const char *what);
+
 /* out (p x k, host) = X' V for V (n x k) on the device. */
 int gg_cuda_xtmul_device(gg_backend *be, CUdeviceptr V, int k, double *out, gg_status *st);
 

@@ -395,13 +395,7 @@ static int cox_on_device(void *arg, gg_status *st)
         }
     rc = 0;
 done:
-    /* (the queued kernels end before their buffers go back) */
-    if (rc != 0) {
-        gg_status ignore;
-        gg_status_clear(&ignore);
-        gg_cuda_wait(NULL, "cox.ph()'s rows on the device", &ignore);
-    }
-    gg_buflist_release(&d.bufs);
+    gg_cuda_call_release(rc, &d.bufs, "cox.ph()'s rows on the device");
     free(rowe);
     free(rowf);
     free(dr);

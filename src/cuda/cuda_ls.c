@@ -320,13 +320,7 @@ static int ls_on_device(void *arg, gg_status *st)
         goto done;
     rc = 0;
 done:
-    /* (the queued kernels end before their buffers go back) */
-    if (rc != 0) {
-        gg_status ignore;
-        gg_status_clear(&ignore);
-        gg_cuda_wait(NULL, "the location-scale rows on the device", &ignore);
-    }
-    gg_buflist_release(&d.bufs);
+    gg_cuda_call_release(rc, &d.bufs, "the location-scale rows on the device");
     free(d.A);
     free(d.bvec);
     free(off);
