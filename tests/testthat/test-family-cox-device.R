@@ -67,6 +67,18 @@ test_that("cox.ph()'s ll() on a CPU session equals the direct C's at every level
   }
 })
 
+test_that("the first call's check of a session's rows against the CPU engine's", {
+  r <- cox_session_case(n = 2600)
+  for (off in list(r$off, NULL, 0.1))
+    expect_null(gamgpu:::cox_device_agrees(cox_state("off", 0L), r$X, r$coef, off, r$grp,
+                                           r$event))
+  # (a session that fails: its message)
+  bad <- cox_state("off", 0L)
+  bad$control$nthreads <- -1L
+  expect_match(gamgpu:::cox_device_agrees(bad, r$X, r$coef, NULL, r$grp, r$event),
+               "^failed: ")
+})
+
 test_that("a cox.ph() session refuses bad input with classed errors", {
   r <- cox_session_case(n = 60)
   dev <- cox_state("off", 0L)
