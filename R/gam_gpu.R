@@ -265,8 +265,8 @@ resolve_family <- function(family, env) {
 #'   REML (whatever method of gam()'s is given, as \code{gam()}; "fREML" is
 #'   refused, as \code{bam()} does not fit it), with mgcv's own Newton and
 #'   outer iterations around gamgpu's log partial likelihood and its
-#'   derivatives; on the CPU engine (see below); \code{fit$device$route}
-#'   says so.
+#'   derivatives; on the GPU where one is usable (see below);
+#'   \code{fit$device$route} says so.
 #'   The same for mgcv's location-scale families \code{gaulss()},
 #'   \code{gammals()}, \code{gumbls()}, \code{gevlss()}, \code{twlss()},
 #'   \code{ziplss()}, \code{shash()} and for \code{multinom()} (the formula a
@@ -286,8 +286,11 @@ resolve_family <- function(family, env) {
 #'   counts the loads, \code{ll_session_seconds} the sessions' copies and
 #'   row work) and the rows, Gram products and REML's traces stay in
 #'   device memory; mgcv's Newton and outer iterations and its set-up run
-#'   in R as for \code{gam()}.  \code{cox.ph()} and \code{shash()} run
-#'   on the CPU engine (a counted
+#'   in R as for \code{gam()}.  So does \code{cox.ph()}'s \code{ll()} of
+#'   one stratum: the risk sets' sums as prefix sums down the rows, the
+#'   Gram products and REML's traces on the device, checked at the first
+#'   call against the CPU engine's on the first 2000 rows.  \code{shash()},
+#'   and \code{cox.ph()} with strata, run on the CPU engine (a counted
 #'   fallback under "auto", refused under "required").  The location-scale
 #'   families' and \code{multinom()}'s \code{ll()} reads no prior weights:
 #'   \code{gam()} fits them without any, as does \code{gam_gpu()}, with a
