@@ -179,8 +179,8 @@ ls_ll_session <- function(dev, spec, y, X, coef, jj, offset, deriv, d1b, d2b, fh
   if (!is.double(X)) storage.mode(X) <- "double"
   if (is.null(dev$ses) || !.Call(gg_session_same_x_r, dev$ses$ptr, X, dev$alias)) {
     ls_session_close(dev)
-    dev$ses <- model_session(X, ls_response(spec, y, K), rep(1, nrow(X)), NULL, dev$plan,
-                             dev$control, unit_weights = TRUE)
+    dev$ses <- model_session(X, ls_response(spec, y, K), session_unit_weights(dev, nrow(X)),
+                             NULL, dev$plan, dev$control, unit_weights = TRUE)
     dev$loads <- dev$loads + 1L
   }
   dev$alias <- X
@@ -190,6 +190,11 @@ ls_ll_session <- function(dev, spec, y, X, coef, jj, offset, deriv, d1b, d2b, fh
         if (deriv >= 3) ls_dmat(d1b), if (deriv >= 4) ls_dmat(d2b),
         if (deriv >= 4) ls_scaled_inverse(fh, D, p))
 }
+
+# A general family's session's prior weights, all 1: none kept where the
+# device is required (the session cannot move to the CPU, which reads an
+# n-vector of them)
+session_unit_weights <- function(dev, n) if (dev$plan$mode == 2L) NULL else rep(1, n)
 
 # Close dev's session, keeping what it reports (where it ran, its fallback,
 # its seconds) for fit$device: the last session's, a fallback once seen kept.

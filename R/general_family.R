@@ -176,8 +176,8 @@ cox_device_agrees <- function(dev, X, coef, offset, grp, event) {
 cox_ll_session <- function(dev, X, coef, offset, grp, event, nt, level, d1b, d2b, W) {
   if (is.null(dev$ses) || !.Call(gg_session_same_x_r, dev$ses$ptr, X, dev$alias)) {
     ls_session_close(dev)
-    dev$ses <- model_session(X, as.double(event), rep(1, nrow(X)), NULL, dev$plan,
-                             dev$control, unit_weights = TRUE)
+    dev$ses <- model_session(X, as.double(event), session_unit_weights(dev, nrow(X)), NULL,
+                             dev$plan, dev$control, unit_weights = TRUE)
     dev$loads <- dev$loads + 1L
   }
   dev$alias <- X
