@@ -135,30 +135,41 @@ test_that("cox.ph()'s ll() on the device equals the CPU session's, its kernels l
   }
 })
 
-test_that("cox.ph() fits on the device equal the CPU's", {
+test_that("cox.ph() fits on the device equal the CPU's and gam()'s", {
   skip_if_no_device()
   set.seed(6)
   n <- 3000
   dat <- data.frame(x0 = runif(n), x1 = runif(n), x2 = runif(n))
   dat$t <- rexp(n, exp((2 * sin(pi * dat$x0) + dat$x1 - dat$x2) / 2))
   dat$d <- as.numeric(dat$t < quantile(dat$t, 0.8))
-  fo <- t ~ s(x0) + s(x1) + x2
-  a <- gam_gpu(fo, family = mgcv::cox.ph(), weights = d, data = dat, method = "REML",
-               device = "off")
-  gpu_telemetry(reset = TRUE)
-  b <- gam_gpu(fo, family = mgcv::cox.ph(), weights = d, data = dat, method = "REML",
-               device = "required")
-  t <- gpu_telemetry()
-  expect_gt(sum(t$launches[t$backend == "cox"]), 0)
-  expect_equal(sum(t$fallbacks), 0)
-  expect_identical(b$device$backend, "cuda")
-  expect_identical(b$device$ll_sessions, 1L)
-  expect_true(a$converged)
-  expect_true(b$converged)
-  expect_lt(max(abs(b$linear.predictors - a$linear.predictors)) /
-              diff(range(a$linear.predictors)), 1e-8)
-  expect_lt(max(abs(log(b$sp) - log(a$sp))), 1e-6)
-  expect_lt(max(abs(b$edf - a$edf)), 1e-6)
-  expect_equal(b$gcv.ubre, a$gcv.ubre, tolerance = 1e-10)
-  expect_device_arena_empty()
+  col1 <- survival::colon[survival::colon$etype == 1, ]
+  col1$sex <- as.factor(col1$sex)
+  cases <- list(list(t ~ s(x0) + s(x1) + x2, dat, "d"),
+                list(time ~ s(age, by = sex) + sex + s(nodes) + perfor + rx + obstruct + adhere,
+                     col1, "status"))
+  for (cs in cases) {
+    w <- cs[[2]][[cs[[3]]]]
+    a <- gam_gpu(cs[[1]], family = mgcv::cox.ph(), weights = w, data = cs[[2]],
+                 method = "REML", device = "off")
+    gpu_telemetry(reset = TRUE)
+    b <- gam_gpu(cs[[1]], family = mgcv::cox.ph(), weights = w, data = cs[[2]],
+                 method = "REML", device = "required")
+    g <- mgcv::gam(cs[[1]], family = mgcv::cox.ph(), weights = w, data = cs[[2]],
+                   method = "REML")
+    t <- gpu_telemetry()
+    expect_gt(sum(t$launches[t$backend == "cox"]), 0)
+    expect_equal(sum(t$fallbacks), 0)
+    expect_identical(b$device$backend, "cuda")
+    expect_identical(b$device$ll_sessions, 1L)
+    expect_true(b$converged)
+    expect_identical(b$outer.info$conv, a$outer.info$conv)
+    for (ref in list(a, g)) {
+      expect_lt(max(abs(b$linear.predictors - ref$linear.predictors)) /
+                  diff(range(ref$linear.predictors)), 1e-8)
+      expect_lt(max(abs(log(b$sp) - log(ref$sp))), 1e-6)
+      expect_lt(max(abs(b$edf - ref$edf)), 1e-6)
+      expect_equal(unname(b$gcv.ubre), unname(ref$gcv.ubre), tolerance = 1e-10)
+    }
+    expect_device_arena_empty()
+  }
 })
