@@ -12,6 +12,7 @@
 #include "errors_r.h"
 #include "family_cox.h"
 #include "interrupt_r.h"
+#include "matprod_cpu.h"
 #include "session_r.h"
 #include "sexp_r.h"
 #include "threads.h"
@@ -126,11 +127,12 @@ static int cox_on_session(gg_backend *be, const gg_data *d, void *ctx_, gg_statu
         return gg_fail(st, "gamgpu_internal_error", "cox.ph() rows: the session holds no X in host memory");
     double *eta = malloc((c->n ? c->n : 1) * sizeof(double));
     if (eta == NULL) return gg_fail(st, "gamgpu_host_oom", "out of memory (cox.ph() rows)");
-    for (size_t i = 0; i < c->n; i++) eta[i] = c->off ? c->off[i] : 0.0;
-    for (int k = 0; k < c->p; k++) {
-        const double *xk = d->X + (size_t) k * c->n, b = c->coef[k];
-        for (size_t i = 0; i < c->n; i++) eta[i] += xk[i] * b;
+    if (c->n > 0 && gg_matprod(d->X, c->n, c->n, c->p, c->coef, 1, eta, c->n, st) != 0) {
+        free(eta);
+        return -1;
     }
+    if (c->off != NULL)
+        for (size_t i = 0; i < c->n; i++) eta[i] += c->off[i];
     gg_cox_rows rows = {eta, d->X, c->n, c->p, c->grp, c->event, c->nt};
     const int rc = gg_cox_ll(&rows, c->level, c->d1b, c->M, c->d2b, c->W, x->o, st);
     free(eta);
