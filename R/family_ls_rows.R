@@ -11,18 +11,19 @@
 # (each parameter's identity or log link), ziplss() (its identity links),
 # gevlss() (its location's identity or log link, its shape's scaled
 # logit), twlss() (its power's and log scale's identity links; first and
-# second derivatives, as mgcv's), multinom() with up to 5 categories.  At its
+# second derivatives, as mgcv's), shash() (its log scale's "logeb", the
+# others' identity links; its phiPen), multinom() with up to 5 categories.  At its
 # first call the ll() compares itself with the family's own on a few rows
 # (ls_rows_agree()): where they differ -- an mgcv whose family changed --
 # the family's own ll() runs the whole fit, and fit$device says so.
 
 # ls_math.h's family codes, by mgcv's family name
 ls_family_codes <- c(gaulss = 1L, gumbls = 2L, gammals = 3L, multinom = 4L, ziplss = 5L,
-                     gevlss = 6L, twlss = 7L)
+                     gevlss = 6L, twlss = 7L, shash = 8L)
 
 # family_math.h's link codes of the links a location-scale row takes
 ls_link_codes <- c(identity = 1L, log = 2L, inverse = 3L, sqrt = 8L, logb = 11L, lb = 12L,
-                   xi = 13L)
+                   xi = 13L, logeb = 14L)
 
 # The family's code and links as the C takes them, or NULL where the C
 # does not have them.
@@ -38,7 +39,9 @@ ls_rows_spec <- function(family) {
   # ("logb": linkinv(eta) = 1 / (exp(eta) + b), its b read from the link
   # as 1 / linkinv(-Inf); a "log" whose inverse is not exp() is mgcv's
   # lower-bounded one, b + log(1 + exp(eta)), b = linkinv(-Inf); a "logit"
-  # onto (-1, 0.5), 1.5 plogis(eta) - 1, gevlss()'s shape's)
+  # onto (-1, 0.5), 1.5 plogis(eta) - 1, gevlss()'s shape's; "logeb",
+  # shash()'s log scale's, linkinv(eta) = log(exp(eta) + b), its b the
+  # constant its linkinv's body is written with)
   par <- numeric(length(links))
   at <- c(-1, 0, 1)
   for (k in seq_along(links)) {
@@ -50,6 +53,13 @@ ls_rows_spec <- function(family) {
     }
     if (links[k] == "logit")
       links[k] <- if (identical(inv(at), 1.5 * stats::binomial()$linkinv(at) - 1)) "xi" else ""
+    if (links[k] == "logeb") {
+      b <- ls_link_constant(inv)
+      ok <- length(b) == 1L && is.finite(b) && b > 0 &&
+        identical(inv(at), log(exp(at) + b)) &&
+        identical(family$linfo[[k]]$mu.eta(at), exp(at) / (exp(at) + b))
+      if (ok) par[k] <- b else links[k] <- ""
+    }
   }
   if (!all(links %in% names(ls_link_codes))) return(NULL)
   if (code == ls_family_codes[["twlss"]]) {
@@ -61,10 +71,27 @@ ls_rows_spec <- function(family) {
     if (!is.numeric(ab) || length(ab) != 2L) return(NULL)
     par[2:3] <- ab
   }
+  if (code == ls_family_codes[["shash"]]) {
+    # (the penalty phiPen phi^2 that shash() subtracts from each row's log
+    # likelihood, kept beside its ll(), in the power slot of phi's
+    # identity link)
+    if (!identical(links, c("identity", "logeb", "identity", "identity"))) return(NULL)
+    pen <- tryCatch(get("phiPen", environment(family$ll)), error = function(e) NULL)
+    if (!is.numeric(pen) || length(pen) != 1L || !is.finite(pen)) return(NULL)
+    par[4L] <- pen
+  }
   # (mgcv's index arrays of the packed derivatives, made once for the fit)
   tri <- mgcv::trind.generator(length(links))
   list(code = unname(code), links = unname(ls_link_codes[links]), link_par = par,
        i2 = as.integer(tri$i2), i3 = as.integer(tri$i3), i4 = as.integer(tri$i4))
+}
+
+# The numeric constants a link function's body is written with (shash()'s
+# "logeb" writes its b into the function's text)
+ls_link_constant <- function(f) {
+  walk <- function(e)
+    if (is.numeric(e)) e else if (is.call(e)) unlist(lapply(as.list(e)[-1L], walk))
+  walk(body(f))
 }
 
 # The p x p scaled (pseudo-)inverse Hessian D Hp^-1 D of mgcv's expressions
@@ -90,14 +117,17 @@ ls_scaled_inverse <- function(fh, D, p) {
 # and results; in an environment (general_family_with_ll()) holding the
 # spec, the family's own ll() (`own`, reading gamgpu's gamlss.gH()) for
 # what the C does not take -- a discrete X, ncv, the sandwich, deriv 2, an
-# X without its "lpi" -- and the counters.
+# X without its "lpi", shash()'s offsets (which its ll() refuses, in its
+# own words) -- and the counters.
 ls_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2b = 0,
                   Hp = NULL, rank = 0, fh = NULL, D = NULL, eta = NULL, ncv = FALSE,
                   sandwich = FALSE) {
   env <- environment(sys.function())
   jj <- attr(X, "lpi")
   if (!env$use_c || is.list(X) || isTRUE(ncv) || isTRUE(sandwich) || deriv == 2 ||
-      is.null(jj) || (deriv > 2 && isTRUE(family$available.derivs == 0))) {
+      is.null(jj) || (deriv > 2 && isTRUE(family$available.derivs == 0)) ||
+      (env$spec$code == ls_family_codes[["shash"]] && length(offset) &&
+       !is.null(offset[[1L]]))) {
     args <- list(y, X, coef, wt, family, offset = offset, deriv = deriv, d1b = d1b, d2b = d2b,
                  Hp = Hp, rank = rank, fh = fh, D = D)
     if (!is.null(eta)) args$eta <- eta

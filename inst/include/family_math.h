@@ -65,6 +65,8 @@ static inline double gg_fm_lgamma_host(double x)
                              * mu = b + log(1 + exp(eta)), b in power; likewise */
 #define GG_FM_XI        13  /* gevlss()'s shape: xi = 1.5 plogis(eta) - 1 (R's logit
                              * link's bounds); likewise */
+#define GG_FM_LOGEB     14  /* shash()'s "logeb" of its log scale tau: tau = log(exp(eta)
+                             * + b), b in power; likewise */
 #define GG_FM_LOG_EPS   (-36.04365338911715)  /* log(DBL_EPSILON) */
 
 /* A link: its code and, for GG_FM_POWER, lambda (0 for the others). */
@@ -144,6 +146,7 @@ GG_FM double gg_fm_linkfun(gg_fm_link l, double mu)
         const double p = (mu + 1.0) / 1.5;
         return log(p / (1.0 - p));
     }
+    case GG_FM_LOGEB: return log(exp(mu) - l.power);
     }
     return GG_FM_NAN;
 }
@@ -188,6 +191,7 @@ GG_FM double gg_fm_linkinv(gg_fm_link l, double eta)
                    : ((eta > GG_FM_THRESH) ? 1.0 / GG_FM_EPS : exp(eta));
         return 1.5 * (tmp / (1.0 + tmp)) - 1.0;
     }
+    case GG_FM_LOGEB: return log(exp(eta) + l.power);
     }
     return GG_FM_NAN;
 }
@@ -231,6 +235,10 @@ GG_FM double gg_fm_mu_eta(gg_fm_link l, double eta)
         double opexp = 1.0 + exp(eta);
         return ((eta > GG_FM_THRESH || eta < GG_FM_MTHRESH) ? GG_FM_EPS
                                                            : exp(eta) / (opexp * opexp)) * 1.5;
+    }
+    case GG_FM_LOGEB: {
+        const double ee = exp(eta);
+        return ee / (ee + l.power);
     }
     }
     return GG_FM_NAN;

@@ -29,6 +29,13 @@ GG_FM double gg_fm_logb_mub(gg_fm_link l, double mu)
 /* exp(-|eta|), as mgcv's "lb" link's derivatives write it */
 GG_FM double gg_fm_lb_e(double eta) { return exp(-eta * (eta > 0 ? 1.0 : eta < 0 ? -1.0 : 0.0)); }
 
+/* shash()'s "logeb" link's em / (em - b), em = exp(mu), of its derivatives */
+GG_FM double gg_fm_logeb_fr(gg_fm_link l, double mu)
+{
+    const double em = exp(mu);
+    return em / (em - l.power);
+}
+
 /* d^2 eta / d mu^2 */
 GG_FM double gg_fm_d2link(gg_fm_link l, double mu)
 {
@@ -66,6 +73,10 @@ GG_FM double gg_fm_d2link(gg_fm_link l, double mu)
     case GG_FM_XI: {
         const double p = (mu + 1.0) / 1.5;
         return (1.0 / gg_fm_rpow(1.0 - p, 2.0) - 1.0 / gg_fm_rpow(p, 2.0)) / gg_fm_rpow(1.5, 2.0);
+    }
+    case GG_FM_LOGEB: {
+        const double fr = gg_fm_logeb_fr(l, mu);
+        return fr * (1.0 - fr);
     }
     }
     return GG_FM_NAN;
@@ -114,6 +125,10 @@ GG_FM double gg_fm_d3link(gg_fm_link l, double mu)
     case GG_FM_XI: {
         const double p = (mu + 1.0) / 1.5;
         return (2.0 / gg_fm_rpow(1.0 - p, 3.0) + 2.0 / gg_fm_rpow(p, 3.0)) / gg_fm_rpow(1.5, 3.0);
+    }
+    case GG_FM_LOGEB: {
+        const double fr = gg_fm_logeb_fr(l, mu), oo = fr * (1.0 - fr);
+        return oo - 2.0 * oo * fr;
     }
     }
     return GG_FM_NAN;
@@ -164,6 +179,11 @@ GG_FM double gg_fm_d4link(gg_fm_link l, double mu)
     case GG_FM_XI: {
         const double p = (mu + 1.0) / 1.5;
         return (6.0 / gg_fm_rpow(1.0 - p, 4.0) - 6.0 / gg_fm_rpow(p, 4.0)) / gg_fm_rpow(1.5, 4.0);
+    }
+    case GG_FM_LOGEB: {
+        const double em = exp(mu), b = l.power;
+        return -b * em * (gg_fm_rpow(b, 2.0) + 4.0 * b * em + gg_fm_rpow(em, 2.0)) /
+               gg_fm_rpow(em - b, 4.0);
     }
     }
     return GG_FM_NAN;

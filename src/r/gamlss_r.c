@@ -161,7 +161,7 @@ static void read_ll_args(ls_args *a, SEXP coef, SEXP fam, SEXP links, SEXP link_
     a->deriv = gg_as_int(deriv_, "deriv", 0, 4, "gamgpu_bad_input");
     if (a->deriv == 2) gg_abort("gamgpu_bad_input", "deriv 2 of the location-scale ll() is mgcv's");
     m->coef = dmat(coef, p, 1, "coef");
-    m->fam = gg_as_int(fam, "the family code", 1, 7, "gamgpu_bad_input");
+    m->fam = gg_as_int(fam, "the family code", 1, 8, "gamgpu_bad_input");
     if (!Rf_isInteger(links) || XLENGTH(links) != K || !Rf_isReal(link_par) ||
         XLENGTH(link_par) != K)
         gg_abort("gamgpu_bad_input", "links and link_par must give one link per predictor");
