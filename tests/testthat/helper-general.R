@@ -33,7 +33,7 @@ ls_fit_data <- function(n = 400, seed = 5) {
 
 # The formulas of a fit of ls_fit_data() by a family: its response column,
 # s(x0) + s(x1) for the first predictor, s(x2) for the scale's (gevlss()'s
-# shape and twlss()'s power constant)
+# shape, twlss()'s power and shash()'s skewness and tail weight constant)
 ls_fit_formula <- function(family) {
   y <- switch(family$family, gumbls = "yu", gammals = "yg", multinom = "yc", ziplss = "yz",
               gevlss = "yv", twlss = "yt", "y")
@@ -41,6 +41,7 @@ ls_fit_formula <- function(family) {
   switch(family$family,
          gevlss = list(first, ~ s(x2), ~ 1),
          twlss = list(first, ~ 1, ~ s(x2)),
+         shash = list(first, ~ s(x2), ~ 1, ~ 1),
          list(first, ~ s(x2)))
 }
 

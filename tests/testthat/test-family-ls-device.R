@@ -33,8 +33,8 @@ ls_session_case <- function(family, n = 700, seed = 3) {
 
 ls_session_families <- function()
   list(mgcv::gaulss(), mgcv::gaulss(link = list("log", "logb")), mgcv::gumbls(),
-       mgcv::gammals(), mgcv::ziplss(), mgcv::gevlss(), mgcv::twlss(), mgcv::multinom(K = 2),
-       mgcv::multinom(K = 3))
+       mgcv::gammals(), mgcv::ziplss(), mgcv::gevlss(), mgcv::twlss(), mgcv::shash(),
+       mgcv::multinom(K = 2), mgcv::multinom(K = 3))
 
 # the derivative levels gam.fit5() asks a family's ll() for (twlss() has
 # no third or fourth derivatives: its available.derivs is 0)
@@ -184,7 +184,7 @@ test_that("location-scale fits on the device equal the CPU's", {
   skip_if_no_device()
   d <- ls_fit_data(2000)
   for (fam in list(mgcv::gaulss(), mgcv::gumbls(), mgcv::gammals(), mgcv::multinom(K = 2),
-                   mgcv::ziplss(), mgcv::gevlss(), mgcv::twlss())) {
+                   mgcv::ziplss(), mgcv::gevlss(), mgcv::twlss(), mgcv::shash())) {
     fml <- ls_fit_formula(fam)
     a <- gam_gpu(fml, family = fam, data = d, method = "REML", device = "off")
     b <- expect_device_fit(gam_gpu(fml, family = fam, data = d, method = "REML",

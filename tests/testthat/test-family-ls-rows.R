@@ -7,7 +7,8 @@
 # gammals's (digamma and its kin by gamgpu's series) 4e-16 - 6e-16;
 # multinom's (K = 2 .. 4) to the bit, 5e-16 - 1.4e-15; ziplss's to the bit
 # up to 3e-13 (l, where lgamma(y + 1) of counts near e^8 is libm's) and
-# 1.1e-14 (lbb) in zipll()'s extreme branches.
+# 1.1e-14 (lbb) in zipll()'s extreme branches; shash's rows (each
+# derivative of one row, |z| from 0 to 1e150) to the bit, its sums 1e-15.
 
 ls_rows_case <- function(link, n = 500, seed = 1) {
   set.seed(seed)
@@ -228,6 +229,103 @@ test_that("twlss()'s rows in C equal its ll(), zero responses and its (a, b) inc
   expect_identical(g$device$ll_delegated, 0L)
 })
 
+# shash()'s ll() and gamgpu's on one row at predictors eta (X a row of
+# ones, one column a predictor): lb, lbb, d1H (d1b the identity) and the
+# traces are the row's derivatives in eta and sums of its fourth
+shash_one_row <- function(fam, y, eta) {
+  X <- matrix(1, 1, 4)
+  attr(X, "lpi") <- as.list(1:4)
+  d2b <- matrix(sin(seq_len(40)), 4)
+  fh <- list(values = rep(1, 4), vectors = diag(4))
+  a <- fam$ll(y, X, eta, 1, fam, deriv = 4, d1b = diag(4), d2b = d2b, Hp = diag(4), rank = 4,
+              fh = fh, D = rep(1, 4))
+  b <- gamgpu:::ls_ll_c(gamgpu:::ls_rows_spec(fam), y, X, eta, attr(X, "lpi"), NULL, 4,
+                        diag(4), d2b, fh, rep(1, 4))
+  list(a = list(l0 = a$l0, lb = a$lb, lbb = a$lbb, d1H = unlist(a$d1H), tr = a$trHid2H),
+       b = list(l0 = b$l0, lb = b$lb, lbb = b$lbb,
+                d1H = unlist(lapply(1:4, function(i) b$d1H[, , i])), tr = b$trHid2H))
+}
+
+test_that("shash()'s rows in C equal its ll() at every level, for its b and phiPen", {
+  n <- 500
+  set.seed(8)
+  x <- runif(n)
+  z <- runif(n)
+  X <- cbind(1, x, x^2, 1, z, 1, z, 1, z)
+  attr(X, "lpi") <- list(1:3, 4:5, 6:7, 8:9)
+  M <- 4L
+  p <- ncol(X)
+  d1b <- matrix(cos(seq_len(p * M)) / 3, p)
+  d2b <- matrix(sin(seq_len(p * M * (M + 1) / 2)) / 5, p)
+  fh <- list(values = seq(2, 1, length.out = p), vectors = qr.Q(qr(diag(p) + 0.1)))
+  D <- seq(1, 1.5, length.out = p)
+  y <- 0.5 + x - 0.5 * x^2 + exp(-0.7 + 0.4 * z) * sinh((asinh(rnorm(n)) + 0.3) / 1.1)
+  # (the last: residuals of 1e3 to 1e12 scales, where .sqrtX2pm() is |z|)
+  yx <- y
+  yx[1:40] <- yx[1:40] + c(1e3, -1e5, 1e9, -1e12, 30, -200, 1e7, 5e8)
+  for (case in list(list(fam = mgcv::shash(), y = y, b = 0.01, pen = 0.001,
+                         coef = c(0.5, 1, -0.5, -0.7, 0.4, 0.2, 0.3, -0.1, 0.2)),
+                    list(fam = mgcv::shash(b = 0.05, phiPen = 0.01), y = y, b = 0.05,
+                         pen = 0.01, coef = c(0.5, 1, -0.5, -3, 0.4, -0.5, 0.3, 0.4, 0.2)),
+                    list(fam = mgcv::shash(), y = yx, b = 0.01, pen = 0.001,
+                         coef = c(0.5, 1, -0.5, -0.7, 0.4, 0.2, 0.3, -0.1, 0.2)))) {
+    fam <- case$fam
+    spec <- gamgpu:::ls_rows_spec(fam)
+    expect_identical(spec$code, 8L)
+    expect_identical(spec$links, c(1L, 14L, 1L, 1L))
+    expect_identical(spec$link_par, c(0, case$b, 0, case$pen))
+    for (deriv in c(0, 1, 3, 4)) {
+      a <- fam$ll(case$y, X, case$coef, rep(1, n), fam, deriv = deriv, d1b = d1b, d2b = d2b,
+                  Hp = diag(p), rank = p, fh = fh, D = D)
+      b <- gamgpu:::ls_ll_c(spec, case$y, X, case$coef, attr(X, "lpi"), NULL, deriv, d1b,
+                            d2b, fh, D)
+      # (measured: l and l0 to the bit, the products 1e-15)
+      expect_identical(b$l0, as.vector(a$l0))
+      expect_ls_ll_equal(b, a, deriv, M, tol = 1e-14)
+    }
+  }
+  # one row at a time, z = (y - mu) / (sigma delta) from 0 to 1e150, and
+  # skewness and tail weight far from 0: each derivative within 1e-12 of
+  # its largest (measured: to the bit), the non-finite ones where mgcv's are
+  fam <- mgcv::shash()
+  tau <- log(exp(-0.5) + 0.01)
+  for (zz in c(0, 1e-300, 1e-12, 0.3, -2, 40, -1e3, 1e5, -1e7, 1e8, 3e8, -1e12, 1e20, 1e150)) {
+    r <- shash_one_row(fam, 0.3 + zz * exp(tau) * exp(-0.1), c(0.3, -0.5, 0.2, -0.1))
+    for (nm in names(r$a)) {
+      u <- as.vector(r$a[[nm]])
+      v <- as.vector(r$b[[nm]])
+      fin <- is.finite(u)
+      expect_identical(is.finite(v), fin, label = paste(zz, nm))
+      expect_identical(is.na(v), is.na(u), label = paste(zz, nm))
+      expect_lte(max(abs(u - v)[fin], 0), 1e-12 * max(abs(u[fin]), 0), label = paste(zz, nm))
+    }
+  }
+  for (eta in list(c(0, 5, 3, 1.5), c(0, -8, -4, -2), c(1, 2, 20, 0), c(0, -4.6, 0, 4))) {
+    r <- shash_one_row(fam, 0.7, eta)
+    for (nm in names(r$a)) {
+      expect_true(all(is.finite(r$a[[nm]])))
+      expect_lte(max(abs(as.vector(r$b[[nm]]) - as.vector(r$a[[nm]]))),
+                 1e-12 * max(abs(r$a[[nm]])), label = nm)
+    }
+  }
+})
+
+test_that("shash()'s offsets reach its own ll(), which refuses them in its words", {
+  fam <- mgcv::shash()
+  X <- cbind(1, runif(30), 1, 1, 1)
+  attr(X, "lpi") <- list(1:2, 3, 4, 5)
+  ll <- gamgpu:::general_family_with_ll(fam, "shash", NULL, gamgpu:::ls_rows_spec(fam))$ll
+  coef <- c(0, 1, -0.5, 0, 0)
+  y <- rnorm(30)
+  expect_equal(ll(y, X, coef, rep(1, 30), fam, offset = list(NULL), deriv = 1)$l,
+               fam$ll(y, X, coef, rep(1, 30), fam, deriv = 1)$l, tolerance = 1e-14)
+  expect_error(ll(y, X, coef, rep(1, 30), fam, offset = runif(30), deriv = 1),
+               "offset not still available for this family", fixed = TRUE)
+  # a log scale link shash() does not make is not taken
+  fam$linfo[[2]]$linkinv <- function(eta) log(exp(eta) + 0.02)
+  expect_null(gamgpu:::ls_rows_spec(fam))
+})
+
 test_that("the rows take the predictors' offsets, or the predictors themselves", {
   r <- ls_rows_case("log")
   spec <- gamgpu:::ls_rows_spec(r$fam)
@@ -253,14 +351,14 @@ test_that("bad input to the rows is a classed error", {
   expect_error(gamgpu:::ls_ll_c(replace(spec, "code", 9L), r$y, r$X, r$coef,
                                 attr(r$X, "lpi"), NULL, 0, 0, 0, NULL, NULL),
                class = "gamgpu_bad_input")
-  expect_null(gamgpu:::ls_rows_spec(mgcv::shash()))
+  expect_null(gamgpu:::ls_rows_spec(mgcv::mvn(d = 2)))
 })
 
-test_that("gaulss(), gumbls(), gammals(), multinom(), ziplss(), gevlss() and twlss() fits with gamgpu's rows equal gam()'s", {
+test_that("gaulss(), gumbls(), gammals(), multinom(), ziplss(), gevlss(), twlss() and shash() fits with gamgpu's rows equal gam()'s", {
   d <- ls_fit_data()
   for (fam in list(mgcv::gaulss(), mgcv::gaulss(link = list("log", "logb")), mgcv::gumbls(),
                    mgcv::gammals(), mgcv::multinom(K = 2), mgcv::ziplss(), mgcv::gevlss(),
-                   mgcv::twlss())) {
+                   mgcv::twlss(), mgcv::shash())) {
     fml <- ls_fit_formula(fam)
     # (twlss()'s ll() finds mgcv's ldTweedie() only with mgcv attached;
     # R's "NaNs produced" of gevlss()'s trial steps under mgcv 1.9-3 are
@@ -279,6 +377,33 @@ test_that("gaulss(), gumbls(), gammals(), multinom(), ziplss(), gevlss() and twl
     # whose gam() differs in the last bits where REML is flat)
     expect_ls_fits_close(g, b, tol = 3e-8, score_tol = 1e-11)
     expect_identical(deparse(g$family$ll), deparse(b$family$ll))
+  }
+})
+
+test_that("shash() fits with gamgpu's rows equal gam()'s on ?shash's data and on mcycle", {
+  # (?shash's simulation, 300 rows; MASS's motorcycle accelerations)
+  set.seed(847)
+  n <- 300
+  x <- seq(-4, 4, length.out = n)
+  del <- 1 + 0.2 * cos(3 * x)
+  d <- data.frame(x = x, y = 4 + x + x^2 + del * (0.5 + 0.4 * (x + 4) * 0.5) *
+                    sinh((1 / del) * asinh(qnorm(runif(n))) + 2 * sin(x) / del))
+  data(mcycle, package = "MASS", envir = environment())
+  cases <- list(list(fml = list(y ~ s(x), ~ s(x), ~ s(x), ~ 1), data = d),
+                list(fml = list(accel ~ s(times, k = 20), ~ s(times, k = 10), ~ 1, ~ 1),
+                     data = mcycle))
+  for (case in cases) {
+    b <- mgcv::gam(case$fml, family = mgcv::shash(), data = case$data, method = "REML")
+    g <- gam_gpu(case$fml, family = mgcv::shash(), data = case$data, method = "REML",
+                 device = "off")
+    expect_identical(g$device$ll_rows, "gamgpu")
+    expect_identical(g$device$ll_delegated, 0L)
+    expect_identical(b$outer.info$conv, "full convergence")
+    expect_identical(g$outer.info$conv, b$outer.info$conv)
+    # (measured: the predictors 5e-15 and 1.9e-12 of their ranges, log sp
+    # 4e-13 and 1e-11, EDFs 9e-13 and 2e-11)
+    expect_ls_fits_close(g, b, tol = 1e-8, score_tol = 1e-11)
+    expect_lt(max(abs(log(g$sp) - log(b$sp))), 1e-6)
   }
 })
 
