@@ -272,16 +272,17 @@ resolve_family <- function(family, env) {
 #'   \code{ziplss()}, \code{shash()} and for \code{multinom()} (the formula a
 #'   list, one per linear predictor, as \code{gam()}'s): for
 #'   \code{gaulss()}, \code{gumbls()}, \code{gammals()}, \code{ziplss()},
-#'   \code{gevlss()}, \code{twlss()} and \code{multinom()} (up to 5
-#'   categories) the rows' log likelihood and its derivatives in
+#'   \code{gevlss()}, \code{twlss()}, \code{shash()} and \code{multinom()}
+#'   (up to 5 categories) the rows' log likelihood and its derivatives in
 #'   gamgpu's C too (checked against the family's own \code{ll()} on the
-#'   first rows, which runs instead where they differ), for the others the
+#'   first rows, which runs instead where they differ; \code{shash()}'s
+#'   own \code{ll()} for its offsets, which it refuses), for the others the
 #'   family's own \code{ll()}; the products over the rows by gamgpu's
 #'   engine, over \code{nthreads}; \code{fit$device$ll_rows} says whose
 #'   rows ran ("gamgpu" or "family").  On a GPU (\code{device = "auto"}
 #'   or \code{"required"}) the \code{ll()} of \code{gaulss()},
 #'   \code{gumbls()}, \code{gammals()}, \code{ziplss()}, \code{gevlss()},
-#'   \code{twlss()} and \code{multinom()} runs on the device: the model matrix gam() hands it
+#'   \code{twlss()}, \code{shash()} and \code{multinom()} runs on the device: the model matrix gam() hands it
 #'   is loaded into a model session once (\code{fit$device$ll_sessions}
 #'   counts the loads, \code{ll_session_seconds} the sessions' copies and
 #'   row work) and the rows, Gram products and REML's traces stay in
@@ -289,9 +290,9 @@ resolve_family <- function(family, env) {
 #'   in R as for \code{gam()}.  So does \code{cox.ph()}'s \code{ll()} of
 #'   one stratum: the risk sets' sums as prefix sums down the rows, the
 #'   Gram products and REML's traces on the device, checked at the first
-#'   call against the CPU engine's on the first 2000 rows.  \code{shash()},
-#'   and \code{cox.ph()} with strata, run on the CPU engine (a counted
-#'   fallback under "auto", refused under "required").  The location-scale
+#'   call against the CPU engine's on the first 2000 rows.  \code{cox.ph()}
+#'   with strata runs on the CPU engine (a counted fallback under "auto",
+#'   refused under "required").  The location-scale
 #'   families' and \code{multinom()}'s \code{ll()} reads no prior weights:
 #'   \code{gam()} fits them without any, as does \code{gam_gpu()}, with a
 #'   warning of class \code{gamgpu_weights_unused} where weights are

@@ -48,11 +48,10 @@
 #'     \code{ziplss()}, \code{shash()} and \code{multinom()}: \code{gam()}'s
 #'     REML by gam.fit5, mgcv's own Newton and outer iterations (every
 #'     optimizer \code{gam()} takes), with the work over the rows in
-#'     gamgpu's engine (\code{fit$device$route} says so): for all but
-#'     \code{shash()} on the GPU (the log likelihood's rows, the products
-#'     and REML's traces; X loaded once a fit; \code{cox.ph()}'s risk sets
-#'     as prefix sums, one stratum), \code{shash()} and \code{cox.ph()}
-#'     with strata on the CPU so far.
+#'     gamgpu's engine (\code{fit$device$route} says so): on the GPU (the
+#'     log likelihood's rows, the products and REML's traces; X loaded once
+#'     a fit; \code{cox.ph()}'s risk sets as prefix sums, one stratum),
+#'     \code{cox.ph()} with strata on the CPU so far.
 #'     \code{"fREML"} is refused, as \code{bam()} does not fit them.
 #'     \code{mvn()} is refused.}
 #' }

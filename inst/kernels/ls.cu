@@ -1,5 +1,5 @@
 // ls.cu -- the row-wise work of the location-scale families' ll() (mgcv's
-// gaulss, gumbls, gammals, ziplss, gevlss, twlss and multinom) on the
+// gaulss, gumbls, gammals, ziplss, gevlss, twlss, shash and multinom) on the
 // device backend's resident rows (src/cuda/cuda_ls.c drives it): each
 // row's log likelihood and its derivatives in the K linear predictors
 // (ls_math.h, which the host's rows -- src/family/family_ls.c -- evaluate
