@@ -57,11 +57,10 @@ cox_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2
   if (!is.null(d1b)) d1b <- matrix(as.double(d1b), p)
   if (!is.null(d2b)) d2b <- matrix(as.double(d2b), p)
   if (!is.double(X)) storage.mode(X) <- "double"
-  tm <- if (is.matrix(y)) y[, 1L] else y
-  rows <- if (is.matrix(y)) lapply(unique(y[, 2L]), function(s) which(y[, 2L] == s))
-          else list(NULL)
   ev_ind <- as.integer(wt)
-  grp <- cox_time_groups(env, tm, rows)
+  strata <- cox_time_groups(env, y)
+  rows <- strata$rows
+  grp <- strata$grp
   if (!is.null(dev) && length(rows) > 1L) {
     ls_device_refused(dev, paste("cox.ph() with strata: the device takes one stratum, and",
                                  "the CPU engine ran the rows"))
@@ -110,23 +109,31 @@ cox_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2
        trHid2H = if (level >= 3L) out$trHid2H)
 }
 
-# Each stratum's rows' time groups (grp: 1.. along the rows, nt of them),
-# kept in a fit's ll() environment (general_family_with_ll()'s) for the
-# response they were found for: gam.fit5() hands ll() the same y on every
-# call.
-cox_time_groups <- function(env, tm, rows) {
+# The strata's rows (`rows`: a list of row indices, list(NULL) for one
+# stratum) and each stratum's time groups (`grp`: grp 1.. along its rows,
+# nt of them), kept in a fit's ll() environment (general_family_with_ll()'s)
+# for the response they were found for: gam.fit5() hands ll() the same y
+# (times, or cbind(time, stratum)) on every call.
+cox_time_groups <- function(env, y) {
   keep <- exists("calls", envir = env, inherits = FALSE)
-  if (keep && identical(env$.grp_y, tm)) return(env$.grp)
+  if (keep && identical(env$.grp_y, y)) return(env$.grp)
+  tm <- if (is.matrix(y)) y[, 1L] else y
+  rows <- list(NULL)
+  if (is.matrix(y)) {
+    k <- match(y[, 2L], unique(y[, 2L]))
+    rows <- split(seq_along(tm), factor(k, seq_len(max(k))))
+  }
   grp <- lapply(rows, function(ind) {
     ts <- if (is.null(ind)) tm else tm[ind]
     times <- unique(ts)
     list(grp = match(ts, times), nt = length(times))
   })
+  out <- list(rows = unname(rows), grp = grp)
   if (keep) {
-    env$.grp_y <- tm
-    env$.grp <- grp
+    env$.grp_y <- y
+    env$.grp <- out
   }
-  grp
+  out
 }
 
 # Whether cox.ph()'s ll() where dev's sessions run (its device) equals the
