@@ -226,12 +226,13 @@ ls_ll_session <- function(dev, spec, y, X, coef, jj, offset, deriv, d1b, d2b, fh
 # n-vector of them)
 session_unit_weights <- function(dev, n) if (dev$plan$mode == 2L) NULL else rep(1, n)
 
-# Close dev's session, keeping what it reports (where it ran, its fallback,
-# its seconds) for fit$device: the last session's, a fallback once seen kept.
+# Close dev's session, keeping what it reports (where it ran, where its X
+# was held, its fallback, its seconds) for fit$device: the last session's, a fallback once seen kept.
 ls_session_close <- function(dev) {
   if (is.null(dev$ses)) return(invisible())
   info <- dev$ses$info()
   dev$backends <- union(dev$backends, info$backend)
+  dev$placement <- union(dev$placement, info$placement)
   # (a session that left the device: the fit's next ones open on the CPU)
   if (nzchar(info$fallback)) {
     dev$fallback <- info$fallback
@@ -266,6 +267,7 @@ ls_device_state <- function(policy, plan, control) {
   dev$control <- control
   dev$loads <- 0L
   dev$backends <- character()
+  dev$placement <- character()
   dev$seconds <- c(transfer = 0, rows = 0)
   dev$fallback <- ""
   dev

@@ -419,8 +419,10 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
   object$device <- list(
     backend = backend,
     reason = device_reason(policy, backend, why),
-    placement = if (backend == "cuda") "device (resident or streamed, a model session per X)"
-                else "host",
+    # (where the sessions held X: on the device, resident or streamed)
+    placement = if (backend == "cuda" && length(dev$placement))
+      paste(c(setdiff(dev$placement, "host"), "a model session per X"), collapse = "; ")
+      else "host",
     model_matrix = "matrix",
     model_matrix_reason = sprintf("gam()'s own setup built X on every row (%s(), a general family)",
                                   name),

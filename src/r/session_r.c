@@ -375,13 +375,14 @@ SEXP gg_session_close_r(SEXP ptr)
  * ("" if it did not), the backend's work counters, its seconds in copies
  * between host and device, in row-wise work and in building X, and where
  * the outer iteration's rows were last computed ("cuda:0": kept on the
- * device; "cpu": in host memory; "": never). */
+ * device; "cpu": in host memory; "": never), and where X is held
+ * (fit$device$placement's words: "device (X resident)", "host", ...). */
 SEXP gg_session_info_r(SEXP ptr)
 {
     gg_session *s = session_get(ptr);
     const char *names[] = {"device", "fallback", "backend", "grams", "xbeta", "row_state",
-                           "t_transfer", "t_rows", "t_build", "rows"};
-    SEXP out = PROTECT(gg_named_list(10, names));
+                           "t_transfer", "t_rows", "t_build", "rows", "placement"};
+    SEXP out = PROTECT(gg_named_list(11, names));
     SET_VECTOR_ELT(out, 0, gg_scalar_string(s->device));
     SET_VECTOR_ELT(out, 1, gg_scalar_string(s->fallback));
     SET_VECTOR_ELT(out, 2, gg_scalar_string(s->be.ops->name));
@@ -392,6 +393,7 @@ SEXP gg_session_info_r(SEXP ptr)
     SET_VECTOR_ELT(out, 7, Rf_ScalarReal(s->be.t_rows));
     SET_VECTOR_ELT(out, 8, Rf_ScalarReal(s->be.t_build));
     SET_VECTOR_ELT(out, 9, gg_scalar_string(!s->rows_ever ? "" : s->rows.on_backend ? s->device : "cpu"));
+    SET_VECTOR_ELT(out, 10, gg_scalar_string(s->be.placement[0] ? s->be.placement : "host"));
     UNPROTECT(1);
     return out;
 }

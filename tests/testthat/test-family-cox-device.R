@@ -160,6 +160,8 @@ test_that("cox.ph() fits on the device equal the CPU's and gam()'s", {
     expect_gt(sum(t$launches[t$backend == "cox"]), 0)
     expect_equal(sum(t$fallbacks), 0)
     expect_identical(b$device$backend, "cuda")
+    expect_match(b$device$placement, "^device \\(X resident\\); a model session per X$")
+    expect_identical(a$device$placement, "host")
     expect_identical(b$device$ll_sessions, 1L)
     expect_true(b$converged)
     expect_identical(b$outer.info$conv, a$outer.info$conv)

@@ -77,6 +77,7 @@ test_that("the ll() on a CPU session equals the direct C's for each family and l
     expect_identical(dev$loads, 1L)
     gamgpu:::ls_session_close(dev)
     expect_identical(dev$backends, "cpu")
+    expect_identical(dev$placement, "host")
   }
 })
 
