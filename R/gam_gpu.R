@@ -48,6 +48,8 @@ link_power <- function(family) {
 # The link as the engine's C takes it: its name, or for a power link
 # "mu^" and lambda to every digit (the name R gives it rounds lambda).
 engine_link <- function(family) {
+  # (gfam(): each row its member's link, in the family's parameters)
+  if (is_gfam(family)) return("identity")
   la <- link_power(family)
   if (is.null(la)) family$link else sprintf("mu^%.17g", la)
 }
@@ -96,6 +98,10 @@ resolve_family <- function(family, env) {
                    paste0("negbin() with theta = ", paste(format(theta), collapse = ", "),
                           ": gamgpu takes one known theta > 0, as negbin(3) (mgcv's search ",
                           "over several theta values is not supported)"), call = NULL)
+  }
+  if (is_gfam(family)) {
+    gfam_members(family)     # (its members, or the classed refusal)
+    return(family)
   }
   links <- .gg_links[[engine_family(family)$name]]
   if (is.null(links))
