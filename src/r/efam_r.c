@@ -122,7 +122,10 @@ SEXP gg_efam_rows_r(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt, SEXP ef, 
     const double *e = REAL(eta), *yy = REAL(y), *ww = REAL(wt), *ya = gg_y_censor(y);
     double s[GG_FM_EF_MAXSUM];
     for (R_xlen_t i = 0; i < n; i++) {
-        const double mu = gg_fm_linkinv(gg_family_link(&f), e[i]), yat = ya ? ya[i] : yy[i];
+        const double yat = ya ? ya[i] : yy[i];
+        /* (gfam(): the row's member's link) */
+        const double mu = gg_fm_linkinv(gg_fm_ef_link((int) f.fam, gg_family_link(&f), yat, &par),
+                                        e[i]);
         o[0][i] = mu;
         o[1][i] = gg_fm_ef_dd0((int) f.fam, yy[i], yat, mu, ww[i], &par, &o[2][i], &o[3][i]);
         o[4][i] = gg_fm_ef_mustart((int) f.fam, yy[i], yat, ww[i], &par);
@@ -171,8 +174,10 @@ SEXP gg_efam_deta_r(SEXP family, SEXP link, SEXP mu, SEXP y, SEXP wt, SEXP ef, S
     for (R_xlen_t i = 0; i < n; i++) {
         gg_fm_efdd r = {0};
         gg_fm_efdeta e = {0};
-        gg_fm_ef_dd((int) f.fam, yy[i], ya ? ya[i] : yy[i], m[i], ww[i], &par, d, &r);
-        gg_fm_ef_deta(gg_family_link(&f), m[i], nth, d, &r, &e);
+        const double yat = ya ? ya[i] : yy[i];
+        gg_fm_ef_dd((int) f.fam, yy[i], yat, m[i], ww[i], &par, d, &r);
+        gg_fm_ef_deta(gg_fm_ef_link((int) f.fam, gg_family_link(&f), yat, &par), m[i], nth, d, &r,
+                      &e);
         const double *v[] = {&e.Deta, &e.Deta2, &e.EDeta2, e.Dth, e.Detath, &e.Deta3,
                              e.Deta2th, &e.Deta4, e.Dth2, e.Detath2, e.Deta2th2, e.Deta3th};
         for (int k = 0; k < 12; k++)
