@@ -379,6 +379,12 @@ efam_finish <- function(object, family, theta, theta_failed, G, nthreads = 1L) {
   else efam_aic(family, name, y, object$fitted.values, w, dev)
   object$aic <- aic + 2 * sum(object$edf)
   object$scale.estimated <- TRUE
+  if (name == "gfam") {
+    # (gam()'s and bam()'s y and residuals are plain vectors: the index is
+    # in the family, set by its preinitialize)
+    attr(object$y, "censor") <- NULL
+    attr(object$residuals, "censor") <- NULL
+  }
   object
 }
 
