@@ -256,7 +256,12 @@ resolve_family <- function(family, env) {
 #'   with \code{yat == y} observed, \code{-Inf} left and \code{Inf} right
 #'   censored at \code{y}, else censored to the interval between the two;
 #'   \code{cnorm()} takes only the matrix, as mgcv's has no deviance for a
-#'   vector), each with the links mgcv allows,
+#'   vector), and \code{gfam(fl)} (mgcv >= 1.9: response
+#'   \code{cbind(y, index)}, row i following member \code{fl[[index_i]]}
+#'   with its link; members gaussian, poisson, binomial, Gamma,
+#'   inverse.gaussian and \code{nb()} with theta estimated, at most 8
+#'   members and 10 theta values (the members' log scales and nb's thetas);
+#'   other members are refused), each with the links mgcv allows,
 #'   their parameters theta estimated between iterations as \code{bam()}'s
 #'   \code{estimate.theta()} estimates them (on the device for a GPU fit:
 #'   the row sums it needs), or fixed where the family was built with
