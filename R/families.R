@@ -48,9 +48,95 @@ efam_name <- function(family) {
   if (!inherits(family, "extended.family") || !is.character(family$family) ||
       length(family$family) != 1L || !is.function(family$getTheta))
     return(NULL)
+  if (is_gfam(family)) return("gfam")
   key <- tolower(trimws(sub("\\(.*$", "", family$family)))
   if (key == "cnorm" && length(family$getTheta()) == 0L) return("cpois")
   if (key %in% names(.gg_efam)) .gg_efam[[key]] else NULL
+}
+
+# mgcv's gfam(fl) (mgcv >= 1.9): "gfam{member,...}", its members in getfl().
+is_gfam <- function(family)
+  is.character(family$family) && length(family$family) == 1L &&
+    startsWith(family$family, "gfam{") && is.function(family$getfl)
+
+# gfam()'s members as the engine takes them (efam_par.h's gg_fm_gfmem, by
+# name: src/r/efam_r.c's gfam_members()): each one's family and link, its
+# own theta values' first index th0 and count nth in gfam's theta (0-based),
+# and the index of its log scale there (isc, -1: none) -- the order of
+# gfam()'s getTheta(): each member's thetas, then its log scale where
+# its scale is unknown.  A member the engine does not fit is refused,
+# classed, by name.
+.gg_gfam_max <- 8L
+gfam_members <- function(family) {
+  fl <- family$getfl()
+  nf <- length(fl)
+  refuse <- function(why)
+    gamgpu_abort("gamgpu_bad_family",
+                 sprintf(paste("gfam(): %s; gamgpu fits gfam() members gaussian, poisson,",
+                               "binomial, Gamma, inverse.gaussian (their links as for the",
+                               "family alone) and nb() with its theta estimated; fit this",
+                               "model with mgcv::gam()"), why), call = NULL)
+  if (nf < 1L || nf > .gg_gfam_max)
+    refuse(sprintf("%d members (gamgpu takes 1 to %d)", nf, .gg_gfam_max))
+  exp_fams <- c("gaussian", "poisson", "binomial", "Gamma", "inverse.gaussian")
+  out <- list(family = character(nf), link = character(nf), th0 = integer(nf),
+              nth = integer(nf), isc = integer(nf))
+  i0 <- 0L
+  for (k in seq_len(nf)) {
+    m <- fl[[k]]
+    if (inherits(m, "general.family"))
+      refuse(sprintf("member %d, %s, is a general family", k, m$family))
+    link <- engine_link(m)
+    if (inherits(m, "extended.family")) {
+      if (!identical(efam_name(m), "negbin"))
+        refuse(sprintf("member %d, %s, is an extended family other than nb()", k, m$family))
+      if (!isTRUE(m$n.theta == 1L))
+        refuse(sprintf("member %d, nb() with its theta fixed, is not fitted", k))
+      if (!(m$link %in% .gg_links$negbin))
+        refuse(sprintf("member %d, nb(), has link '%s'", k, m$link))
+      fname <- "nb"
+      nth <- 1L
+    } else {
+      if (!(m$family %in% exp_fams))
+        refuse(sprintf("member %d is family '%s'", k, m$family))
+      power_ok <- m$family %in% .gg_power_link_families && !is.null(link_power(m))
+      if (!(m$link %in% .gg_links[[m$family]]) && !power_ok)
+        refuse(sprintf("member %d, %s, has link '%s'", k, m$family, m$link))
+      fname <- m$family
+      nth <- 0L
+    }
+    sc <- isTRUE(m$scale < 0)
+    out$family[k] <- fname
+    out$link[k] <- link
+    out$th0[k] <- i0
+    out$nth[k] <- nth
+    out$isc[k] <- if (sc) i0 + nth else -1L
+    i0 <- i0 + nth + sc
+  }
+  if (i0 != length(family$getTheta()))
+    refuse("its theta does not have the members' count of values")
+  if (i0 > 10L)
+    refuse(sprintf("%d theta values (gamgpu takes at most 10)", i0))
+  out
+}
+
+# gfam()'s response cbind(y, index): the first column, the member index as
+# attr(y, "censor") (the engine's second response column), checked as
+# gfam()'s preinitialize checks it.
+gfam_response <- function(y, family) {
+  if (!is.matrix(y) || ncol(y) != 2L)
+    gamgpu_abort("gamgpu_bad_response",
+                 "gfam(): the response must be a two-column matrix cbind(y, index)", call = NULL)
+  nf <- length(family$getfl())
+  fi <- as.double(y[, 2])
+  if (anyNA(fi) || any(fi != round(fi)) || !all(fi %in% seq_len(nf)) ||
+      !all(seq_len(nf) %in% fi))
+    gamgpu_abort("gamgpu_bad_response",
+                 "gfam(): the family index does not match the family list (each of 1..length(fl), and only those)",
+                 call = NULL)
+  y <- as.double(y[, 1])
+  attr(y, "censor") <- fi
+  y
 }
 
 # mgcv's censored families, whose response is cbind(y, yat) (efam_cens.h).
@@ -150,6 +236,7 @@ efam_spec <- function(family, scale, y) {
                 cnorm = , clog = , cpois =
                   if (family$link == "identity") -Inf else as.numeric(min(y > 0)),
                 numeric(0))
+  gm <- if (name == "gfam") gfam_members(family)
   if (name == "tw" && !(aux[1] > 1 && aux[1] < aux[2] && aux[2] < 2))
     gamgpu_abort("gamgpu_bad_family",
                  sprintf(paste("tw(a = %g, b = %g): the power's bounds must satisfy",
@@ -169,9 +256,10 @@ efam_spec <- function(family, scale, y) {
         "tw(theta = ) with the scale estimated: gamgpu estimates the scale by maximum",
         "likelihood (mgcv's estimate.theta() with p fixed); bam() in mgcv 1.8-41 uses",
         "exp(theta) as the scale here instead, so the fits differ\n"), call = NULL)))
-  list(ef = list(theta = as.numeric(family$getTheta()), aux = as.numeric(aux),
-                 log_scale = log(eng_scale), scale_est = scale_est),
-       scale = eng_scale)
+  ef <- list(theta = as.numeric(family$getTheta()), aux = as.numeric(aux),
+             log_scale = log(eng_scale), scale_est = scale_est)
+  if (!is.null(gm)) ef$gfam <- gm
+  list(ef = ef, scale = eng_scale)
 }
 
 #' What bgam.fit does with an extended family before its iterations
@@ -185,9 +273,12 @@ efam_spec <- function(family, scale, y) {
 #' @noRd
 efam_prepare <- function(family, y, w) {
   if (is.function(family$preinitialize)) {
-    pini <- family$preinitialize(y, family)
+    # (gfam()'s takes cbind(y, index) and sets the index in the family)
+    gf <- is_gfam(family)
+    pini <- family$preinitialize(if (gf) cbind(y, attr(y, "censor")) else y, family)
     if (!is.null(pini$Theta)) family$putTheta(pini$Theta)
-    if (!is.null(pini$y)) y <- pini$y
+    if (!is.null(pini$y)) y <- if (gf) structure(as.double(pini$y), censor = attr(y, "censor"))
+                               else pini$y
   }
   env <- list2env(list(y = y, weights = w, nobs = length(y), family = family,
                        mustart = NULL, etastart = NULL, start = NULL),
@@ -288,6 +379,12 @@ efam_finish <- function(object, family, theta, theta_failed, G, nthreads = 1L) {
   else efam_aic(family, name, y, object$fitted.values, w, dev)
   object$aic <- aic + 2 * sum(object$edf)
   object$scale.estimated <- TRUE
+  if (name == "gfam") {
+    # (gam()'s and bam()'s y and residuals are plain vectors: the index is
+    # in the family, set by its preinitialize)
+    attr(object$y, "censor") <- NULL
+    attr(object$residuals, "censor") <- NULL
+  }
   object
 }
 

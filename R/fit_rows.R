@@ -64,6 +64,8 @@ response_rows <- function(y, w, family) {
     y <- as.numeric(y != levels(y)[1L])
   } else if (is_censored_family(family)) {
     y <- censored_response(y, family)
+  } else if (is_gfam(family)) {
+    y <- gfam_response(y, family)
   } else if (is.matrix(y) && ncol(y) > 1L) {
     gamgpu_abort("gamgpu_bad_response",
                  paste("a matrix response is only allowed for binomial families and the",

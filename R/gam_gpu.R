@@ -48,6 +48,8 @@ link_power <- function(family) {
 # The link as the engine's C takes it: its name, or for a power link
 # "mu^" and lambda to every digit (the name R gives it rounds lambda).
 engine_link <- function(family) {
+  # (gfam(): each row its member's link, in the family's parameters)
+  if (is_gfam(family)) return("identity")
   la <- link_power(family)
   if (is.null(la)) family$link else sprintf("mu^%.17g", la)
 }
@@ -96,6 +98,10 @@ resolve_family <- function(family, env) {
                    paste0("negbin() with theta = ", paste(format(theta), collapse = ", "),
                           ": gamgpu takes one known theta > 0, as negbin(3) (mgcv's search ",
                           "over several theta values is not supported)"), call = NULL)
+  }
+  if (is_gfam(family)) {
+    gfam_members(family)     # (its members, or the classed refusal)
+    return(family)
   }
   links <- .gg_links[[engine_family(family)$name]]
   if (is.null(links))
@@ -250,7 +256,12 @@ resolve_family <- function(family, env) {
 #'   with \code{yat == y} observed, \code{-Inf} left and \code{Inf} right
 #'   censored at \code{y}, else censored to the interval between the two;
 #'   \code{cnorm()} takes only the matrix, as mgcv's has no deviance for a
-#'   vector), each with the links mgcv allows,
+#'   vector), and \code{gfam(fl)} (mgcv >= 1.9: response
+#'   \code{cbind(y, index)}, row i following member \code{fl[[index_i]]}
+#'   with its link; members gaussian, poisson, binomial, Gamma,
+#'   inverse.gaussian and \code{nb()} with theta estimated, at most 8
+#'   members and 10 theta values (the members' log scales and nb's thetas);
+#'   other members are refused), each with the links mgcv allows,
 #'   their parameters theta estimated between iterations as \code{bam()}'s
 #'   \code{estimate.theta()} estimates them (on the device for a GPU fit:
 #'   the row sums it needs), or fixed where the family was built with

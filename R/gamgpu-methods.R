@@ -39,7 +39,9 @@
 #'     power: every method.}
 #'   \item{mgcv's extended families}{\code{nb()}, \code{tw()},
 #'     \code{betar()}, \code{scat()}, \code{ziP()}, \code{ocat()} and the
-#'     censored \code{cnorm()}, \code{clog()}, \code{cpois()}: fREML as
+#'     censored \code{cnorm()}, \code{clog()}, \code{cpois()}, and
+#'     \code{gfam()} (mgcv >= 1.9) of gaussian, poisson, binomial, Gamma,
+#'     inverse.gaussian and \code{nb()} members: fREML as
 #'     \code{bam()} (theta estimated between iterations on the device's row
 #'     sums), and \code{gam()}'s gam.fit4 REML or ML (as in \code{gam()},
 #'     \code{"GCV.Cp"}, \code{"GACV.Cp"} and the P- methods become REML).}

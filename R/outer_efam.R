@@ -92,6 +92,11 @@ efam_outer_problem <- function(G, ms, y, w, offset, family, S, method, gamma, sc
 # than six categories (R - 2 > 4 cut points) keeps mgcv's dDeta() in R.
 efam_rows_in_c <- function(family) {
   name <- efam_name(family)
+  # gfam(): up to four thetas, its members' links those dDeta() has in C
+  if (identical(name, "gfam"))
+    return(length(family$getTheta()) <= 4L &&
+             all(gfam_members(family)$link %in% c("identity", "log", "sqrt", "inverse", "logit",
+                                                  "probit", "cloglog", "cauchit")))
   cens <- c("identity", "log", "sqrt")
   links <- list(negbin = c("log", "identity", "sqrt"), tw = c("log", "identity", "sqrt"),
                 betar = c("logit", "probit", "cloglog", "cauchit"),
@@ -106,6 +111,9 @@ efam_rows_in_c <- function(family) {
 efam_rows_r_reason <- function(family, rows) {
   if (rows == "R") return("rows = \"R\" was asked for")
   nth <- length(family$getTheta())
+  if (identical(efam_name(family), "gfam"))
+    return(sprintf("%s: %d theta values or a member's link without rows in C", family$family,
+                   nth))
   if (nth > 4L && identical(efam_name(family), "ocat"))
     return(sprintf("%s has %d cut points to estimate, C's rows take at most 4", family$family, nth))
   sprintf("%s has no rows in C", family$family)
@@ -128,17 +136,20 @@ efam_rows_session <- function(B, fam, family, y) {
   eng <- engine_family(family)
   # (tw()'s bounds of p, betar()'s eps, the censored families' floor for
   # its starting mu: efam_spec())
-  aux <- efam_spec(family, 1, y)$ef$aux
+  ef0 <- efam_spec(family, 1, y)$ef
+  aux <- ef0$aux
   spec <- function(th) {
     th <- as.numeric(if (length(th)) th else fam$getTheta())
-    list(theta = if (eng$name == "negbin") exp(th), ef = list(theta = th, aux = aux))
+    ef <- list(theta = th, aux = aux)
+    if (!is.null(ef0$gfam)) ef$gfam <- ef0$gfam     # (gfam()'s members)
+    list(theta = if (eng$name == "negbin") exp(th), ef = ef)
   }
   env <- new.env()
   list(
     eval = function(b, th) {
       sp <- spec(th)
       env$th <- th
-      B$op("ef_eval", if (!is.null(b)) as.double(b), eng$name, fam$link, sp$theta, sp$ef)
+      B$op("ef_eval", if (!is.null(b)) as.double(b), eng$name, engine_link(fam), sp$theta, sp$ef)
     },
     rows = function(th, level, gram = FALSE, xg = FALSE, vectors = FALSE) {
       # (the session's rows are at the last eval's theta)

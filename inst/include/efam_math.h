@@ -16,6 +16,8 @@
  *       adds the row's part of the sums below (deriv -1: the deviance only;
  *       0: and ls; 1: and the first derivatives; 2: and the second);
  *   gg_fm_<f>_mustart(y, wt, par)                 -> family$initialize's mustart.
+ * gfam() (efam_gfam.h) takes its rows' member index in yat and each row
+ * its member's link: gg_fm_ef_link() gives the link a row is fitted with.
  *
  * The sums, for nth = par->nth theta values (mgcv's getTheta(), the
  * working parameters) and ns = nth + par->scale_est (tw(): log scale as
@@ -44,17 +46,25 @@
 #include "efam_zip.h"
 #include "efam_ocat.h"
 #include "efam_cens.h"
+#include "efam_gfam.h"
 
 GG_FM int gg_fm_is_efam(int f)
 {
     return f == GG_FM_TW || f == GG_FM_BETAR || f == GG_FM_SCAT || f == GG_FM_ZIP ||
-           f == GG_FM_OCAT || GG_FM_EF_CENSORED(f);
+           f == GG_FM_OCAT || GG_FM_EF_CENSORED(f) || f == GG_FM_GFAM;
+}
+
+/* the link of a row: the family's, or gfam()'s member's */
+GG_FM gg_fm_link gg_fm_ef_link(int f, gg_fm_link l, double yat, const gg_fm_efpar *par)
+{
+    return f == GG_FM_GFAM ? gg_fm_gfam_link(par, yat, l) : l;
 }
 
 GG_FM double gg_fm_ef_dd0(int f, double y, double yat, double mu, double wt,
                           const gg_fm_efpar *par, double *Dmu, double *EDmu2)
 {
     if (GG_FM_EF_CENSORED(f)) return gg_fm_cens_dd0(f, y, yat, mu, wt, par, Dmu, EDmu2);
+    if (f == GG_FM_GFAM) return gg_fm_gfam_dd0(y, yat, mu, wt, par, Dmu, EDmu2);
     switch (f) {
     case GG_FM_NEGBIN: return gg_fm_nb_dd0(y, mu, wt, par, Dmu, EDmu2);
     case GG_FM_TW: return gg_fm_tw_dd0(y, mu, wt, par, Dmu, EDmu2);
@@ -74,6 +84,10 @@ GG_FM void gg_fm_ef_theta_row(int f, double y, double yat, double mu, double wt,
         gg_fm_cens_theta_row(f, y, yat, mu, wt, par, deriv, s);
         return;
     }
+    if (f == GG_FM_GFAM) {
+        gg_fm_gfam_theta_row(y, yat, mu, wt, par, deriv, s);
+        return;
+    }
     switch (f) {
     case GG_FM_NEGBIN: gg_fm_nb_ef_theta_row(y, mu, wt, par, deriv, s); return;
     case GG_FM_TW: gg_fm_tw_theta_row(y, mu, wt, par, deriv, s); return;
@@ -85,9 +99,10 @@ GG_FM void gg_fm_ef_theta_row(int f, double y, double yat, double mu, double wt,
     s[GG_FM_EF_DEV] = GG_FM_NAN;
 }
 
-GG_FM double gg_fm_ef_mustart(int f, double y, double wt, const gg_fm_efpar *par)
+GG_FM double gg_fm_ef_mustart(int f, double y, double yat, double wt, const gg_fm_efpar *par)
 {
     switch (f) {
+    case GG_FM_GFAM: return gg_fm_gfam_mustart(y, yat, wt, par);
     case GG_FM_NEGBIN: return y + (y == 0) / 6.0;
     case GG_FM_TW: return gg_fm_tw_mustart(y, wt, par);
     case GG_FM_BETAR: return gg_fm_betar_mustart(y, wt, par);
@@ -101,6 +116,16 @@ GG_FM double gg_fm_ef_mustart(int f, double y, double wt, const gg_fm_efpar *par
     return GG_FM_NAN;
 }
 
+/* A usable start eta for an extended family's row (the censored families
+ * start where their initialize puts them, family.c's gg_start_valid) */
+GG_FM int gg_fm_ef_start_valid(int f, gg_fm_link l, double yat, double eta,
+                               const gg_fm_efpar *par)
+{
+    if (GG_FM_EF_CENSORED(f)) return 1;
+    if (f == GG_FM_GFAM) return gg_fm_gfam_start_valid(yat, eta, par);
+    return gg_fm_start_valid(f, l, eta);
+}
+
 /* One penalized IRLS row of an extended family, as bgam.fit: with
  * ig1 = mu.eta(linkfun(mu)), w = EDeta2 / 2 = EDmu2 ig1^2 / 2 and
  * z = (eta - offset) - Deta.EDeta2 = (eta - offset) - Dmu / (EDmu2 ig1);
@@ -109,6 +134,7 @@ GG_FM double gg_fm_ef_mustart(int f, double y, double wt, const gg_fm_efpar *par
 GG_FM double gg_fm_ef_row(int f, gg_fm_link l, double y, double yat, double pw, double off,
                           double eta, const gg_fm_efpar *par, double *mu, double *w, double *z)
 {
+    l = gg_fm_ef_link(f, l, yat, par);
     const double m = gg_fm_linkinv(l, eta);
     double Dmu, EDmu2;
     const double dev = gg_fm_ef_dd0(f, y, yat, m, pw, par, &Dmu, &EDmu2);

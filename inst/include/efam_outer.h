@@ -14,9 +14,22 @@
 /* 1 for a family, link and count of theta values whose rows are here:
  * nb() (negbin with efam set), tw(), betar(), cnorm(), clog() (one theta),
  * scat() and ziP() (two), ocat(R) (R - 2, at most GG_FM_EFO_MAXTH), cpois()
- * (none), with mgcv's links for them */
-GG_FM int gg_fm_ef_outer_ok(int f, gg_fm_link l, int nth)
+ * (none), with mgcv's links for them; gfam() of up to GG_FM_EFO_MAXTH
+ * theta values whose members' links are gg_fm_ef_deta()'s */
+GG_FM int gg_fm_ef_outer_ok(int f, gg_fm_link l, const gg_fm_efpar *par)
 {
+    const int nth = par->nth;
+    if (f == GG_FM_GFAM) {
+        /* gfam(): every member's link one that gg_fm_ef_deta() has */
+        if (nth > GG_FM_EFO_MAXTH || par->ngm < 1) return 0;
+        for (int k = 0; k < par->ngm; k++) {
+            const int c = par->gm[k].link;
+            if (!(c == GG_FM_IDENTITY || c == GG_FM_LOG || c == GG_FM_SQRT || c == GG_FM_INVERSE ||
+                  c == GG_FM_LOGIT || c == GG_FM_PROBIT || c == GG_FM_CLOGLOG || c == GG_FM_CAUCHIT))
+                return 0;
+        }
+        return 1;
+    }
     if (f == GG_FM_NEGBIN || f == GG_FM_TW)
         return nth == 1 && (l.code == GG_FM_LOG || l.code == GG_FM_IDENTITY || l.code == GG_FM_SQRT);
     if (f == GG_FM_BETAR)
@@ -49,6 +62,7 @@ GG_FM void gg_fm_ef_dd(int f, double y, double yat, double mu, double wt,
                        const gg_fm_efpar *par, int level, gg_fm_efdd *r)
 {
     if (GG_FM_EF_CENSORED(f)) gg_fm_cens_dd(f, y, yat, mu, wt, par, level, r);
+    else if (f == GG_FM_GFAM) gg_fm_gfam_dd(y, yat, mu, wt, par, level, r);
     else if (f == GG_FM_TW) gg_fm_tw_dd(y, mu, wt, par, level, r);
     else if (f == GG_FM_BETAR) gg_fm_betar_dd(y, mu, wt, par, level, r);
     else if (f == GG_FM_SCAT) gg_fm_scat_dd(y, mu, wt, par, level, r);
@@ -164,7 +178,7 @@ GG_FM void gg_fm_ef_outer_row(int f, gg_fm_link l, double y, double yat, double 
     gg_fm_efdd r = {0};
     gg_fm_efdeta e = {0};
     gg_fm_ef_dd(f, y, yat, mu, pw, par, level, &r);
-    gg_fm_ef_deta(l, mu, nth, level, &r, &e);
+    gg_fm_ef_deta(gg_fm_ef_link(f, l, yat, par), mu, nth, level, &r, &e);
     o->w = e.Deta2 / 2;
     o->dev1 = e.Deta;
     const double wf = e.EDeta2 / 2;

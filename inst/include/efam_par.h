@@ -12,12 +12,26 @@
 #define GG_FM_CNORM  15   /* cnorm(): censored normal */
 #define GG_FM_CLOG   16   /* clog(): censored logistic */
 #define GG_FM_CPOIS  17   /* cpois(): censored Poisson */
+#define GG_FM_GFAM   18   /* gfam(fl) (mgcv >= 1.9): a member family per row */
 
 /* The censored families take a second response column, yat
- * (attr(y, "censor"): efam_cens.h); the others ignore it. */
+ * (attr(y, "censor"): efam_cens.h), gfam() its rows' member index there
+ * (1-based, as a double: efam_gfam.h); the others ignore it. */
 #define GG_FM_EF_CENSORED(f) ((f) == GG_FM_CNORM || (f) == GG_FM_CLOG || (f) == GG_FM_CPOIS)
 
 #define GG_FM_EF_MAXTH 10  /* theta values of one family (ocat: R <= 12) */
+
+/* gfam()'s members (efam_gfam.h): each one's family code (family_math.h's
+ * exponential ones, or GG_FM_NEGBIN with efam 1 for nb()), its link, its
+ * own theta values th[th0 .. th0 + nth - 1] of the gfam's theta, and the
+ * index there of its log scale (isc; -1: scale 1).  At most GG_FM_GF_MAXM
+ * members (R/families.R refuses more). */
+#define GG_FM_GF_MAXM 8
+typedef struct gg_fm_gfmem {
+    int    fam, efam, link;
+    double lpow;               /* the link's power (GG_FM_POWER) */
+    int    th0, nth, isc;
+} gg_fm_gfmem;
 
 typedef struct gg_fm_efpar {
     double th[GG_FM_EF_MAXTH]; /* the family's theta, as its getTheta() */
@@ -25,6 +39,8 @@ typedef struct gg_fm_efpar {
     double log_scale;          /* log scale (tw's ls); 0 for the others */
     int    nth;                /* theta values */
     int    scale_est;          /* 1: log scale is parameter nth (tw) */
+    int    ngm;                /* gfam(): members (0 for the other families) */
+    gg_fm_gfmem gm[GG_FM_GF_MAXM];
 } gg_fm_efpar;
 
 /* The outer rows in C (efam_outer.h) take families of at most

@@ -16,20 +16,24 @@
 #define PW(i) (pw != nullptr ? pw[(i)] : 1.0)
 
 // eta[i] = linkfun(mustart(y[i], pw[i])) (an extended family, efam != 0:
-// efam_math.h's mustart with its parameters par); partial[b] = number of
+// efam_math.h's mustart with its parameters par, yat its second response
+// column or null: gfam()'s member index); partial[b] = number of
 // rows of block b without a valid start (the host then finds which; a
 // censored family's start is taken as it is, family.c's gg_start_valid).
 extern "C" __global__ void __launch_bounds__(NTHREADS)
 rows_init_eta(int fam, gg_fm_link link, int efam, gg_fm_efpar par, const double *__restrict__ y,
-              const double *__restrict__ pw, long long n, double *__restrict__ eta,
+              const double *__restrict__ yat, const double *__restrict__ pw, long long n,
+              double *__restrict__ eta,
               double *__restrict__ eta_old, double *__restrict__ partial)
 {
     double bad = 0.0;
     for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (long long) gridDim.x * blockDim.x) {
-        double e = gg_fm_linkfun(link, efam ? gg_fm_ef_mustart(fam, y[i], PW(i), &par)
-                                            : gg_fm_mustart(fam, y[i], PW(i)));
-        if (!(efam && GG_FM_EF_CENSORED(fam)) && !gg_fm_start_valid(fam, link, e))
+        const double ya = yat != nullptr ? yat[i] : y[i];
+        const gg_fm_link l = efam ? gg_fm_ef_link(fam, link, ya, &par) : link;
+        double e = gg_fm_linkfun(l, efam ? gg_fm_ef_mustart(fam, y[i], ya, PW(i), &par)
+                                         : gg_fm_mustart(fam, y[i], PW(i)));
+        if (efam ? !gg_fm_ef_start_valid(fam, l, ya, e, &par) : !gg_fm_start_valid(fam, link, e))
             bad += 1.0;
         eta[i] = e;
         if (eta_old != nullptr) eta_old[i] = e;     // (none in a lean session)

@@ -141,9 +141,9 @@ static int cpu_init_eta(gg_backend *be, const gg_family *fam, gg_status *st)
 {
     cpu_state *s = S(be);
     for (size_t i = 0; i < s->d.n; i++) {
-        double mu = gg_family_mustart(fam, s->d.y[i], s->d.pw[i]);
-        double eta = gg_linkfun(gg_family_link(fam), mu);
-        if (!gg_start_valid(fam, eta))
+        double eta;
+        if (!gg_family_init_row(fam, s->d.y[i], s->d.yat ? s->d.yat[i] : s->d.y[i], s->d.pw[i],
+                                &eta))
             return gg_fail(st, "gamgpu_bad_start",
                            "cannot find valid starting values for the %s family "
                            "with %s link (row %lu, y = %g)",

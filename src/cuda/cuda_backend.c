@@ -169,7 +169,8 @@ static int init_eta_on_device(void *arg, gg_status *st)
     gg_fm_link l = gg_family_link(fam);
     gg_fm_efpar par = fam->ef;
     long long n = (long long) s->n;
-    void *args[] = {&f, &l, &efam, &par, &s->y, &s->pw, &n, &s->eta, &s->eta_old, &s->partial};
+    void *args[] = {&f, &l, &efam, &par, &s->y, &s->yat, &s->pw, &n, &s->eta, &s->eta_old,
+                    &s->partial};
     double bad = 0;
     if (launch_rows(s, s->f_init, args, work_stream(s), "engine: launching rows_init_eta", st) ||
         sum_partials(s, 1, &bad, st))
@@ -178,19 +179,22 @@ static int init_eta_on_device(void *arg, gg_status *st)
         /* Rare: find the first offending row for the message, on the host. */
         double *y = malloc(s->n * sizeof(double));
         double *pw = s->pw ? malloc(s->n * sizeof(double)) : NULL;
+        double *yat = s->yat ? malloc(s->n * sizeof(double)) : NULL;
         size_t row = s->n;
-        if (y != NULL && (pw != NULL || s->pw == 0) &&
+        double e;
+        if (y != NULL && (pw != NULL || s->pw == 0) && (yat != NULL || s->yat == 0) &&
             gg_cu.cuMemcpyDtoH(y, s->y, s->n * sizeof(double)) == CUDA_SUCCESS &&
-            (pw == NULL || gg_cu.cuMemcpyDtoH(pw, s->pw, s->n * sizeof(double)) == CUDA_SUCCESS))
+            (pw == NULL || gg_cu.cuMemcpyDtoH(pw, s->pw, s->n * sizeof(double)) == CUDA_SUCCESS) &&
+            (yat == NULL || gg_cu.cuMemcpyDtoH(yat, s->yat, s->n * sizeof(double)) == CUDA_SUCCESS))
             for (row = 0; row < s->n; row++)
-                if (!gg_start_valid(fam, gg_linkfun(gg_family_link(fam),
-                                                    gg_family_mustart(fam, y[row], pw ? pw[row] : 1.0))))
+                if (!gg_family_init_row(fam, y[row], yat ? yat[row] : y[row], pw ? pw[row] : 1.0, &e))
                     break;
         gg_fail(st, "gamgpu_bad_start",
                 "cannot find valid starting values for the %s family with %s link "
                 "(%.0f rows; the first is row %lu, y = %g)",
                 gg_family_name(fam->fam), gg_link_name(fam->link), bad,
                 (unsigned long) row + 1, row < s->n ? y[row] : NAN);
+        free(yat);
         free(pw);
         free(y);
         return -1;

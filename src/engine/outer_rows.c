@@ -264,7 +264,7 @@ int gg_outer_ef_rows_compute(gg_backend *be, const gg_data *d, const gg_family *
     const size_t n = d->n;
     r->have = 0;
     if (be->ops->outer == NULL && rows_here(d, st)) return -1;
-    if (!fam->efam || !gg_fm_ef_outer_ok((int) fam->fam, gg_family_link(fam), fam->ef.nth) ||
+    if (!fam->efam || !gg_fm_ef_outer_ok((int) fam->fam, gg_family_link(fam), &fam->ef) ||
         fam->ef.nth > GG_FM_EFO_MAXTH || (level != 0 && level != 2))
         return gg_fail(st, "gamgpu_internal_error",
                        "outer rows: an extended family's rows are those gg_fm_ef_outer_ok() "

@@ -27,7 +27,8 @@ static const struct { const char *name; gg_family_id id; } fam_names[] = {
     {"ocat", GG_FAM_OCAT},
     {"cnorm", GG_FAM_CNORM},             /* the censored ones (efam_cens.h) */
     {"clog", GG_FAM_CLOG},
-    {"cpois", GG_FAM_CPOIS}};
+    {"cpois", GG_FAM_CPOIS},
+    {"gfam", GG_FAM_GFAM}};               /* gfam(): each row its member's link */
 
 static const struct { const char *name; gg_link_id id; } link_names[] = {
     {"identity", GG_LINK_IDENTITY}, {"log", GG_LINK_LOG},
@@ -73,6 +74,7 @@ static int link_allowed(gg_family_id f, gg_link_id l)
         return l == GG_LINK_IDENTITY || l == GG_LINK_LOG || l == GG_LINK_INVERSE;
     case GG_FAM_ZIP:
     case GG_FAM_OCAT:
+    case GG_FAM_GFAM:          /* (its rows' links are its members') */
         return l == GG_LINK_IDENTITY;
     case GG_FAM_CNORM:
     case GG_FAM_CLOG:
@@ -184,7 +186,7 @@ double gg_dev_resid(const gg_family *fam, double y, double mu, double wt)
 
 double gg_family_mustart(const gg_family *fam, double y, double wt)
 {
-    return fam->efam ? gg_fm_ef_mustart((int) fam->fam, y, wt, &fam->ef)
+    return fam->efam ? gg_fm_ef_mustart((int) fam->fam, y, y, wt, &fam->ef)
                      : gg_fm_mustart((int) fam->fam, y, wt);
 }
 
@@ -200,6 +202,18 @@ int gg_start_valid(const gg_family *fam, double eta)
      * whose derivatives are not finite there sit out the first step) */
     if (fam->efam && GG_FM_EF_CENSORED((int) fam->fam)) return 1;
     return gg_fm_start_valid((int) fam->fam, gg_family_link(fam), eta);
+}
+
+int gg_family_init_row(const gg_family *fam, double y, double yat, double wt, double *eta)
+{
+    if (!fam->efam) {
+        *eta = gg_linkfun(gg_family_link(fam), gg_fm_mustart((int) fam->fam, y, wt));
+        return gg_start_valid(fam, *eta);
+    }
+    const int f = (int) fam->fam;
+    const gg_fm_link l = gg_fm_ef_link(f, gg_family_link(fam), yat, &fam->ef);
+    *eta = gg_fm_linkfun(l, gg_fm_ef_mustart(f, y, yat, wt, &fam->ef));
+    return gg_fm_ef_start_valid(f, l, yat, *eta, &fam->ef);
 }
 
 int gg_y_valid(gg_family_id f, double y)

@@ -31,7 +31,8 @@ typedef enum {
     GG_FAM_OCAT = GG_FM_OCAT,
     GG_FAM_CNORM = GG_FM_CNORM,  /* censored: a second response column */
     GG_FAM_CLOG = GG_FM_CLOG,
-    GG_FAM_CPOIS = GG_FM_CPOIS
+    GG_FAM_CPOIS = GG_FM_CPOIS,
+    GG_FAM_GFAM = GG_FM_GFAM     /* gfam(): members and their links in ef */
 } gg_family_id;
 
 typedef enum {
@@ -88,6 +89,9 @@ double gg_dev_resid(const gg_family *fam, double y, double mu, double wt);
 double gg_mustart(gg_family_id f, double y, double wt);
 /* The same for any family: an extended family's from its parameters. */
 double gg_family_mustart(const gg_family *fam, double y, double wt);
+/* A row's starting eta (the link of its mustart; gfam()'s member's, yat the
+ * member index; y where a family has no second column): 1 when usable. */
+int    gg_family_init_row(const gg_family *fam, double y, double yat, double wt, double *eta);
 /* 1 if y is in the support of the family (binomial proportions in [0,1]). */
 int    gg_y_valid(gg_family_id f, double y);
 /* family$validmu / link valideta. */

@@ -30,8 +30,49 @@ static SEXP list_elt(SEXP list, const char *name)
     return R_NilValue;
 }
 
+/* gfam()'s members (R/families.R's gfam_members()): list(family =
+ * <character>, link = <character>, th0 = <integer>, nth = <integer>, isc =
+ * <integer, -1: none>), 0-based indices into theta; family "nb" is nb()
+ * (negbin's rows with its theta estimated), the others the exponential
+ * families by gg_family_lookup()'s names. */
+static void gfam_members(SEXP gm, gg_fm_efpar *par)
+{
+    SEXP fam = list_elt(gm, "family"), link = list_elt(gm, "link"), th0 = list_elt(gm, "th0"),
+         nth = list_elt(gm, "nth"), isc = list_elt(gm, "isc");
+    const R_xlen_t m = XLENGTH(fam);
+    if (TYPEOF(fam) != STRSXP || TYPEOF(link) != STRSXP || TYPEOF(th0) != INTSXP ||
+        TYPEOF(nth) != INTSXP || TYPEOF(isc) != INTSXP || XLENGTH(link) != m ||
+        XLENGTH(th0) != m || XLENGTH(nth) != m || XLENGTH(isc) != m || m < 1 ||
+        m > GG_FM_GF_MAXM)
+        gg_abort("gamgpu_bad_family", "gfam()'s members must be a list of family, link, th0, "
+                 "nth and isc of 1 to 8 members");
+    for (int k = 0; k < (int) m; k++) {
+        const char *fn = CHAR(STRING_ELT(fam, k));
+        const int nb = strcmp(fn, "nb") == 0;
+        gg_status st;
+        gg_status_clear(&st);
+        gg_family f;
+        if (gg_family_lookup(nb ? "negbin" : fn, CHAR(STRING_ELT(link, k)), &f, &st)) gg_raise(&st);
+        if (!nb && (f.fam == GG_FAM_NEGBIN || f.fam == GG_FAM_TWEEDIE || f.efam))
+            gg_abort("gamgpu_bad_family", "gfam()'s members are gaussian, poisson, binomial, "
+                     "Gamma, inverse.gaussian and nb()");
+        gg_fm_gfmem *g = &par->gm[k];
+        g->fam = (int) f.fam;
+        g->efam = nb;
+        g->link = (int) f.link;
+        g->lpow = f.link_power;
+        g->th0 = INTEGER(th0)[k];
+        g->nth = INTEGER(nth)[k];
+        g->isc = INTEGER(isc)[k];
+        if (g->th0 < 0 || g->nth != nb || g->th0 + g->nth + (g->isc >= 0) > par->nth ||
+            (g->isc >= 0 && g->isc != g->th0 + g->nth))
+            gg_abort("gamgpu_bad_family", "gfam()'s members: their theta slots do not fit its theta");
+    }
+    par->ngm = (int) m;
+}
+
 /* list(theta = <numeric, <= GG_FM_EF_MAXTH>, aux = <numeric, <= 4>,
- *      log_scale = <number>, scale_est = <logical>) */
+ *      log_scale = <number>, scale_est = <logical>, gfam = <gfam_members>) */
 gg_fm_efpar gg_efpar_or_abort(SEXP ef)
 {
     gg_fm_efpar par;
@@ -53,6 +94,8 @@ gg_fm_efpar gg_efpar_or_abort(SEXP ef)
             gg_abort("gamgpu_bad_family", "aux must be a double vector of at most 4 values");
         for (int i = 0; i < (int) XLENGTH(aux); i++) par.aux[i] = REAL(aux)[i];
     }
+    SEXP gm = list_elt(ef, "gfam");
+    if (gm != R_NilValue) gfam_members(gm, &par);
     SEXP ls = list_elt(ef, "log_scale"), se = list_elt(ef, "scale_est");
     if (ls != R_NilValue) par.log_scale = gg_as_real(ls, "log_scale", -1e300, 1e300, "gamgpu_bad_family");
     if (se != R_NilValue) par.scale_est = gg_as_int(se, "scale_est", 0, 1, "gamgpu_bad_family");
@@ -79,10 +122,13 @@ SEXP gg_efam_rows_r(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt, SEXP ef, 
     const double *e = REAL(eta), *yy = REAL(y), *ww = REAL(wt), *ya = gg_y_censor(y);
     double s[GG_FM_EF_MAXSUM];
     for (R_xlen_t i = 0; i < n; i++) {
-        const double mu = gg_fm_linkinv(gg_family_link(&f), e[i]), yat = ya ? ya[i] : yy[i];
+        const double yat = ya ? ya[i] : yy[i];
+        /* (gfam(): the row's member's link) */
+        const double mu = gg_fm_linkinv(gg_fm_ef_link((int) f.fam, gg_family_link(&f), yat, &par),
+                                        e[i]);
         o[0][i] = mu;
         o[1][i] = gg_fm_ef_dd0((int) f.fam, yy[i], yat, mu, ww[i], &par, &o[2][i], &o[3][i]);
-        o[4][i] = gg_fm_ef_mustart((int) f.fam, yy[i], ww[i], &par);
+        o[4][i] = gg_fm_ef_mustart((int) f.fam, yy[i], yat, ww[i], &par);
         double m2;
         gg_fm_ef_row((int) f.fam, gg_family_link(&f), yy[i], yat, ww[i], 0.0, e[i], &par, &m2,
                      &o[5][i], &o[6][i]);
@@ -102,7 +148,7 @@ SEXP gg_efam_deta_r(SEXP family, SEXP link, SEXP mu, SEXP y, SEXP wt, SEXP ef, S
 {
     const gg_family f = gg_family_named_or_abort(family, link);
     const gg_fm_efpar par = gg_efpar_or_abort(ef);
-    if (!gg_fm_ef_outer_ok((int) f.fam, gg_family_link(&f), par.nth) || par.nth > GG_FM_EFO_MAXTH)
+    if (!gg_fm_ef_outer_ok((int) f.fam, gg_family_link(&f), &par) || par.nth > GG_FM_EFO_MAXTH)
         gg_abort("gamgpu_bad_family", "the outer iteration's extended-family rows are nb()'s, "
                  "tw()'s, cnorm()'s and clog()'s (links log, identity, sqrt) and betar()'s "
                  "(logit, probit, cloglog, cauchit) with one theta, scat()'s (identity, log, "
@@ -128,8 +174,10 @@ SEXP gg_efam_deta_r(SEXP family, SEXP link, SEXP mu, SEXP y, SEXP wt, SEXP ef, S
     for (R_xlen_t i = 0; i < n; i++) {
         gg_fm_efdd r = {0};
         gg_fm_efdeta e = {0};
-        gg_fm_ef_dd((int) f.fam, yy[i], ya ? ya[i] : yy[i], m[i], ww[i], &par, d, &r);
-        gg_fm_ef_deta(gg_family_link(&f), m[i], nth, d, &r, &e);
+        const double yat = ya ? ya[i] : yy[i];
+        gg_fm_ef_dd((int) f.fam, yy[i], yat, m[i], ww[i], &par, d, &r);
+        gg_fm_ef_deta(gg_fm_ef_link((int) f.fam, gg_family_link(&f), yat, &par), m[i], nth, d, &r,
+                      &e);
         const double *v[] = {&e.Deta, &e.Deta2, &e.EDeta2, e.Dth, e.Detath, &e.Deta3,
                              e.Deta2th, &e.Deta4, e.Dth2, e.Detath2, e.Deta2th2, e.Deta3th};
         for (int k = 0; k < 12; k++)

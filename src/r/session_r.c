@@ -766,7 +766,7 @@ static gg_family ef_family_or_abort(SEXP family, SEXP link, SEXP theta, SEXP ef)
     gg_family fam = gg_family_or_abort(family, link, theta);
     fam.ef = gg_efpar_or_abort(ef);
     fam.efam = 1;
-    if (!gg_fm_ef_outer_ok((int) fam.fam, gg_family_link(&fam), fam.ef.nth) ||
+    if (!gg_fm_ef_outer_ok((int) fam.fam, gg_family_link(&fam), &fam.ef) ||
         fam.ef.nth > GG_FM_EFO_MAXTH)
         gg_abort("gamgpu_bad_family", "the outer iteration's extended-family rows are nb()'s, "
                  "tw()'s, betar()'s, cnorm()'s and clog()'s (one theta), scat()'s and ziP()'s "
