@@ -177,59 +177,6 @@ GG_FM void gg_fm_gfam_dd(double y, double yat, double mu, double wt, const gg_fm
     }
 }
 
-/* Stirling's error log(n!) - log(sqrt(2 pi n) (n/e)^n) and bd0(x, np) =
- * x log(x/np) + np - x, as src/family/family_dens.c's (R's dpois_raw and
- * dbinom_raw) -- the log densities of poisson's and binomial's ls */
-GG_FM double gg_fm_gfam_stirlerr(double n)
-{
-    const double half[31] = {
-        0.0, 0.1534264097200273452913839, 0.08106146679532725821967026,
-        0.0548141210519176538961387, 0.04134069595540929409382208,
-        0.03316287351993628748511051, 0.02767792568499833914878929,
-        0.02374616365629749597133028, 0.02079067210376509311152277,
-        0.01848845053267318523077936, 0.01664469118982119216319487,
-        0.01513497322191737887351384, 0.01387612882307074799874573,
-        0.01281046524292022692425066, 0.01189670994589177009505572,
-        0.01110455975820691732663076, 0.01041126526197209649747857,
-        0.009799416126158803298390373, 0.009255462182712732917728637,
-        0.008768700134139385462955047, 0.008330563433362871256469319,
-        0.007934114564314020547249562, 0.007573675487951840794972024,
-        0.007244554301320383179546197, 0.006942840107209529865664153,
-        0.006665247032707682442356181, 0.006408994188004207068439631,
-        0.006171712263039457647534605, 0.005951370112758847735624416,
-        0.005746216513010115682026102, 0.00555473355196280137103869};
-    if (n <= 15.0) {
-        const double twice = n + n;
-        if (twice == (double) (int) twice) return half[(int) twice];
-        return log(tgamma(n + 1.0)) - (n + 0.5) * log(n) + n - 0.918938533204672741780329736406;
-    }
-    const double n2 = n * n, s1 = 1.0 / 12.0, s3 = 1.0 / 360.0, s5 = 1.0 / 1260.0,
-                 s7 = 1.0 / 1680.0, s9 = 1.0 / 1188.0;
-    if (n > 500) return (s1 - s3 / n2) / n;
-    if (n > 80) return (s1 - (s3 - s5 / n2) / n2) / n;
-    if (n > 35) return (s1 - (s3 - (s5 - s7 / n2) / n2) / n2) / n;
-    return (s1 - (s3 - (s5 - (s7 - s9 / n2) / n2) / n2) / n2) / n;
-}
-
-GG_FM double gg_fm_gfam_bd0(double x, double np)
-{
-    if (!GG_FM_ISFINITE(x) || !GG_FM_ISFINITE(np) || np == 0.0) return GG_FM_NAN;
-    const double dif = x - np;
-    if (fabs(dif) < 0.1 * (x + np)) {
-        const double v = dif / (x + np), v2 = v * v;
-        double s = dif * v;
-        if (fabs(s) < 2.2250738585072014e-308) return s;
-        double term = 2 * x * v;
-        for (int j = 1; j < 1000; j++) {
-            term *= v2;
-            const double sn = s + term / (2 * j + 1);
-            if (sn == s) return sn;
-            s = sn;
-        }
-    }
-    return x * log(x / np) + np - x;
-}
-
 /* a whole count (R's non-integer test, 1e-7 relative) */
 GG_FM int gg_fm_gfam_whole(double x)
 {
@@ -243,7 +190,7 @@ GG_FM double gg_fm_gfam_ldpois_yy(double y)
     if (!gg_fm_gfam_whole(y)) return -GG_FM_INF;
     const double x = nearbyint(y);
     if (x == 0) return 0.0;
-    return -0.5 * log(2 * GG_FM_PI * x) - gg_fm_gfam_stirlerr(x);
+    return -0.5 * log(2 * GG_FM_PI * x) - gg_fm_stirlerr(x);
 }
 
 /* log dbinom(x, n, p) */
@@ -258,13 +205,13 @@ GG_FM double gg_fm_gfam_ldbinom(double x, double n, double p)
     if (q == 0) return x == n ? 0.0 : -GG_FM_INF;
     if (x == 0) {
         if (n == 0) return 0.0;
-        return p < 0.1 ? -gg_fm_gfam_bd0(n, n * q) - n * p : n * log(q);
+        return p < 0.1 ? -gg_fm_bd0(n, n * q) - n * p : n * log(q);
     }
-    if (x == n) return q < 0.1 ? -gg_fm_gfam_bd0(n, n * p) - n * q : n * log(p);
+    if (x == n) return q < 0.1 ? -gg_fm_bd0(n, n * p) - n * q : n * log(p);
     if (x < 0 || x > n) return -GG_FM_INF;
-    const double lc = gg_fm_gfam_stirlerr(n) - gg_fm_gfam_stirlerr(x) -
-                      gg_fm_gfam_stirlerr(n - x) - gg_fm_gfam_bd0(x, n * p) -
-                      gg_fm_gfam_bd0(n - x, n * q);
+    const double lc = gg_fm_stirlerr(n) - gg_fm_stirlerr(x) -
+                      gg_fm_stirlerr(n - x) - gg_fm_bd0(x, n * p) -
+                      gg_fm_bd0(n - x, n * q);
     const double lf = 1.837877066409345483560659472811 + log(x) + log1p(-x / n);
     return lc - 0.5 * lf;
 }

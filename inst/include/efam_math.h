@@ -46,6 +46,7 @@
 #include "efam_zip.h"
 #include "efam_ocat.h"
 #include "efam_cens.h"
+#include "dens_math.h"
 #include "efam_gfam.h"
 
 GG_FM int gg_fm_is_efam(int f)
