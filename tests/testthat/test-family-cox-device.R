@@ -96,15 +96,19 @@ test_that("a cox.ph() session refuses bad input with classed errors", {
 
 test_that("cox.ph() with strata runs on the CPU: refused under 'required', counted under 'auto'", {
   skip_if_no_device()
-  data(col1, package = "mgcv", envir = environment())
-  f <- cbind(time, strata) ~ s(age) + sex
-  expect_error(gam_gpu(f, family = mgcv::cox.ph(), data = col1, weights = status,
+  set.seed(8)
+  n <- 600
+  sdat <- data.frame(x0 = runif(n), x1 = runif(n), strata = sample(1:3, n, TRUE))
+  sdat$time <- rexp(n, exp(sin(2 * pi * sdat$x0) + sdat$x1 + sdat$strata / 4 - 0.5))
+  sdat$status <- as.numeric(sdat$time < quantile(sdat$time, 0.8))
+  f <- cbind(time, strata) ~ s(x0) + x1
+  expect_error(gam_gpu(f, family = mgcv::cox.ph(), data = sdat, weights = status,
                        method = "REML", device = "required"),
                class = "gamgpu_device_unavailable")
   gpu_telemetry(reset = TRUE)
-  g <- gam_gpu(f, family = mgcv::cox.ph(), data = col1, weights = status, method = "REML",
+  g <- gam_gpu(f, family = mgcv::cox.ph(), data = sdat, weights = status, method = "REML",
                device = "auto")
-  a <- gam_gpu(f, family = mgcv::cox.ph(), data = col1, weights = status, method = "REML",
+  a <- gam_gpu(f, family = mgcv::cox.ph(), data = sdat, weights = status, method = "REML",
                device = "off")
   expect_identical(g$device$backend, "cpu")
   expect_match(g$device$reason, "strata")
@@ -142,11 +146,14 @@ test_that("cox.ph() fits on the device equal the CPU's and gam()'s", {
   dat <- data.frame(x0 = runif(n), x1 = runif(n), x2 = runif(n))
   dat$t <- rexp(n, exp((2 * sin(pi * dat$x0) + dat$x1 - dat$x2) / 2))
   dat$d <- as.numeric(dat$t < quantile(dat$t, 0.8))
-  col1 <- survival::colon[survival::colon$etype == 1, ]
-  col1$sex <- as.factor(col1$sex)
-  cases <- list(list(t ~ s(x0) + s(x1) + x2, dat, "d"),
-                list(time ~ s(age, by = sex) + sex + s(nodes) + perfor + rx + obstruct + adhere,
-                     col1, "status"))
+  cases <- list(list(t ~ s(x0) + s(x1) + x2, dat, "d"))
+  # (survival's colon data, where survival is installed)
+  if (requireNamespace("survival", quietly = TRUE)) {
+    col1 <- survival::colon[survival::colon$etype == 1, ]
+    col1$sex <- as.factor(col1$sex)
+    cases[[2]] <- list(time ~ s(age, by = sex) + sex + s(nodes) + perfor + rx + obstruct +
+                         adhere, col1, "status")
+  }
   for (cs in cases) {
     w <- cs[[2]][[cs[[3]]]]
     a <- gam_gpu(cs[[1]], family = mgcv::cox.ph(), weights = w, data = cs[[2]],
