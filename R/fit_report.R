@@ -2,6 +2,32 @@
 # (gg_assemble(), what bam() returns), and fit$device -- where the fit ran
 # and why, how X was built, the phase times and the device's split.
 
+# gam()'s fit$residuals: gam.fit3's working residuals at the fit, z - (eta
+# - offset) = (y - mu) / (mu.eta(eta) alpha) on the rows of positive
+# weight (alpha = 1 + (y - mu) (V'(mu) / V(mu) + g''(mu) mu.eta(eta)), its
+# Newton weights' factor, where the link is not the family's canonical
+# one; 1 where it is), NA on the others.  bam()'s, fREML's, are deviance
+# residuals (gg_assemble()'s); so are an extended family's (efam_finish()).
+gam_working_residuals <- function(fit, family, y, w) {
+  mu <- fit$fitted.values
+  eta <- fit$linear.predictors
+  # (rows left on a cluster's nodes: the object holds no n-vectors of them)
+  if (length(mu) != length(y) || length(eta) != length(y)) return(fit$residuals)
+  fam <- mgcv::fix.family.var(mgcv::fix.family.link(family))
+  mev <- fam$mu.eta(eta)
+  good <- w > 0 & mev != 0
+  c <- y[good] - mu[good]
+  alpha <- 1
+  if (!identical(fam$link, fam$canonical)) {
+    mg <- mu[good]
+    alpha <- 1 + c * (fam$dvar(mg) / fam$variance(mg) + fam$d2link(mg) * mev[good])
+    alpha[alpha == 0] <- .Machine$double.eps
+  }
+  r <- rep(NA_real_, length(y))
+  r[good] <- c / (mev[good] * alpha)
+  r
+}
+
 # Build the mgcv-compatible object (mirrors what mgcv::bam() returns).
 gg_assemble <- function(G, res, family, y, w, offset, n, method, gamma, cl, control,
                         sp.names, scale) {

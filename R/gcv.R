@@ -290,7 +290,11 @@ route_gcv <- function(method) {
     f$sp.names <- character(0)
     NULL
   }
-  r$finish <- function(fit, f, res) gcv_finish(fit, f$gcv, f$scale, method)
+  r$finish <- function(fit, f, res) {
+    fit <- gcv_finish(fit, f$gcv, f$scale, method)
+    fit$residuals <- gam_working_residuals(fit, f$family, f$y, f$w)
+    fit
+  }
   # (GACV's Newton is gcv_newton()'s; GCV's and UBRE's optimizer is
   # magic(), which, as in gam(), reports in fit$mgcv.conv and does not warn)
   r$warn <- function(fit, f, res) {

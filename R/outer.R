@@ -820,8 +820,10 @@ route_outer <- function(method) {
                          shards = shard_outer_problem(f)))
   r$finish <- function(fit, f, res) {
     lap <- f$lap
-    outer_finish(fit, lap, f$G, lap$L, lap$lsp0, method, lap$sp.names, f$control,
-                 res$scalars[["aic"]])
+    fit <- outer_finish(fit, lap, f$G, lap$L, lap$lsp0, method, lap$sp.names, f$control,
+                        res$scalars[["aic"]])
+    fit$residuals <- gam_working_residuals(fit, f$family, f$y, f$w)
+    fit
   }
   r
 }
