@@ -10,6 +10,14 @@
 # 1.1e-14 (lbb) in zipll()'s extreme branches; shash's rows (each
 # derivative of one row, |z| from 0 to 1e150) to the bit, its sums 1e-15.
 
+# Fixed derivative inputs of ll() for p coefficients and M smoothing
+# parameters: d1b, d2b, an eigen-decomposition fh and D
+ls_deriv_inputs <- function(p, M)
+  list(d1b = matrix(cos(seq_len(p * M)) / 3, p),
+       d2b = matrix(sin(seq_len(p * M * (M + 1) / 2)) / 5, p),
+       fh = list(values = seq(2, 1, length.out = p), vectors = qr.Q(qr(diag(p) + 0.1))),
+       D = seq(1, 1.5, length.out = p))
+
 ls_rows_case <- function(link, n = 500, seed = 1) {
   set.seed(seed)
   fam <- mgcv::gaulss(link = list(link, "logb"))
@@ -168,10 +176,11 @@ test_that("gevlss()'s rows in C equal its ll() for its links, and with its shape
   z <- r$z
   M <- 3L
   p <- ncol(X)
-  d1b <- matrix(cos(seq_len(p * M)) / 3, p)
-  d2b <- matrix(sin(seq_len(p * M * (M + 1) / 2)) / 5, p)
-  fh <- list(values = seq(2, 1, length.out = p), vectors = qr.Q(qr(diag(p) + 0.1)))
-  D <- seq(1, 1.5, length.out = p)
+  di <- ls_deriv_inputs(p, M)
+  d1b <- di$d1b
+  d2b <- di$d2b
+  fh <- di$fh
+  D <- di$D
   y <- 1 + x + exp(-0.5 + z) * ((-log(runif(n)))^(-0.15) - 1) / 0.15
   # (the shape's scaled logit at 1.19: xi near 0.15; at qlogis(2/3) +- a
   # little: xi within 1e-7 of 0, where mgcv keeps it off 0)
@@ -255,10 +264,11 @@ test_that("shash()'s rows in C equal its ll() at every level, for its b and phiP
   attr(X, "lpi") <- list(1:3, 4:5, 6:7, 8:9)
   M <- 4L
   p <- ncol(X)
-  d1b <- matrix(cos(seq_len(p * M)) / 3, p)
-  d2b <- matrix(sin(seq_len(p * M * (M + 1) / 2)) / 5, p)
-  fh <- list(values = seq(2, 1, length.out = p), vectors = qr.Q(qr(diag(p) + 0.1)))
-  D <- seq(1, 1.5, length.out = p)
+  di <- ls_deriv_inputs(p, M)
+  d1b <- di$d1b
+  d2b <- di$d2b
+  fh <- di$fh
+  D <- di$D
   y <- 0.5 + x - 0.5 * x^2 + exp(-0.7 + 0.4 * z) * sinh((asinh(rnorm(n)) + 0.3) / 1.1)
   # (the last: residuals of 1e3 to 1e12 scales, where .sqrtX2pm() is |z|)
   yx <- y
