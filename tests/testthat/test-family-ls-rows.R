@@ -176,11 +176,7 @@ test_that("gevlss()'s rows in C equal its ll() for its links, and with its shape
   z <- r$z
   M <- 3L
   p <- ncol(X)
-  di <- ls_deriv_inputs(p, M)
-  d1b <- di$d1b
-  d2b <- di$d2b
-  fh <- di$fh
-  D <- di$D
+  list2env(ls_deriv_inputs(p, M), environment())     # (d1b, d2b, fh, D)
   y <- 1 + x + exp(-0.5 + z) * ((-log(runif(n)))^(-0.15) - 1) / 0.15
   # (the shape's scaled logit at 1.19: xi near 0.15; at qlogis(2/3) +- a
   # little: xi within 1e-7 of 0, where mgcv keeps it off 0)
@@ -264,11 +260,7 @@ test_that("shash()'s rows in C equal its ll() at every level, for its b and phiP
   attr(X, "lpi") <- list(1:3, 4:5, 6:7, 8:9)
   M <- 4L
   p <- ncol(X)
-  di <- ls_deriv_inputs(p, M)
-  d1b <- di$d1b
-  d2b <- di$d2b
-  fh <- di$fh
-  D <- di$D
+  list2env(ls_deriv_inputs(p, M), environment())     # (d1b, d2b, fh, D)
   y <- 0.5 + x - 0.5 * x^2 + exp(-0.7 + 0.4 * z) * sinh((asinh(rnorm(n)) + 0.3) / 1.1)
   # (the last: residuals of 1e3 to 1e12 scales, where .sqrtX2pm() is |z|)
   yx <- y
