@@ -28,6 +28,22 @@ gam_working_residuals <- function(fit, family, y, w) {
   r
 }
 
+# gam.fit4's working residuals of an extended family under gam()'s methods:
+# -Deta / Deta2 at the fitted mu, the family's Dd() at its fitted theta
+# with the prior weights (mgcv's dDeta()'s Deta.Deta2), NA where not finite
+# (a zero prior weight's row among them).
+efam_working_residuals <- function(fit, family, y, w) {
+  mu <- fit$fitted.values
+  if (length(mu) != NROW(y)) return(fit$residuals)
+  fam <- mgcv::fix.family.link(family)
+  d <- fam$Dd(y, mu, fam$getTheta(), w, level = 0)
+  r <- if (identical(fam$link, "identity")) d$Dmu / d$Dmu2
+    else d$Dmu / (d$Dmu2 * fam$mu.eta(fam$linkfun(mu)) - d$Dmu * fam$g2g(mu))
+  r <- -as.vector(r)
+  r[!is.finite(r)] <- NA
+  r
+}
+
 # Build the mgcv-compatible object (mirrors what mgcv::bam() returns).
 gg_assemble <- function(G, res, family, y, w, offset, n, method, gamma, cl, control,
                         sp.names, scale) {

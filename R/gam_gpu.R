@@ -488,11 +488,10 @@ resolve_family <- function(family, env) {
 #' @return An object of class \code{c("gam_gpu", "gam", "glm", "lm")}: an
 #'   mgcv gam object (see \code{mgcv::gamObject}); its \code{residuals}
 #'   are those of the mgcv function the method belongs to: gam()'s working
-#'   residuals for gam()'s methods with an exponential family (what
+#'   residuals for gam()'s methods (gam.fit3's for the exponential
+#'   families, gam.fit4's, -Deta / Deta2, for the extended families; what
 #'   \code{residuals(fit, "working")} and \code{plot()}'s partial residuals
-#'   read), bam()'s deviance residuals for \code{"fREML"} and, under every
-#'   method so far, for the extended families (gam() keeps gam.fit4's
-#'   working residuals there); with, in addition,
+#'   read), bam()'s deviance residuals for \code{"fREML"}; with, in addition,
 #'   \code{device}: a list with the \code{backend} that ran the fit, the
 #'   \code{reason} it was chosen, the \code{placement} of X (host, device
 #'   resident, device streamed), \code{model_matrix} (\code{"recipe"}: built

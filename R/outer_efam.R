@@ -629,8 +629,10 @@ route_efam_outer <- function(method, method_given) {
   }
   # (gam()'s scale of an extended family is estimated only where its log
   # was a parameter of the outer iteration, tw()'s)
+  # (and its residuals gam.fit4's working ones, after efam_finish()'s)
   r$last <- function(fit, f) {
     fit$scale.estimated <- f$lap$P$lphi
+    fit$residuals <- efam_working_residuals(fit, f$family, f$y, f$w)
     fit
   }
   r

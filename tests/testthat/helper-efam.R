@@ -198,6 +198,11 @@ expect_efam_outer <- function(g, b, theta_b, label) {
   expect_lt(abs(g$sig2 - b$sig2), tol[["fit"]] * b$sig2, label = paste(label, "scale"))
   expect_lt(abs(g$aic - b$aic), tol[["fit"]] * abs(b$aic), label = paste(label, "aic"))
   expect_identical(g$family$family, b$family$family, label = label)
+  # gam.fit4's working residuals, -Deta / Deta2 (NA where gam()'s are)
+  rb <- unname(b$residuals)
+  expect_identical(is.na(g$residuals), is.na(rb), label = paste(label, "residuals NA"))
+  expect_lt(max(abs(g$residuals - rb), na.rm = TRUE) / max(abs(rb), na.rm = TRUE),
+            10 * tol[["fit"]], label = paste(label, "residuals"))
 }
 
 # gam() and gam_gpu() on one call, each with its own family object

@@ -23,6 +23,11 @@ expect_gfam_fit <- function(g, m, tol = 1e-9) {
   expect_lt(abs(g$aic - m$aic) / abs(m$aic), tol)
   expect_identical(g$scale.estimated, m$scale.estimated)
   expect_lt(max(abs(residuals(g) - residuals(m))), 100 * tol)
+  # (fit$residuals: gam.fit4's working ones under gam()'s methods, bam()'s
+  # deviance ones under fREML)
+  expect_identical(is.na(g$residuals), is.na(unname(m$residuals)))
+  expect_lt(max(abs(g$residuals - m$residuals), na.rm = TRUE) /
+              max(abs(m$residuals), na.rm = TRUE), 100 * tol)
   expect_lt(max(abs(g$Vp - m$Vp)) / max(abs(m$Vp)), 100 * tol)
 }
 
