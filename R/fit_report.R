@@ -7,25 +7,17 @@
 # weight (alpha = 1 + (y - mu) (V'(mu) / V(mu) + g''(mu) mu.eta(eta)), its
 # Newton weights' factor, where the link is not the family's canonical
 # one; 1 where it is), NA on the others.  bam()'s, fREML's, are deviance
-# residuals (gg_assemble()'s); so are an extended family's (efam_finish()).
-gam_working_residuals <- function(fit, family, y, w) {
+# residuals (gg_assemble()'s).  Over the fit's threads, in C.
+gam_working_residuals <- function(fit, family, y, w, nthreads = 1L) {
   mu <- fit$fitted.values
   eta <- fit$linear.predictors
   # (rows left on a cluster's nodes: the object holds no n-vectors of them)
   if (length(mu) != length(y) || length(eta) != length(y)) return(fit$residuals)
-  fam <- mgcv::fix.family.var(mgcv::fix.family.link(family))
-  mev <- fam$mu.eta(eta)
-  good <- w > 0 & mev != 0
-  c <- y[good] - mu[good]
-  alpha <- 1
-  if (!identical(fam$link, fam$canonical)) {
-    mg <- mu[good]
-    alpha <- 1 + c * (fam$dvar(mg) / fam$variance(mg) + fam$d2link(mg) * mev[good])
-    alpha[alpha == 0] <- .Machine$double.eps
-  }
-  r <- rep(NA_real_, length(y))
-  r[good] <- c / (mev[good] * alpha)
-  r
+  fam <- mgcv::fix.family.link(family)
+  eng <- engine_family(family)
+  .Call(gg_working_residuals_r, eng$name, engine_link(family), eng$theta, as.double(y),
+        as.double(mu), as.double(eta), as.double(w), identical(fam$link, fam$canonical),
+        as.integer(nthreads))
 }
 
 # gam.fit4's working residuals of an extended family under gam()'s methods:

@@ -292,7 +292,7 @@ route_gcv <- function(method) {
   }
   r$finish <- function(fit, f, res) {
     fit <- gcv_finish(fit, f$gcv, f$scale, method)
-    fit$residuals <- gam_working_residuals(fit, f$family, f$y, f$w)
+    fit$residuals <- gam_working_residuals(fit, f$family, f$y, f$w, f$control$nthreads)
     fit
   }
   # (GACV's Newton is gcv_newton()'s; GCV's and UBRE's optimizer is

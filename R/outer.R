@@ -822,7 +822,7 @@ route_outer <- function(method) {
     lap <- f$lap
     fit <- outer_finish(fit, lap, f$G, lap$L, lap$lsp0, method, lap$sp.names, f$control,
                         res$scalars[["aic"]])
-    fit$residuals <- gam_working_residuals(fit, f$family, f$y, f$w)
+    fit$residuals <- gam_working_residuals(fit, f$family, f$y, f$w, f$control$nthreads)
     fit
   }
   r

@@ -139,7 +139,8 @@ route_engine_gam <- function(method) {
   r$finish <- function(fit, f, res) {
     fit <- finish_rank_deficient(fit, f, res)
     # (an AR1 fit keeps bam()'s residuals, its std.rsd's)
-    if (is.null(f$ar)) fit$residuals <- gam_working_residuals(fit, f$family, f$y, f$w)
+    if (is.null(f$ar))
+      fit$residuals <- gam_working_residuals(fit, f$family, f$y, f$w, f$control$nthreads)
     if (!gam_ml) return(fit)
     # gam()'s REML and ML scores keep the gaussian log likelihood's weight
     # term, sum(log(w)) / 2 (family$ls), which bam()'s leaves out; and its

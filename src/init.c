@@ -82,6 +82,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_log_density_r,         4),
     CALLDEF(gg_sum_spread_r,          4),
     CALLDEF(gg_family_aic_r,          6),
+    CALLDEF(gg_working_residuals_r,   9),
     CALLDEF(gg_threads_peak_r,        1),
     CALLDEF(gg_interrupt_polls_r,     0),
     CALLDEF(gg_efam_rows_r,           7),

@@ -12,6 +12,7 @@
 
 #include "family_dens.h"
 #include "family_stats.h"
+#include "outer_math.h"
 
 /* row i's prior weight; wt NULL: every weight is 1 (a lean cluster node
  * keeps no n-vector of ones) */
@@ -24,6 +25,9 @@ typedef struct stats_ctx {
     gg_family_id f;
     size_t n;
     const double *y, *mu, *wt;
+    const double *eta;          /* GG_STATS_WORKING: the linear predictor */
+    int canonical;              /* GG_STATS_WORKING: alpha is 1 */
+    double na;                  /* GG_STATS_WORKING: the value of the rows left out */
     double *r;
     double ybar, disp, shape;   /* the null model's mean; the Gamma aic's */
     long double *part;          /* two partial sums per block */
@@ -60,6 +64,26 @@ static void block_sums(const stats_ctx *c, size_t i0, size_t i1, long double *s0
             b += wt_at(wt, i);
         }
         break;
+    case GG_STATS_WORKING: {
+        const gg_fm_link l = gg_family_link(&c->fam);
+        for (size_t i = i0; i < i1; i++) {
+            const double me = gg_fm_mu_eta(l, c->eta[i]);
+            if (!(wt_at(wt, i) > 0) || me == 0) {
+                c->r[i] = c->na;
+                continue;
+            }
+            const double d = y[i] - mu[i];
+            double al = 1.0;
+            if (!c->canonical) {
+                al = 1.0 + d * (gg_fm_dvar((int) c->f, mu[i], c->fam.theta) /
+                                gg_fm_variance((int) c->f, mu[i], c->fam.theta) +
+                                gg_fm_d2link(l, mu[i]) * me);
+                if (al == 0) al = DBL_EPSILON;
+            }
+            c->r[i] = d / (me * al);
+        }
+        break;
+    }
     case GG_STATS_AIC:
         switch (c->f) {
         case GG_FAM_GAUSSIAN:      /* sum(log(wt)); log(1) adds +0; the rows */
@@ -172,6 +196,16 @@ void gg_stats_rows(const gg_family *fam, const gg_stats_par *par, size_t n, cons
                 break;
             }
         }
+}
+
+void gg_working_residuals(const gg_family *fam, size_t n, const double *y, const double *mu,
+                          const double *eta, const double *wt, int canonical, double na,
+                          int nthreads, double *r)
+{
+    stats_ctx c = {.pass = GG_STATS_WORKING, .fam = *fam, .f = fam->fam, .n = n, .y = y,
+                   .mu = mu, .wt = wt, .eta = eta, .canonical = canonical, .na = na, .r = r};
+    double s0, s1;
+    run_pass(&c, nthreads, &s0, &s1);
 }
 
 /* ---- the summaries, from a pass's sums over every row -------------------- */

@@ -21,9 +21,11 @@ typedef enum {
     GG_STATS_MEAN,       /* sum(y wt) over wt != 0, sum(wt) */
     GG_STATS_NULL_DEV,   /* sum(d(y, ybar, wt)) */
     GG_STATS_RESID,      /* sum(r^2), sum(wt) (r: the deviance residuals) */
-    GG_STATS_AIC         /* the family's aic sum, and the rows (gaussian),
+    GG_STATS_AIC,        /* the family's aic sum, and the rows (gaussian),
                             sum(wt) (inverse.gaussian) or the count of rows
                             whose density R warns about (binomial, poisson) */
+    GG_STATS_WORKING     /* the working residuals into r (gg_working_residuals());
+                            its sums are 0 */
 } gg_stats_pass;
 
 typedef struct gg_stats_par {
@@ -81,6 +83,15 @@ int gg_stats_residuals_aic(const gg_family *fam, gg_stats_sum_fn sum, void *ctx,
 int gg_residuals_aic(const gg_family *fam, size_t n, const double *y, const double *mu,
                      const double *wt, double sig2, int nthreads, double *r,
                      double *resid_ss, double *aic, gg_aic_nonint *bad);
+
+/* gam.fit3's working residuals at its fitted eta and mu: (y - mu) /
+ * (mu.eta(eta) alpha) on the rows with wt > 0 and mu.eta(eta) != 0, alpha
+ * 1 where the link is canonical, else Newton's 1 + (y - mu) (dvar / V +
+ * d2link mu.eta) (DBL_EPSILON where it is 0); `na` on the other rows.
+ * wt NULL: every prior weight is 1. */
+void gg_working_residuals(const gg_family *fam, size_t n, const double *y, const double *mu,
+                          const double *eta, const double *wt, int canonical, double na,
+                          int nthreads, double *r);
 
 /* The family's aic, family$aic(y, n, mu, wt, dev), at a given dev (the
  * outer iteration's scale times sum(wt)); its rows are not written. */

@@ -151,3 +151,24 @@ SEXP gg_family_aic_r(SEXP family, SEXP y, SEXP mu, SEXP wt, SEXP dev, SEXP nthre
     gg_family_aic(&f, (size_t) n, REAL(y), REAL(mu), REAL(wt), d, nt, &aic, &bad);
     return Rf_ScalarReal(aic);
 }
+
+/* gam.fit3's working residuals (family_stats.h: gg_working_residuals()),
+ * NA on the rows it leaves out, over threads: R/fit_report.R's
+ * gam_working_residuals() without its n-vector temporaries. */
+SEXP gg_working_residuals_r(SEXP family, SEXP link, SEXP theta, SEXP y, SEXP mu, SEXP eta,
+                            SEXP wt, SEXP canonical, SEXP nthreads)
+{
+    const gg_family f = gg_family_or_abort(family, link, theta);
+    if (TYPEOF(y) != REALSXP || TYPEOF(mu) != REALSXP || TYPEOF(eta) != REALSXP ||
+        TYPEOF(wt) != REALSXP)
+        gg_abort("gamgpu_bad_input", "y, mu, eta and wt must be double vectors");
+    const R_xlen_t n = XLENGTH(y);
+    if (XLENGTH(mu) != n || XLENGTH(eta) != n || XLENGTH(wt) != n)
+        gg_abort("gamgpu_bad_input", "y, mu, eta and wt must have equal lengths");
+    const int nt = gg_as_int(nthreads, "nthreads", 1, GG_MAX_THREADS, "gamgpu_bad_input");
+    SEXP r = PROTECT(Rf_allocVector(REALSXP, n));
+    gg_working_residuals(&f, (size_t) n, REAL(y), REAL(mu), REAL(eta), REAL(wt),
+                         Rf_asLogical(canonical) == TRUE, NA_REAL, nt, REAL(r));
+    UNPROTECT(1);
+    return r;
+}

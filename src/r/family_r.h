@@ -17,5 +17,7 @@ SEXP gg_family_rows(SEXP family, SEXP link, SEXP eta, SEXP y, SEXP wt, SEXP thet
 SEXP gg_log_density_r(SEXP which, SEXP x, SEXP a, SEXP b);
 SEXP gg_sum_spread_r(SEXP t, SEXP idx, SEXP v, SEXP op);
 SEXP gg_family_aic_r(SEXP family, SEXP y, SEXP mu, SEXP wt, SEXP dev, SEXP nthreads);
+SEXP gg_working_residuals_r(SEXP family, SEXP link, SEXP theta, SEXP y, SEXP mu, SEXP eta,
+                            SEXP wt, SEXP canonical, SEXP nthreads);
 
 #endif
