@@ -441,10 +441,11 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
     model_matrix_reason = sprintf("gam()'s own setup built X on every row (%s(), a general family)",
                                   name),
     route = if (name == "mvn" && rows_by == "gamgpu")
-      paste("general family: gam()'s Newton iteration (gam.fit5) and outer REML iteration,",
-            "mvn()'s log likelihood and its derivatives by gamgpu's engine from the rows'",
-            "sufficient statistics (the residuals' products with X and with themselves,",
-            "on a model session's X)")
+      sprintf(paste("general family: gam()'s Newton iteration (gam.fit5) and outer REML",
+                    "iteration, mvn()'s log likelihood and its derivatives by gamgpu's engine",
+                    "from the rows' sufficient statistics (the residuals' products with X and",
+                    "with themselves, %s)"),
+              if (is.null(dev)) "by R's BLAS on the host" else "on a model session's X")
     else if (name == "mvn")
       sprintf(paste("general family: gam()'s Newton iteration (gam.fit5) and outer REML",
                     "iteration, mvn()'s log likelihood by the family's own ll() (%s)"),

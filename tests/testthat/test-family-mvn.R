@@ -245,6 +245,7 @@ test_that("fit$device says how the mvn fit ran; 'required' with no GPU is refuse
   expect_match(g$device$route, "mvn()'s log likelihood and its derivatives by gamgpu's engine",
                fixed = TRUE)
   expect_match(g$device$route, "sufficient statistics", fixed = TRUE)
+  expect_match(g$device$route, "by R's BLAS on the host", fixed = TRUE)
   expect_identical(g$device$ll_rows, "gamgpu")
   expect_gt(g$device$ll_calls, 0)
   expect_null(g$device$ll_sessions)                    # (the host's products: no session)
@@ -254,6 +255,7 @@ test_that("fit$device says how the mvn fit ran; 'required' with no GPU is refuse
   expect_identical(a$device$backend, "cpu")
   expect_match(a$device$reason, "^fell back to the CPU")
   expect_identical(a$device$ll_sessions, 1L)
+  expect_match(a$device$route, "on a model session's X", fixed = TRUE)
   expect_gt(sum(gpu_telemetry()$fallbacks), 0)
   expect_lt(rel_err(a$linear.predictors, g$linear.predictors), 1e-8)
   expect_error(gam_gpu(fml, family = mgcv::mvn(d = 2), data = d, method = "REML",
