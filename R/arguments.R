@@ -29,7 +29,7 @@ gg_argument_table <- function() {
     argument_row("formula", "honoured", "formal", "the model formula, as bam()"),
     argument_row("family", "honoured", "formal",
                  "the exponential and extended families gamgpu's engine has, and mgcv's",
-                 "general families but mvn() (see gam_gpu())"),
+                 "general families, mvn() included (see gam_gpu())"),
     argument_row("data", "honoured", "formal", "as bam()"),
     argument_row("weights", "honoured", "formal", "prior weights, as bam()"),
     argument_row("subset", "honoured", "formal", "as bam()"),

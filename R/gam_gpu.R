@@ -82,8 +82,9 @@ resolve_family <- function(family, env) {
                                "of mgcv's extended families gamgpu fits nb(), tw(), betar(),",
                                "scat(), ziP(), ocat(), cnorm(), clog() and cpois(), and of",
                                "the general families cox.ph(), the location-scale families",
-                               "(gaulss, ziplss, twlss, gevlss, gammals, gumbls, shash) and",
-                               "multinom(); fit this one with mgcv::gam()"), family$family,
+                               "(gaulss, ziplss, twlss, gevlss, gammals, gumbls, shash),",
+                               "multinom() and mvn(); fit this one with mgcv::gam()"),
+                         family$family,
                          if (inherits(family, "general.family")) "general" else "extended"),
                  call = NULL)
   if (identical(efam_name(family), "ocat") && length(family$getTheta()) > 10L)
@@ -315,8 +316,18 @@ resolve_family <- function(family, env) {
 #'   (newton()'s \code{conv.tol}); \code{chunk.size} and \code{block.rows}
 #'   have no use there (gam() builds X on every row), and \code{hat = FALSE}
 #'   or another \code{newton.maxit} are refused (class
-#'   \code{gamgpu_bad_control}).  Other general families (\code{mvn()}) are
-#'   refused with an error of class \code{gamgpu_bad_family}.
+#'   \code{gamgpu_bad_control}).  \code{mvn()} (the multivariate normal
+#'   additive model, a list of formulas with a matrix response as
+#'   \code{gam()}'s) is fitted the same way: its \code{ll()} reads the rows
+#'   only through \eqn{X'X} (the family's own), the residuals' products
+#'   with X and with themselves and n, which gamgpu forms over the rows --
+#'   on a model session's X, on the device for a GPU fit -- and all of
+#'   \code{mgcv}'s algebra on them runs in gamgpu's C (checked against the
+#'   family's own \code{ll()} on the first rows, which runs instead where
+#'   they differ); it reads no prior weights (warned as above) and refuses
+#'   offsets, as \code{gam()} does.  Other general families (one written
+#'   by a user, with an \code{ll()} of its own) are refused with an error
+#'   of class \code{gamgpu_bad_family}.
 #' @param data a data frame (or list) holding the variables of the formula.
 #' @param weights prior weights (non-negative, finite), as in \code{bam()}.
 #' @param subset an optional vector selecting the rows to use.

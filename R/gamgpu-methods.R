@@ -47,15 +47,17 @@
 #'     \code{"GCV.Cp"}, \code{"GACV.Cp"} and the P- methods become REML).}
 #'   \item{mgcv's general families}{\code{cox.ph()}, \code{gaulss()},
 #'     \code{gammals()}, \code{gumbls()}, \code{gevlss()}, \code{twlss()},
-#'     \code{ziplss()}, \code{shash()} and \code{multinom()}: \code{gam()}'s
+#'     \code{ziplss()}, \code{shash()}, \code{multinom()} and \code{mvn()}: \code{gam()}'s
 #'     REML by gam.fit5, mgcv's own Newton and outer iterations (every
 #'     optimizer \code{gam()} takes), with the work over the rows in
 #'     gamgpu's engine (\code{fit$device$route} says so): on the GPU (the
 #'     log likelihood's rows, the products and REML's traces; X loaded once
 #'     a fit; \code{cox.ph()}'s risk sets as prefix sums, one stratum),
 #'     \code{cox.ph()} with strata on the CPU so far.
-#'     \code{"fREML"} is refused, as \code{bam()} does not fit them.
-#'     \code{mvn()} is refused.}
+#'     \code{mvn()}'s log likelihood from the rows' sufficient statistics
+#'     (the residuals' products with X and with themselves, on the device
+#'     for a GPU fit).
+#'     \code{"fREML"} is refused, as \code{bam()} does not fit them.}
 #' }
 #'
 #' @section The model matrix under gam()'s methods:

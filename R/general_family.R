@@ -19,6 +19,8 @@
 general_family_name <- function(family) {
   if (!inherits(family, "general.family")) return(NULL)
   if (identical(family$family, "Cox PH")) return("cox.ph")
+  # (mvn(): its ll() from the rows' sufficient statistics, R/family_mvn.R)
+  if (identical(family$family, "Multivariate normal") && is.function(family$ll)) return("mvn")
   # (the location-scale families and multinom: their ll() hands the rows'
   # derivatives to mgcv's gamlss.gH() for the products -- told by the code
   # itself, whatever the mgcv release)
@@ -243,13 +245,15 @@ general_family_threads <- function() {
 }
 
 # The family's ll() with gamgpu's rows: for cox.ph() gamgpu's whole ll();
-# for the families whose ll() hands its products to mgcv's gamlss.gH(), the
+# for mvn() gamgpu's whole ll() (R/family_mvn.R), the family's own beside
+# it; for the families whose ll() hands its products to mgcv's gamlss.gH(), the
 # family's own ll() (its rows' derivatives are its own code) reading
 # gamgpu's ls_gH() in gamlss.gH()'s place.  Either in an environment that
 # counts the calls and seconds of gamgpu's part.  spec: ls_rows_spec() of
 # the family, where the caller has it.
 general_family_with_ll <- function(family, name, device = NULL,
-                                   spec = if (name != "cox.ph") ls_rows_spec(family)) {
+                                   spec = if (!name %in% c("cox.ph", "mvn"))
+                                     ls_rows_spec(family)) {
   counts <- new.env(parent = asNamespace("gamgpu"))
   counts$calls <- 0L
   counts$seconds <- 0
@@ -258,6 +262,15 @@ general_family_with_ll <- function(family, name, device = NULL,
     ll <- cox_ll
     counts$device <- device
     environment(ll) <- counts
+  } else if (name == "mvn") {
+    lenv <- new.env(parent = asNamespace("gamgpu"))
+    lenv$own <- family$ll
+    lenv$use_c <- TRUE
+    lenv$checked <- FALSE
+    lenv$.gg_counts <- counts
+    lenv$device <- device
+    ll <- mvn_ll
+    environment(ll) <- lenv
   } else {
     ll <- family$ll
     gh <- ls_gH
@@ -301,8 +314,9 @@ general_family_rows <- function(family, name) {
     return(structure("family", why = sprintf(paste("gamgpu's rows do not have %s() with",
                                                    "these links yet"), name)))
   if (!env$use_c)
-    return(structure("family", why = paste("gamgpu's rows differed from the family's own on",
-                                           "the first rows (another mgcv release?)")))
+    return(structure("family", why = paste(if (name == "mvn") "gamgpu's log likelihood"
+                                           else "gamgpu's rows", "differed from the family's",
+                                           "own on the first rows (another mgcv release?)")))
   "gamgpu"
 }
 
@@ -341,12 +355,12 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
                                "always computes the leverages; drop hat"), name))
   policy <- check_policy(device)
   cpu_gram_option()
-  # (cox.ph()'s rows and the location-scale rows gamgpu's C has run on the
+  # (cox.ph()'s rows, mvn()'s products and the location-scale rows gamgpu's C has run on the
   # device: a model session's, R/family_ls_rows.R; the others' on the CPU)
   dev <- NULL
-  spec <- if (name != "cox.ph") ls_rows_spec(family)
+  spec <- if (!name %in% c("cox.ph", "mvn")) ls_rows_spec(family)
   why <- sprintf("%s()'s rows have no device kernels yet: the CPU engine ran them", name)
-  if (policy != "off" && (name == "cox.ph" || !is.null(spec))) {
+  if (policy != "off" && (name %in% c("cox.ph", "mvn") || !is.null(spec))) {
     dev <- ls_device_state(policy, device_plan(device, "general_family"), control)
     on.exit(ls_session_close(dev), add = TRUE)
   } else if (policy == "required") {
@@ -426,7 +440,17 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
     model_matrix = "matrix",
     model_matrix_reason = sprintf("gam()'s own setup built X on every row (%s(), a general family)",
                                   name),
-    route = if (name == "cox.ph")
+    route = if (name == "mvn" && rows_by == "gamgpu")
+      sprintf(paste("general family: gam()'s Newton iteration (gam.fit5) and outer REML",
+                    "iteration, mvn()'s log likelihood and its derivatives by gamgpu's engine",
+                    "from the rows' sufficient statistics (the residuals' products with X and",
+                    "with themselves, %s)"),
+              if (is.null(dev)) "by R's BLAS on the host" else "on a model session's X")
+    else if (name == "mvn")
+      sprintf(paste("general family: gam()'s Newton iteration (gam.fit5) and outer REML",
+                    "iteration, mvn()'s log likelihood by the family's own ll() (%s)"),
+              attr(rows_by, "why"))
+    else if (name == "cox.ph")
       sprintf(paste("general family: gam()'s Newton iteration (gam.fit5) and outer",
                     "REML iteration, %s()'s log likelihood and its derivatives by",
                     "gamgpu's engine"), name)

@@ -13,6 +13,7 @@
 #include "fit_r.h"
 #include "gamlss_r.h"
 #include "interrupt_r.h"
+#include "mvn_r.h"
 #include "node_r.h"
 #include "session_r.h"
 #include "setup_r.h"
@@ -70,6 +71,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_ls_gh_r,              14),
     CALLDEF(gg_ls_ll_r,              17),
     CALLDEF(gg_ls_session_ll_r,      14),
+    CALLDEF(gg_mvn_ll_r,              7),
     CALLDEF(gg_fill_r,                3),
     CALLDEF(gg_variance_r,            2),
     CALLDEF(gg_first_rows_r,          3),

@@ -147,14 +147,6 @@ test_that("ziplss() and multinom(): gam()'s fits", {
   expect_ls_fit(list(yc ~ s(x0) + s(x1), ~ s(x0) + s(x1)), mgcv::multinom(K = 2), d)
 })
 
-test_that("mvn(), whose ll() is its own, stays refused", {
-  d <- ls_data(50)
-  e <- expect_error(gam_gpu(list(x0 ~ s(x1), x2 ~ s(x1)), family = mgcv::mvn(d = 2),
-                            data = d, method = "REML", device = "off"),
-                    class = "gamgpu_bad_family")
-  expect_match(conditionMessage(e), "'Multivariate normal' (an mgcv general family)", fixed = TRUE)
-})
-
 test_that("bam()'s fREML, which does not fit these families, is refused for them", {
   d <- ls_data(50)
   expect_error(gam_gpu(list(x0 ~ s(x1), ~ s(x2)), family = mgcv::gaulss(), data = d,
