@@ -1,18 +1,19 @@
 # bench/general_families.R -- gam_gpu() with mgcv's general families
-# (cox.ph, gaulss, ziplss, multinom with 3 classes) against mgcv::gam() on
-# the same model and data, in one process on one machine (not a test):
+# (cox.ph, gaulss, ziplss, multinom with 3 classes, mvn with 2 responses)
+# against mgcv::gam() on the same model and data, in one process on one
+# machine (not a test):
 #
 #   Rscript bench/general_families.R [n ...]        (default 1e4 2e4)
 #
 # Environment:
-#   GAMGPU_BENCH_FAMILIES  families to run (default "cox.ph,gaulss,ziplss,multinom")
+#   GAMGPU_BENCH_FAMILIES  families to run (default "cox.ph,gaulss,ziplss,multinom,mvn")
 #   GAMGPU_BENCH_GAM_MAX   the largest n for gam() (default 1e5): above it
 #                          the gam() column says "not run"
 #   GAMGPU_BENCH_DEVICE    gam_gpu's device (default "auto": the rows on the
 #                          GPU where one is usable)
 #   GAMGPU_BENCH_CSV       also write the rows to this CSV file
 # Four smooths (k = 10) of gamSim(1)'s covariates; for the location-scale
-# families and multinom a second linear predictor of two smooths.  Both
+# families, multinom and mvn a second linear predictor of two smooths.  Both
 # fitters are at their defaults (REML); mgcv uses one thread, as gam()'s
 # default.  Prints wall times, the ratio, gamgpu's time in its own
 # products (ll_seconds), its ll() calls and X's loads into a model
@@ -24,7 +25,7 @@ suppressMessages({
 })
 args <- commandArgs(trailingOnly = TRUE)
 ns <- if (length(args)) as.numeric(args) else c(1e4, 2e4)
-fams <- strsplit(Sys.getenv("GAMGPU_BENCH_FAMILIES", "cox.ph,gaulss,ziplss,multinom"), ",")[[1]]
+fams <- strsplit(Sys.getenv("GAMGPU_BENCH_FAMILIES", "cox.ph,gaulss,ziplss,multinom,mvn"), ",")[[1]]
 gam_max <- as.numeric(Sys.getenv("GAMGPU_BENCH_GAM_MAX", "1e5"))
 device <- Sys.getenv("GAMGPU_BENCH_DEVICE", "auto")
 csv <- Sys.getenv("GAMGPU_BENCH_CSV", "")
@@ -59,6 +60,14 @@ case <- function(name, n) {
       d$y <- apply(pr, 1, function(p) sample(0:2, 1, prob = p))
       list(formula = list(y ~ s(x0) + s(x1) + s(x2) + s(x3), ~ s(x1) + s(x2)),
            family = multinom(K = 2), data = d)
+    },
+    mvn = {
+      # (two responses, correlated errors: sd 1 and 0.5, correlation 0.5)
+      e1 <- rnorm(n)
+      d$y1 <- f + e1
+      d$y2 <- f1 + 0.5 * (0.5 * e1 + sqrt(0.75) * rnorm(n))
+      list(formula = list(y1 ~ s(x0) + s(x1) + s(x2) + s(x3), y2 ~ s(x1) + s(x2)),
+           family = mvn(d = 2), data = d)
     })
 }
 
