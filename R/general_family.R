@@ -399,6 +399,18 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
     gcall$G <- G
     gcall$family <- NULL
   }
+  # (gamgpu's own Newton and outer iteration, behind an internal switch
+  # while it is built: R/general_outer.R)
+  if (general_native_wanted() && !is.null(spec) && is.null(dots$G) && method == "REML" &&
+      !isFALSE(eval(cl$fit, env))) {
+    object <- general_native_fit(gcall, env, family, name, spec, dev, control, gcall$control,
+                                 method, t0)
+    if (!is.null(object)) {
+      if (!is.null(formula)) object$formula <- gg_tp_restored(object$formula, formula)
+      object$call <- cl
+      return(object)
+    }
+  }
   t1 <- proc.time()[["elapsed"]]
   progress_phase(progress_wanted(NA), sprintf("Fitting by gam()'s iteration with gamgpu's %s() rows",
                                               name))

@@ -1,0 +1,447 @@
+# gamgpu's own fit of a general family (mgcv's gam.fit5() route): the
+# Newton iteration on the penalized log likelihood at given smoothing
+# parameters, and the outer Newton iteration on the Laplace approximate
+# REML score (scale 1) in the log smoothing parameters -- the algorithm of
+# mgcv's gam.fit5() and newton(), written here on p-vectors and p x p
+# matrices.  X lives only in a model session (R/session.R), loaded once
+# per fit: every pass over the rows is the family's log likelihood and its
+# derivatives there (.Call(gg_ls_session_ll_r, ...)), where mgcv's code
+# re-parameterizes and multiplies the n x p X on every call.
+#
+# The coefficients are those of mgcv's initial re-parameterization
+# (Sl.initial.repara(): X_r = X T, block by block), in which mgcv works and
+# its Sl penalties and log determinants (ldetS()) are written; the session
+# holds the original X, so its ll() is given T beta_r and its results are
+# mapped back (lb_r = T' lb, lbb_r = T' lbb T, ...).  mgcv's further
+# re-parameterization at each set of smoothing parameters (Sl.repara(), for
+# stability of log|S|) is not applied to X or beta here; ldetS() gives the
+# log determinant stably on its own.
+#
+# Reached only through the internal switch
+#   options(gamgpu.general_route = "native")
+# (default unset: gam()'s own iteration around gamgpu's ll(),
+# R/general_family.R), for the location-scale families whose rows gamgpu's
+# C has (ls_rows_spec()) and method "REML".  Not yet done: dropping
+# unidentifiable coefficients at an indefinite Hessian (gam.fit5's rank
+# check; here an error), cox.ph(), mvn(), multinom() checks, the family's
+# initialize() without an n x p R matrix.  The fitted object:
+# R/general_finish.R.
+
+# Whether the native route is switched on (internal option, see above).
+general_native_wanted <- function() identical(getOption("gamgpu.general_route"), "native")
+
+# The problem of a fit: from gam()'s setup G (gam(..., fit = FALSE)) and
+# the family's rows spec (ls_rows_spec()), with the model session ses
+# holding G$X.  Holds T (X_r = X T), the penalties in the re-parameterized
+# basis at full size (Sr, unscaled), mgcv's Sl, Mp, and ll(), the family's
+# log likelihood at beta_r on the session.
+gf_problem <- function(G, spec, ses) {
+  p <- ncol(G$X)
+  jj <- lapply(attr(G$X, "lpi"), as.integer)
+  Sl <- mgcv_fun("Sl.setup")(G)
+  Tm <- mgcv_fun("Sl.initial.repara")(Sl, diag(p), inverse = FALSE, both.sides = FALSE)
+  Sr <- lapply(embed_penalties(G$S, G$off, p), function(S) crossprod(Tm, S %*% Tm))
+  Ssp <- mgcv_fun("totalPenaltySpace")(G$S, G$H, G$off, p)
+  H0 <- if (is.null(G$H)) matrix(0, p, p) else crossprod(Tm, G$H %*% Tm)
+  K <- length(jj)
+  offsets <- ls_offsets(G$offset, K, nrow(G$X))
+  P <- new.env(parent = emptyenv())
+  P$p <- p
+  P$n <- nrow(G$X)
+  P$jj <- jj
+  P$Sl <- Sl
+  P$Tm <- Tm
+  P$Sr <- Sr
+  P$H0 <- H0
+  P$Mp <- ncol(Ssp$Z)
+  P$Eb <- Ssp$E
+  P$calls <- 0L
+  P$seconds <- 0
+  # the family's log likelihood l at beta (re-parameterized basis), with
+  # lb, lbb (deriv >= 1), d1H (deriv >= 3: d lbb / d rho_k given d1b, a
+  # list), trHid2H (deriv 4: tr(Hi d2 lbb / d rho_j d rho_k) given d2b and
+  # Hi, the inverse penalized Hessian), all in that basis
+  P$ll <- function(beta, deriv, d1b = NULL, d2b = NULL, Hi = NULL) {
+    t0 <- proc.time()[["elapsed"]]
+    o <- .Call(gg_ls_session_ll_r, ses$ptr, as.double(Tm %*% beta), jj, spec$code,
+               as.integer(spec$links), as.double(spec$link_par), offsets, as.integer(deriv),
+               spec$i2, spec$i3, spec$i4,
+               if (deriv >= 3) ls_dmat(Tm %*% d1b), if (deriv >= 4) ls_dmat(Tm %*% d2b),
+               if (deriv >= 4) ls_dmat(Tm %*% Hi %*% t(Tm)))
+    P$calls <- P$calls + 1L
+    P$seconds <- P$seconds + (proc.time()[["elapsed"]] - t0)
+    out <- list(l = o$l)
+    if (deriv >= 1) {
+      out$lb <- drop(crossprod(Tm, o$lb))
+      out$lbb <- crossprod(Tm, o$lbb %*% Tm)
+    }
+    if (deriv >= 3)
+      out$d1H <- lapply(seq_len(dim(o$d1H)[3L]), function(i) crossprod(Tm, o$d1H[, , i] %*% Tm))
+    if (deriv >= 4) out$trHid2H <- o$trHid2H
+    out
+  }
+  P
+}
+
+# The total penalty at log smoothing parameters lsp (re-parameterized
+# basis), with G$H's fixed penalty.
+gf_total_penalty <- function(P, lsp) {
+  St <- P$H0
+  for (k in seq_along(lsp)) St <- St + exp(lsp[k]) * P$Sr[[k]]
+  St
+}
+
+# The penalized Hessian Hp factored for Newton's step as gam.fit5 factors
+# it: scaled by D = diag(Hp)^-1/2 to unit diagonal and Choleski-factored
+# with pivoting; where its diagonal shows it indefinite (or the factor is
+# rank deficient) a multiple of the identity is added first, and
+# `indefinite` says so.  solve(v) is Hp^-1 v (of the modified Hp where
+# indefinite), ldet log|Hp|.
+gf_factor <- function(Hp) {
+  p <- ncol(Hp)
+  eps <- .Machine$double.eps
+  d <- diag(Hp)
+  if (!all(is.finite(d)))
+    gamgpu_abort("gamgpu_numerical", "non-finite penalized Hessian in the Newton iteration",
+                 call = NULL)
+  indefinite <- FALSE
+  if (min(d) <= 0) {
+    thresh <- max(d) * sqrt(eps)
+    if (-min(d) < thresh) d[d < thresh] <- thresh else indefinite <- TRUE
+  }
+  if (indefinite) {
+    # (shifted positive: the step is then a damped, not a full, Newton step)
+    Hp <- Hp + diag(abs(min(d)) + abs(max(d)) * sqrt(eps), p)
+    D <- rep(1, p)
+  } else {
+    D <- d^-0.5
+    Hp <- D * t(D * Hp)
+  }
+  L <- suppressWarnings(chol(Hp, pivot = TRUE))
+  ridge <- sqrt(eps)
+  while (attr(L, "rank") < p) {
+    L <- suppressWarnings(chol(Hp + diag(ridge, p), pivot = TRUE))
+    ridge <- ridge * 100
+    indefinite <- TRUE
+  }
+  piv <- attr(L, "pivot")
+  ipiv <- order(piv)
+  solve <- function(v) {
+    v <- as.matrix(v)
+    D * backsolve(L, forwardsolve(t(L), (D * v)[piv, , drop = FALSE]))[ipiv, , drop = FALSE]
+  }
+  list(L = L, D = D, piv = piv, ipiv = ipiv, indefinite = indefinite, solve = solve,
+       ldet = 2 * sum(log(diag(L))) - 2 * sum(log(D)))
+}
+
+# Newton's iteration on the penalized log likelihood l(beta) - beta' St
+# beta / 2 from beta (gam.fit5's inner iteration): full Newton steps,
+# each at most a tenth of |beta| long, halved while they do not raise the
+# penalized log likelihood (from the sixth halving divided by 5), then a
+# steepest ascent step shrunk by 10 where no halving does; converged when
+# max |gradient| < eps |penalized log likelihood|.  Returns beta, ll() at
+# it (deriv 1), the factor of Hp there (gf_factor()), iterations and
+# convergence.
+gf_inner <- function(P, St, beta, eps, maxit) {
+  pen <- function(ll, b) ll$l - sum(b * drop(St %*% b)) / 2
+  ll <- P$ll(beta, 1L)
+  ll0 <- pen(ll, beta)
+  grad <- ll$lb - drop(St %*% beta)
+  Hp <- -ll$lbb + St
+  small <- function(g, l0) max(abs(g)) < eps * abs(l0)
+  conv0 <- small(grad, ll0)
+  converged <- FALSE
+  warn <- character()
+  iter <- 0L
+  for (iter in seq_len(2L * maxit)) {
+    fac <- gf_factor(Hp)
+    step <- drop(fac$solve(grad))
+    b_norm <- sqrt(sum(beta^2))
+    s_norm <- sqrt(sum(step^2))
+    if (b_norm > 0 && s_norm > 0.1 * b_norm) step <- step * 0.1 * b_norm / s_norm
+    s_norm <- sqrt(sum(step^2))
+    try_step <- function(st, deriv) {
+      b1 <- beta + st
+      l1 <- P$ll(b1, deriv)
+      list(beta = b1, ll = l1, pen = pen(l1, b1))
+    }
+    tr <- try_step(step, 1L)
+    # halving: the log likelihood alone (deriv 0) until the step succeeds
+    halvings <- 0L
+    div <- 2
+    while ((!is.finite(tr$pen) || tr$pen <= ll0) && halvings < 25L) {
+      step <- step / div
+      tr <- try_step(step, 0L)
+      if (max(abs(step)) < max(abs(beta)) * .Machine$double.eps) halvings <- 100L
+      halvings <- halvings + 1L
+      if (halvings > 5L) div <- 5
+    }
+    if (!is.finite(tr$pen) || (tr$pen <= ll0 && !conv0)) {
+      # steepest ascent, from the Newton step's length down
+      step <- grad * s_norm / sqrt(sum(grad^2))
+      halvings <- 0L
+      while ((!is.finite(tr$pen) || (tr$pen <= ll0 && !conv0)) && halvings < 25L) {
+        step <- step / 10
+        tr <- try_step(step, 0L)
+        if (max(abs(step)) < max(abs(beta)) * .Machine$double.eps) halvings <- 100L
+        halvings <- halvings + 1L
+      }
+    }
+    if (is.finite(tr$pen) && tr$pen >= ll0 && halvings < 25L) {
+      if (is.null(tr$ll$lb)) tr$ll <- P$ll(tr$beta, 1L)
+      beta <- tr$beta
+      ll <- tr$ll
+      grad <- ll$lb - drop(St %*% beta)
+      Hp <- -ll$lbb + St
+      if (small(grad, ll0) || iter == maxit) {
+        converged <- TRUE
+        ll0 <- tr$pen
+        break
+      }
+      ll0 <- tr$pen
+    } else {
+      # no step raises the penalized log likelihood: at its maximum to
+      # rounding where the gradient was already small
+      converged <- conv0 || small(grad, ll0)
+      if (!converged)
+        warn <- c(warn, sprintf("Newton step failed: max |gradient| / |penalized ll| = %g",
+                                max(abs(grad)) / abs(ll0)))
+      break
+    }
+  }
+  fac <- gf_factor(Hp)
+  if (fac$indefinite)
+    gamgpu_abort("gamgpu_numerical",
+                 paste("the penalized log likelihood's Hessian is indefinite at the fit",
+                       "(unidentifiable coefficients?): the native general-family route does",
+                       "not drop coefficients yet; unset option gamgpu.general_route"),
+                 call = NULL)
+  list(beta = beta, ll = ll, pen_ll = ll0, fac = fac, Hp = Hp, iter = iter,
+       converged = converged, warn = warn)
+}
+
+# The REML score at log smoothing parameters lsp (all of them, mgcv's
+# order), with its gradient and Hessian in lsp where deriv (gam.fit5's
+# REML, REML1, REML2, scale 1): from the inner fit started at beta.
+#   V = -(l - b'St b/2 + log|St|+/2 - log|Hp|/2 + Mp log(2 pi)/2)
+# with d beta / d rho_k = -Hp^-1 lambda_k S_k beta, the Hessian's
+# derivatives dHp_k = -d lbb / d rho_k + lambda_k S_k from ll() (deriv 3),
+# the second derivatives of beta, and tr(Hp^-1 d2 lbb) from ll() (deriv 4).
+gf_score <- function(P, lsp, beta, deriv, control) {
+  M <- length(lsp)
+  p <- P$p
+  lam <- exp(lsp)
+  St <- gf_total_penalty(P, lsp)
+  f <- gf_inner(P, St, beta, control$epsilon, control$maxit)
+  beta <- f$beta
+  fac <- f$fac
+  ll <- f$ll
+  ldS <- if (M) mgcv_fun("ldetS")(P$Sl, rho = lsp, fixed = rep(FALSE, M), np = p,
+                                  root = FALSE, repara = TRUE, deriv = if (deriv) 2 else 0)
+         else list(ldetS = 0, ldet1 = numeric(0), ldet2 = matrix(0, 0, 0))
+  bSb <- sum(beta * drop(St %*% beta))
+  score <- -(ll$l - bSb / 2 + ldS$ldetS / 2 - fac$ldet / 2 + P$Mp * log(2 * pi) / 2)
+  out <- list(score = score, beta = beta, ll = ll, St = St, fac = fac, lsp = lsp,
+              inner_iter = f$iter, inner_converged = f$converged, warn = f$warn)
+  if (!deriv || M == 0L) return(out)
+  Hi <- fac$solve(diag(p))
+  Hi <- (Hi + t(Hi)) / 2
+  Sb <- vapply(seq_len(M), function(k) lam[k] * drop(P$Sr[[k]] %*% beta), numeric(p))
+  dim(Sb) <- c(p, M)
+  d1b <- -Hi %*% Sb
+  l3 <- P$ll(beta, 3L, d1b = d1b)
+  dHp <- lapply(seq_len(M), function(k) -l3$d1H[[k]] + lam[k] * P$Sr[[k]])
+  HdH <- lapply(dHp, function(A) Hi %*% A)
+  pairs <- which(upper.tri(diag(M), diag = TRUE), arr.ind = TRUE)
+  pairs <- pairs[order(pairs[, 1L], pairs[, 2L]), , drop = FALSE]  # (i <= j, i outer)
+  d2b <- matrix(0, p, nrow(pairs))
+  for (q in seq_len(nrow(pairs))) {
+    i <- pairs[q, 1L]
+    j <- pairs[q, 2L]
+    v <- -l3$d1H[[i]] %*% d1b[, j] + lam[i] * (P$Sr[[i]] %*% d1b[, j]) +
+      lam[j] * (P$Sr[[j]] %*% d1b[, i])
+    d2b[, q] <- -Hi %*% v + if (i == j) d1b[, i] else 0
+  }
+  l4 <- P$ll(beta, 4L, d1b = d1b, d2b = d2b, Hi = Hi)
+  trHS <- vapply(seq_len(M), function(k) lam[k] * sum(Hi * P$Sr[[k]]), 0)
+  d1ldetH <- vapply(HdH, function(A) sum(diag(A)), 0)
+  d1bSb <- colSums(beta * Sb)
+  grad <- -(-d1bSb / 2 + ldS$ldet1 / 2 - d1ldetH / 2)
+  d2l <- crossprod(d1b, ll$lbb %*% d1b)
+  d2ldetH <- matrix(0, M, M)
+  d2bSb <- matrix(0, M, M)
+  StD <- St %*% d1b
+  for (q in seq_len(nrow(pairs))) {
+    i <- pairs[q, 1L]
+    j <- pairs[q, 2L]
+    v <- -sum(HdH[[i]] * t(HdH[[j]])) - l4$trHid2H[q] + if (i == j) trHS[i] else 0
+    d2ldetH[i, j] <- d2ldetH[j, i] <- v
+    w <- 2 * (sum(d1b[, i] * Sb[, j]) + sum(d1b[, j] * Sb[, i]) + sum(d1b[, j] * StD[, i])) +
+      if (i == j) d1bSb[i] else 0
+    d2bSb[i, j] <- d2bSb[j, i] <- w
+  }
+  hess <- -((d2l - d2bSb / 2) + ldS$ldet2 / 2 - d2ldetH / 2)
+  out$grad <- grad
+  out$hess <- hess
+  out$d1b <- d1b
+  out$d1H <- l3$d1H
+  out
+}
+
+# gam.fit5's starting coefficients: the family's initialize() on X_r (an
+# n x p matrix made once: the one O(n p) R object left on this route,
+# see the top of this file) with E, a root of the penalty (use.unscaled:
+# least squares with E's rows appended), start NULL.
+gf_start <- function(P, G, family, E, use_unscaled) {
+  env <- new.env(parent = environment(family$ll))
+  env$x <- G$X %*% P$Tm
+  attr(env$x, "lpi") <- attr(G$X, "lpi")
+  env$y <- G$y
+  env$nobs <- NROW(G$y)
+  env$weights <- G$w
+  env$offset <- G$offset
+  env$family <- family
+  env$start <- NULL
+  env$mustart <- env$etastart <- NULL
+  if (use_unscaled) attr(E, "use.unscaled") <- TRUE
+  env$E <- E
+  eval(family$initialize, env)
+  as.numeric(env$start)
+}
+
+# initial.spg()'s starting smoothing parameters for a general family,
+# from lbb at start: for each penalty, lambda (a power of 5 from 1) where
+# the ratio of the rows' curvature to curvature plus penalty, as
+# initial.spg() measures it on the penalized coefficients' diagonals
+# (each coefficient's curvature shared among the penalties covering it),
+# first falls through 0.4.  S, off: G's penalties (original basis, as
+# gam() hands them to initial.spg()).
+gf_initial_sp <- function(lbb, S, off, rank) {
+  M <- length(S)
+  covered <- function(k) {
+    idx <- off[k] - 1L + seq_len(ncol(S[[k]]))
+    keep <- rowSums(abs(S[[k]])) > max(S[[k]]) * .Machine$double.eps^0.75 &
+      diag(lbb)[idx] != 0
+    list(idx = idx, keep = keep)
+  }
+  shares <- numeric(ncol(lbb))
+  for (k in seq_len(M)) {
+    cv <- covered(k)
+    shares[cv$idx[cv$keep]] <- shares[cv$idx[cv$keep]] + 1
+  }
+  vapply(seq_len(M), function(k) {
+    cv <- covered(k)
+    curv <- abs(diag(lbb))[cv$idx][cv$keep] / shares[cv$idx][cv$keep]
+    pen <- diag(S[[k]])[cv$keep]
+    pen <- pen * max(length(pen) / rank[k], 1)
+    ratio <- function(lam) sqrt(mean(curv / (curv + lam * pen)) * mean(curv) /
+                                  mean(curv + lam * pen))
+    lam <- 1
+    while (ratio(lam) > 0.4) lam <- lam * 5
+    while (ratio(lam) < 0.4) lam <- lam / 5
+    lam
+  }, 0)
+}
+
+# The outer iteration: Newton on the free log smoothing parameters rho
+# (lsp = L rho + lsp0) by mgcv_newton() (R/newton.R, mgcv's newton()),
+# each evaluation's inner fit started from the last accepted one's
+# coefficients.  Returns mgcv_newton()'s result (theta the free rho) with
+# lsp, the last evaluation's fields (gf_score()), and the start.
+gf_outer <- function(P, G, family, control, conv.tol) {
+  M <- length(G$S)
+  L <- if (is.null(G$L)) diag(M) else G$L
+  lsp0 <- if (is.null(G$lsp0)) rep(0, M) else G$lsp0
+  # starting coefficients for initial.spg()'s curvature, then its
+  # smoothing parameters, then gam.fit5's own start at them
+  b_sp <- gf_start(P, G, family, P$Eb, FALSE)
+  lsp_init <- if (M) log(gf_initial_sp(P$ll(b_sp, 1L)$lbb, G$S, G$off, G$rank)) else numeric(0)
+  theta0 <- if (M && !is.null(G$L))
+    as.numeric(stats::coef(stats::lm(lsp_init ~ L - 1 + offset(lsp0)))) else lsp_init
+  lsp_start <- drop(L %*% theta0) + lsp0
+  St0 <- gf_total_penalty(P, lsp_start)
+  ev <- eigen(St0, symmetric = TRUE)
+  keep <- ev$values > max(ev$values, 0) * .Machine$double.eps^0.8
+  E0 <- sqrt(ev$values[keep]) * t(ev$vectors[, keep, drop = FALSE])
+  beta0 <- gf_start(P, G, family, E0, TRUE)
+  eval_at <- function(theta, deriv, from) {
+    lsp <- drop(L %*% theta) + lsp0
+    e <- gf_score(P, lsp, if (is.null(from)) beta0 else from$beta, deriv, control)
+    if (deriv && M) {
+      e$g <- drop(crossprod(L, e$grad))
+      e$Hs <- crossprod(L, e$hess %*% L)
+    }
+    e
+  }
+  if (ncol(L) == 0L) {
+    e <- eval_at(numeric(0), TRUE, NULL)
+    e$theta <- numeric(0)
+    e$iter <- 0L
+    e$conv <- "full convergence"
+    e$converged <- TRUE
+    e$score.hist <- numeric(0)
+  } else {
+    e <- mgcv_newton(eval_at, theta0, function(e) abs(e$score), conv.tol = conv.tol,
+                     maxit = 200L)
+  }
+  e$L <- L
+  e$lsp0 <- lsp0
+  e$lsp <- drop(L %*% e$theta) + lsp0
+  e
+}
+
+# gam_gpu()'s fit of a general family on the native route: gam()'s setup
+# (gcall with fit = FALSE, evaluated in env), X loaded once into a model
+# session (on the device of dev's plan, or the CPU backend), the outer
+# iteration (gf_outer()) and gam()'s object (gf_finish(), R/general_finish.R)
+# with fit$device.  NULL where the route does not take the fit after all
+# (gamgpu's rows differ from the family's own on the first rows): the
+# caller goes on with gam()'s iteration.
+general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctrl, method, t0) {
+  gcall$fit <- FALSE
+  G <- eval(gcall, env)
+  G$family <- mgcv::fix.family.link(G$family)
+  X <- G$X
+  if (!is.double(X)) storage.mode(X) <- "double"
+  p <- ncol(X)
+  jj <- attr(X, "lpi")
+  # (gamgpu's rows against the family's own on the first rows, as
+  # ls_ll() checks them)
+  chk <- new.env(parent = emptyenv())
+  chk$own <- general_family_with_ll(family, name, NULL, NULL)$ll
+  chk$spec <- spec
+  if (!ls_rows_agree(chk, G$y, X, rep(0.01, p), G$w, family, G$offset)) return(NULL)
+  plan <- if (is.null(dev)) list(mode = 0L, ordinal = 0L) else dev$plan
+  ses <- model_session(X, ls_response(spec, G$y, length(jj)),
+                       if (plan$mode == 2L) NULL else rep(1, nrow(X)), NULL, plan, control,
+                       unit_weights = TRUE)
+  on.exit(ses$close(), add = TRUE)
+  t1 <- proc.time()[["elapsed"]]
+  P <- gf_problem(G, spec, ses)
+  e <- gf_outer(P, G, family, ctrl, ctrl$newton$conv.tol)
+  t2 <- proc.time()[["elapsed"]]
+  object <- gf_finish(e, P, G, ses, family, ctrl, method)
+  info <- ses$info()
+  t3 <- proc.time()[["elapsed"]]
+  backend <- if (identical(info$backend, "cuda") && !nzchar(info$fallback)) "cuda" else "cpu"
+  object$device <- list(
+    backend = backend,
+    reason = if (backend == "cuda") "the model session ran on the device" else
+      if (nzchar(info$fallback)) info$fallback else "device = \"off\" or no device",
+    placement = info$placement,
+    model_matrix = "matrix",
+    model_matrix_reason = sprintf("gam()'s own setup built X on every row (%s(), a general family)",
+                                  name),
+    route = sprintf(paste("general family, gamgpu's native route: gamgpu's Newton iteration",
+                          "(gam.fit5's algorithm) and outer REML iteration (newton()'s) on p x p",
+                          "quantities, %s()'s rows' log likelihood and derivatives on a model",
+                          "session's X"), name),
+    ll_rows = "gamgpu",
+    ll_calls = P$calls,
+    ll_seconds = P$seconds,
+    inner_converged = e$inner_converged,
+    timings = c(setup = t1 - t0, selection = 0, iterations = t2 - t1, postproc = t3 - t2))
+  object$call <- gcall
+  class(object) <- c("gam_gpu", class(object))
+  object
+}
