@@ -401,8 +401,7 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
   }
   # (gamgpu's own Newton and outer iteration, behind an internal switch
   # while it is built: R/general_outer.R)
-  if (general_native_wanted() && !is.null(spec) && is.null(dots$G) && method == "REML" &&
-      !isFALSE(eval(cl$fit, env))) {
+  if (general_native_wanted() && general_native_takes(family, spec, method, cl, env, dots)) {
     object <- general_native_fit(gcall, env, family, name, spec, dev, control, gcall$control,
                                  method, t0)
     if (!is.null(object)) {

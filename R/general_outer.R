@@ -346,15 +346,15 @@ gf_initial_sp <- function(lbb, S, off, rank) {
 # The outer iteration: Newton on the free log smoothing parameters rho
 # (lsp = L rho + lsp0) by mgcv_newton() (R/newton.R, mgcv's newton()),
 # each evaluation's inner fit started from the last accepted one's
-# coefficients.  Returns mgcv_newton()'s result (theta the free rho) with
+# coefficients.  b_sp: the coefficients initial.spg() starts its
+# smoothing parameters from (gf_start() with G's penalty root Eb).  Returns mgcv_newton()'s result (theta the free rho) with
 # lsp, the last evaluation's fields (gf_score()), and the start.
-gf_outer <- function(P, G, family, control, conv.tol) {
+gf_outer <- function(P, G, family, control, conv.tol, b_sp) {
   M <- length(G$S)
   L <- if (is.null(G$L)) diag(M) else G$L
   lsp0 <- if (is.null(G$lsp0)) rep(0, M) else G$lsp0
   # starting coefficients for initial.spg()'s curvature, then its
   # smoothing parameters, then gam.fit5's own start at them
-  b_sp <- gf_start(P, G, family, P$Eb, FALSE)
   lsp_init <- if (M) log(gf_initial_sp(P$ll(b_sp, 1L)$lbb, G$S, G$off, G$rank)) else numeric(0)
   theta0 <- if (M && !is.null(G$L))
     as.numeric(stats::coef(stats::lm(lsp_init ~ L - 1 + offset(lsp0)))) else lsp_init
@@ -407,10 +407,6 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
   jj <- attr(X, "lpi")
   # (gamgpu's rows against the family's own on the first rows, as
   # ls_ll() checks them)
-  chk <- new.env(parent = emptyenv())
-  chk$own <- general_family_with_ll(family, name, NULL, NULL)$ll
-  chk$spec <- spec
-  if (!ls_rows_agree(chk, G$y, X, rep(0.01, p), G$w, family, G$offset)) return(NULL)
   plan <- if (is.null(dev)) list(mode = 0L, ordinal = 0L) else dev$plan
   ses <- model_session(X, ls_response(spec, G$y, length(jj)),
                        if (plan$mode == 2L) NULL else rep(1, nrow(X)), NULL, plan, control,
@@ -418,7 +414,14 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
   on.exit(ses$close(), add = TRUE)
   t1 <- proc.time()[["elapsed"]]
   P <- gf_problem(G, spec, ses)
-  e <- gf_outer(P, G, family, ctrl, ctrl$newton$conv.tol)
+  # (initial.spg()'s starting coefficients; gamgpu's rows against the
+  # family's own on the first rows there, as ls_ll() checks them)
+  b_sp <- gf_start(P, G, family, P$Eb, FALSE)
+  chk <- new.env(parent = emptyenv())
+  chk$own <- general_family_with_ll(family, name, NULL, NULL)$ll
+  chk$spec <- spec
+  if (!ls_rows_agree(chk, G$y, X, drop(P$Tm %*% b_sp), G$w, family, G$offset)) return(NULL)
+  e <- gf_outer(P, G, family, ctrl, ctrl$newton$conv.tol, b_sp)
   t2 <- proc.time()[["elapsed"]]
   object <- gf_finish(e, P, G, ses, family, ctrl, method)
   info <- ses$info()
@@ -444,4 +447,17 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
   object$call <- gcall
   class(object) <- c("gam_gpu", class(object))
   object
+}
+
+# Whether the native route takes gam_gpu()'s call (cl, evaluated in env)
+# for this family: a family whose rows gamgpu's C has (spec), with third
+# and fourth derivatives (gam() fits twlss(), which has none, by its
+# extended Fellner-Schall iteration instead), method "REML", gam()'s
+# default optimizer, gamma 1, no in.out, no setup object G, fit not FALSE.
+general_native_takes <- function(family, spec, method, cl, env, dots) {
+  derivs <- family$available.derivs
+  !is.null(spec) && (is.null(derivs) || derivs == 2) && identical(method, "REML") &&
+    is.null(dots$G) && !isFALSE(eval(cl$fit, env)) &&
+    is.null(cl$optimizer) && is.null(cl$in.out) &&
+    (is.null(cl$gamma) || identical(as.numeric(eval(cl$gamma, env)), 1))
 }
