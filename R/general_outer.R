@@ -55,8 +55,10 @@ gf_problem <- function(G, spec, ses) {
   P$H0 <- H0
   P$Mp <- ncol(Ssp$Z)
   P$Eb <- Ssp$E
-  P$calls <- 0L
-  P$seconds <- 0
+  # (the ll() calls and their seconds, by derivative level)
+  P$ses <- ses
+  P$calls <- c("0" = 0L, "1" = 0L, "3" = 0L, "4" = 0L)
+  P$seconds <- c("0" = 0, "1" = 0, "3" = 0, "4" = 0)
   # the family's log likelihood l at beta (re-parameterized basis), with
   # lb, lbb (deriv >= 1), d1H (deriv >= 3: d lbb / d rho_k given d1b, a
   # list), trHid2H (deriv 4: tr(Hi d2 lbb / d rho_j d rho_k) given d2b and
@@ -68,8 +70,9 @@ gf_problem <- function(G, spec, ses) {
                spec$i2, spec$i3, spec$i4,
                if (deriv >= 3) ls_dmat(Tm %*% d1b), if (deriv >= 4) ls_dmat(Tm %*% d2b),
                if (deriv >= 4) ls_dmat(Tm %*% Hi %*% t(Tm)))
-    P$calls <- P$calls + 1L
-    P$seconds <- P$seconds + (proc.time()[["elapsed"]] - t0)
+    k <- as.character(deriv)
+    P$calls[k] <- P$calls[k] + 1L
+    P$seconds[k] <- P$seconds[k] + (proc.time()[["elapsed"]] - t0)
     out <- list(l = o$l)
     if (deriv >= 1) {
       out$lb <- drop(crossprod(Tm, o$lb))
@@ -201,8 +204,12 @@ gf_inner <- function(P, St, beta, eps, maxit) {
       ll0 <- tr$pen
     } else {
       # no step raises the penalized log likelihood: at its maximum to
-      # rounding where the gradient was already small
-      converged <- conv0 || small(grad, ll0)
+      # rounding where the gradient is within what rounding leaves of it
+      # at Hp's condition number (as gam.fit5 judges it: kappa(Hp) times
+      # the penalty's scale, times the machine epsilon)
+      stiff <- mean(abs(drop(St %*% beta))) / max(mean(abs(beta)), .Machine$double.xmin)
+      err <- min(1e-3, kappa(Hp) * max(1, stiff) * .Machine$double.eps)
+      converged <- conv0 || max(abs(grad)) / abs(ll0) <= max(err, 2 * eps)
       if (!converged)
         warn <- c(warn, sprintf("Newton step failed: max |gradient| / |penalized ll| = %g",
                                 max(abs(grad)) / abs(ll0)))
@@ -289,13 +296,17 @@ gf_score <- function(P, lsp, beta, deriv, control) {
 }
 
 # gam.fit5's starting coefficients: the family's initialize() on X_r (an
-# n x p matrix made once: the one O(n p) R object left on this route,
-# see the top of this file) with E, a root of the penalty (use.unscaled:
+# n x p matrix made once, kept in P$Xr until the outer iteration starts:
+# the one n x p R object left on this route, see the top of this file) with E, a root of the penalty (use.unscaled:
 # least squares with E's rows appended), start NULL.
 gf_start <- function(P, G, family, E, use_unscaled) {
   env <- new.env(parent = environment(family$ll))
-  env$x <- G$X %*% P$Tm
-  attr(env$x, "lpi") <- attr(G$X, "lpi")
+  # (X_r by the session's threads, made at the first call and kept)
+  if (is.null(P$Xr)) {
+    P$Xr <- P$ses$op("mul", P$Tm + 0, FALSE)
+    attr(P$Xr, "lpi") <- attr(G$X, "lpi")
+  }
+  env$x <- P$Xr
   env$y <- G$y
   env$nobs <- NROW(G$y)
   env$weights <- G$w
@@ -422,6 +433,7 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
   chk$spec <- spec
   if (!ls_rows_agree(chk, G$y, X, drop(P$Tm %*% b_sp), G$w, family, G$offset)) return(NULL)
   e <- gf_outer(P, G, family, ctrl, ctrl$newton$conv.tol, b_sp)
+  P$Xr <- NULL
   t2 <- proc.time()[["elapsed"]]
   object <- gf_finish(e, P, G, ses, family, ctrl, method)
   info <- ses$info()
@@ -440,8 +452,12 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
                           "quantities, %s()'s rows' log likelihood and derivatives on a model",
                           "session's X"), name),
     ll_rows = "gamgpu",
-    ll_calls = P$calls,
-    ll_seconds = P$seconds,
+    ll_calls = sum(P$calls),
+    ll_seconds = sum(P$seconds),
+    # (by derivative level: 0 the halvings' trials, 1 Newton's steps, 3 and
+    # 4 the REML derivatives)
+    ll_calls_by_deriv = P$calls,
+    ll_seconds_by_deriv = P$seconds,
     inner_converged = e$inner_converged,
     timings = c(setup = t1 - t0, selection = 0, iterations = t2 - t1, postproc = t3 - t2))
   object$call <- gcall
