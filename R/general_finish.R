@@ -30,10 +30,17 @@ gf_finish <- function(e, P, G, ses, family, ctrl, method) {
   B <- matrix(0, p, K)
   for (k in seq_len(K)) B[jj[[k]], k] <- beta[jj[[k]]]
   eta <- ses$op("mul", B, FALSE)
-  offsets <- ls_offsets(G$offset, K, P$n)
-  for (k in seq_len(K)) if (!is.null(offsets[[k]])) eta[, k] <- eta[, k] + offsets[[k]]
-  mu <- eta
-  for (k in seq_len(K)) mu[, k] <- family$linfo[[k]]$linkinv(eta[, k])
+  if (is.null(P$lpi)) {
+    # (one predictor, cox.ph()'s: vectors, as gam.fit5 makes them)
+    eta <- drop(eta)
+    if (length(G$offset) && !is.list(G$offset)) eta <- eta + G$offset
+    mu <- family$linkinv(eta)
+  } else {
+    offsets <- ls_offsets(G$offset, K, P$n)
+    for (k in seq_len(K)) if (!is.null(offsets[[k]])) eta[, k] <- eta[, k] + offsets[[k]]
+    mu <- eta
+    for (k in seq_len(K)) mu[, k] <- family$linfo[[k]]$linkinv(eta[, k])
+  }
   pn <- G$term.names
   object <- list(
     coefficients = stats::setNames(beta, pn), family = family, y = G$y,
@@ -55,11 +62,14 @@ gf_finish <- function(e, P, G, ses, family, ctrl, method) {
   object$smooth <- G$smooth
   names(object$edf) <- names(object$edf1) <- pn
   if (!is.null(object$edf2)) names(object$edf2) <- pn
-  # the family's postproc (gaulss(): the null deviance), in estimate.gam()'s
-  # names: object, G
+  # the family's postproc (gaulss(): the null deviance; cox.ph(): the
+  # baseline hazard, the rows back in their order), in estimate.gam()'s
+  # frame: object, G, in mgcv's namespace -- G's X the original (no initial
+  # re-parameterization to undo: Sl empty)
   if (!is.null(family$postproc)) {
-    penv <- new.env(parent = environment(family$ll))
+    penv <- new.env(parent = asNamespace("mgcv"))
     penv$object <- object
+    G$Sl <- list()
     penv$G <- G
     eval(family$postproc, penv)
     object <- penv$object

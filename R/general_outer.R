@@ -21,55 +21,53 @@
 #   options(gamgpu.general_route = "native")
 # (default unset: gam()'s own iteration around gamgpu's ll(),
 # R/general_family.R), for the location-scale families whose rows gamgpu's
-# C has (ls_rows_spec()) and method "REML".  Not yet done: dropping
-# unidentifiable coefficients at an indefinite Hessian (gam.fit5's rank
-# check; here an error), cox.ph(), mvn(), multinom() checks, the family's
-# initialize() without an n x p R matrix.  The fitted object:
+# C has (ls_rows_spec()) and cox.ph() without strata, method "REML".  Not
+# yet done: dropping unidentifiable coefficients at an indefinite Hessian
+# (gam.fit5's rank check; here an error), cox.ph() with strata, mvn(), the
+# family's initialize() without an n x p R matrix.  The fitted object:
 # R/general_finish.R.
 
 # Whether the native route is switched on (internal option, see above).
 general_native_wanted <- function() identical(getOption("gamgpu.general_route"), "native")
 
 # The problem of a fit: from gam()'s setup G (gam(..., fit = FALSE)) and
-# the family's rows spec (ls_rows_spec()), with the model session ses
-# holding G$X.  Holds T (X_r = X T), the penalties in the re-parameterized
-# basis at full size (Sr, unscaled), mgcv's Sl, Mp, and ll(), the family's
-# log likelihood at beta_r on the session.
-gf_problem <- function(G, spec, ses) {
+# rows(coef, deriv, d1b, d2b, Hi), the family's log likelihood on the
+# model session in the original basis (gf_ls_rows(), gf_cox_rows()).
+# Holds T (X_r = X T), the penalties in the re-parameterized basis at full
+# size (Sr, unscaled), mgcv's Sl, Mp, and ll(), the log likelihood at
+# beta_r mapped to that basis.
+gf_problem <- function(G, rows, ses) {
   p <- ncol(G$X)
-  jj <- lapply(attr(G$X, "lpi"), as.integer)
+  lpi <- attr(G$X, "lpi")
+  jj <- if (is.null(lpi)) list(seq_len(p)) else lapply(lpi, as.integer)
   Sl <- mgcv_fun("Sl.setup")(G)
   Tm <- mgcv_fun("Sl.initial.repara")(Sl, diag(p), inverse = FALSE, both.sides = FALSE)
   Sr <- lapply(embed_penalties(G$S, G$off, p), function(S) crossprod(Tm, S %*% Tm))
   Ssp <- mgcv_fun("totalPenaltySpace")(G$S, G$H, G$off, p)
   H0 <- if (is.null(G$H)) matrix(0, p, p) else crossprod(Tm, G$H %*% Tm)
-  K <- length(jj)
-  offsets <- ls_offsets(G$offset, K, nrow(G$X))
   P <- new.env(parent = emptyenv())
   P$p <- p
   P$n <- nrow(G$X)
   P$jj <- jj
+  P$lpi <- lpi
   P$Sl <- Sl
   P$Tm <- Tm
   P$Sr <- Sr
   P$H0 <- H0
   P$Mp <- ncol(Ssp$Z)
   P$Eb <- Ssp$E
-  # (the ll() calls and their seconds, by derivative level)
   P$ses <- ses
+  # (the ll() calls and their seconds, by derivative level)
   P$calls <- c("0" = 0L, "1" = 0L, "3" = 0L, "4" = 0L)
   P$seconds <- c("0" = 0, "1" = 0, "3" = 0, "4" = 0)
   # the family's log likelihood l at beta (re-parameterized basis), with
-  # lb, lbb (deriv >= 1), d1H (deriv >= 3: d lbb / d rho_k given d1b, a
+  # lb, lbb (deriv >= 1), d1H (deriv 3: d lbb / d rho_k given d1b, a
   # list), trHid2H (deriv 4: tr(Hi d2 lbb / d rho_j d rho_k) given d2b and
   # Hi, the inverse penalized Hessian), all in that basis
   P$ll <- function(beta, deriv, d1b = NULL, d2b = NULL, Hi = NULL) {
     t0 <- proc.time()[["elapsed"]]
-    o <- .Call(gg_ls_session_ll_r, ses$ptr, as.double(Tm %*% beta), jj, spec$code,
-               as.integer(spec$links), as.double(spec$link_par), offsets, as.integer(deriv),
-               spec$i2, spec$i3, spec$i4,
-               if (deriv >= 3) ls_dmat(Tm %*% d1b), if (deriv >= 4) ls_dmat(Tm %*% d2b),
-               if (deriv >= 4) ls_dmat(Tm %*% Hi %*% t(Tm)))
+    o <- rows(drop(Tm %*% beta), deriv, if (deriv >= 3) ls_dmat(Tm %*% d1b),
+              if (deriv >= 4) ls_dmat(Tm %*% d2b), if (deriv >= 4) ls_dmat(Tm %*% Hi %*% t(Tm)))
     k <- as.character(deriv)
     P$calls[k] <- P$calls[k] + 1L
     P$seconds[k] <- P$seconds[k] + (proc.time()[["elapsed"]] - t0)
@@ -78,12 +76,40 @@ gf_problem <- function(G, spec, ses) {
       out$lb <- drop(crossprod(Tm, o$lb))
       out$lbb <- crossprod(Tm, o$lbb %*% Tm)
     }
-    if (deriv >= 3)
+    if (deriv == 3)
       out$d1H <- lapply(seq_len(dim(o$d1H)[3L]), function(i) crossprod(Tm, o$d1H[, , i] %*% Tm))
     if (deriv >= 4) out$trHid2H <- o$trHid2H
     out
   }
   P
+}
+
+# A location-scale family's rows on the session (R/family_ls_rows.R's C,
+# spec its ls_rows_spec()): rows() of gf_problem().
+gf_ls_rows <- function(G, spec, ses) {
+  jj <- lapply(attr(G$X, "lpi"), as.integer)
+  offsets <- ls_offsets(G$offset, length(jj), nrow(G$X))
+  function(coef, deriv, d1b, d2b, Hi)
+    .Call(gg_ls_session_ll_r, ses$ptr, as.double(coef), jj, spec$code,
+          as.integer(spec$links), as.double(spec$link_par), offsets, as.integer(deriv),
+          spec$i2, spec$i3, spec$i4, d1b, d2b, Hi)
+}
+
+# cox.ph()'s rows on the session (src/family/family_cox.c, one stratum; G
+# preinitialized: y the times in decreasing order, G$w the event
+# indicators): rows() of gf_problem().  (mgcv's deriv 0, 1, 3, 4 are the
+# C's levels -1, 0, 2, 3, as cox_ll() maps them.)
+gf_cox_rows <- function(G, ses) {
+  tm <- as.numeric(G$y)
+  times <- unique(tm)
+  grp <- match(tm, times)
+  event <- as.integer(G$w)
+  off <- if (length(G$offset) && any(G$offset != 0)) as.double(rep_len(G$offset, nrow(G$X)))
+  function(coef, deriv, d1b, d2b, Hi) {
+    level <- c(-1L, 0L, NA, 2L, 3L)[deriv + 1L]
+    .Call(gg_cox_session_ll_r, ses$ptr, as.double(coef), off, grp, event, length(times),
+          level, d1b, d2b, Hi)
+  }
 }
 
 # The total penalty at log smoothing parameters lsp (re-parameterized
@@ -411,31 +437,46 @@ gf_outer <- function(P, G, family, control, conv.tol, b_sp) {
 general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctrl, method, t0) {
   gcall$fit <- FALSE
   G <- eval(gcall, env)
+  cox <- name == "cox.ph"
+  # (cox.ph() with strata: its rows stratum by stratum are not on a
+  # session yet -- gam()'s iteration fits it)
+  if (cox && is.matrix(G$y)) return(NULL)
   G$family <- mgcv::fix.family.link(G$family)
+  # (the family's preinitialize() as estimate.gam() runs it: cox.ph()
+  # sorts the rows by time)
+  if (!is.null(G$family$preinitialize)) {
+    pre <- G$family$preinitialize(G)
+    for (nm in names(pre)) G[[nm]] <- pre[[nm]]
+  }
+  # the fitted object's family: gam()'s, with the family's own ll()
+  fam_out <- G$family
+  fam_out$ll <- family$ll
   X <- G$X
   if (!is.double(X)) storage.mode(X) <- "double"
   p <- ncol(X)
   jj <- attr(X, "lpi")
-  # (gamgpu's rows against the family's own on the first rows, as
-  # ls_ll() checks them)
   plan <- if (is.null(dev)) list(mode = 0L, ordinal = 0L) else dev$plan
-  ses <- model_session(X, ls_response(spec, G$y, length(jj)),
+  ses <- model_session(X, if (cox) as.double(G$w) else ls_response(spec, G$y, length(jj)),
                        if (plan$mode == 2L) NULL else rep(1, nrow(X)), NULL, plan, control,
                        unit_weights = TRUE)
   on.exit(ses$close(), add = TRUE)
   t1 <- proc.time()[["elapsed"]]
-  P <- gf_problem(G, spec, ses)
-  # (initial.spg()'s starting coefficients; gamgpu's rows against the
-  # family's own on the first rows there, as ls_ll() checks them)
-  b_sp <- gf_start(P, G, family, P$Eb, FALSE)
-  chk <- new.env(parent = emptyenv())
-  chk$own <- general_family_with_ll(family, name, NULL, NULL)$ll
-  chk$spec <- spec
-  if (!ls_rows_agree(chk, G$y, X, drop(P$Tm %*% b_sp), G$w, family, G$offset)) return(NULL)
-  e <- gf_outer(P, G, family, ctrl, ctrl$newton$conv.tol, b_sp)
+  P <- gf_problem(G, if (cox) gf_cox_rows(G, ses) else gf_ls_rows(G, spec, ses), ses)
+  # (initial.spg()'s starting coefficients; gamgpu's location-scale rows
+  # against the family's own on the first rows there, as ls_ll() checks
+  # them -- cox.ph()'s C is the CPU engine's own, checked against mgcv's in
+  # its tests)
+  b_sp <- gf_start(P, G, fam_out, P$Eb, FALSE)
+  if (!cox) {
+    chk <- new.env(parent = emptyenv())
+    chk$own <- general_family_with_ll(family, name, NULL, NULL)$ll
+    chk$spec <- spec
+    if (!ls_rows_agree(chk, G$y, X, drop(P$Tm %*% b_sp), G$w, family, G$offset)) return(NULL)
+  }
+  e <- gf_outer(P, G, fam_out, ctrl, ctrl$newton$conv.tol, b_sp)
   P$Xr <- NULL
   t2 <- proc.time()[["elapsed"]]
-  object <- gf_finish(e, P, G, ses, family, ctrl, method)
+  object <- gf_finish(e, P, G, ses, fam_out, ctrl, method)
   info <- ses$info()
   t3 <- proc.time()[["elapsed"]]
   backend <- if (identical(info$backend, "cuda") && !nzchar(info$fallback)) "cuda" else "cpu"
@@ -472,7 +513,7 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
 # default optimizer, gamma 1, no in.out, no setup object G, fit not FALSE.
 general_native_takes <- function(family, spec, method, cl, env, dots) {
   derivs <- family$available.derivs
-  !is.null(spec) && (is.null(derivs) || derivs == 2) && identical(method, "REML") &&
+  (!is.null(spec) || identical(general_family_name(family), "cox.ph")) && (is.null(derivs) || derivs == 2) && identical(method, "REML") &&
     is.null(dots$G) && !isFALSE(eval(cl$fit, env)) &&
     is.null(cl$optimizer) && is.null(cl$in.out) &&
     (is.null(cl$gamma) || identical(as.numeric(eval(cl$gamma, env)), 1))

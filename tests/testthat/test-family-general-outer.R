@@ -86,3 +86,36 @@ test_that("the native route is internal: unset, gam()'s iteration runs; twlss() 
   g <- gam_gpu(ls_fit_formula(fam), family = fam, data = d, method = "REML", device = "off")
   expect_match(g$device$route, "gam\\(\\)'s Newton iteration")
 })
+
+test_that("cox.ph() on mgcv's colon example: gam()'s fit; with strata gam()'s iteration runs", {
+  skip_if_not_installed("survival")
+  col1 <- survival::colon[survival::colon$etype == 1, ]
+  col1$differ <- as.factor(col1$differ)
+  col1$sex <- as.factor(col1$sex)
+  f <- time ~ s(age, by = sex) + sex + s(nodes) + perfor + rx + obstruct + adhere
+  b <- mgcv::gam(f, family = mgcv::cox.ph(), data = col1, weights = status, method = "REML",
+                 control = tight_gam_control())
+  local_native_route()
+  g <- gam_gpu(f, family = mgcv::cox.ph(), data = col1, weights = status, method = "REML",
+               device = "off", control = list(epsilon = 1e-10, newton.tol = 1e-10))
+  expect_match(g$device$route, "native route")
+  expect_identical(g$outer.info$conv, "full convergence")
+  expect_identical(b$outer.info$conv, "full convergence")
+  # (measured: 1e-15 of the range, sp 2e-8, REML equal, EDFs 7e-14)
+  expect_lt(max(abs(g$linear.predictors - b$linear.predictors)) /
+              diff(range(b$linear.predictors)), 1e-8)
+  expect_equal(unname(g$gcv.ubre), unname(b$gcv.ubre), tolerance = 1e-9)
+  expect_lt(max(abs(log(g$sp / b$sp))), 1e-6)
+  expect_lt(max(abs(g$edf - b$edf)), 1e-6)
+  expect_lt(max(abs(g$Vp - b$Vp)) / max(abs(b$Vp)), 1e-6)
+  expect_lt(max(abs(g$fitted.values - b$fitted.values)), 1e-8)
+  expect_equal(g$null.deviance, b$null.deviance, tolerance = 1e-10)
+  expect_setequal(intersect(names(b), names(g)), names(b))
+  nd <- col1[1:7, ]
+  expect_lt(max(abs(predict(g, nd, type = "response") - predict(b, nd, type = "response"))),
+            1e-8)
+  col1$strata <- rep(1:2, length.out = nrow(col1))
+  g2 <- gam_gpu(cbind(time, strata) ~ s(age) + s(nodes), family = mgcv::cox.ph(), data = col1,
+                weights = status, method = "REML", device = "off")
+  expect_match(g2$device$route, "gam\\(\\)'s Newton iteration")
+})
