@@ -17,9 +17,10 @@ gf_finish <- function(e, P, G, ses, family, ctrl, method) {
   fac <- e$fac
   M <- length(e$lsp)
   # gam.fit5's object, as gam.fit5.post.proc() reads it (no per-sp
-  # re-parameterization: rp empty; no coefficient dropped)
-  object <- list(lbb = e$ll$lbb, L = fac$L, D = fac$D, St = e$St, bdrop = rep(FALSE, p),
-                 rp = list(), db.drho = if (M) e$d1b,
+  # re-parameterization: rp empty; lbb, L, D, St of the kept coefficients,
+  # bdrop the dropped ones)
+  object <- list(lbb = e$ll$lbb, L = fac$L, D = fac$D, St = e$St, bdrop = !e$keep,
+                 rp = list(), db.drho = e$d1b,
                  outer.info = list(hess = e$Hs), sp = exp(e$theta))
   mv <- mgcv_fun("gam.fit5.post.proc")(object, P$Sl, G$L, G$lsp0, G$S, G$off, 1)
   beta <- drop(Tm %*% beta_r)
@@ -45,13 +46,14 @@ gf_finish <- function(e, P, G, ses, family, ctrl, method) {
   object <- list(
     coefficients = stats::setNames(beta, pn), family = family, y = G$y,
     prior.weights = G$w, fitted.values = mu, linear.predictors = eta,
-    NCV = NULL, NCV1 = NULL, rank = p, aic = -2 * e$ll$l, l = e$ll$l, lbb = e$ll$lbb,
-    L = fac$L, bdrop = rep(FALSE, p), D = fac$D, St = e$St, rp = list(),
+    NCV = NULL, NCV1 = NULL, rank = sum(e$keep), aic = -2 * e$ll$l, l = e$ll$l,
+    lbb = e$ll$lbb, L = fac$L, bdrop = !e$keep, D = fac$D, St = e$St, rp = list(),
     db.drho = NULL, S1 = NULL, iter = e$inner_iter, H = e$ll$lbb, dH = e$d1H,
     warn = as.list(e$warn),
     sp = exp(e$theta), gcv.ubre = e$score,
-    outer.info = list(conv = e$conv, iter = e$iter, grad = matrix(e$g, ncol = 1L),
-                      hess = e$Hs, score.hist = e$score.hist),
+    outer.info = if (!isTRUE(e$no_outer))
+      list(conv = e$conv, iter = e$iter, grad = matrix(e$g, ncol = 1L), hess = e$Hs,
+           score.hist = e$score.hist),
     scale.estimated = FALSE, scale = 1, control = ctrl, method = method)
   object[names(mv)] <- mv
   for (nm in c("Vp", "Ve", "Vc"))

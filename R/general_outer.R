@@ -22,8 +22,8 @@
 # (default unset: gam()'s own iteration around gamgpu's ll(),
 # R/general_family.R), for the location-scale families whose rows gamgpu's
 # C has (ls_rows_spec()) and cox.ph() without strata, method "REML".  Not
-# yet done: dropping unidentifiable coefficients at an indefinite Hessian
-# (gam.fit5's rank check; here an error), cox.ph() with strata, mvn(), the
+# yet done:
+# cox.ph() with strata, mvn(), the
 # family's initialize() without an n x p R matrix.  The fitted object:
 # R/general_finish.R.
 
@@ -168,18 +168,40 @@ gf_factor <- function(Hp) {
 # each at most a tenth of |beta| long, halved while they do not raise the
 # penalized log likelihood (from the sixth halving divided by 5), then a
 # steepest ascent step shrunk by 10 where no halving does; converged when
-# max |gradient| < eps |penalized log likelihood|.  Returns beta, ll() at
-# it (deriv 1), the factor of Hp there (gf_factor()), iterations and
-# convergence.
-gf_inner <- function(P, St, beta, eps, maxit) {
+# max |gradient| < eps |penalized log likelihood|.  Converged where the
+# Hessian was indefinite, it perturbs the coefficients and iterates on
+# (early on, or after a rank check), or checks the rank of the Hessian's
+# likelihood and penalty parts together and drops the coefficients beyond
+# it (set to 0: the session's X keeps its columns); at most 5
+# perturbations.  Returns beta (all p, dropped ones 0) with keep (the
+# coefficients not dropped), ll() at it (deriv 1; lb, lbb of the kept),
+# the kept St and the factor of Hp there (gf_factor()), iterations,
+# convergence and warnings.  keep: the coefficients to start from (NULL:
+# all; an earlier fit's, whose dropped ones stay dropped).
+gf_inner <- function(P, St, beta, eps, maxit, keep = NULL) {
+  p <- P$p
+  if (is.null(keep)) keep <- rep(TRUE, p)
+  full <- function(b) { f <- numeric(p); f[keep] <- b; f }
+  St <- St[keep, keep, drop = FALSE]
+  beta <- beta[keep]
+  ll_at <- function(b, deriv) {
+    o <- P$ll(full(b), deriv)
+    if (deriv >= 1) {
+      o$lb <- o$lb[keep]
+      o$lbb <- o$lbb[keep, keep, drop = FALSE]
+    }
+    o
+  }
   pen <- function(ll, b) ll$l - sum(b * drop(St %*% b)) / 2
-  ll <- P$ll(beta, 1L)
+  ll <- ll_at(beta, 1L)
   ll0 <- pen(ll, beta)
   grad <- ll$lb - drop(St %*% beta)
   Hp <- -ll$lbb + St
   small <- function(g, l0) max(abs(g)) < eps * abs(l0)
   conv0 <- small(grad, ll0)
   converged <- FALSE
+  rank_checked <- FALSE
+  perturbed <- 0L
   warn <- character()
   iter <- 0L
   for (iter in seq_len(2L * maxit)) {
@@ -191,7 +213,7 @@ gf_inner <- function(P, St, beta, eps, maxit) {
     s_norm <- sqrt(sum(step^2))
     try_step <- function(st, deriv) {
       b1 <- beta + st
-      l1 <- P$ll(b1, deriv)
+      l1 <- ll_at(b1, deriv)
       list(beta = b1, ll = l1, pen = pen(l1, b1))
     }
     tr <- try_step(step, 1L)
@@ -216,19 +238,7 @@ gf_inner <- function(P, St, beta, eps, maxit) {
         halvings <- halvings + 1L
       }
     }
-    if (is.finite(tr$pen) && tr$pen >= ll0 && halvings < 25L) {
-      if (is.null(tr$ll$lb)) tr$ll <- P$ll(tr$beta, 1L)
-      beta <- tr$beta
-      ll <- tr$ll
-      grad <- ll$lb - drop(St %*% beta)
-      Hp <- -ll$lbb + St
-      if (small(grad, ll0) || iter == maxit) {
-        converged <- TRUE
-        ll0 <- tr$pen
-        break
-      }
-      ll0 <- tr$pen
-    } else {
+    if (!(is.finite(tr$pen) && tr$pen >= ll0 && halvings < 25L)) {
       # no step raises the penalized log likelihood: at its maximum to
       # rounding where the gradient is within what rounding leaves of it
       # at Hp's condition number (as gam.fit5 judges it: kappa(Hp) times
@@ -241,16 +251,60 @@ gf_inner <- function(P, St, beta, eps, maxit) {
                                 max(abs(grad)) / abs(ll0)))
       break
     }
+    if (is.null(tr$ll$lb)) tr$ll <- ll_at(tr$beta, 1L)
+    beta <- tr$beta
+    ll <- tr$ll
+    grad <- ll$lb - drop(St %*% beta)
+    Hp <- -ll$lbb + St
+    done <- small(grad, ll0) || iter == maxit
+    ll0 <- tr$pen
+    if (!done) next
+    if (!fac$indefinite) {
+      converged <- TRUE
+      break
+    }
+    # converged where the Hessian was indefinite
+    if (perturbed == 5L)
+      gamgpu_abort("gamgpu_numerical", "indefinite penalized likelihood in the Newton iteration",
+                   call = NULL)
+    if (iter < 4L || rank_checked) {
+      # perturbed off the saddle, and on
+      perturbed <- perturbed + 1L
+      alt <- rep_len(c(0, 1), length(beta))
+      beta <- beta * (1 + (alt * 0.02 - 0.01) * perturbed) +
+        (alt - 0.5) * mean(abs(beta)) * 1e-5 * perturbed
+    } else {
+      # the rank of the likelihood's and the penalty's curvature together
+      # (each scaled to unit norm, then to unit diagonal), by pivoted QR;
+      # the coefficients past it dropped
+      rank_checked <- TRUE
+      Sb <- crossprod(attr(P$Sl, "E"))[keep, keep, drop = FALSE]
+      Hb <- -ll$lbb / norm(ll$lbb, "F") + Sb / norm(Sb, "F")
+      d <- abs(diag(Hb))
+      d[d < 1e-50] <- 1
+      d <- d^-0.5
+      Hb <- t(d * Hb) * d
+      qrh <- qr(Hb, LAPACK = TRUE)
+      rank <- mgcv_fun("Rrank")(qr.R(qrh))
+      if (rank == length(beta)) next
+      gone <- sort(qrh$pivot[(rank + 1L):length(beta)])
+      keep[which(keep)[gone]] <- FALSE
+      beta <- beta[-gone]
+      St <- St[-gone, -gone, drop = FALSE]
+    }
+    ll <- ll_at(beta, 1L)
+    ll0 <- pen(ll, beta)
+    grad <- ll$lb - drop(St %*% beta)
+    Hp <- -ll$lbb + St
   }
+  if (iter == 2L * maxit && !converged)
+    warn <- c(warn, sprintf("Newton iteration limit reached: max |gradient| = %g",
+                            max(abs(grad))))
   fac <- gf_factor(Hp)
   if (fac$indefinite)
-    gamgpu_abort("gamgpu_numerical",
-                 paste("the penalized log likelihood's Hessian is indefinite at the fit",
-                       "(unidentifiable coefficients?): the native general-family route does",
-                       "not drop coefficients yet; unset option gamgpu.general_route"),
-                 call = NULL)
-  list(beta = beta, ll = ll, pen_ll = ll0, fac = fac, Hp = Hp, iter = iter,
-       converged = converged, warn = warn)
+    warn <- c(warn, "the penalized Hessian is indefinite at the fit (a shifted one was used)")
+  list(beta = full(beta), keep = keep, ll = ll, St = St, pen_ll = ll0, fac = fac, Hp = Hp,
+       iter = iter, converged = converged, warn = warn)
 }
 
 # The REML score at log smoothing parameters lsp (all of them, mgcv's
@@ -260,54 +314,65 @@ gf_inner <- function(P, St, beta, eps, maxit) {
 # with d beta / d rho_k = -Hp^-1 lambda_k S_k beta, the Hessian's
 # derivatives dHp_k = -d lbb / d rho_k + lambda_k S_k from ll() (deriv 3),
 # the second derivatives of beta, and tr(Hp^-1 d2 lbb) from ll() (deriv 4).
-gf_score <- function(P, lsp, beta, deriv, control) {
+# On the coefficients the inner fit kept (f$keep); ll() is given the
+# dropped ones' derivatives as 0, and d1b (p x M) comes back with 0 rows.
+# keep: gf_inner()'s.
+gf_score <- function(P, lsp, beta, deriv, control, keep = NULL) {
   M <- length(lsp)
   p <- P$p
   lam <- exp(lsp)
-  St <- gf_total_penalty(P, lsp)
-  f <- gf_inner(P, St, beta, control$epsilon, control$maxit)
-  beta <- f$beta
+  f <- gf_inner(P, gf_total_penalty(P, lsp), beta, control$epsilon, control$maxit, keep)
+  keep <- f$keep
+  idx <- which(keep)
+  q <- length(idx)
+  b <- f$beta[idx]
+  St <- f$St
   fac <- f$fac
   ll <- f$ll
   ldS <- if (M) mgcv_fun("ldetS")(P$Sl, rho = lsp, fixed = rep(FALSE, M), np = p,
                                   root = FALSE, repara = TRUE, deriv = if (deriv) 2 else 0)
          else list(ldetS = 0, ldet1 = numeric(0), ldet2 = matrix(0, 0, 0))
-  bSb <- sum(beta * drop(St %*% beta))
+  bSb <- sum(b * drop(St %*% b))
   score <- -(ll$l - bSb / 2 + ldS$ldetS / 2 - fac$ldet / 2 + P$Mp * log(2 * pi) / 2)
-  out <- list(score = score, beta = beta, ll = ll, St = St, fac = fac, lsp = lsp,
-              inner_iter = f$iter, inner_converged = f$converged, warn = f$warn)
+  out <- list(score = score, beta = f$beta, keep = keep, ll = ll, St = St, fac = fac,
+              lsp = lsp, inner_iter = f$iter, inner_converged = f$converged, warn = f$warn)
   if (!deriv || M == 0L) return(out)
-  Hi <- fac$solve(diag(p))
+  to_full <- function(A) { F <- matrix(0, p, ncol(A)); F[idx, ] <- A; F }
+  Sk <- lapply(P$Sr, function(S) S[idx, idx, drop = FALSE])
+  Hi <- fac$solve(diag(q))
   Hi <- (Hi + t(Hi)) / 2
-  Sb <- vapply(seq_len(M), function(k) lam[k] * drop(P$Sr[[k]] %*% beta), numeric(p))
-  dim(Sb) <- c(p, M)
+  Sb <- vapply(seq_len(M), function(k) lam[k] * drop(Sk[[k]] %*% b), numeric(q))
+  dim(Sb) <- c(q, M)
   d1b <- -Hi %*% Sb
-  l3 <- P$ll(beta, 3L, d1b = d1b)
-  dHp <- lapply(seq_len(M), function(k) -l3$d1H[[k]] + lam[k] * P$Sr[[k]])
+  l3 <- P$ll(f$beta, 3L, d1b = to_full(d1b))
+  d1H <- lapply(l3$d1H, function(A) A[idx, idx, drop = FALSE])
+  dHp <- lapply(seq_len(M), function(k) -d1H[[k]] + lam[k] * Sk[[k]])
   HdH <- lapply(dHp, function(A) Hi %*% A)
   pairs <- which(upper.tri(diag(M), diag = TRUE), arr.ind = TRUE)
   pairs <- pairs[order(pairs[, 1L], pairs[, 2L]), , drop = FALSE]  # (i <= j, i outer)
-  d2b <- matrix(0, p, nrow(pairs))
-  for (q in seq_len(nrow(pairs))) {
-    i <- pairs[q, 1L]
-    j <- pairs[q, 2L]
-    v <- -l3$d1H[[i]] %*% d1b[, j] + lam[i] * (P$Sr[[i]] %*% d1b[, j]) +
-      lam[j] * (P$Sr[[j]] %*% d1b[, i])
-    d2b[, q] <- -Hi %*% v + if (i == j) d1b[, i] else 0
+  d2b <- matrix(0, q, nrow(pairs))
+  for (r in seq_len(nrow(pairs))) {
+    i <- pairs[r, 1L]
+    j <- pairs[r, 2L]
+    v <- -d1H[[i]] %*% d1b[, j] + lam[i] * (Sk[[i]] %*% d1b[, j]) +
+      lam[j] * (Sk[[j]] %*% d1b[, i])
+    d2b[, r] <- -Hi %*% v + if (i == j) d1b[, i] else 0
   }
-  l4 <- P$ll(beta, 4L, d1b = d1b, d2b = d2b, Hi = Hi)
-  trHS <- vapply(seq_len(M), function(k) lam[k] * sum(Hi * P$Sr[[k]]), 0)
+  Hi_full <- matrix(0, p, p)
+  Hi_full[idx, idx] <- Hi
+  l4 <- P$ll(f$beta, 4L, d1b = to_full(d1b), d2b = to_full(d2b), Hi = Hi_full)
+  trHS <- vapply(seq_len(M), function(k) lam[k] * sum(Hi * Sk[[k]]), 0)
   d1ldetH <- vapply(HdH, function(A) sum(diag(A)), 0)
-  d1bSb <- colSums(beta * Sb)
+  d1bSb <- colSums(b * Sb)
   grad <- -(-d1bSb / 2 + ldS$ldet1 / 2 - d1ldetH / 2)
   d2l <- crossprod(d1b, ll$lbb %*% d1b)
   d2ldetH <- matrix(0, M, M)
   d2bSb <- matrix(0, M, M)
   StD <- St %*% d1b
-  for (q in seq_len(nrow(pairs))) {
-    i <- pairs[q, 1L]
-    j <- pairs[q, 2L]
-    v <- -sum(HdH[[i]] * t(HdH[[j]])) - l4$trHid2H[q] + if (i == j) trHS[i] else 0
+  for (r in seq_len(nrow(pairs))) {
+    i <- pairs[r, 1L]
+    j <- pairs[r, 2L]
+    v <- -sum(HdH[[i]] * t(HdH[[j]])) - l4$trHid2H[r] + if (i == j) trHS[i] else 0
     d2ldetH[i, j] <- d2ldetH[j, i] <- v
     w <- 2 * (sum(d1b[, i] * Sb[, j]) + sum(d1b[, j] * Sb[, i]) + sum(d1b[, j] * StD[, i])) +
       if (i == j) d1bSb[i] else 0
@@ -316,8 +381,8 @@ gf_score <- function(P, lsp, beta, deriv, control) {
   hess <- -((d2l - d2bSb / 2) + ldS$ldet2 / 2 - d2ldetH / 2)
   out$grad <- grad
   out$hess <- hess
-  out$d1b <- d1b
-  out$d1H <- l3$d1H
+  out$d1b <- to_full(d1b)
+  out$d1H <- d1H
   out
 }
 
@@ -383,7 +448,10 @@ gf_initial_sp <- function(lbb, S, off, rank) {
 # The outer iteration: Newton on the free log smoothing parameters rho
 # (lsp = L rho + lsp0) by mgcv_newton() (R/newton.R, mgcv's newton()),
 # each evaluation's inner fit started from the last accepted one's
-# coefficients.  b_sp: the coefficients initial.spg() starts its
+# coefficients, the coefficients it dropped staying dropped (where gam()
+# starts each evaluation from all of them, its drops coming and going with
+# the rounding of a nearly singular Hessian: the score then jumps between
+# evaluations).  b_sp: the coefficients initial.spg() starts its
 # smoothing parameters from (gf_start() with G's penalty root Eb).  Returns mgcv_newton()'s result (theta the free rho) with
 # lsp, the last evaluation's fields (gf_score()), and the start.
 gf_outer <- function(P, G, family, control, conv.tol, b_sp) {
@@ -392,8 +460,10 @@ gf_outer <- function(P, G, family, control, conv.tol, b_sp) {
   lsp0 <- if (is.null(G$lsp0)) rep(0, M) else G$lsp0
   # starting coefficients for initial.spg()'s curvature, then its
   # smoothing parameters, then gam.fit5's own start at them
-  lsp_init <- if (M) log(gf_initial_sp(P$ll(b_sp, 1L)$lbb, G$S, G$off, G$rank)) else numeric(0)
-  theta0 <- if (M && !is.null(G$L))
+  nfree <- ncol(L)
+  lsp_init <- if (nfree) log(gf_initial_sp(P$ll(b_sp, 1L)$lbb, G$S, G$off, G$rank)) else
+    numeric(0)
+  theta0 <- if (nfree && !is.null(G$L))
     as.numeric(stats::coef(stats::lm(lsp_init ~ L - 1 + offset(lsp0)))) else lsp_init
   lsp_start <- drop(L %*% theta0) + lsp0
   St0 <- gf_total_penalty(P, lsp_start)
@@ -403,20 +473,20 @@ gf_outer <- function(P, G, family, control, conv.tol, b_sp) {
   beta0 <- gf_start(P, G, family, E0, TRUE)
   eval_at <- function(theta, deriv, from) {
     lsp <- drop(L %*% theta) + lsp0
-    e <- gf_score(P, lsp, if (is.null(from)) beta0 else from$beta, deriv, control)
+    e <- gf_score(P, lsp, if (is.null(from)) beta0 else from$beta, deriv, control,
+                  from$keep)
     if (deriv && M) {
       e$g <- drop(crossprod(L, e$grad))
       e$Hs <- crossprod(L, e$hess %*% L)
     }
     e
   }
-  if (ncol(L) == 0L) {
-    e <- eval_at(numeric(0), TRUE, NULL)
+  if (nfree == 0L) {
+    # (every smoothing parameter fixed: the one fit, no outer iteration --
+    # gam()'s "no.sps")
+    e <- gf_score(P, lsp0, beta0, FALSE, control)
     e$theta <- numeric(0)
-    e$iter <- 0L
-    e$conv <- "full convergence"
-    e$converged <- TRUE
-    e$score.hist <- numeric(0)
+    e$no_outer <- TRUE
   } else {
     e <- mgcv_newton(eval_at, theta0, function(e) abs(e$score), conv.tol = conv.tol,
                      maxit = 200L)
