@@ -22,10 +22,9 @@
 # (default unset: gam()'s own iteration around gamgpu's ll(),
 # R/general_family.R), for the location-scale families whose rows gamgpu's
 # C has (ls_rows_spec()) and cox.ph() without strata, method "REML".  Not
-# yet done:
-# cox.ph() with strata, mvn(), the
-# family's initialize() without an n x p R matrix.  The fitted object:
-# R/general_finish.R.
+# yet done: cox.ph() with strata, mvn(); X itself is still gam()'s setup's
+# n x p R matrix (the family's initialize() takes a subsample of its rows,
+# gf_start()).  The fitted object: R/general_finish.R.
 
 # Whether the native route is switched on (internal option, see above).
 general_native_wanted <- function() identical(getOption("gamgpu.general_route"), "native")
@@ -386,25 +385,41 @@ gf_score <- function(P, lsp, beta, deriv, control, keep = NULL) {
   out
 }
 
-# gam.fit5's starting coefficients: the family's initialize() on X_r (an
-# n x p matrix made once, kept in P$Xr until the outer iteration starts:
-# the one n x p R object left on this route, see the top of this file) with E, a root of the penalty (use.unscaled:
-# least squares with E's rows appended), start NULL.
+# The rows the family's initialize() starts from: all of them up to
+# 2 gf_start_rows rows, else gf_start_rows evenly spaced ones (the start
+# only sets the iteration's path: its optimum is the same).
+gf_start_rows <- 10000L
+gf_start_subset <- function(n) {
+  if (n <= 2L * gf_start_rows) return(NULL)
+  unique(as.integer(round(seq(1, n, length.out = gf_start_rows))))
+}
+
+# gam.fit5's starting coefficients: the family's initialize() (start NULL)
+# on X_r's rows of gf_start_subset() -- an R matrix of at most
+# 2 gf_start_rows rows, made once and kept in P$Xr until the outer
+# iteration starts -- with E, a root of the penalty (use_unscaled: least
+# squares with E's rows appended, E scaled to the rows taken, so that the
+# penalty weighs as on all rows).
 gf_start <- function(P, G, family, E, use_unscaled) {
   env <- new.env(parent = environment(family$ll))
-  # (X_r by the session's threads, made at the first call and kept)
+  n <- P$n
+  rows <- gf_start_subset(n)
   if (is.null(P$Xr)) {
-    P$Xr <- P$ses$op("mul", P$Tm + 0, FALSE)
+    P$Xr <- if (is.null(rows)) P$ses$op("mul", P$Tm + 0, FALSE) else
+      G$X[rows, , drop = FALSE] %*% P$Tm
     attr(P$Xr, "lpi") <- attr(G$X, "lpi")
   }
+  sub <- function(v) if (is.null(rows) || NROW(v) != n) v else
+    if (is.matrix(v)) v[rows, , drop = FALSE] else v[rows]
   env$x <- P$Xr
-  env$y <- G$y
-  env$nobs <- NROW(G$y)
-  env$weights <- G$w
-  env$offset <- G$offset
+  env$y <- sub(G$y)
+  env$nobs <- NROW(env$y)
+  env$weights <- sub(G$w)
+  env$offset <- if (is.list(G$offset)) lapply(G$offset, sub) else sub(G$offset)
   env$family <- family
   env$start <- NULL
   env$mustart <- env$etastart <- NULL
+  if (!is.null(rows)) E <- E * sqrt(length(rows) / n)
   if (use_unscaled) attr(E, "use.unscaled") <- TRUE
   env$E <- E
   eval(family$initialize, env)
