@@ -467,8 +467,9 @@ gf_initial_sp <- function(lbb, S, off, rank) {
 # starts each evaluation from all of them, its drops coming and going with
 # the rounding of a nearly singular Hessian: the score then jumps between
 # evaluations).  b_sp: the coefficients initial.spg() starts its
-# smoothing parameters from (gf_start() with G's penalty root Eb).  Returns mgcv_newton()'s result (theta the free rho) with
-# lsp, the last evaluation's fields (gf_score()), and the start.
+# smoothing parameters from (gf_start() with G's penalty root Eb).
+# Returns mgcv_newton()'s result (theta the free rho) with lsp and the last
+# accepted evaluation's fields (gf_score()).
 gf_outer <- function(P, G, family, control, conv.tol, b_sp) {
   M <- length(G$S)
   L <- if (is.null(G$L)) diag(M) else G$L
@@ -549,9 +550,16 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
   P <- gf_problem(G, if (cox) gf_cox_rows(G, ses) else gf_ls_rows(G, spec, ses), ses)
   # (initial.spg()'s starting coefficients; gamgpu's location-scale rows
   # against the family's own on the first rows there, as ls_ll() checks
-  # them -- cox.ph()'s C is the CPU engine's own, checked against mgcv's in
-  # its tests)
+  # them; cox.ph()'s rows on a device against the CPU engine's, as
+  # cox_ll() checks them -- the CPU engine's are checked against mgcv's in
+  # their tests)
   b_sp <- gf_start(P, G, fam_out, P$Eb, FALSE)
+  if (cox && plan$mode != 0L) {
+    tm <- as.numeric(G$y)
+    why <- cox_device_agrees(dev, X, drop(P$Tm %*% b_sp), G$offset, match(tm, unique(tm)),
+                             as.integer(G$w))
+    if (!is.null(why)) return(NULL)
+  }
   if (!cox) {
     chk <- new.env(parent = emptyenv())
     chk$own <- general_family_with_ll(family, name, NULL, NULL)$ll
@@ -592,14 +600,15 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
 }
 
 # Whether the native route takes gam_gpu()'s call (cl, evaluated in env)
-# for this family: a family whose rows gamgpu's C has (spec), with third
-# and fourth derivatives (gam() fits twlss(), which has none, by its
-# extended Fellner-Schall iteration instead), method "REML", gam()'s
-# default optimizer, gamma 1, no in.out, no setup object G, fit not FALSE.
+# for this family: cox.ph() or a family whose rows gamgpu's C has (spec),
+# with third and fourth derivatives (gam() fits twlss(), which has none,
+# by its extended Fellner-Schall iteration instead), method "REML",
+# gam()'s default optimizer, gamma 1, no in.out, no setup object G, fit
+# not FALSE.
 general_native_takes <- function(family, spec, method, cl, env, dots) {
   derivs <- family$available.derivs
-  (!is.null(spec) || identical(general_family_name(family), "cox.ph")) && (is.null(derivs) || derivs == 2) && identical(method, "REML") &&
-    is.null(dots$G) && !isFALSE(eval(cl$fit, env)) &&
-    is.null(cl$optimizer) && is.null(cl$in.out) &&
+  rows <- !is.null(spec) || identical(general_family_name(family), "cox.ph")
+  rows && (is.null(derivs) || derivs == 2) && identical(method, "REML") && is.null(dots$G) &&
+    !isFALSE(eval(cl$fit, env)) && is.null(cl$optimizer) && is.null(cl$in.out) &&
     (is.null(cl$gamma) || identical(as.numeric(eval(cl$gamma, env)), 1))
 }
