@@ -596,6 +596,14 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
     timings = c(setup = t1 - t0, selection = 0, iterations = t2 - t1, postproc = t3 - t2))
   object$call <- gcall
   class(object) <- c("gam_gpu", class(object))
+  # (gam()'s warnings: the outer iteration short of convergence, the inner
+  # fit's at the optimum)
+  if (!isTRUE(e$no_outer) && !isTRUE(e$converged))
+    gamgpu_warn("gamgpu_not_converged",
+                if (identical(e$conv, "step failed"))
+                  "REML Newton iteration terminated with step failure - check results carefully"
+                else "REML Newton iteration reached its limit of 200 iterations", call = NULL)
+  for (w in e$warn) gamgpu_warn("gamgpu_not_converged", w, call = NULL)
   object
 }
 
