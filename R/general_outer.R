@@ -479,8 +479,10 @@ gf_outer <- function(P, G, family, control, conv.tol, b_sp) {
   nfree <- ncol(L)
   lsp_init <- if (nfree) log(gf_initial_sp(P$ll(b_sp, 1L)$lbb, G$S, G$off, G$rank)) else
     numeric(0)
+  # (initial.spg()'s free parameters where some are fixed or linked: the
+  # least squares fit of lsp_init by L rho + lsp0)
   theta0 <- if (nfree && !is.null(G$L))
-    as.numeric(stats::coef(stats::lm(lsp_init ~ L - 1 + offset(lsp0)))) else lsp_init
+    as.numeric(qr.coef(qr(L), lsp_init - lsp0)) else lsp_init
   lsp_start <- drop(L %*% theta0) + lsp0
   St0 <- gf_total_penalty(P, lsp_start)
   ev <- eigen(St0, symmetric = TRUE)
