@@ -48,7 +48,7 @@ gf_finish <- function(e, P, G, ses, family, ctrl, method) {
     prior.weights = G$w, fitted.values = mu, linear.predictors = eta,
     NCV = NULL, NCV1 = NULL, rank = sum(e$keep), aic = -2 * e$ll$l, l = e$ll$l,
     lbb = e$ll$lbb, L = fac$L, bdrop = !e$keep, D = fac$D, St = e$St, rp = list(),
-    db.drho = NULL, S1 = NULL, iter = e$inner_iter, H = e$ll$lbb, dH = e$d1H,
+    db.drho = NULL, S1 = e$ldet1, iter = e$inner_iter, H = e$ll$lbb, dH = e$d1H,
     warn = as.list(e$warn),
     sp = exp(e$theta), gcv.ubre = e$score,
     outer.info = if (!isTRUE(e$no_outer))

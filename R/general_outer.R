@@ -362,7 +362,8 @@ gf_score <- function(P, lsp, beta, deriv, control, keep = NULL) {
   bSb <- sum(b * drop(St %*% b))
   score <- -(ll$l - bSb / 2 + ldS$ldetS / 2 - fac$ldet / 2 + P$Mp * log(2 * pi) / 2)
   out <- list(score = score, beta = f$beta, keep = keep, ll = ll, St = St, fac = fac,
-              lsp = lsp, inner_iter = f$iter, inner_converged = f$converged, warn = f$warn)
+              lsp = lsp, ldet1 = ldS$ldet1, inner_iter = f$iter,
+              inner_converged = f$converged, warn = f$warn)
   if (!deriv || M == 0L) return(out)
   to_full <- function(A) { F <- matrix(0, p, ncol(A)); F[idx, ] <- A; F }
   Sk <- lapply(P$Sr, function(S) S[idx, idx, drop = FALSE])
