@@ -204,8 +204,9 @@ gf_factor <- function(Hp) {
 # coefficients not dropped), ll() at it (deriv 1; lb, lbb of the kept),
 # the kept St and the factor of Hp there (gf_factor()), iterations,
 # convergence and warnings.  keep: the coefficients to start from (NULL:
-# all; an earlier fit's, whose dropped ones stay dropped).
-gf_inner <- function(P, St, beta, eps, maxit, keep = NULL) {
+# all; an earlier fit's, whose dropped ones stay dropped); fallback: the
+# start to take where beta's log likelihood is not finite.
+gf_inner <- function(P, St, beta, eps, maxit, keep = NULL, fallback = NULL) {
   p <- P$p
   if (is.null(keep)) keep <- rep(TRUE, p)
   full <- function(b) { f <- numeric(p); f[keep] <- b; f }
@@ -222,6 +223,12 @@ gf_inner <- function(P, St, beta, eps, maxit, keep = NULL) {
   pen <- function(ll, b) ll$l - sum(b * drop(St %*% b)) / 2
   ll <- ll_at(beta, 1L)
   ll0 <- pen(ll, beta)
+  if (!is.finite(ll0) && !is.null(fallback)) {
+    # (a predicted start off the likelihood's support: the given one)
+    beta <- fallback[keep]
+    ll <- ll_at(beta, 1L)
+    ll0 <- pen(ll, beta)
+  }
   grad <- ll$lb - drop(St %*% beta)
   Hp <- -ll$lbb + St
   small <- function(g, l0) max(abs(g)) < eps * abs(l0)
@@ -344,11 +351,12 @@ gf_inner <- function(P, St, beta, eps, maxit, keep = NULL) {
 # On the coefficients the inner fit kept (f$keep); ll() is given the
 # dropped ones' derivatives as 0, and d1b (p x M) comes back with 0 rows.
 # keep: gf_inner()'s.
-gf_score <- function(P, lsp, beta, deriv, control, keep = NULL) {
+gf_score <- function(P, lsp, beta, deriv, control, keep = NULL, fallback = NULL) {
   M <- length(lsp)
   p <- P$p
   lam <- exp(lsp)
-  f <- gf_inner(P, gf_total_penalty(P, lsp), beta, control$epsilon, control$maxit, keep)
+  f <- gf_inner(P, gf_total_penalty(P, lsp), beta, control$epsilon, control$maxit, keep,
+                fallback)
   keep <- f$keep
   idx <- which(keep)
   q <- length(idx)
@@ -518,10 +526,26 @@ gf_outer <- function(P, G, family, control, conv.tol, b_sp) {
   keep <- ev$values > max(ev$values, 0) * .Machine$double.eps^0.8
   E0 <- sqrt(ev$values[keep]) * t(ev$vectors[, keep, drop = FALSE])
   beta0 <- gf_start(P, G, family, E0, TRUE)
+  recent <- list()
   eval_at <- function(theta, deriv, from) {
     lsp <- drop(L %*% theta) + lsp0
-    e <- gf_score(P, lsp, if (is.null(from)) beta0 else from$beta, deriv, control,
-                  from$keep)
+    # (the inner fit starts from the last accepted fit's coefficients moved
+    # to first order in the log smoothing parameters, d beta / d rho:
+    # fewer Newton steps, each a pass over the rows; from the accepted
+    # coefficients themselves where that leaves the likelihood's support.
+    # newton() evaluates a trial point without derivatives, then again
+    # with them where it accepts it: the second fit starts from the first's
+    # coefficients, kept for the last few points)
+    keep <- from$keep
+    start <- if (is.null(from)) beta0 else if (is.null(from$d1b)) from$beta else
+      from$beta + drop(from$d1b %*% (lsp - from$lsp))
+    for (s in recent) if (identical(theta, s$theta)) {
+      start <- s$beta
+      keep <- s$keep
+    }
+    e <- gf_score(P, lsp, start, deriv, control, keep, from$beta)
+    recent <<- c(list(list(theta = theta, beta = e$beta, keep = e$keep)),
+                 recent)[seq_len(min(length(recent) + 1L, 8L))]
     if (deriv && M) {
       e$g <- drop(crossprod(L, e$grad))
       e$Hs <- crossprod(L, e$hess %*% L)
