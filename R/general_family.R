@@ -326,6 +326,18 @@ general_family_counts <- function(family) {
   if (exists(".gg_counts", envir = env, inherits = FALSE)) env$.gg_counts else env
 }
 
+# A family whose ll() reads no prior weights: gam() fits it without them,
+# and so does gam_gpu() -- said, not silent, where the fit has some.
+general_weights_unused <- function(name, family, object) {
+  if (name != "cox.ph" && !("wt" %in% all.names(body(family$ll))) &&
+      any(object$prior.weights != 1))
+    gamgpu_warn("gamgpu_weights_unused",
+                sprintf(paste("%s()'s log likelihood takes no prior weights: gam() fits it",
+                              "without them, and so did gam_gpu() (they are kept in",
+                              "fit$prior.weights)"), name), call = NULL)
+  invisible()
+}
+
 # gam_gpu() for a general family: gam()'s fit on the call's arguments with
 # gamgpu's ll() (see the top of this file).  cl: gam_gpu()'s call, env its
 # frame; the arguments already read by gam_gpu() beside it.
@@ -399,6 +411,20 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
     gcall$G <- G
     gcall$family <- NULL
   }
+  # (gamgpu's own Newton and outer iteration, behind an internal switch
+  # while it is built: R/general_outer.R)
+  if (general_native_wanted() && general_native_takes(family, spec, method, cl, env, dots)) {
+    object <- general_native_fit(gcall, env, family, name, spec, dev, control, gcall$control,
+                                 method, t0)
+    if (!is.null(object)) {
+      if (!is.null(formula)) object$formula <- gg_tp_restored(object$formula, formula)
+      object$call <- cl
+      object$device$tp_bases <- .gamgpu_state$gg_tp_built
+      general_weights_unused(name, family, object)
+      if (dots$gc.level > 0) gc()
+      return(object)
+    }
+  }
   t1 <- proc.time()[["elapsed"]]
   progress_phase(progress_wanted(NA), sprintf("Fitting by gam()'s iteration with gamgpu's %s() rows",
                                               name))
@@ -412,14 +438,7 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
   if (!inherits(object, "gam")) return(object)               # fit = FALSE: the setup
   ll_env <- general_family_counts(object$family)
   rows_by <- general_family_rows(object$family, name)
-  # (a family whose ll() reads no prior weights: gam() fits it without
-  # them, and so does this fit -- said, not silent)
-  if (name != "cox.ph" && !("wt" %in% all.names(body(family$ll))) &&
-      any(object$prior.weights != 1))
-    gamgpu_warn("gamgpu_weights_unused",
-                sprintf(paste("%s()'s log likelihood takes no prior weights: gam() fits it",
-                              "without them, and so did gam_gpu() (they are kept in",
-                              "fit$prior.weights)"), name), call = NULL)
+  general_weights_unused(name, family, object)
   object$family$ll <- family$ll
   object$call <- cl
   if (dots$gc.level > 0) gc()

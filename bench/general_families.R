@@ -12,6 +12,11 @@
 #   GAMGPU_BENCH_DEVICE    gam_gpu's device (default "auto": the rows on the
 #                          GPU where one is usable)
 #   GAMGPU_BENCH_CSV       also write the rows to this CSV file
+#   GAMGPU_BENCH_ROUTE     gam_gpu's route for the general families: "gam"
+#                          (default: gam()'s iteration around gamgpu's ll()),
+#                          "native" (gamgpu's own Newton and outer iteration,
+#                          R/general_outer.R: options(gamgpu.general_route =
+#                          "native")) or "both" (a row for each)
 # Four smooths (k = 10) of gamSim(1)'s covariates; for the location-scale
 # families, multinom and mvn a second linear predictor of two smooths.  Both
 # fitters are at their defaults (REML); mgcv uses one thread, as gam()'s
@@ -29,6 +34,8 @@ fams <- strsplit(Sys.getenv("GAMGPU_BENCH_FAMILIES", "cox.ph,gaulss,ziplss,multi
 gam_max <- as.numeric(Sys.getenv("GAMGPU_BENCH_GAM_MAX", "1e5"))
 device <- Sys.getenv("GAMGPU_BENCH_DEVICE", "auto")
 csv <- Sys.getenv("GAMGPU_BENCH_CSV", "")
+route <- Sys.getenv("GAMGPU_BENCH_ROUTE", "gam")
+routes <- if (route == "both") c("gam", "native") else route
 
 case <- function(name, n) {
   set.seed(1)
@@ -80,16 +87,20 @@ fit_with <- function(fitter, cs, ...) {
 }
 
 rows <- list()
-for (name in fams) for (n in ns) {
+b <- NULL
+for (name in fams) for (n in ns) for (rt in routes) {
   cs <- case(name, n)
+  options(gamgpu.general_route = if (rt == "native") "native")
   g <- fit_with(gam_gpu, cs, method = "REML", device = device)
-  b <- if (n <= gam_max) fit_with(gam, cs, method = "REML")
+  options(gamgpu.general_route = NULL)
+  b <- if (n <= gam_max && (rt == routes[1L] || is.null(b))) fit_with(gam, cs, method = "REML")
+    else if (n <= gam_max) b
   diff <- if (is.null(b)) NA else {
     lb <- as.matrix(b$fit$linear.predictors)
     lg <- as.matrix(g$fit$linear.predictors)
     max(sweep(abs(lg - lb), 2, apply(lb, 2, function(x) diff(range(x))), "/"))
   }
-  row <- data.frame(family = name, n = n, p = length(coef(g$fit)),
+  row <- data.frame(family = name, route = rt, n = n, p = length(coef(g$fit)),
                     gam_gpu_s = round(g$secs, 3), gam_s = if (is.null(b)) NA else round(b$secs, 3),
                     ratio = if (is.null(b)) NA else round(b$secs / g$secs, 2),
                     ll_s = round(g$fit$device$ll_seconds, 3),

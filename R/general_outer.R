@@ -1,0 +1,677 @@
+# gamgpu's own fit of a general family (mgcv's gam.fit5() route): the
+# Newton iteration on the penalized log likelihood at given smoothing
+# parameters, and the outer Newton iteration on the Laplace approximate
+# REML score (scale 1) in the log smoothing parameters -- the algorithm of
+# mgcv's gam.fit5() and newton(), written here on p-vectors and p x p
+# matrices.  X lives only in a model session (R/session.R), loaded once
+# per fit: every pass over the rows is the family's log likelihood and its
+# derivatives there (.Call(gg_ls_session_ll_r, ...)), where mgcv's code
+# re-parameterizes and multiplies the n x p X on every call.
+#
+# The coefficients are those of mgcv's initial re-parameterization
+# (Sl.initial.repara(): X_r = X T, block by block), in which mgcv works and
+# its Sl penalties and log determinants (ldetS()) are written; the session
+# holds the original X, so its ll() is given T beta_r and its results are
+# mapped back (lb_r = T' lb, lbb_r = T' lbb T, ...).  mgcv's further
+# re-parameterization at each set of smoothing parameters (Sl.repara(), for
+# stability of log|S|) is not applied to X or beta here; ldetS() gives the
+# log determinant stably on its own.
+#
+# Reached only through the internal switch
+#   options(gamgpu.general_route = "native")
+# (default unset: gam()'s own iteration around gamgpu's ll(),
+# R/general_family.R), for the location-scale families whose rows gamgpu's
+# C has (ls_rows_spec()) and cox.ph() without strata, method "REML".  Not
+# yet done: cox.ph() with strata, mvn(); X itself is still gam()'s setup's
+# n x p R matrix (the family's initialize() takes a subsample of its rows,
+# gf_start()).  The fitted object: R/general_finish.R.
+
+# Whether the native route is switched on (internal option, see above).
+general_native_wanted <- function() identical(getOption("gamgpu.general_route"), "native")
+
+# The problem of a fit: from gam()'s setup G (gam(..., fit = FALSE)) and
+# rows(coef, deriv, d1b, d2b, Hi), the family's log likelihood on the
+# model session in the original basis (gf_ls_rows(), gf_cox_rows()).
+# Holds T (X_r = X T), the penalties in the re-parameterized basis at full
+# size (Sr, unscaled), mgcv's Sl, Mp, and ll(), the log likelihood at
+# beta_r mapped to that basis.
+gf_problem <- function(G, rows, ses) {
+  p <- ncol(G$X)
+  lpi <- attr(G$X, "lpi")
+  jj <- if (is.null(lpi)) list(seq_len(p)) else lapply(lpi, as.integer)
+  Sl <- mgcv_fun("Sl.setup")(G)
+  Tm <- mgcv_fun("Sl.initial.repara")(Sl, diag(p), inverse = FALSE, both.sides = FALSE)
+  Sr <- lapply(embed_penalties(G$S, G$off, p), function(S) crossprod(Tm, S %*% Tm))
+  Ssp <- mgcv_fun("totalPenaltySpace")(G$S, G$H, G$off, p)
+  H0 <- if (is.null(G$H)) matrix(0, p, p) else crossprod(Tm, G$H %*% Tm)
+  P <- new.env(parent = emptyenv())
+  P$p <- p
+  P$n <- nrow(G$X)
+  P$jj <- jj
+  P$lpi <- lpi
+  P$Sl <- Sl
+  P$Tm <- Tm
+  P$Sr <- Sr
+  P$H0 <- H0
+  P$Mp <- ncol(Ssp$Z)
+  P$Eb <- Ssp$E
+  P$ses <- ses
+  # (the ll() calls and their seconds, by derivative level)
+  P$calls <- c("0" = 0L, "1" = 0L, "3" = 0L, "4" = 0L)
+  P$seconds <- c("0" = 0, "1" = 0, "3" = 0, "4" = 0)
+  # the family's log likelihood l at beta (re-parameterized basis), with
+  # lb, lbb (deriv >= 1), d1H (deriv 3: d lbb / d rho_k given d1b, a
+  # list), trHid2H (deriv 4: tr(Hi d2 lbb / d rho_j d rho_k) given d2b and
+  # Hi, the inverse penalized Hessian), all in that basis
+  tmul <- gf_block_multiply(Tm, lapply(Sl, function(b) b$start:b$stop))
+  P$ll <- function(beta, deriv, d1b = NULL, d2b = NULL, Hi = NULL) {
+    t0 <- proc.time()[["elapsed"]]
+    o <- rows(drop(tmul(beta)), deriv, if (deriv >= 3) ls_dmat(tmul(d1b)),
+              if (deriv >= 4) ls_dmat(tmul(d2b)), if (deriv >= 4) ls_dmat(tmul(t(tmul(Hi)))))
+    k <- as.character(deriv)
+    P$calls[k] <- P$calls[k] + 1L
+    P$seconds[k] <- P$seconds[k] + (proc.time()[["elapsed"]] - t0)
+    out <- list(l = o$l)
+    if (deriv >= 1) {
+      out$lb <- drop(tmul(o$lb, TRUE))
+      out$lbb <- tmul(t(tmul(o$lbb, TRUE)), TRUE)
+    }
+    if (deriv == 3)
+      out$d1H <- lapply(seq_len(dim(o$d1H)[3L]), function(i)
+        tmul(t(tmul(o$d1H[, , i], TRUE)), TRUE))
+    if (deriv >= 4) out$trHid2H <- o$trHid2H
+    out
+  }
+  P
+}
+
+# A location-scale family's rows on the session (R/family_ls_rows.R's C,
+# spec its ls_rows_spec()): rows() of gf_problem().
+gf_ls_rows <- function(G, spec, ses) {
+  jj <- lapply(attr(G$X, "lpi"), as.integer)
+  offsets <- ls_offsets(G$offset, length(jj), nrow(G$X))
+  function(coef, deriv, d1b, d2b, Hi)
+    .Call(gg_ls_session_ll_r, ses$ptr, as.double(coef), jj, spec$code,
+          as.integer(spec$links), as.double(spec$link_par), offsets, as.integer(deriv),
+          spec$i2, spec$i3, spec$i4, d1b, d2b, Hi)
+}
+
+# cox.ph()'s rows on the session (src/family/family_cox.c, one stratum; G
+# preinitialized: y the times in decreasing order, G$w the event
+# indicators): rows() of gf_problem().  (mgcv's deriv 0, 1, 3, 4 are the
+# C's levels -1, 0, 2, 3, as cox_ll() maps them.)
+gf_cox_rows <- function(G, ses) {
+  tm <- as.numeric(G$y)
+  times <- unique(tm)
+  grp <- match(tm, times)
+  event <- as.integer(G$w)
+  off <- if (length(G$offset) && any(G$offset != 0)) as.double(rep_len(G$offset, nrow(G$X)))
+  function(coef, deriv, d1b, d2b, Hi) {
+    level <- c(-1L, 0L, NA, 2L, 3L)[deriv + 1L]
+    .Call(gg_cox_session_ll_r, ses$ptr, as.double(coef), off, grp, event, length(times),
+          level, d1b, d2b, Hi)
+  }
+}
+
+# T v (or T' v, transpose) for T = Tm, p x p, and v a p-vector or a
+# matrix of p rows: by T's diagonal blocks where T is the identity outside
+# the blocks (index sets) given -- Sl.initial.repara()'s, one per smooth:
+# O(p^2 k) for p x p v in place of O(p^3) -- else by the whole of T.
+gf_block_multiply <- function(Tm, blocks) {
+  p <- ncol(Tm)
+  inside <- sort(unique(unlist(blocks)))
+  pattern <- diag(p)
+  for (b in blocks) pattern[b, b] <- 1
+  by_blocks <- length(blocks) > 0L && all(Tm[pattern == 0] == 0) &&
+    all(Tm[cbind(setdiff(seq_len(p), inside), setdiff(seq_len(p), inside))] == 1)
+  if (!by_blocks)
+    return(function(v, transpose = FALSE) if (transpose) crossprod(Tm, v) else Tm %*% v)
+  Tb <- lapply(blocks, function(b) Tm[b, b, drop = FALSE])
+  Tbt <- lapply(Tb, t)
+  function(v, transpose = FALSE) {
+    v <- as.matrix(v)
+    out <- v
+    for (i in seq_along(blocks)) {
+      b <- blocks[[i]]
+      out[b, ] <- (if (transpose) Tbt[[i]] else Tb[[i]]) %*% v[b, , drop = FALSE]
+    }
+    out
+  }
+}
+
+# The total penalty at log smoothing parameters lsp (re-parameterized
+# basis), with G$H's fixed penalty.
+gf_total_penalty <- function(P, lsp) {
+  St <- P$H0
+  for (k in seq_along(lsp)) St <- St + exp(lsp[k]) * P$Sr[[k]]
+  St
+}
+
+# The penalized Hessian Hp factored for Newton's step as gam.fit5 factors
+# it: scaled by D = diag(Hp)^-1/2 to unit diagonal and Choleski-factored
+# with pivoting; where its diagonal shows it indefinite (or the factor is
+# rank deficient) a multiple of the identity is added first, and
+# `indefinite` says so.  solve(v) is Hp^-1 v (of the modified Hp where
+# indefinite), ldet log|Hp|.
+gf_factor <- function(Hp) {
+  p <- ncol(Hp)
+  eps <- .Machine$double.eps
+  d <- diag(Hp)
+  if (!all(is.finite(d)))
+    gamgpu_abort("gamgpu_numerical", "non-finite penalized Hessian in the Newton iteration",
+                 call = NULL)
+  indefinite <- FALSE
+  if (min(d) <= 0) {
+    thresh <- max(d) * sqrt(eps)
+    if (-min(d) < thresh) d[d < thresh] <- thresh else indefinite <- TRUE
+  }
+  if (indefinite) {
+    # (shifted positive: the step is then a damped, not a full, Newton step)
+    Hp <- Hp + diag(abs(min(d)) + abs(max(d)) * sqrt(eps), p)
+    D <- rep(1, p)
+  } else {
+    D <- d^-0.5
+    Hp <- D * t(D * Hp)
+  }
+  L <- suppressWarnings(chol(Hp, pivot = TRUE))
+  ridge <- sqrt(eps)
+  while (attr(L, "rank") < p) {
+    L <- suppressWarnings(chol(Hp + diag(ridge, p), pivot = TRUE))
+    ridge <- ridge * 100
+    indefinite <- TRUE
+  }
+  piv <- attr(L, "pivot")
+  ipiv <- order(piv)
+  solve <- function(v) {
+    v <- as.matrix(v)
+    D * backsolve(L, forwardsolve(t(L), (D * v)[piv, , drop = FALSE]))[ipiv, , drop = FALSE]
+  }
+  list(L = L, D = D, piv = piv, ipiv = ipiv, indefinite = indefinite, solve = solve,
+       ldet = 2 * sum(log(diag(L))) - 2 * sum(log(D)))
+}
+
+# Newton's iteration on the penalized log likelihood l(beta) - beta' St
+# beta / 2 from beta (gam.fit5's inner iteration): full Newton steps,
+# each at most a tenth of |beta| long, halved while they do not raise the
+# penalized log likelihood (from the sixth halving divided by 5), then a
+# steepest ascent step shrunk by 10 where no halving does; converged when
+# max |gradient| < eps |penalized log likelihood|.  Converged where the
+# Hessian was indefinite, it perturbs the coefficients and iterates on
+# (early on, or after a rank check), or checks the rank of the Hessian's
+# likelihood and penalty parts together and drops the coefficients beyond
+# it (set to 0: the session's X keeps its columns); at most 5
+# perturbations.  Returns beta (all p, dropped ones 0) with keep (the
+# coefficients not dropped), ll() at it (deriv 1; lb, lbb of the kept),
+# the kept St and the factor of Hp there (gf_factor()), iterations,
+# convergence and warnings.  keep: the coefficients to start from (NULL:
+# all; an earlier fit's, whose dropped ones stay dropped); fallback: the
+# start to take where beta's log likelihood is not finite.
+gf_inner <- function(P, St, beta, eps, maxit, keep = NULL, fallback = NULL) {
+  p <- P$p
+  if (is.null(keep)) keep <- rep(TRUE, p)
+  full <- function(b) { f <- numeric(p); f[keep] <- b; f }
+  St <- St[keep, keep, drop = FALSE]
+  beta <- beta[keep]
+  ll_at <- function(b, deriv) {
+    o <- P$ll(full(b), deriv)
+    if (deriv >= 1) {
+      o$lb <- o$lb[keep]
+      o$lbb <- o$lbb[keep, keep, drop = FALSE]
+    }
+    o
+  }
+  pen <- function(ll, b) ll$l - sum(b * drop(St %*% b)) / 2
+  ll <- ll_at(beta, 1L)
+  ll0 <- pen(ll, beta)
+  if (!is.finite(ll0) && !is.null(fallback)) {
+    # (a predicted start off the likelihood's support: the given one)
+    beta <- fallback[keep]
+    ll <- ll_at(beta, 1L)
+    ll0 <- pen(ll, beta)
+  }
+  grad <- ll$lb - drop(St %*% beta)
+  Hp <- -ll$lbb + St
+  small <- function(g, l0) max(abs(g)) < eps * abs(l0)
+  conv0 <- small(grad, ll0)
+  converged <- FALSE
+  rank_checked <- FALSE
+  perturbed <- 0L
+  warn <- character()
+  iter <- 0L
+  for (iter in seq_len(2L * maxit)) {
+    fac <- gf_factor(Hp)
+    step <- drop(fac$solve(grad))
+    b_norm <- sqrt(sum(beta^2))
+    s_norm <- sqrt(sum(step^2))
+    if (b_norm > 0 && s_norm > 0.1 * b_norm) step <- step * 0.1 * b_norm / s_norm
+    s_norm <- sqrt(sum(step^2))
+    try_step <- function(st, deriv) {
+      b1 <- beta + st
+      l1 <- ll_at(b1, deriv)
+      list(beta = b1, ll = l1, pen = pen(l1, b1))
+    }
+    tr <- try_step(step, 1L)
+    # halving: the log likelihood alone (deriv 0) until the step succeeds
+    halvings <- 0L
+    div <- 2
+    while ((!is.finite(tr$pen) || tr$pen <= ll0) && halvings < 25L) {
+      step <- step / div
+      tr <- try_step(step, 0L)
+      if (max(abs(step)) < max(abs(beta)) * .Machine$double.eps) halvings <- 100L
+      halvings <- halvings + 1L
+      if (halvings > 5L) div <- 5
+    }
+    if (!is.finite(tr$pen) || (tr$pen <= ll0 && !conv0)) {
+      # steepest ascent, from the Newton step's length down
+      step <- grad * s_norm / sqrt(sum(grad^2))
+      halvings <- 0L
+      while ((!is.finite(tr$pen) || (tr$pen <= ll0 && !conv0)) && halvings < 25L) {
+        step <- step / 10
+        tr <- try_step(step, 0L)
+        if (max(abs(step)) < max(abs(beta)) * .Machine$double.eps) halvings <- 100L
+        halvings <- halvings + 1L
+      }
+    }
+    if (!(is.finite(tr$pen) && tr$pen >= ll0 && halvings < 25L)) {
+      # no step raises the penalized log likelihood: at its maximum to
+      # rounding where the gradient is within what rounding leaves of it
+      # at Hp's condition number (as gam.fit5 judges it: kappa(Hp) times
+      # the penalty's scale, times the machine epsilon)
+      stiff <- mean(abs(drop(St %*% beta))) / max(mean(abs(beta)), .Machine$double.xmin)
+      err <- min(1e-3, kappa(Hp) * max(1, stiff) * .Machine$double.eps)
+      converged <- conv0 || max(abs(grad)) / abs(ll0) <= max(err, 2 * eps)
+      if (!converged)
+        warn <- c(warn, sprintf("Newton step failed: max |gradient| / |penalized ll| = %g",
+                                max(abs(grad)) / abs(ll0)))
+      break
+    }
+    if (is.null(tr$ll$lb)) tr$ll <- ll_at(tr$beta, 1L)
+    beta <- tr$beta
+    ll <- tr$ll
+    grad <- ll$lb - drop(St %*% beta)
+    Hp <- -ll$lbb + St
+    done <- small(grad, ll0) || iter == maxit
+    ll0 <- tr$pen
+    if (!done) next
+    if (!fac$indefinite) {
+      converged <- TRUE
+      break
+    }
+    # converged where the Hessian was indefinite
+    if (perturbed == 5L)
+      gamgpu_abort("gamgpu_numerical", "indefinite penalized likelihood in the Newton iteration",
+                   call = NULL)
+    if (iter < 4L || rank_checked) {
+      # perturbed off the saddle, and on
+      perturbed <- perturbed + 1L
+      alt <- rep_len(c(0, 1), length(beta))
+      beta <- beta * (1 + (alt * 0.02 - 0.01) * perturbed) +
+        (alt - 0.5) * mean(abs(beta)) * 1e-5 * perturbed
+    } else {
+      # the rank of the likelihood's and the penalty's curvature together
+      # (each scaled to unit norm, then to unit diagonal), by pivoted QR;
+      # the coefficients past it dropped
+      rank_checked <- TRUE
+      Sb <- crossprod(attr(P$Sl, "E"))[keep, keep, drop = FALSE]
+      Hb <- -ll$lbb / norm(ll$lbb, "F") + Sb / norm(Sb, "F")
+      d <- abs(diag(Hb))
+      d[d < 1e-50] <- 1
+      d <- d^-0.5
+      Hb <- t(d * Hb) * d
+      qrh <- qr(Hb, LAPACK = TRUE)
+      rank <- mgcv_fun("Rrank")(qr.R(qrh))
+      if (rank == length(beta)) next
+      gone <- sort(qrh$pivot[(rank + 1L):length(beta)])
+      keep[which(keep)[gone]] <- FALSE
+      beta <- beta[-gone]
+      St <- St[-gone, -gone, drop = FALSE]
+    }
+    ll <- ll_at(beta, 1L)
+    ll0 <- pen(ll, beta)
+    grad <- ll$lb - drop(St %*% beta)
+    Hp <- -ll$lbb + St
+  }
+  if (iter == 2L * maxit && !converged)
+    warn <- c(warn, sprintf("Newton iteration limit reached: max |gradient| = %g",
+                            max(abs(grad))))
+  fac <- gf_factor(Hp)
+  if (fac$indefinite)
+    warn <- c(warn, "the penalized Hessian is indefinite at the fit (a shifted one was used)")
+  list(beta = full(beta), keep = keep, ll = ll, St = St, pen_ll = ll0, fac = fac, Hp = Hp,
+       iter = iter, converged = converged, warn = warn)
+}
+
+# The REML score at log smoothing parameters lsp (all of them, mgcv's
+# order), with its gradient and Hessian in lsp where deriv (gam.fit5's
+# REML, REML1, REML2, scale 1): from the inner fit started at beta.
+#   V = -(l - b'St b/2 + log|St|+/2 - log|Hp|/2 + Mp log(2 pi)/2)
+# with d beta / d rho_k = -Hp^-1 lambda_k S_k beta, the Hessian's
+# derivatives dHp_k = -d lbb / d rho_k + lambda_k S_k from ll() (deriv 3),
+# the second derivatives of beta, and tr(Hp^-1 d2 lbb) from ll() (deriv 4).
+# On the coefficients the inner fit kept (f$keep); ll() is given the
+# dropped ones' derivatives as 0, and d1b (p x M) comes back with 0 rows.
+# keep: gf_inner()'s.
+gf_score <- function(P, lsp, beta, deriv, control, keep = NULL, fallback = NULL) {
+  M <- length(lsp)
+  p <- P$p
+  lam <- exp(lsp)
+  f <- gf_inner(P, gf_total_penalty(P, lsp), beta, control$epsilon, control$maxit, keep,
+                fallback)
+  keep <- f$keep
+  idx <- which(keep)
+  q <- length(idx)
+  b <- f$beta[idx]
+  St <- f$St
+  fac <- f$fac
+  ll <- f$ll
+  ldS <- if (M) mgcv_fun("ldetS")(P$Sl, rho = lsp, fixed = rep(FALSE, M), np = p,
+                                  root = FALSE, repara = TRUE, deriv = if (deriv) 2 else 0)
+         else list(ldetS = 0, ldet1 = numeric(0), ldet2 = matrix(0, 0, 0))
+  bSb <- sum(b * drop(St %*% b))
+  score <- -(ll$l - bSb / 2 + ldS$ldetS / 2 - fac$ldet / 2 + P$Mp * log(2 * pi) / 2)
+  out <- list(score = score, beta = f$beta, keep = keep, ll = ll, St = St, fac = fac,
+              lsp = lsp, ldet1 = ldS$ldet1, inner_iter = f$iter,
+              inner_converged = f$converged, warn = f$warn)
+  if (!deriv || M == 0L) return(out)
+  to_full <- function(A) { F <- matrix(0, p, ncol(A)); F[idx, ] <- A; F }
+  Sk <- lapply(P$Sr, function(S) S[idx, idx, drop = FALSE])
+  Hi <- fac$solve(diag(q))
+  Hi <- (Hi + t(Hi)) / 2
+  Sb <- vapply(seq_len(M), function(k) lam[k] * drop(Sk[[k]] %*% b), numeric(q))
+  dim(Sb) <- c(q, M)
+  d1b <- -Hi %*% Sb
+  l3 <- P$ll(f$beta, 3L, d1b = to_full(d1b))
+  d1H <- lapply(l3$d1H, function(A) A[idx, idx, drop = FALSE])
+  dHp <- lapply(seq_len(M), function(k) -d1H[[k]] + lam[k] * Sk[[k]])
+  HdH <- lapply(dHp, function(A) Hi %*% A)
+  pairs <- which(upper.tri(diag(M), diag = TRUE), arr.ind = TRUE)
+  pairs <- pairs[order(pairs[, 1L], pairs[, 2L]), , drop = FALSE]  # (i <= j, i outer)
+  d2b <- matrix(0, q, nrow(pairs))
+  for (r in seq_len(nrow(pairs))) {
+    i <- pairs[r, 1L]
+    j <- pairs[r, 2L]
+    v <- -d1H[[i]] %*% d1b[, j] + lam[i] * (Sk[[i]] %*% d1b[, j]) +
+      lam[j] * (Sk[[j]] %*% d1b[, i])
+    d2b[, r] <- -Hi %*% v + if (i == j) d1b[, i] else 0
+  }
+  Hi_full <- matrix(0, p, p)
+  Hi_full[idx, idx] <- Hi
+  l4 <- P$ll(f$beta, 4L, d1b = to_full(d1b), d2b = to_full(d2b), Hi = Hi_full)
+  trHS <- vapply(seq_len(M), function(k) lam[k] * sum(Hi * Sk[[k]]), 0)
+  d1ldetH <- vapply(HdH, function(A) sum(diag(A)), 0)
+  d1bSb <- colSums(b * Sb)
+  grad <- -(-d1bSb / 2 + ldS$ldet1 / 2 - d1ldetH / 2)
+  d2l <- crossprod(d1b, ll$lbb %*% d1b)
+  d2ldetH <- matrix(0, M, M)
+  d2bSb <- matrix(0, M, M)
+  StD <- St %*% d1b
+  for (r in seq_len(nrow(pairs))) {
+    i <- pairs[r, 1L]
+    j <- pairs[r, 2L]
+    v <- -sum(HdH[[i]] * t(HdH[[j]])) - l4$trHid2H[r] + if (i == j) trHS[i] else 0
+    d2ldetH[i, j] <- d2ldetH[j, i] <- v
+    w <- 2 * (sum(d1b[, i] * Sb[, j]) + sum(d1b[, j] * Sb[, i]) + sum(d1b[, j] * StD[, i])) +
+      if (i == j) d1bSb[i] else 0
+    d2bSb[i, j] <- d2bSb[j, i] <- w
+  }
+  hess <- -((d2l - d2bSb / 2) + ldS$ldet2 / 2 - d2ldetH / 2)
+  out$grad <- grad
+  out$hess <- hess
+  out$d1b <- to_full(d1b)
+  out$d1H <- d1H
+  out
+}
+
+# The rows the family's initialize() starts from: all of them up to
+# 2 gf_start_rows rows, else gf_start_rows evenly spaced ones (the start
+# only sets the iteration's path: its optimum is the same).
+gf_start_rows <- 10000L
+gf_start_subset <- function(n) {
+  if (n <= 2L * gf_start_rows) return(NULL)
+  unique(as.integer(round(seq(1, n, length.out = gf_start_rows))))
+}
+
+# gam.fit5's starting coefficients: the family's initialize() (start NULL)
+# on X_r's rows of gf_start_subset() -- an R matrix of at most
+# 2 gf_start_rows rows, made once and kept in P$Xr until the outer
+# iteration starts -- with E, a root of the penalty (use_unscaled: least
+# squares with E's rows appended, E scaled to the rows taken, so that the
+# penalty weighs as on all rows).
+gf_start <- function(P, G, family, E, use_unscaled) {
+  env <- new.env(parent = environment(family$ll))
+  n <- P$n
+  rows <- gf_start_subset(n)
+  if (is.null(P$Xr)) {
+    P$Xr <- if (is.null(rows)) P$ses$op("mul", P$Tm + 0, FALSE) else
+      G$X[rows, , drop = FALSE] %*% P$Tm
+    attr(P$Xr, "lpi") <- attr(G$X, "lpi")
+  }
+  sub <- function(v) if (is.null(rows) || NROW(v) != n) v else
+    if (is.matrix(v)) v[rows, , drop = FALSE] else v[rows]
+  env$x <- P$Xr
+  env$y <- sub(G$y)
+  env$nobs <- NROW(env$y)
+  env$weights <- sub(G$w)
+  env$offset <- if (is.list(G$offset)) lapply(G$offset, sub) else sub(G$offset)
+  env$family <- family
+  env$start <- NULL
+  env$mustart <- env$etastart <- NULL
+  if (!is.null(rows)) E <- E * sqrt(length(rows) / n)
+  if (use_unscaled) attr(E, "use.unscaled") <- TRUE
+  env$E <- E
+  eval(family$initialize, env)
+  as.numeric(env$start)
+}
+
+# initial.spg()'s starting smoothing parameters for a general family,
+# from lbb at start: for each penalty, lambda (a power of 5 from 1) where
+# the ratio of the rows' curvature to curvature plus penalty, as
+# initial.spg() measures it on the penalized coefficients' diagonals
+# (each coefficient's curvature shared among the penalties covering it),
+# first falls through 0.4.  S, off: G's penalties (original basis, as
+# gam() hands them to initial.spg()).
+gf_initial_sp <- function(lbb, S, off, rank) {
+  M <- length(S)
+  covered <- function(k) {
+    idx <- off[k] - 1L + seq_len(ncol(S[[k]]))
+    keep <- rowSums(abs(S[[k]])) > max(S[[k]]) * .Machine$double.eps^0.75 &
+      diag(lbb)[idx] != 0
+    list(idx = idx, keep = keep)
+  }
+  shares <- numeric(ncol(lbb))
+  for (k in seq_len(M)) {
+    cv <- covered(k)
+    shares[cv$idx[cv$keep]] <- shares[cv$idx[cv$keep]] + 1
+  }
+  vapply(seq_len(M), function(k) {
+    cv <- covered(k)
+    curv <- abs(diag(lbb))[cv$idx][cv$keep] / shares[cv$idx][cv$keep]
+    pen <- diag(S[[k]])[cv$keep]
+    pen <- pen * max(length(pen) / rank[k], 1)
+    ratio <- function(lam) sqrt(mean(curv / (curv + lam * pen)) * mean(curv) /
+                                  mean(curv + lam * pen))
+    lam <- 1
+    while (ratio(lam) > 0.4) lam <- lam * 5
+    while (ratio(lam) < 0.4) lam <- lam / 5
+    lam
+  }, 0)
+}
+
+# The outer iteration: Newton on the free log smoothing parameters rho
+# (lsp = L rho + lsp0) by mgcv_newton() (R/newton.R, mgcv's newton()),
+# each evaluation's inner fit started from the last accepted one's
+# coefficients, the coefficients it dropped staying dropped (where gam()
+# starts each evaluation from all of them, its drops coming and going with
+# the rounding of a nearly singular Hessian: the score then jumps between
+# evaluations).  b_sp: the coefficients initial.spg() starts its
+# smoothing parameters from (gf_start() with G's penalty root Eb).
+# Returns mgcv_newton()'s result (theta the free rho) with lsp and the last
+# accepted evaluation's fields (gf_score()).
+gf_outer <- function(P, G, family, control, conv.tol, b_sp) {
+  M <- length(G$S)
+  L <- if (is.null(G$L)) diag(M) else G$L
+  lsp0 <- if (is.null(G$lsp0)) rep(0, M) else G$lsp0
+  # starting coefficients for initial.spg()'s curvature, then its
+  # smoothing parameters, then gam.fit5's own start at them
+  nfree <- ncol(L)
+  lsp_init <- if (nfree) log(gf_initial_sp(P$ll(b_sp, 1L)$lbb, G$S, G$off, G$rank)) else
+    numeric(0)
+  # (initial.spg()'s free parameters where some are fixed or linked: the
+  # least squares fit of lsp_init by L rho + lsp0)
+  theta0 <- if (nfree && !is.null(G$L))
+    as.numeric(qr.coef(qr(L), lsp_init - lsp0)) else lsp_init
+  lsp_start <- drop(L %*% theta0) + lsp0
+  St0 <- gf_total_penalty(P, lsp_start)
+  ev <- eigen(St0, symmetric = TRUE)
+  keep <- ev$values > max(ev$values, 0) * .Machine$double.eps^0.8
+  E0 <- sqrt(ev$values[keep]) * t(ev$vectors[, keep, drop = FALSE])
+  beta0 <- gf_start(P, G, family, E0, TRUE)
+  recent <- list()
+  eval_at <- function(theta, deriv, from) {
+    lsp <- drop(L %*% theta) + lsp0
+    # (the inner fit starts from the last accepted fit's coefficients moved
+    # to first order in the log smoothing parameters, d beta / d rho:
+    # fewer Newton steps, each a pass over the rows; from the accepted
+    # coefficients themselves where that leaves the likelihood's support.
+    # newton() evaluates a trial point without derivatives, then again
+    # with them where it accepts it: the second fit starts from the first's
+    # coefficients, kept for the last few points)
+    keep <- from$keep
+    start <- if (is.null(from)) beta0 else if (is.null(from$d1b)) from$beta else
+      from$beta + drop(from$d1b %*% (lsp - from$lsp))
+    for (s in recent) if (identical(theta, s$theta)) {
+      start <- s$beta
+      keep <- s$keep
+    }
+    e <- gf_score(P, lsp, start, deriv, control, keep, from$beta)
+    recent <<- c(list(list(theta = theta, beta = e$beta, keep = e$keep)),
+                 recent)[seq_len(min(length(recent) + 1L, 8L))]
+    if (deriv && M) {
+      e$g <- drop(crossprod(L, e$grad))
+      e$Hs <- crossprod(L, e$hess %*% L)
+    }
+    e
+  }
+  if (nfree == 0L) {
+    # (every smoothing parameter fixed: the one fit, no outer iteration --
+    # gam()'s "no.sps")
+    e <- gf_score(P, lsp0, beta0, FALSE, control)
+    e$theta <- numeric(0)
+    e$no_outer <- TRUE
+  } else {
+    e <- mgcv_newton(eval_at, theta0, function(e) abs(e$score), conv.tol = conv.tol,
+                     maxit = 200L)
+  }
+  e$L <- L
+  e$lsp0 <- lsp0
+  e$lsp <- drop(L %*% e$theta) + lsp0
+  e
+}
+
+# gam_gpu()'s fit of a general family on the native route: gam()'s setup
+# (gcall with fit = FALSE, evaluated in env), X loaded once into a model
+# session (on the device of dev's plan, or the CPU backend), the outer
+# iteration (gf_outer()) and gam()'s object (gf_finish(), R/general_finish.R)
+# with fit$device.  NULL where the route does not take the fit after all
+# (gamgpu's rows differ from the family's own on the first rows): the
+# caller goes on with gam()'s iteration.
+general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctrl, method, t0) {
+  gcall$fit <- FALSE
+  G <- eval(gcall, env)
+  cox <- name == "cox.ph"
+  # (cox.ph() with strata: its rows stratum by stratum are not on a
+  # session yet -- gam()'s iteration fits it)
+  if (cox && is.matrix(G$y)) return(NULL)
+  G$family <- mgcv::fix.family.link(G$family)
+  # (the family's preinitialize() as estimate.gam() runs it: cox.ph()
+  # sorts the rows by time)
+  if (!is.null(G$family$preinitialize)) {
+    pre <- G$family$preinitialize(G)
+    for (nm in names(pre)) G[[nm]] <- pre[[nm]]
+  }
+  # the fitted object's family: gam()'s, with the family's own ll()
+  fam_out <- G$family
+  fam_out$ll <- family$ll
+  X <- G$X
+  if (!is.double(X)) storage.mode(X) <- "double"
+  p <- ncol(X)
+  jj <- attr(X, "lpi")
+  plan <- if (is.null(dev)) list(mode = 0L, ordinal = 0L) else dev$plan
+  ses <- model_session(X, if (cox) as.double(G$w) else ls_response(spec, G$y, length(jj)),
+                       if (plan$mode == 2L) NULL else rep(1, nrow(X)), NULL, plan, control,
+                       unit_weights = TRUE)
+  on.exit(ses$close(), add = TRUE)
+  t1 <- proc.time()[["elapsed"]]
+  P <- gf_problem(G, if (cox) gf_cox_rows(G, ses) else gf_ls_rows(G, spec, ses), ses)
+  # (initial.spg()'s starting coefficients; gamgpu's location-scale rows
+  # against the family's own on the first rows there, as ls_ll() checks
+  # them; cox.ph()'s rows on a device against the CPU engine's, as
+  # cox_ll() checks them -- the CPU engine's are checked against mgcv's in
+  # their tests)
+  b_sp <- gf_start(P, G, fam_out, P$Eb, FALSE)
+  if (cox && plan$mode != 0L) {
+    tm <- as.numeric(G$y)
+    why <- cox_device_agrees(dev, X, drop(P$Tm %*% b_sp), G$offset, match(tm, unique(tm)),
+                             as.integer(G$w))
+    if (!is.null(why)) return(NULL)
+  }
+  if (!cox) {
+    chk <- new.env(parent = emptyenv())
+    chk$own <- general_family_with_ll(family, name, NULL, NULL)$ll
+    chk$spec <- spec
+    if (!ls_rows_agree(chk, G$y, X, drop(P$Tm %*% b_sp), G$w, family, G$offset)) return(NULL)
+  }
+  e <- gf_outer(P, G, fam_out, ctrl, ctrl$newton$conv.tol, b_sp)
+  P$Xr <- NULL
+  t2 <- proc.time()[["elapsed"]]
+  object <- gf_finish(e, P, G, ses, fam_out, ctrl, method)
+  info <- ses$info()
+  t3 <- proc.time()[["elapsed"]]
+  backend <- if (identical(info$backend, "cuda") && !nzchar(info$fallback)) "cuda" else "cpu"
+  object$device <- list(
+    backend = backend,
+    reason = if (backend == "cuda") "the model session ran on the device" else
+      if (nzchar(info$fallback)) info$fallback else "device = \"off\" or no device",
+    placement = info$placement,
+    model_matrix = "matrix",
+    model_matrix_reason = sprintf("gam()'s own setup built X on every row (%s(), a general family)",
+                                  name),
+    route = sprintf(paste("general family, gamgpu's native route: gamgpu's Newton iteration",
+                          "(gam.fit5's algorithm) and outer REML iteration (newton()'s) on p x p",
+                          "quantities, %s()'s rows' log likelihood and derivatives on a model",
+                          "session's X"), name),
+    ll_rows = "gamgpu",
+    ll_calls = sum(P$calls),
+    ll_seconds = sum(P$seconds),
+    # (by derivative level: 0 the halvings' trials, 1 Newton's steps, 3 and
+    # 4 the REML derivatives)
+    ll_calls_by_deriv = P$calls,
+    ll_seconds_by_deriv = P$seconds,
+    inner_converged = e$inner_converged,
+    timings = c(setup = t1 - t0, selection = 0, iterations = t2 - t1, postproc = t3 - t2))
+  object$call <- gcall
+  class(object) <- c("gam_gpu", class(object))
+  # (gam()'s warnings: the outer iteration short of convergence, the inner
+  # fit's at the optimum)
+  if (!isTRUE(e$no_outer) && !isTRUE(e$converged))
+    gamgpu_warn("gamgpu_not_converged",
+                if (identical(e$conv, "step failed"))
+                  "REML Newton iteration terminated with step failure - check results carefully"
+                else "REML Newton iteration reached its limit of 200 iterations", call = NULL)
+  for (w in e$warn) gamgpu_warn("gamgpu_not_converged", w, call = NULL)
+  object
+}
+
+# Whether the native route takes gam_gpu()'s call (cl, evaluated in env)
+# for this family: cox.ph() or a family whose rows gamgpu's C has (spec),
+# with third and fourth derivatives (gam() fits twlss(), which has none,
+# by its extended Fellner-Schall iteration instead), method "REML",
+# gam()'s default optimizer, gamma 1, no in.out, no setup object G, fit
+# not FALSE.
+general_native_takes <- function(family, spec, method, cl, env, dots) {
+  derivs <- family$available.derivs
+  rows <- !is.null(spec) || identical(general_family_name(family), "cox.ph")
+  rows && (is.null(derivs) || derivs == 2) && identical(method, "REML") && is.null(dots$G) &&
+    !isFALSE(eval(cl$fit, env)) && is.null(cl$optimizer) && is.null(cl$in.out) &&
+    (is.null(cl$gamma) || identical(as.numeric(eval(cl$gamma, env)), 1))
+}

@@ -1,0 +1,183 @@
+# gamgpu's native route for the general families (R/general_outer.R,
+# R/general_finish.R): its own Newton iteration (gam.fit5's algorithm) and
+# outer REML iteration (newton()'s) on a model session's X, reached through
+# options(gamgpu.general_route = "native"), against mgcv::gam(method =
+# "REML") fitted to tight control.  Measured (CPU session, mgcv 1.8-41):
+# gamSim(1) gaulss() 1e-11 - 4e-15 of each linear predictor's range,
+# smoothing parameters 2e-14 - 3e-8 relative, REML 1e-13, EDFs 1e-13;
+# mcycle's adaptive smooth ("ad") 1.8e-9 of the range, sp 1.5e-8.
+
+tight_gam_control <- function() mgcv::gam.control(epsilon = 1e-10,
+                                                  newton = list(conv.tol = 1e-10))
+
+local_native_route <- function(env = parent.frame()) {
+  old <- options(gamgpu.general_route = "native")
+  do.call(on.exit, list(substitute(options(old)), add = TRUE), envir = env)
+}
+
+# gam() and the native route on the same model: both converged, every
+# linear predictor within lp_tol of its range, the same REML score,
+# smoothing parameters, EDFs and Vp; gam()'s fields all there.
+expect_native_fit <- function(formula, family, data, lp_tol = 1e-8) {
+  b <- mgcv::gam(formula, family = family, data = data, method = "REML",
+                 control = tight_gam_control())
+  local_native_route()
+  g <- gam_gpu(formula, family = family, data = data, method = "REML", device = "off",
+               control = list(epsilon = 1e-10, newton.tol = 1e-10))
+  expect_s3_class(g, "gam_gpu")
+  expect_match(g$device$route, "native route")
+  expect_identical(b$outer.info$conv, "full convergence")
+  expect_identical(g$outer.info$conv, "full convergence")
+  expect_true(g$device$inner_converged)
+  lb <- as.matrix(b$linear.predictors)
+  lg <- as.matrix(g$linear.predictors)
+  r <- apply(lb, 2, function(x) diff(range(x)))
+  r <- ifelse(r > 0, r, pmax(apply(abs(lb), 2, max), 1))
+  expect_lt(max(sweep(abs(lg - lb), 2, r, "/")), lp_tol)
+  expect_equal(unname(g$gcv.ubre), unname(b$gcv.ubre), tolerance = 1e-9)
+  expect_lt(max(abs(log(g$sp / b$sp))), 1e-6)
+  expect_lt(max(abs(g$edf - b$edf)), 1e-6)
+  expect_lt(max(abs(g$Vp - b$Vp)) / max(abs(b$Vp)), 1e-6)
+  expect_lt(max(abs(g$fitted.values - b$fitted.values)), 1e-6 * max(abs(b$fitted.values)))
+  expect_setequal(intersect(names(b), names(g)), names(b))
+  expect_identical(names(g$coefficients), names(b$coefficients))
+  expect_identical(deparse(g$family$ll), deparse(b$family$ll))
+  expect_gt(g$device$ll_calls, 0)
+  pb <- predict(b, data[1:5, ], type = "response")
+  pg <- predict(g, data[1:5, ], type = "response")
+  expect_lt(max(abs(pg - pb)), 1e-6 * max(1, abs(pb)))
+  invisible(g)
+}
+
+test_that("gaulss() on gamSim(1): gam()'s REML fit by the native route", {
+  set.seed(1)
+  d <- mgcv::gamSim(1, n = 600, verbose = FALSE)
+  d$y <- d$f + rnorm(nrow(d)) * exp(d$f1 / 4 - 0.5)
+  expect_native_fit(list(y ~ s(x0) + s(x1) + s(x2) + s(x3), ~ s(x1) + s(x2)),
+                    mgcv::gaulss(), d)
+})
+
+test_that("gaulss() on mcycle (cr and adaptive smooths): gam()'s fits", {
+  skip_if_not_installed("MASS")
+  expect_native_fit(list(accel ~ s(times, k = 20, bs = "cr"), ~ s(times)), mgcv::gaulss(),
+                    MASS::mcycle)
+  expect_native_fit(list(accel ~ s(times, k = 20, bs = "ad"), ~ s(times)), mgcv::gaulss(),
+                    MASS::mcycle)
+})
+
+test_that("gumbls(), gammals(), ziplss(), gevlss(), shash(), multinom(): gam()'s fits", {
+  d <- ls_fit_data(400)
+  for (fam in list(mgcv::gumbls(), mgcv::gammals(), mgcv::ziplss(), mgcv::gevlss(),
+                   mgcv::shash(), mgcv::multinom(K = 2)))
+    expect_native_fit(ls_fit_formula(fam), fam, d)
+})
+
+test_that("the native route is internal: unset, gam()'s iteration runs; twlss() stays there", {
+  d <- ls_fit_data(200)
+  fam <- mgcv::gaulss()
+  old <- options(gamgpu.general_route = NULL)
+  on.exit(options(old))
+  g <- gam_gpu(ls_fit_formula(fam), family = fam, data = d, method = "REML", device = "off")
+  expect_match(g$device$route, "gam\\(\\)'s Newton iteration")
+  options(gamgpu.general_route = "native")
+  # (twlss() has no third and fourth derivatives: gam() fits it by its
+  # extended Fellner-Schall iteration, not Newton's)
+  fam <- mgcv::twlss()
+  g <- gam_gpu(ls_fit_formula(fam), family = fam, data = d, method = "REML", device = "off")
+  expect_match(g$device$route, "gam\\(\\)'s Newton iteration")
+})
+
+test_that("cox.ph() on mgcv's colon example: gam()'s fit; with strata gam()'s iteration runs", {
+  skip_if_not_installed("survival")
+  col1 <- survival::colon[survival::colon$etype == 1, ]
+  col1$differ <- as.factor(col1$differ)
+  col1$sex <- as.factor(col1$sex)
+  f <- time ~ s(age, by = sex) + sex + s(nodes) + perfor + rx + obstruct + adhere
+  b <- mgcv::gam(f, family = mgcv::cox.ph(), data = col1, weights = status, method = "REML",
+                 control = tight_gam_control())
+  local_native_route()
+  g <- gam_gpu(f, family = mgcv::cox.ph(), data = col1, weights = status, method = "REML",
+               device = "off", control = list(epsilon = 1e-10, newton.tol = 1e-10))
+  expect_match(g$device$route, "native route")
+  expect_identical(g$outer.info$conv, "full convergence")
+  expect_identical(b$outer.info$conv, "full convergence")
+  # (measured: 1e-15 of the range, sp 2e-8, REML equal, EDFs 7e-14)
+  expect_lt(max(abs(g$linear.predictors - b$linear.predictors)) /
+              diff(range(b$linear.predictors)), 1e-8)
+  expect_equal(unname(g$gcv.ubre), unname(b$gcv.ubre), tolerance = 1e-9)
+  expect_lt(max(abs(log(g$sp / b$sp))), 1e-6)
+  expect_lt(max(abs(g$edf - b$edf)), 1e-6)
+  expect_lt(max(abs(g$Vp - b$Vp)) / max(abs(b$Vp)), 1e-6)
+  expect_lt(max(abs(g$fitted.values - b$fitted.values)), 1e-8)
+  expect_equal(g$null.deviance, b$null.deviance, tolerance = 1e-10)
+  expect_setequal(intersect(names(b), names(g)), names(b))
+  nd <- col1[1:7, ]
+  expect_lt(max(abs(predict(g, nd, type = "response") - predict(b, nd, type = "response"))),
+            1e-8)
+  col1$strata <- rep(1:2, length.out = nrow(col1))
+  g2 <- gam_gpu(cbind(time, strata) ~ s(age) + s(nodes), family = mgcv::cox.ph(), data = col1,
+                weights = status, method = "REML", device = "off")
+  expect_match(g2$device$route, "gam\\(\\)'s Newton iteration")
+})
+
+test_that("an aliased coefficient is dropped (gam.fit5's rank check): gam()'s fit without it", {
+  # (gam()'s own fit with the aliased term ends in "step failed" here, its
+  # drop coming and going between evaluations; the native route keeps a
+  # dropped coefficient dropped, and fits the model without the term --
+  # whose REML lacks the aliased column's log(2 pi) / 2 in Mp)
+  set.seed(3)
+  n <- 400
+  d <- data.frame(x0 = runif(n), x1 = runif(n), x2 = runif(n))
+  d$y <- sin(2 * pi * d$x0) + d$x1 + rnorm(n) * exp(d$x2 - 1)
+  d$x1b <- 2 * d$x1 + 1
+  b0 <- mgcv::gam(list(y ~ s(x0) + x1b, ~ s(x2)), family = mgcv::gaulss(), data = d,
+                  method = "REML", control = tight_gam_control())
+  local_native_route()
+  g <- gam_gpu(list(y ~ s(x0) + x1 + x1b, ~ s(x2)), family = mgcv::gaulss(), data = d,
+               method = "REML", device = "off",
+               control = list(epsilon = 1e-10, newton.tol = 1e-10))
+  expect_identical(g$outer.info$conv, "full convergence")
+  expect_identical(b0$outer.info$conv, "full convergence")
+  expect_identical(which(g$bdrop), 2L)
+  expect_identical(unname(g$coefficients[2]), 0)
+  lb <- b0$linear.predictors
+  r <- apply(lb, 2, function(x) diff(range(x)))
+  expect_lt(max(sweep(abs(g$linear.predictors - lb), 2, r, "/")), 1e-8)
+  expect_lt(max(abs(log(g$sp / b0$sp))), 1e-6)
+  expect_equal(unname(g$gcv.ubre), unname(b0$gcv.ubre) - log(2 * pi) / 2, tolerance = 1e-9)
+  expect_lt(max(abs(g$edf[-2] - b0$edf)), 1e-6)
+  expect_identical(unname(g$edf[2]), 0)
+})
+
+test_that("fixed smoothing parameters (some, all), an offset, te() and select: gam()'s fits", {
+  d <- ls_fit_data(400)
+  d$off <- d$x1 / 3
+  fam <- mgcv::gaulss()
+  # (measured: 2e-10 of the range with some sp fixed, 7e-9 with the
+  # offset, 1e-15 with te(), 7e-11 with select)
+  expect_native_fit(list(y ~ s(x0) + offset(off), ~ s(x2)), fam, d)
+  expect_native_fit(list(y ~ te(x0, x1, k = 4) + s(x2), ~ s(x2)), fam, d)
+  b <- mgcv::gam(list(y ~ s(x0) + s(x1), ~ s(x2)), family = fam, data = d, method = "REML",
+                 sp = c(-1, 0.5, -1), control = tight_gam_control())
+  local_native_route()
+  g <- gam_gpu(list(y ~ s(x0) + s(x1), ~ s(x2)), family = fam, data = d, method = "REML",
+               sp = c(-1, 0.5, -1), device = "off",
+               control = list(epsilon = 1e-10, newton.tol = 1e-10))
+  expect_match(g$device$route, "native route")
+  expect_identical(g$outer.info$conv, "full convergence")
+  expect_identical(length(g$sp), 2L)
+  expect_lt(max(abs(log(g$sp / b$sp))), 1e-6)
+  expect_lt(max(abs(g$linear.predictors - b$linear.predictors)), 1e-8)
+  expect_equal(unname(g$gcv.ubre), unname(b$gcv.ubre), tolerance = 1e-9)
+  g2 <- gam_gpu(list(y ~ s(x0) + s(x1), ~ s(x2)), family = fam, data = d, method = "REML",
+                sp = c(0.1, 0.5, 2), device = "off")
+  b2 <- mgcv::gam(list(y ~ s(x0) + s(x1), ~ s(x2)), family = fam, data = d, method = "REML",
+                  sp = c(0.1, 0.5, 2))
+  expect_match(g2$device$route, "native route")
+  expect_null(g2$outer.info)
+  expect_length(g2$sp, 0L)
+  expect_equal(unname(g2$gcv.ubre), unname(b2$gcv.ubre), tolerance = 1e-9)
+  expect_lt(max(abs(g2$linear.predictors - b2$linear.predictors)), 1e-8)
+  expect_lt(max(abs(g2$edf - b2$edf)), 1e-8)
+  expect_lt(max(abs(g2$Vp - b2$Vp)), 1e-8 * max(abs(b2$Vp)))
+})
