@@ -667,8 +667,13 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
 # with third and fourth derivatives (gam() fits twlss(), which has none,
 # by its extended Fellner-Schall iteration instead), method "REML",
 # gam()'s default optimizer, gamma 1, no in.out, no setup object G, fit
-# not FALSE.
+# not FALSE -- and mgcv before 1.9: under mgcv 1.9-3 gam()'s fits of these
+# families end elsewhere (log smoothing parameters up to 2 apart on
+# test-family-general-outer.R's cases) and its object has fields this
+# route's lacks; until that is matched, gam()'s own iteration fits them
+# there.
 general_native_takes <- function(family, spec, method, cl, env, dots) {
+  if (utils::packageVersion("mgcv") >= "1.9-0") return(FALSE)
   derivs <- family$available.derivs
   rows <- !is.null(spec) || identical(general_family_name(family), "cox.ph")
   rows && (is.null(derivs) || derivs == 2) && identical(method, "REML") && is.null(dots$G) &&
