@@ -207,18 +207,27 @@ ls_ll_session <- function(dev, spec, y, X, coef, jj, offset, deriv, d1b, d2b, fh
   K <- length(jj)
   p <- ncol(X)
   if (!is.double(X)) storage.mode(X) <- "double"
-  if (is.null(dev$ses) || !.Call(gg_session_same_x_r, dev$ses$ptr, X, dev$alias)) {
-    ls_session_close(dev)
-    dev$ses <- model_session(X, ls_response(spec, y, K), session_unit_weights(dev, nrow(X)),
-                             NULL, dev$plan, dev$control, unit_weights = TRUE)
-    dev$loads <- dev$loads + 1L
-  }
-  dev$alias <- X
-  .Call(gg_ls_session_ll_r, dev$ses$ptr, as.double(coef), lapply(jj, as.integer), spec$code,
+  ses <- general_session(dev, X, function() ls_response(spec, y, K))
+  .Call(gg_ls_session_ll_r, ses$ptr, as.double(coef), lapply(jj, as.integer), spec$code,
         as.integer(spec$links), as.double(spec$link_par), ls_offsets(offset, K, NROW(X)),
         as.integer(deriv), spec$i2, spec$i3, spec$i4,
         if (deriv >= 3) ls_dmat(d1b), if (deriv >= 4) ls_dmat(d2b),
         if (deriv >= 4) ls_scaled_inverse(fh, D, p))
+}
+
+# dev's model session on X (a double matrix): the one open where X is its X
+# or an equal copy (gam.fit5() hands ll() the same X through a fit), else
+# a new one, the previous closed, with response() as its y (the ll()s read
+# their response from their arguments) and unit prior weights.
+general_session <- function(dev, X, response) {
+  if (is.null(dev$ses) || !.Call(gg_session_same_x_r, dev$ses$ptr, X, dev$alias)) {
+    ls_session_close(dev)
+    dev$ses <- model_session(X, response(), session_unit_weights(dev, nrow(X)), NULL,
+                             dev$plan, dev$control, unit_weights = TRUE)
+    dev$loads <- dev$loads + 1L
+  }
+  dev$alias <- X
+  dev$ses
 }
 
 # A general family's session's prior weights, all 1: none kept where the

@@ -81,7 +81,9 @@ mvn_ll_stats <- function(dev, y, X, coef, deriv, d1b) {
     r <- y - X %*% B
     Xr <- crossprod(X, r)
   } else {
-    ses <- mvn_session(dev, X, y)
+    if (!is.double(X)) storage.mode(X) <- "double"
+    # (the response's first column stands as the session's y)
+    ses <- general_session(dev, X, function() as.double(y[, 1L]))
     r <- y - .Call(gg_session_mul_r, ses$ptr, B, FALSE)
     Xr <- .Call(gg_session_mul_r, ses$ptr, r, TRUE)
   }
@@ -89,21 +91,6 @@ mvn_ll_stats <- function(dev, y, X, coef, deriv, d1b) {
   yX <- t(Xr[seq_len(pm), , drop = FALSE])
   .Call(gg_mvn_ll_r, XX, yX, crossprod(r), as.double(nrow(X)), as.double(coef),
         lapply(lpi, as.integer), if (deriv >= 2) ls_dmat(d1b))
-}
-
-# dev's model session on X: the one open where X is its X (or an equal
-# copy), else a new one (the previous closed).  The response's first
-# column stands as the session's y (the ll() reads y from its arguments).
-mvn_session <- function(dev, X, y) {
-  if (!is.double(X)) storage.mode(X) <- "double"
-  if (is.null(dev$ses) || !.Call(gg_session_same_x_r, dev$ses$ptr, X, dev$alias)) {
-    ls_session_close(dev)
-    dev$ses <- model_session(X, as.double(y[, 1L]), session_unit_weights(dev, nrow(X)), NULL,
-                             dev$plan, dev$control, unit_weights = TRUE)
-    dev$loads <- dev$loads + 1L
-  }
-  dev$alias <- X
-  dev$ses
 }
 
 # Whether gamgpu's mvn ll() equals the family's own on the first rows (at

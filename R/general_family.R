@@ -183,15 +183,9 @@ cox_device_agrees <- function(dev, X, coef, offset, grp, event) {
 # from the coefficients.  The rows' event indicators stand as the
 # session's response (the ll() reads them from its arguments).
 cox_ll_session <- function(dev, X, coef, offset, grp, event, nt, level, d1b, d2b, W) {
-  if (is.null(dev$ses) || !.Call(gg_session_same_x_r, dev$ses$ptr, X, dev$alias)) {
-    ls_session_close(dev)
-    dev$ses <- model_session(X, as.double(event), session_unit_weights(dev, nrow(X)), NULL,
-                             dev$plan, dev$control, unit_weights = TRUE)
-    dev$loads <- dev$loads + 1L
-  }
-  dev$alias <- X
+  ses <- general_session(dev, X, function() as.double(event))
   off <- if (length(offset) && any(offset != 0)) as.double(rep_len(offset, nrow(X)))
-  .Call(gg_cox_session_ll_r, dev$ses$ptr, as.double(coef), off, grp, event, nt, level,
+  .Call(gg_cox_session_ll_r, ses$ptr, as.double(coef), off, grp, event, nt, level,
         d1b, d2b, W)
 }
 
