@@ -256,6 +256,7 @@ general_family_with_ll <- function(family, name, device = NULL,
     ll <- cox_ll
     counts$device <- device
     environment(ll) <- counts
+    family$hazard <- cox_hazard_for(family$hazard)
   } else if (name == "mvn") {
     lenv <- new.env(parent = asNamespace("gamgpu"))
     lenv$own <- family$ll
@@ -434,6 +435,7 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
   rows_by <- general_family_rows(object$family, name)
   general_weights_unused(name, family, object)
   object$family$ll <- family$ll
+  object$family$hazard <- family$hazard
   object$call <- cl
   if (dots$gc.level > 0) gc()
   t2 <- proc.time()[["elapsed"]]

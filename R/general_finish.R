@@ -68,7 +68,12 @@ gf_finish <- function(e, P, G, ses, family, ctrl, method) {
   # baseline hazard, the rows back in their order), in estimate.gam()'s
   # frame: object, G, in mgcv's namespace -- G's X the original (no initial
   # re-parameterization to undo: Sl empty)
-  if (!is.null(family$postproc)) {
+  # (cox.ph()'s by gamgpu's C, on X from the session: R/family_cox_hazard.R)
+  pp <- if (identical(family$family, "Cox PH"))
+    cox_postproc(object, G, ses$op("mul", diag(p), FALSE))
+  if (!is.null(pp)) {
+    object <- pp
+  } else if (!is.null(family$postproc)) {
     penv <- new.env(parent = asNamespace("mgcv"))
     penv$object <- object
     G$Sl <- list()

@@ -592,6 +592,7 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
   # the fitted object's family: gam()'s, with the family's own ll()
   fam_out <- G$family
   fam_out$ll <- family$ll
+  if (!is.null(family$hazard)) fam_out$hazard <- family$hazard
   X <- G$X
   if (!is.double(X)) storage.mode(X) <- "double"
   p <- ncol(X)

@@ -68,6 +68,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(gg_check_rows_r,          4),
     CALLDEF(gg_cox_ll_r,             10),
     CALLDEF(gg_cox_session_ll_r,     10),
+    CALLDEF(gg_cox_hazard_r,          9),
     CALLDEF(gg_ls_gh_r,              14),
     CALLDEF(gg_ls_ll_r,              17),
     CALLDEF(gg_ls_session_ll_r,      14),

@@ -63,4 +63,20 @@ typedef struct gg_cox_call {
     const double *d1b, *d2b, *W;
 } gg_cox_call;
 
+/* mgcv's cox.ph() hazard() on one stratum's rows (gg_cox_rows', eta =
+ * X beta + offset; event: as.integer(wt)), prior weights wt: the
+ * cumulative baseline hazard h, its variance q and the Kaplan-Meier
+ * hazard km (nt each), coxpp()'s a vectors (p x nt) and, where Rs is not
+ * NULL, the residual matrices Rs and Rc (n x p), their rows at order[i] - 1
+ * where order (1-based, n) is given.  Rs's rows of zero weight are left
+ * for the caller to mark missing.  Columns spread over nthreads. */
+typedef struct gg_cox_hazard_out {
+    double *h, *q, *km;   /* nt */
+    double *a;            /* p x nt */
+    double *Rs, *Rc;      /* n x p, or NULL */
+} gg_cox_hazard_out;
+
+int gg_cox_hazard(const gg_cox_rows *r, const double *wt, const int *order, int nthreads,
+                  gg_cox_hazard_out *o, gg_status *st);
+
 #endif

@@ -6,6 +6,7 @@
 #include <Rinternals.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend.h"
 #include "cox_r.h"
@@ -154,6 +155,77 @@ SEXP gg_cox_session_ll_r(SEXP ptr, SEXP coef, SEXP offset, SEXP grp, SEXP event,
     cox_session_ctx x = {&a.c, &o};
     gg_session_call(ptr, cox_on_session, &x, "cox.ph()'s log likelihood");
     SET_VECTOR_ELT(out, 0, Rf_ScalarReal(o.lp));
+    UNPROTECT(1);
+    return out;
+}
+
+/* mgcv's cox.ph() hazard() (family_cox_hazard.c): eta (n), X (n x p), grp
+ * and event (integer n), nt, wt (n), order (integer n, or NULL),
+ * residuals (TRUE: Rs and Rc), nthreads: list(h, q, km, a, Rs, Rc), Rs
+ * NA on the rows of zero weight as hazard() leaves it. */
+SEXP gg_cox_hazard_r(SEXP eta, SEXP X, SEXP grp, SEXP event, SEXP nt_, SEXP wt, SEXP order,
+                     SEXP residuals, SEXP nthreads)
+{
+    if (!Rf_isReal(X) || !Rf_isMatrix(X))
+        gg_abort("gamgpu_bad_input", "cox.ph()'s X must be a double matrix");
+    SEXP dim = Rf_getAttrib(X, R_DimSymbol);
+    const R_xlen_t n = INTEGER(dim)[0];
+    const int p = INTEGER(dim)[1];
+    real_matrix(eta, n, 1, "eta");
+    real_matrix(wt, n, 1, "prior weights");
+    cox_args a = {{0}, 0};
+    read_args(n, p, grp, event, nt_, Rf_ScalarInteger(-1), R_NilValue, R_NilValue, R_NilValue, &a);
+    if (order != R_NilValue) {
+        if (!Rf_isInteger(order) || XLENGTH(order) != n)
+            gg_abort("gamgpu_bad_input", "cox.ph()'s row order must be an integer vector, one per row");
+        char *seen = (char *) R_alloc((size_t) n + 1, 1);
+        memset(seen, 0, (size_t) n + 1);
+        for (R_xlen_t i = 0; i < n; i++) {
+            const int k = INTEGER(order)[i];
+            if (k < 1 || k > n || seen[k])
+                gg_abort("gamgpu_bad_input", "cox.ph()'s row order must be a permutation of 1..n");
+            seen[k] = 1;
+        }
+    }
+    const int resid = Rf_asLogical(residuals) == TRUE;
+    const int nt = a.c.nt;
+    const char *names[] = {"h", "q", "km", "a", "Rs", "Rc"};
+    SEXP out = PROTECT(gg_named_list(6, names));
+    gg_cox_hazard_out o;
+    SET_VECTOR_ELT(out, 0, Rf_allocVector(REALSXP, nt));
+    SET_VECTOR_ELT(out, 1, Rf_allocVector(REALSXP, nt));
+    SET_VECTOR_ELT(out, 2, Rf_allocVector(REALSXP, nt));
+    SET_VECTOR_ELT(out, 3, Rf_allocMatrix(REALSXP, p, nt));
+    o.h = REAL(VECTOR_ELT(out, 0));
+    o.q = REAL(VECTOR_ELT(out, 1));
+    o.km = REAL(VECTOR_ELT(out, 2));
+    o.a = REAL(VECTOR_ELT(out, 3));
+    o.Rs = o.Rc = NULL;
+    if (resid) {
+        SET_VECTOR_ELT(out, 4, Rf_allocMatrix(REALSXP, (int) n, p));
+        SET_VECTOR_ELT(out, 5, Rf_allocMatrix(REALSXP, (int) n, p));
+        o.Rs = REAL(VECTOR_ELT(out, 4));
+        o.Rc = REAL(VECTOR_ELT(out, 5));
+    }
+    gg_cox_rows rows = {REAL(eta), REAL(X), (size_t) n, p, a.c.grp, a.c.event, nt};
+    gg_status st;
+    gg_status_clear(&st);
+    const int nth = gg_as_int(nthreads, "nthreads", 1, GG_MAX_THREADS, "gamgpu_bad_input");
+    gg_r_interrupt_arm();
+    const int prev = gg_threads_set_limit(nth);
+    const int rc = gg_cox_hazard(&rows, REAL(wt), order == R_NilValue ? NULL : INTEGER(order), nth,
+                                 &o, &st);
+    gg_threads_set_limit(prev);
+    if (gg_r_interrupt_disarm(rc, &st, "cox.ph()'s hazard") != 0) gg_raise(&st);
+    if (resid) {
+        const double *w = REAL(wt);
+        const int *ord = order == R_NilValue ? NULL : INTEGER(order);
+        for (R_xlen_t i = 0; i < n; i++) {
+            if (w[i] != 0) continue;
+            const R_xlen_t row = ord != NULL ? ord[i] - 1 : i;
+            for (int c = 0; c < p; c++) o.Rs[row + (R_xlen_t) c * n] = NA_REAL;
+        }
+    }
     UNPROTECT(1);
     return out;
 }
