@@ -2,14 +2,15 @@
 # tools/device_suite.sh -- on the GPU machine (through the device tool, with
 # .device-r carried; see ../shared/device/README.md): install gamgpu from the
 # working tree, run the whole test suite with GAMGPU_TEST_DEVICE=required in
-# three parts side by side (tools/suite_by_file.R, PART=k/3), and beside them
+# PARTS parts side by side (default 6 of the machine's 16 cores;
+# tools/suite_by_file.R, PART=k/PARTS), and beside them
 # a 1e6-row binomial REML fit whose telemetry must show launches and no
 # fallback.  Each part stops at TLIM seconds (default 470) so that the call
 # stays inside its 10 minutes; everything is written under $OUT and the
 # totals are printed last.
 #
 #   HEADREV=$(git rev-parse --short HEAD)  # optional: names the commit
-#   HEADREV=abc1234 TLIM=470 sh tools/device_suite.sh
+#   HEADREV=abc1234 TLIM=470 PARTS=6 sh tools/device_suite.sh
 set -u
 : "${OUT:=/tmp/device_suite}"
 mkdir -p "$OUT"
@@ -18,9 +19,10 @@ export OPENBLAS_NUM_THREADS=1
 R CMD INSTALL . > "$OUT/install.log" 2>&1 || { tail -40 "$OUT/install.log"; exit 1; }
 grep -i "cuda\|nvrtc" "$OUT/install.log" | head -5
 t0=$(date +%s)
-for k in 1 2 3; do
+parts=$(seq 1 "${PARTS:-6}")
+for k in $parts; do
   mkdir -p "$OUT/part$k"
-  ( GAMGPU_TEST_DEVICE=required OUT="$OUT/part$k" PART=$k/3 \
+  ( GAMGPU_TEST_DEVICE=required OUT="$OUT/part$k" PART=$k/${PARTS:-6} \
       timeout "${TLIM:-470}" Rscript tools/suite_by_file.R > "$OUT/part$k/stdout.log" 2>&1
     echo "part $k rc=$? after $(( $(date +%s) - t0 )) s" >> "$OUT/parts.txt" ) &
 done
@@ -38,7 +40,7 @@ print(gpu_telemetry())
 wait
 cat "$OUT/telemetry.log"
 cat "$OUT/parts.txt"
-for k in 1 2 3; do
+for k in $parts; do
   awk -F, -v k="$k" 'NR > 1 { n++; p += $2; f += $3; s += $4; e += $5 }
     END { printf "part %s: %d files, %d pass, %d fail, %d skip, %d error\n", k, n, p, f, s, e }' \
     "$OUT/part$k/files.csv"
@@ -47,13 +49,17 @@ cat "$OUT"/part*/files.csv | awk -F, '$1 != "file" { n++; p += $2; f += $3; s +=
   END { printf "SUITE: %d files, %d pass, %d fail, %d skip, %d error\n", n, p, f, s, e }'
 awk -F, '$1 != "file" && ($3 > 0 || $5 > 0)' "$OUT"/part*/files.csv
 # (the device tool brings back a few files only: the parts' in one each)
-awk 'FNR > 1 || NR == 1' "$OUT"/part1/files.csv "$OUT"/part2/files.csv "$OUT"/part3/files.csv \
+awk 'FNR > 1 || NR == 1' $(for k in $parts; do echo "$OUT/part$k/files.csv"; done) \
   > "$OUT/files.csv"
 for f in details.log stdout.log; do
-  for k in 1 2 3; do cat "$OUT/part$k/$f"; done > "$OUT/$f"
+  for k in $parts; do cat "$OUT/part$k/$f"; done > "$OUT/$f"
 done
-rm -rf "$OUT"/part1 "$OUT"/part2 "$OUT"/part3
+for k in $parts; do rm -rf "$OUT/part$k"; done
 # the failures' messages, for the call's output
 grep -A6 "Failure (\|Error (" "$OUT/details.log" | cut -c1-300 | head -80
 echo "at ${HEADREV:-unnamed commit}"
 ls tests/testthat/test-*.R | wc -l
+for f in tests/testthat/test-*.R; do
+  b=$(basename "$f")
+  grep -q "^$b," "$OUT/files.csv" || echo "not reached: $b"
+done
