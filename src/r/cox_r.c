@@ -82,18 +82,26 @@ static SEXP result(const cox_args *a, gg_cox_out *o)
     return out;
 }
 
+/* X's rows n and columns p, X a double matrix and eta n doubles */
+static void x_dims(SEXP X, SEXP eta, R_xlen_t *n, int *p)
+{
+    if (!Rf_isReal(X) || !Rf_isMatrix(X))
+        gg_abort("gamgpu_bad_input", "cox.ph()'s X must be a double matrix");
+    SEXP dim = Rf_getAttrib(X, R_DimSymbol);
+    *n = INTEGER(dim)[0];
+    *p = INTEGER(dim)[1];
+    real_matrix(eta, *n, 1, "eta");
+}
+
 /* eta (n), X (n x p), grp and event (integer n), nt, level (-1, 0, 2, 3),
  * d1b (p x M), d2b (p x M (M + 1) / 2), W (p x p), nthreads: list(l, lb,
  * lbb, d1H, trHid2H): d1H at level 2, trHid2H at level 3, else NULL. */
 SEXP gg_cox_ll_r(SEXP eta, SEXP X, SEXP grp, SEXP event, SEXP nt_, SEXP level_, SEXP d1b,
                  SEXP d2b, SEXP W, SEXP nthreads)
 {
-    if (!Rf_isReal(X) || !Rf_isMatrix(X))
-        gg_abort("gamgpu_bad_input", "cox.ph()'s X must be a double matrix");
-    SEXP dim = Rf_getAttrib(X, R_DimSymbol);
-    const R_xlen_t n = INTEGER(dim)[0];
-    const int p = INTEGER(dim)[1];
-    real_matrix(eta, n, 1, "eta");
+    R_xlen_t n;
+    int p;
+    x_dims(X, eta, &n, &p);
     cox_args a = {{0}, 0};
     read_args(n, p, grp, event, nt_, level_, d1b, d2b, W, &a);
     gg_cox_out o;
@@ -166,12 +174,9 @@ SEXP gg_cox_session_ll_r(SEXP ptr, SEXP coef, SEXP offset, SEXP grp, SEXP event,
 SEXP gg_cox_hazard_r(SEXP eta, SEXP X, SEXP grp, SEXP event, SEXP nt_, SEXP wt, SEXP order,
                      SEXP residuals, SEXP nthreads)
 {
-    if (!Rf_isReal(X) || !Rf_isMatrix(X))
-        gg_abort("gamgpu_bad_input", "cox.ph()'s X must be a double matrix");
-    SEXP dim = Rf_getAttrib(X, R_DimSymbol);
-    const R_xlen_t n = INTEGER(dim)[0];
-    const int p = INTEGER(dim)[1];
-    real_matrix(eta, n, 1, "eta");
+    R_xlen_t n;
+    int p;
+    x_dims(X, eta, &n, &p);
     real_matrix(wt, n, 1, "prior weights");
     cox_args a = {{0}, 0};
     read_args(n, p, grp, event, nt_, Rf_ScalarInteger(-1), R_NilValue, R_NilValue, R_NilValue, &a);
