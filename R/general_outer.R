@@ -464,37 +464,27 @@ gf_start <- function(P, G, family, E, use_unscaled) {
 }
 
 # initial.spg()'s starting smoothing parameters for a general family,
-# from lbb at start: for each penalty, lambda (a power of 5 from 1) where
-# the ratio of the rows' curvature to curvature plus penalty, as
-# initial.spg() measures it on the penalized coefficients' diagonals
-# (each coefficient's curvature shared among the penalties covering it),
-# first falls through 0.4.  S, off: G's penalties (original basis, as
-# gam() hands them to initial.spg()).
-gf_initial_sp <- function(lbb, S, off, rank) {
-  M <- length(S)
-  covered <- function(k) {
-    idx <- off[k] - 1L + seq_len(ncol(S[[k]]))
-    keep <- rowSums(abs(S[[k]])) > max(S[[k]]) * .Machine$double.eps^0.75 &
-      diag(lbb)[idx] != 0
-    list(idx = idx, keep = keep)
-  }
-  shares <- numeric(ncol(lbb))
-  for (k in seq_len(M)) {
-    cv <- covered(k)
-    shares[cv$idx[cv$keep]] <- shares[cv$idx[cv$keep]] + 1
-  }
-  vapply(seq_len(M), function(k) {
-    cv <- covered(k)
-    curv <- abs(diag(lbb))[cv$idx][cv$keep] / shares[cv$idx][cv$keep]
-    pen <- diag(S[[k]])[cv$keep]
-    pen <- pen * max(length(pen) / rank[k], 1)
-    ratio <- function(lam) sqrt(mean(curv / (curv + lam * pen)) * mean(curv) /
-                                  mean(curv + lam * pen))
-    lam <- 1
-    while (ratio(lam) > 0.4) lam <- lam * 5
-    while (ratio(lam) < 0.4) lam <- lam / 5
-    lam
-  }, 0)
+# from lbb at the start: the installed mgcv's own initial.spg(), handed a
+# stand-in general family whose initialize() starts at 0 and whose ll()
+# gives lbb -- all initial.spg() takes from a general family is that lbb
+# (mgcv 1.8: for each penalty, the power of 5 at which a ratio of
+# curvatures falls through 0.4; mgcv 1.9: 0.3 max|lbb| / max|S| on the
+# penalty's range space), so the rule is whichever the installed mgcv
+# has, on no pass over the rows.  S, off, rank: G's penalties (original
+# basis, as gam() hands them to initial.spg(), with lbb in the
+# re-parameterized one); L, lsp0: G's (NULL: none).  Returns the free
+# log smoothing parameters (initial.spg()'s least squares fit of L rho +
+# lsp0 to the log lambdas where L is given).
+gf_initial_lsp <- function(lbb, S, off, rank, L = NULL, lsp0 = NULL) {
+  p <- ncol(lbb)
+  stand_in <- structure(list(
+    family = "gamgpu_initial_sp",
+    initialize = expression(start <- rep(0, ncol(x))),
+    ll = function(y, X, coef, wt, family, offset = NULL, deriv = 0, ...) list(lbb = lbb)),
+    class = c("general.family", "extended.family", "family"))
+  lam <- mgcv_fun("initial.spg")(matrix(0, 1L, p), 0, 1, stand_in, S, rank, off,
+                                 L = L, lsp0 = lsp0)
+  log(as.numeric(lam))
 }
 
 # The outer iteration: Newton on the free log smoothing parameters rho
@@ -514,12 +504,8 @@ gf_outer <- function(P, G, family, control, conv.tol, b_sp) {
   # starting coefficients for initial.spg()'s curvature, then its
   # smoothing parameters, then gam.fit5's own start at them
   nfree <- ncol(L)
-  lsp_init <- if (nfree) log(gf_initial_sp(P$ll(b_sp, 1L)$lbb, G$S, G$off, G$rank)) else
+  theta0 <- if (nfree) gf_initial_lsp(P$ll(b_sp, 1L)$lbb, G$S, G$off, G$rank, G$L, G$lsp0) else
     numeric(0)
-  # (initial.spg()'s free parameters where some are fixed or linked: the
-  # least squares fit of lsp_init by L rho + lsp0)
-  theta0 <- if (nfree && !is.null(G$L))
-    as.numeric(qr.coef(qr(L), lsp_init - lsp0)) else lsp_init
   lsp_start <- drop(L %*% theta0) + lsp0
   St0 <- gf_total_penalty(P, lsp_start)
   ev <- eigen(St0, symmetric = TRUE)
@@ -673,7 +659,6 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
 # route's lacks; until that is matched, gam()'s own iteration fits them
 # there.
 general_native_takes <- function(family, spec, method, cl, env, dots) {
-  if (utils::packageVersion("mgcv") >= "1.9-0") return(FALSE)
   derivs <- family$available.derivs
   rows <- !is.null(spec) || identical(general_family_name(family), "cox.ph")
   rows && (is.null(derivs) || derivs == 2) && identical(method, "REML") && is.null(dots$G) &&
