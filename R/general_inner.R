@@ -40,7 +40,8 @@ gf_fit5_cache <- new.env(parent = emptyenv())
 gf_fit5_behaviour <- function() {
   fit5 <- mgcv_fun("gam.fit5")
   if (identical(gf_fit5_cache$fit5, fit5)) return(gf_fit5_cache$behaviour)
-  run <- function(l, lb, lbb, maxit = 3L, max_calls = 200L) {
+  failed <- character()
+  run <- function(l, lb, lbb, maxit = 3L, max_calls = 5000L) {
     calls <- list()
     fam <- structure(list(
       family = "gamgpu_probe", linkinv = function(eta) eta, initialize = expression(NULL),
@@ -56,7 +57,10 @@ gf_fit5_behaviour <- function() {
                             weights = 1, offset = 0, deriv = 0, family = fam,
                             control = mgcv::gam.control(maxit = maxit), start = 1)),
       gamgpu_probe_done = function(e) NULL,
-      error = function(e) NULL)
+      error = function(e) {
+        failed <<- c(failed, conditionMessage(e))
+        NULL
+      })
     list(fit = fit, calls = do.call(rbind, calls))
   }
   flat <- run(function(b) 1, function(b) 1, -1)
@@ -72,8 +76,10 @@ gf_fit5_behaviour <- function() {
     perturb_regrad = regrad,
     fields = names(flat$fit))
   if (is.null(flat$fit) || is.null(indef$fit) || is.null(pert$calls))
-    gamgpu_abort("gamgpu_numerical",
-                 "mgcv's gam.fit5() did not run on gamgpu's probe problems of its Newton iteration",
+    gamgpu_abort("gamgpu_internal_error",
+                 paste("the installed mgcv's gam.fit5() did not run on gamgpu's probe problems",
+                       "of its Newton iteration (the native general-family route follows its",
+                       "rules):", paste(unique(failed), collapse = "; ")),
                  call = NULL)
   gf_fit5_cache$fit5 <- fit5
   gf_fit5_cache$behaviour <- behaviour

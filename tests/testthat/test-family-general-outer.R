@@ -12,8 +12,12 @@
 #   mcycle "ad"             3.0e-9 / 5e-7 / 1e-8     9.0e-9 / 1.8e-7 / 1.6e-8
 #   gumbls() ... multinom() 5e-12 / 3e-8 / 1e-11     3e-12 / 6e-8 / 2e-11
 #   cox.ph() colon          2.5e-15 / 8e-9 / 5e-14   3.0e-15 / 7e-8 / 2e-13
-# REML scores equal to 1e-13 relative (mcycle "ad": 3.4e-8 absolute of
-# 340 under 1.9-3, the inner tolerance's size).
+#   offset                  2e-11 / 4e-10 / 1.5e-10  8.4e-9 / 1.4e-7 / 5.5e-8
+#   te()                    8e-16 / 2.4e-8 / 1e-14   1.2e-15 / 6.5e-7 / 4e-14
+#   some sp fixed           2.1e-10 / 9e-9 / 3.5e-9  9.3e-10 / 3.9e-8 / 1.5e-8
+# REML scores equal to 1e-12 relative (mcycle "ad": 3.4e-8 of 580 under
+# 1.9-3, the size the inner tolerance leaves).  The aliased-coefficient
+# case: see its test.
 
 tight_gam_control <- function() mgcv::gam.control(epsilon = 1e-10,
                                                   newton = list(conv.tol = 1e-10))
@@ -124,7 +128,8 @@ test_that("cox.ph() on mgcv's colon example: gam()'s fit; with strata gam()'s it
   expect_match(g$device$route, "native route")
   expect_identical(g$outer.info$conv, "full convergence")
   expect_identical(b$outer.info$conv, "full convergence")
-  # (measured: 1e-15 of the range, sp 2e-8, REML equal, EDFs 7e-14)
+  # (measured, mgcv 1.8-41 / 1.9-3: 2.5e-15 / 3e-15 of the range, sp 8e-9
+  # / 7e-8, REML equal to 1e-15, EDFs 5e-14 / 2e-13)
   expect_lt(max(abs(g$linear.predictors - b$linear.predictors)) /
               diff(range(b$linear.predictors)), 1e-8)
   expect_equal(unname(g$gcv.ubre), unname(b$gcv.ubre), tolerance = 1e-9)
@@ -185,8 +190,8 @@ test_that("fixed smoothing parameters (some, all), an offset, te() and select: g
   d <- ls_fit_data(400)
   d$off <- d$x1 / 3
   fam <- mgcv::gaulss()
-  # (measured: 2e-10 of the range with some sp fixed, 7e-9 with the
-  # offset, 1e-15 with te(), 7e-11 with select)
+  # (measured, mgcv 1.8-41 / 1.9-3: 2e-10 / 9e-10 of the range with some
+  # sp fixed, 2e-11 / 8.4e-9 with the offset, 1e-15 / 1.2e-15 with te())
   expect_native_fit(list(y ~ s(x0) + offset(off), ~ s(x2)), fam, d)
   expect_native_fit(list(y ~ te(x0, x1, k = 4) + s(x2), ~ s(x2)), fam, d)
   b <- mgcv::gam(list(y ~ s(x0) + s(x1), ~ s(x2)), family = fam, data = d, method = "REML",
