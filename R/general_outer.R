@@ -461,7 +461,8 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
 # with third and fourth derivatives (gam() fits twlss(), which has none,
 # by its extended Fellner-Schall iteration instead), method "REML",
 # gam()'s default optimizer, gamma 1, no in.out, no setup object G, fit
-# not FALSE.  (Under mgcv 1.8-41 and 1.9-3 alike: where gam()'s fit of
+# not FALSE, and REML among the family's methods where it names some
+# (estimate.gam() of mgcv 1.9 fits by the family's first otherwise).  (Under mgcv 1.8-41 and 1.9-3 alike: where gam()'s fit of
 # these families changed between them -- initial.spg()'s starting
 # smoothing parameters, gam.fit5()'s Newton iteration, its Vg field -- the
 # route follows the installed mgcv, found by what its functions do:
@@ -470,6 +471,7 @@ general_native_takes <- function(family, spec, method, cl, env, dots) {
   derivs <- family$available.derivs
   rows <- !is.null(spec) || identical(general_family_name(family), "cox.ph")
   rows && (is.null(derivs) || derivs == 2) && identical(method, "REML") && is.null(dots$G) &&
+    (is.null(family$method) || "REML" %in% family$method) &&
     !isFALSE(eval(cl$fit, env)) && is.null(cl$optimizer) && is.null(cl$in.out) &&
     (is.null(cl$gamma) || identical(as.numeric(eval(cl$gamma, env)), 1))
 }
