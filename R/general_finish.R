@@ -48,13 +48,16 @@ gf_finish <- function(e, P, G, ses, family, ctrl, method) {
     prior.weights = G$w, fitted.values = mu, linear.predictors = eta,
     NCV = NULL, NCV1 = NULL, rank = sum(e$keep), aic = -2 * e$ll$l, l = e$ll$l,
     lbb = e$ll$lbb, L = fac$L, bdrop = !e$keep, D = fac$D, St = e$St, rp = list(),
-    db.drho = NULL, S1 = e$ldet1, iter = e$inner_iter, H = e$ll$lbb, dH = e$d1H,
+    Vg = NULL, db.drho = NULL, S1 = e$ldet1, iter = e$inner_iter, H = e$ll$lbb, dH = e$d1H,
     warn = as.list(e$warn),
     sp = exp(e$theta), gcv.ubre = e$score,
     outer.info = if (!isTRUE(e$no_outer))
       list(conv = e$conv, iter = e$iter, grad = matrix(e$g, ncol = 1L), hess = e$Hs,
            score.hist = e$score.hist),
     scale.estimated = FALSE, scale = 1, control = ctrl, method = method)
+  # (gam.fit5()'s fields as the installed mgcv has them: Vg, NULL for REML,
+  # where its gam.fit5() returns one -- mgcv 1.9)
+  if (!"Vg" %in% gf_fit5_behaviour()$fields) object$Vg <- NULL
   object[names(mv)] <- mv
   for (nm in c("Vp", "Ve", "Vc"))
     if (is.matrix(object[[nm]])) dimnames(object[[nm]]) <- list(pn, pn)

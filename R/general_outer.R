@@ -1,9 +1,11 @@
 # gamgpu's own fit of a general family (mgcv's gam.fit5() route): the
 # Newton iteration on the penalized log likelihood at given smoothing
-# parameters, and the outer Newton iteration on the Laplace approximate
-# REML score (scale 1) in the log smoothing parameters -- the algorithm of
-# mgcv's gam.fit5() and newton(), written here on p-vectors and p x p
-# matrices.  X lives only in a model session (R/session.R), loaded once
+# parameters (R/general_inner.R), and the outer Newton iteration on the
+# Laplace approximate REML score (scale 1) in the log smoothing parameters
+# -- the algorithm of mgcv's gam.fit5() and newton(), written here on
+# p-vectors and p x p matrices.  Where mgcv's versions differ (1.8-41 and
+# 1.9-3 here) the route does as the installed one does, found by running
+# its own functions (gf_initial_lsp(), gf_fit5_behaviour()).  X lives only in a model session (R/session.R), loaded once
 # per fit: every pass over the rows is the family's log likelihood and its
 # derivatives there (.Call(gg_ls_session_ll_r, ...)), where mgcv's code
 # re-parameterizes and multiplies the n x p X on every call.
@@ -147,200 +149,6 @@ gf_total_penalty <- function(P, lsp) {
   St
 }
 
-# The penalized Hessian Hp factored for Newton's step as gam.fit5 factors
-# it: scaled by D = diag(Hp)^-1/2 to unit diagonal and Choleski-factored
-# with pivoting; where its diagonal shows it indefinite (or the factor is
-# rank deficient) a multiple of the identity is added first, and
-# `indefinite` says so.  solve(v) is Hp^-1 v (of the modified Hp where
-# indefinite), ldet log|Hp|.
-gf_factor <- function(Hp) {
-  p <- ncol(Hp)
-  eps <- .Machine$double.eps
-  d <- diag(Hp)
-  if (!all(is.finite(d)))
-    gamgpu_abort("gamgpu_numerical", "non-finite penalized Hessian in the Newton iteration",
-                 call = NULL)
-  indefinite <- FALSE
-  if (min(d) <= 0) {
-    thresh <- max(d) * sqrt(eps)
-    if (-min(d) < thresh) d[d < thresh] <- thresh else indefinite <- TRUE
-  }
-  if (indefinite) {
-    # (shifted positive: the step is then a damped, not a full, Newton step)
-    Hp <- Hp + diag(abs(min(d)) + abs(max(d)) * sqrt(eps), p)
-    D <- rep(1, p)
-  } else {
-    D <- d^-0.5
-    Hp <- D * t(D * Hp)
-  }
-  L <- suppressWarnings(chol(Hp, pivot = TRUE))
-  ridge <- sqrt(eps)
-  while (attr(L, "rank") < p) {
-    L <- suppressWarnings(chol(Hp + diag(ridge, p), pivot = TRUE))
-    ridge <- ridge * 100
-    indefinite <- TRUE
-  }
-  piv <- attr(L, "pivot")
-  ipiv <- order(piv)
-  solve <- function(v) {
-    v <- as.matrix(v)
-    D * backsolve(L, forwardsolve(t(L), (D * v)[piv, , drop = FALSE]))[ipiv, , drop = FALSE]
-  }
-  list(L = L, D = D, piv = piv, ipiv = ipiv, indefinite = indefinite, solve = solve,
-       ldet = 2 * sum(log(diag(L))) - 2 * sum(log(D)))
-}
-
-# Newton's iteration on the penalized log likelihood l(beta) - beta' St
-# beta / 2 from beta (gam.fit5's inner iteration): full Newton steps,
-# each at most a tenth of |beta| long, halved while they do not raise the
-# penalized log likelihood (from the sixth halving divided by 5), then a
-# steepest ascent step shrunk by 10 where no halving does; converged when
-# max |gradient| < eps |penalized log likelihood|.  Converged where the
-# Hessian was indefinite, it perturbs the coefficients and iterates on
-# (early on, or after a rank check), or checks the rank of the Hessian's
-# likelihood and penalty parts together and drops the coefficients beyond
-# it (set to 0: the session's X keeps its columns); at most 5
-# perturbations.  Returns beta (all p, dropped ones 0) with keep (the
-# coefficients not dropped), ll() at it (deriv 1; lb, lbb of the kept),
-# the kept St and the factor of Hp there (gf_factor()), iterations,
-# convergence and warnings.  keep: the coefficients to start from (NULL:
-# all; an earlier fit's, whose dropped ones stay dropped); fallback: the
-# start to take where beta's log likelihood is not finite.
-gf_inner <- function(P, St, beta, eps, maxit, keep = NULL, fallback = NULL) {
-  p <- P$p
-  if (is.null(keep)) keep <- rep(TRUE, p)
-  full <- function(b) { f <- numeric(p); f[keep] <- b; f }
-  St <- St[keep, keep, drop = FALSE]
-  beta <- beta[keep]
-  ll_at <- function(b, deriv) {
-    o <- P$ll(full(b), deriv)
-    if (deriv >= 1) {
-      o$lb <- o$lb[keep]
-      o$lbb <- o$lbb[keep, keep, drop = FALSE]
-    }
-    o
-  }
-  pen <- function(ll, b) ll$l - sum(b * drop(St %*% b)) / 2
-  ll <- ll_at(beta, 1L)
-  ll0 <- pen(ll, beta)
-  if (!is.finite(ll0) && !is.null(fallback)) {
-    # (a predicted start off the likelihood's support: the given one)
-    beta <- fallback[keep]
-    ll <- ll_at(beta, 1L)
-    ll0 <- pen(ll, beta)
-  }
-  grad <- ll$lb - drop(St %*% beta)
-  Hp <- -ll$lbb + St
-  small <- function(g, l0) max(abs(g)) < eps * abs(l0)
-  conv0 <- small(grad, ll0)
-  converged <- FALSE
-  rank_checked <- FALSE
-  perturbed <- 0L
-  warn <- character()
-  iter <- 0L
-  for (iter in seq_len(2L * maxit)) {
-    fac <- gf_factor(Hp)
-    step <- drop(fac$solve(grad))
-    b_norm <- sqrt(sum(beta^2))
-    s_norm <- sqrt(sum(step^2))
-    if (b_norm > 0 && s_norm > 0.1 * b_norm) step <- step * 0.1 * b_norm / s_norm
-    s_norm <- sqrt(sum(step^2))
-    try_step <- function(st, deriv) {
-      b1 <- beta + st
-      l1 <- ll_at(b1, deriv)
-      list(beta = b1, ll = l1, pen = pen(l1, b1))
-    }
-    tr <- try_step(step, 1L)
-    # halving: the log likelihood alone (deriv 0) until the step succeeds
-    halvings <- 0L
-    div <- 2
-    while ((!is.finite(tr$pen) || tr$pen <= ll0) && halvings < 25L) {
-      step <- step / div
-      tr <- try_step(step, 0L)
-      if (max(abs(step)) < max(abs(beta)) * .Machine$double.eps) halvings <- 100L
-      halvings <- halvings + 1L
-      if (halvings > 5L) div <- 5
-    }
-    if (!is.finite(tr$pen) || (tr$pen <= ll0 && !conv0)) {
-      # steepest ascent, from the Newton step's length down
-      step <- grad * s_norm / sqrt(sum(grad^2))
-      halvings <- 0L
-      while ((!is.finite(tr$pen) || (tr$pen <= ll0 && !conv0)) && halvings < 25L) {
-        step <- step / 10
-        tr <- try_step(step, 0L)
-        if (max(abs(step)) < max(abs(beta)) * .Machine$double.eps) halvings <- 100L
-        halvings <- halvings + 1L
-      }
-    }
-    if (!(is.finite(tr$pen) && tr$pen >= ll0 && halvings < 25L)) {
-      # no step raises the penalized log likelihood: at its maximum to
-      # rounding where the gradient is within what rounding leaves of it
-      # at Hp's condition number (as gam.fit5 judges it: kappa(Hp) times
-      # the penalty's scale, times the machine epsilon)
-      stiff <- mean(abs(drop(St %*% beta))) / max(mean(abs(beta)), .Machine$double.xmin)
-      err <- min(1e-3, kappa(Hp) * max(1, stiff) * .Machine$double.eps)
-      converged <- conv0 || max(abs(grad)) / abs(ll0) <= max(err, 2 * eps)
-      if (!converged)
-        warn <- c(warn, sprintf("Newton step failed: max |gradient| / |penalized ll| = %g",
-                                max(abs(grad)) / abs(ll0)))
-      break
-    }
-    if (is.null(tr$ll$lb)) tr$ll <- ll_at(tr$beta, 1L)
-    beta <- tr$beta
-    ll <- tr$ll
-    grad <- ll$lb - drop(St %*% beta)
-    Hp <- -ll$lbb + St
-    done <- small(grad, ll0) || iter == maxit
-    ll0 <- tr$pen
-    if (!done) next
-    if (!fac$indefinite) {
-      converged <- TRUE
-      break
-    }
-    # converged where the Hessian was indefinite
-    if (perturbed == 5L)
-      gamgpu_abort("gamgpu_numerical", "indefinite penalized likelihood in the Newton iteration",
-                   call = NULL)
-    if (iter < 4L || rank_checked) {
-      # perturbed off the saddle, and on
-      perturbed <- perturbed + 1L
-      alt <- rep_len(c(0, 1), length(beta))
-      beta <- beta * (1 + (alt * 0.02 - 0.01) * perturbed) +
-        (alt - 0.5) * mean(abs(beta)) * 1e-5 * perturbed
-    } else {
-      # the rank of the likelihood's and the penalty's curvature together
-      # (each scaled to unit norm, then to unit diagonal), by pivoted QR;
-      # the coefficients past it dropped
-      rank_checked <- TRUE
-      Sb <- crossprod(attr(P$Sl, "E"))[keep, keep, drop = FALSE]
-      Hb <- -ll$lbb / norm(ll$lbb, "F") + Sb / norm(Sb, "F")
-      d <- abs(diag(Hb))
-      d[d < 1e-50] <- 1
-      d <- d^-0.5
-      Hb <- t(d * Hb) * d
-      qrh <- qr(Hb, LAPACK = TRUE)
-      rank <- mgcv_fun("Rrank")(qr.R(qrh))
-      if (rank == length(beta)) next
-      gone <- sort(qrh$pivot[(rank + 1L):length(beta)])
-      keep[which(keep)[gone]] <- FALSE
-      beta <- beta[-gone]
-      St <- St[-gone, -gone, drop = FALSE]
-    }
-    ll <- ll_at(beta, 1L)
-    ll0 <- pen(ll, beta)
-    grad <- ll$lb - drop(St %*% beta)
-    Hp <- -ll$lbb + St
-  }
-  if (iter == 2L * maxit && !converged)
-    warn <- c(warn, sprintf("Newton iteration limit reached: max |gradient| = %g",
-                            max(abs(grad))))
-  fac <- gf_factor(Hp)
-  if (fac$indefinite)
-    warn <- c(warn, "the penalized Hessian is indefinite at the fit (a shifted one was used)")
-  list(beta = full(beta), keep = keep, ll = ll, St = St, pen_ll = ll0, fac = fac, Hp = Hp,
-       iter = iter, converged = converged, warn = warn)
-}
-
 # The REML score at log smoothing parameters lsp (all of them, mgcv's
 # order), with its gradient and Hessian in lsp where deriv (gam.fit5's
 # REML, REML1, REML2, scale 1): from the inner fit started at beta.
@@ -464,37 +272,27 @@ gf_start <- function(P, G, family, E, use_unscaled) {
 }
 
 # initial.spg()'s starting smoothing parameters for a general family,
-# from lbb at start: for each penalty, lambda (a power of 5 from 1) where
-# the ratio of the rows' curvature to curvature plus penalty, as
-# initial.spg() measures it on the penalized coefficients' diagonals
-# (each coefficient's curvature shared among the penalties covering it),
-# first falls through 0.4.  S, off: G's penalties (original basis, as
-# gam() hands them to initial.spg()).
-gf_initial_sp <- function(lbb, S, off, rank) {
-  M <- length(S)
-  covered <- function(k) {
-    idx <- off[k] - 1L + seq_len(ncol(S[[k]]))
-    keep <- rowSums(abs(S[[k]])) > max(S[[k]]) * .Machine$double.eps^0.75 &
-      diag(lbb)[idx] != 0
-    list(idx = idx, keep = keep)
-  }
-  shares <- numeric(ncol(lbb))
-  for (k in seq_len(M)) {
-    cv <- covered(k)
-    shares[cv$idx[cv$keep]] <- shares[cv$idx[cv$keep]] + 1
-  }
-  vapply(seq_len(M), function(k) {
-    cv <- covered(k)
-    curv <- abs(diag(lbb))[cv$idx][cv$keep] / shares[cv$idx][cv$keep]
-    pen <- diag(S[[k]])[cv$keep]
-    pen <- pen * max(length(pen) / rank[k], 1)
-    ratio <- function(lam) sqrt(mean(curv / (curv + lam * pen)) * mean(curv) /
-                                  mean(curv + lam * pen))
-    lam <- 1
-    while (ratio(lam) > 0.4) lam <- lam * 5
-    while (ratio(lam) < 0.4) lam <- lam / 5
-    lam
-  }, 0)
+# from lbb at the start: the installed mgcv's own initial.spg(), handed a
+# stand-in general family whose initialize() starts at 0 and whose ll()
+# gives lbb -- all initial.spg() takes from a general family is that lbb
+# (mgcv 1.8: for each penalty, the power of 5 at which a ratio of
+# curvatures falls through 0.4; mgcv 1.9: 0.3 max|lbb| / max|S| on the
+# penalty's range space), so the rule is whichever the installed mgcv
+# has, on no pass over the rows.  S, off, rank: G's penalties (original
+# basis, as gam() hands them to initial.spg(), with lbb in the
+# re-parameterized one); L, lsp0: G's (NULL: none).  Returns the free
+# log smoothing parameters (initial.spg()'s least squares fit of L rho +
+# lsp0 to the log lambdas where L is given).
+gf_initial_lsp <- function(lbb, S, off, rank, L = NULL, lsp0 = NULL) {
+  p <- ncol(lbb)
+  stand_in <- structure(list(
+    family = "gamgpu_initial_sp",
+    initialize = expression(start <- rep(0, ncol(x))),
+    ll = function(y, X, coef, wt, family, offset = NULL, deriv = 0, ...) list(lbb = lbb)),
+    class = c("general.family", "extended.family", "family"))
+  lam <- mgcv_fun("initial.spg")(matrix(0, 1L, p), 0, 1, stand_in, S, rank, off,
+                                 L = L, lsp0 = lsp0)
+  log(as.numeric(lam))
 }
 
 # The outer iteration: Newton on the free log smoothing parameters rho
@@ -514,12 +312,8 @@ gf_outer <- function(P, G, family, control, conv.tol, b_sp) {
   # starting coefficients for initial.spg()'s curvature, then its
   # smoothing parameters, then gam.fit5's own start at them
   nfree <- ncol(L)
-  lsp_init <- if (nfree) log(gf_initial_sp(P$ll(b_sp, 1L)$lbb, G$S, G$off, G$rank)) else
+  theta0 <- if (nfree) gf_initial_lsp(P$ll(b_sp, 1L)$lbb, G$S, G$off, G$rank, G$L, G$lsp0) else
     numeric(0)
-  # (initial.spg()'s free parameters where some are fixed or linked: the
-  # least squares fit of lsp_init by L rho + lsp0)
-  theta0 <- if (nfree && !is.null(G$L))
-    as.numeric(qr.coef(qr(L), lsp_init - lsp0)) else lsp_init
   lsp_start <- drop(L %*% theta0) + lsp0
   St0 <- gf_total_penalty(P, lsp_start)
   ev <- eigen(St0, symmetric = TRUE)
@@ -668,16 +462,17 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
 # with third and fourth derivatives (gam() fits twlss(), which has none,
 # by its extended Fellner-Schall iteration instead), method "REML",
 # gam()'s default optimizer, gamma 1, no in.out, no setup object G, fit
-# not FALSE -- and mgcv before 1.9: under mgcv 1.9-3 gam()'s fits of these
-# families end elsewhere (log smoothing parameters up to 2 apart on
-# test-family-general-outer.R's cases) and its object has fields this
-# route's lacks; until that is matched, gam()'s own iteration fits them
-# there.
+# not FALSE, and REML among the family's methods where it names some
+# (estimate.gam() of mgcv 1.9 fits by the family's first otherwise).  (Under mgcv 1.8-41 and 1.9-3 alike: where gam()'s fit of
+# these families changed between them -- initial.spg()'s starting
+# smoothing parameters, gam.fit5()'s Newton iteration, its Vg field -- the
+# route follows the installed mgcv, found by what its functions do:
+# gf_initial_lsp(), gf_fit5_behaviour().)
 general_native_takes <- function(family, spec, method, cl, env, dots) {
-  if (utils::packageVersion("mgcv") >= "1.9-0") return(FALSE)
   derivs <- family$available.derivs
   rows <- !is.null(spec) || identical(general_family_name(family), "cox.ph")
   rows && (is.null(derivs) || derivs == 2) && identical(method, "REML") && is.null(dots$G) &&
+    (is.null(family$method) || "REML" %in% family$method) &&
     !isFALSE(eval(cl$fit, env)) && is.null(cl$optimizer) && is.null(cl$in.out) &&
     (is.null(cl$gamma) || identical(as.numeric(eval(cl$gamma, env)), 1))
 }
