@@ -44,17 +44,17 @@ test_that("cox_hazard() refuses malformed rows with classed errors", {
 # What cox.ph()'s postproc leaves in gam()'s fit b, in gamgpu's g: the
 # family's data, the fitted survival and the rows' order (the fits agree to
 # ~1e-12: gamgpu's rows sum in another order).
-expect_cox_postproc <- function(g, b) {
+expect_cox_postproc <- function(g, b, tol = 1e-9) {
   expect_identical(deparse(g$family$hazard), deparse(b$family$hazard))
   expect_identical(names(g$family$data), names(b$family$data))
   for (nm in c("h", "q", "km", "a", "Rs", "Rc"))
-    expect_equal(g$family$data[[nm]], b$family$data[[nm]], tolerance = 1e-9, label = nm)
+    expect_equal(g$family$data[[nm]], b$family$data[[nm]], tolerance = tol, label = nm)
   expect_identical(g$family$data$r, b$family$data$r)
-  expect_equal(g$fitted.values, b$fitted.values, tolerance = 1e-9)
+  expect_equal(g$fitted.values, b$fitted.values, tolerance = tol)
   expect_equal(g$y, b$y)
   expect_equal(g$prior.weights, b$prior.weights)
   expect_equal(g$null.deviance, b$null.deviance, tolerance = 1e-12)
-  expect_equal(residuals(g), residuals(b), tolerance = 1e-9)
+  expect_equal(residuals(g), residuals(b), tolerance = tol)
 }
 
 # 400 rows with tied times and censored ones
@@ -77,9 +77,11 @@ test_that("a cox.ph() fit keeps gam()'s hazard data, fitted values and null devi
 })
 
 test_that("the native route's cox.ph() post-processing is gam()'s", {
-  skip_if(utils::packageVersion("mgcv") >= "1.9-0",
-          "the native general-family route is not yet matched to mgcv 1.9's gam()")
-  d <- cox_fit_data(4)
+  # (a case both fits end cleanly: under mgcv 1.9-3 gam() stops the inner
+  # fit of seeds 4, 5 and 7 at this control with "step failed" at 1e-11 of
+  # its gradient, the fits then 2e-9 - 6e-9 of the range apart; seed 6
+  # agrees to 2e-13 under both versions)
+  d <- cox_fit_data(6)
   b <- mgcv::gam(t ~ s(x0, k = 6) + x1, family = mgcv::cox.ph(), data = d, weights = ev,
                  method = "REML", control = mgcv::gam.control(epsilon = 1e-10,
                                                               newton = list(conv.tol = 1e-10)))

@@ -38,8 +38,6 @@ expect_native_device <- function(r, kernel, tol = 1e-9) {
 
 test_that("gaulss() by the native route: its rows on the device, the fit the CPU's", {
   skip_if_no_device()
-  skip_if(utils::packageVersion("mgcv") >= "1.9-0",
-          "the native general-family route is not yet matched to mgcv 1.9's gam()")
   set.seed(2)
   d <- mgcv::gamSim(1, n = 2000, verbose = FALSE)
   d$y <- d$f / 4 + rnorm(nrow(d)) * exp(d$f1 / 4 - 0.5)
@@ -49,8 +47,6 @@ test_that("gaulss() by the native route: its rows on the device, the fit the CPU
 
 test_that("cox.ph() by the native route: its rows on the device, the fit the CPU's", {
   skip_if_no_device()
-  skip_if(utils::packageVersion("mgcv") >= "1.9-0",
-          "the native general-family route is not yet matched to mgcv 1.9's gam()")
   set.seed(6)
   n <- 3000
   d <- data.frame(x0 = runif(n), x1 = runif(n), x2 = runif(n))
