@@ -22,9 +22,10 @@
 # (default unset: gam()'s own iteration around gamgpu's ll(),
 # R/general_family.R), for the location-scale families whose rows gamgpu's
 # C has (ls_rows_spec()) and cox.ph() without strata, method "REML".  Not
-# yet done: cox.ph() with strata, mvn(); X itself is still gam()'s setup's
-# n x p R matrix (the family's initialize() takes a subsample of its rows,
-# gf_start()).  The fitted object: R/general_finish.R.
+# yet done: cox.ph() with strata, mvn().  The model's set-up:
+# R/general_setup.R (at many rows X is built from its recipe where the fit
+# runs, never formed in R; the family's initialize() takes a subsample of
+# its rows, gf_start()).  The fitted object: R/general_finish.R.
 
 # Whether the native route is switched on (internal option, see above).
 general_native_wanted <- function() identical(getOption("gamgpu.general_route"), "native")

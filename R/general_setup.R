@@ -397,7 +397,7 @@ gf_x_rows <- function(S, rows) {
   if (is.matrix(S$X)) {
     X <- S$X[rows, , drop = FALSE]
   } else {
-    plan <- gf_model_matrix_plan(S$G, S$mf_x[rows, , drop = FALSE], S$drop, 1L)
+    plan <- gf_model_matrix_plan(S$G, S$mf_x[rows, , drop = FALSE], S$drop, S$threads)
     if (inherits(plan, "gg_no_recipe"))
       gamgpu_abort("gamgpu_internal_error",
                    paste("X's recipe on a subsample of the rows failed:", attr(plan, "reason")),

@@ -5,12 +5,14 @@
 # more rows than gf_setup_min_rows (10000).  Against gam(fit = FALSE)'s
 # set-up field by field, and the fits against the native route on
 # gam()'s own set-up (X the matrix) and against mgcv::gam().
-# Measured (CPU session, mgcv 1.8-41, OpenBLAS): set-up fields equal to
-# 1e-11 relative (all.equal), X within 2e-13 of gam()'s; fits against the
-# matrix set-up's: gaulss() (offset, factor by, parametric factor) 6e-13
-# of each linear predictor's range, sp 6e-14 relative, EDFs 4e-14;
-# gevlss() (3 predictors) 2e-12; cox.ph() (ties, factor by, parametric
-# factor) 2e-14, sp 1.3e-10, against gam() 2e-14, sp 3e-9.
+# Measured (CPU session, mgcv 1.8-41, n = 12000): set-up fields equal to
+# gam()'s to 1e-13 (all.equal's mean relative difference; cmX, S and the
+# smooths from the facts), X within 7e-14 of its largest entry; fits
+# against the matrix set-up's: gaulss() (offset, factor by, parametric
+# factor; epsilon 1e-9) 5.5e-10 of each linear predictor's range, log sp
+# 6e-11, EDFs 6e-11; gevlss() (3 predictors) 1.7e-13, sp 1.4e-10;
+# cox.ph() (ties, factor by, parametric factor) 1.3e-14, sp 1.1e-10, and
+# against gam() 1.8e-14, sp 1.5e-9, REML 2e-16 relative.
 
 skip_if(utils::packageVersion("mgcv") >= "1.9-0",
         "the native general-family route is not yet matched to mgcv 1.9's gam()")
@@ -182,4 +184,34 @@ test_that("where the facts' route does not apply, X is gam()'s matrix and the re
   expect_identical(cpu$S$source, "matrix")
   expect_match(cpu$S$reason, "options\\(gamgpu.basis_facts = TRUE\\)")
   expect_identical(cpu$S$X, cpu$Gm$X)
+})
+
+test_that("on a GPU the facts' set-up is the default, X built on the device: the CPU's fit", {
+  skip_if_no_device()
+  d <- recipe_data(12000)
+  fits <- list(
+    list(formula = list(y ~ s(x0, k = 6) + fac + offset(off), ~ s(x2, k = 5) +
+                          s(x1, by = fac, k = 5)), family = mgcv::gaulss(), weights = NULL),
+    list(formula = t ~ s(x0, k = 6) + s(x1, by = fac, k = 5) + fac, family = mgcv::cox.ph(),
+         weights = "ev"))
+  for (f in fits) {
+    fit <- function(device, facts) {
+      local_recipe_route(facts)
+      cl <- bquote(gam_gpu(.(f$formula), family = .(f$family), data = d, method = "REML",
+                           device = .(device), control = list(epsilon = 1e-9, newton.tol = 1e-10)))
+      if (!is.null(f$weights)) cl$weights <- as.name(f$weights)
+      eval(cl)
+    }
+    g <- fit("required", NA)
+    b <- fit("off", TRUE)
+    label <- f$family$family
+    expect_identical(g$device$backend, "cuda", label = label)
+    expect_identical(g$device$model_matrix, "recipe", label = label)
+    expect_match(g$device$placement, "device", label = label)
+    lo <- as.matrix(b$linear.predictors)
+    r <- apply(lo, 2, function(x) diff(range(x)))
+    expect_lt(max(sweep(abs(as.matrix(g$linear.predictors) - lo), 2, r, "/")), 1e-8,
+              label = label)
+    expect_lt(max(abs(log(g$sp / b$sp))), 1e-6, label = label)
+  }
 })
