@@ -71,9 +71,10 @@ gf_finish <- function(e, P, G, ses, family, ctrl, method) {
   # baseline hazard, the rows back in their order), in estimate.gam()'s
   # frame: object, G, in mgcv's namespace -- G's X the original (no initial
   # re-parameterization to undo: Sl empty)
-  # (cox.ph()'s by gamgpu's C, on X from the session: R/family_cox_hazard.R)
+  # (cox.ph()'s by gamgpu's C, R/family_cox_hazard.R, on G's X or, where
+  # the session built X from its recipe, X from the session)
   pp <- if (identical(family$family, "Cox PH"))
-    cox_postproc(object, G, ses$op("mul", diag(p), FALSE))
+    cox_postproc(object, G, if (nrow(G$X) == P$n) G$X else ses$op("mul", diag(p), FALSE))
   if (!is.null(pp)) {
     object <- pp
   } else if (!is.null(family$postproc)) {

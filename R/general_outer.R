@@ -24,9 +24,10 @@
 # (default unset: gam()'s own iteration around gamgpu's ll(),
 # R/general_family.R), for the location-scale families whose rows gamgpu's
 # C has (ls_rows_spec()) and cox.ph() without strata, method "REML".  Not
-# yet done: cox.ph() with strata, mvn(); X itself is still gam()'s setup's
-# n x p R matrix (the family's initialize() takes a subsample of its rows,
-# gf_start()).  The fitted object: R/general_finish.R.
+# yet done: cox.ph() with strata, mvn().  The model's set-up:
+# R/general_setup.R (at many rows X is built from its recipe where the fit
+# runs, never formed in R; the family's initialize() takes a subsample of
+# its rows, gf_start()).  The fitted object: R/general_finish.R.
 
 # Whether the native route is switched on (internal option, see above).
 general_native_wanted <- function() identical(getOption("gamgpu.general_route"), "native")
@@ -48,7 +49,7 @@ gf_problem <- function(G, rows, ses) {
   H0 <- if (is.null(G$H)) matrix(0, p, p) else crossprod(Tm, G$H %*% Tm)
   P <- new.env(parent = emptyenv())
   P$p <- p
-  P$n <- nrow(G$X)
+  P$n <- G$n
   P$jj <- jj
   P$lpi <- lpi
   P$Sl <- Sl
@@ -91,7 +92,7 @@ gf_problem <- function(G, rows, ses) {
 # spec its ls_rows_spec()): rows() of gf_problem().
 gf_ls_rows <- function(G, spec, ses) {
   jj <- lapply(attr(G$X, "lpi"), as.integer)
-  offsets <- ls_offsets(G$offset, length(jj), nrow(G$X))
+  offsets <- ls_offsets(G$offset, length(jj), G$n)
   function(coef, deriv, d1b, d2b, Hi)
     .Call(gg_ls_session_ll_r, ses$ptr, as.double(coef), jj, spec$code,
           as.integer(spec$links), as.double(spec$link_par), offsets, as.integer(deriv),
@@ -107,7 +108,7 @@ gf_cox_rows <- function(G, ses) {
   times <- unique(tm)
   grp <- match(tm, times)
   event <- as.integer(G$w)
-  off <- if (length(G$offset) && any(G$offset != 0)) as.double(rep_len(G$offset, nrow(G$X)))
+  off <- if (length(G$offset) && any(G$offset != 0)) as.double(rep_len(G$offset, G$n))
   function(coef, deriv, d1b, d2b, Hi) {
     level <- c(-1L, 0L, NA, 2L, 3L)[deriv + 1L]
     .Call(gg_cox_session_ll_r, ses$ptr, as.double(coef), off, grp, event, length(times),
@@ -251,7 +252,7 @@ gf_start <- function(P, G, family, E, use_unscaled) {
   rows <- gf_start_subset(n)
   if (is.null(P$Xr)) {
     P$Xr <- if (is.null(rows)) P$ses$op("mul", P$Tm + 0, FALSE) else
-      G$X[rows, , drop = FALSE] %*% P$Tm
+      (if (is.null(P$x_rows)) G$X[rows, , drop = FALSE] else P$x_rows(rows)) %*% P$Tm
     attr(P$Xr, "lpi") <- attr(G$X, "lpi")
   }
   sub <- function(v) if (is.null(rows) || NROW(v) != n) v else
@@ -362,42 +363,43 @@ gf_outer <- function(P, G, family, control, conv.tol, b_sp) {
   e
 }
 
-# gam_gpu()'s fit of a general family on the native route: gam()'s setup
-# (gcall with fit = FALSE, evaluated in env), X loaded once into a model
-# session (on the device of dev's plan, or the CPU backend), the outer
-# iteration (gf_outer()) and gam()'s object (gf_finish(), R/general_finish.R)
-# with fit$device.  NULL where the route does not take the fit after all
-# (gamgpu's rows differ from the family's own on the first rows): the
-# caller goes on with gam()'s iteration.
+# gam_gpu()'s fit of a general family on the native route: the model's
+# set-up (gf_setup(), R/general_setup.R: gam()'s, X the n x p matrix or,
+# at many rows, its recipe), X loaded once into a model session (on the
+# device of dev's plan, or the CPU backend; built there from a recipe), the
+# outer iteration (gf_outer()) and gam()'s object (gf_finish(),
+# R/general_finish.R) with fit$device.  NULL where the route does not take
+# the fit after all (gamgpu's rows differ from the family's own on the
+# first rows): the caller goes on with gam()'s iteration.
 general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctrl, method, t0) {
-  gcall$fit <- FALSE
-  G <- eval(gcall, env)
+  plan <- if (is.null(dev)) list(mode = 0L, ordinal = 0L) else dev$plan
+  S <- gf_setup(gcall, env, plan, control$nthreads)
+  G <- S$G
+  t_model <- proc.time()[["elapsed"]]
   cox <- name == "cox.ph"
   # (cox.ph() with strata: its rows stratum by stratum are not on a
   # session yet -- gam()'s iteration fits it)
   if (cox && is.matrix(G$y)) return(NULL)
-  G$family <- mgcv::fix.family.link(G$family)
-  # (the family's preinitialize() as estimate.gam() runs it: cox.ph()
-  # sorts the rows by time)
-  if (!is.null(G$family$preinitialize)) {
-    pre <- G$family$preinitialize(G)
-    for (nm in names(pre)) G[[nm]] <- pre[[nm]]
-  }
   # the fitted object's family: gam()'s, with the family's own ll()
   fam_out <- G$family
   fam_out$ll <- family$ll
   if (!is.null(family$hazard)) fam_out$hazard <- family$hazard
-  X <- G$X
-  if (!is.double(X)) storage.mode(X) <- "double"
-  p <- ncol(X)
-  jj <- attr(X, "lpi")
-  plan <- if (is.null(dev)) list(mode = 0L, ordinal = 0L) else dev$plan
+  p <- ncol(G$X)
+  jj <- attr(G$X, "lpi")
+  # (X's recipe built where the fit runs: on the device by the session;
+  # for a CPU fit on the host by gamgpu's C, handed over as the matrix the
+  # host's ll()s read)
+  X <- if (!is.matrix(S$X) && plan$mode == 0L) .Call(gg_xplan_build_r, S$X) else S$X
   ses <- model_session(X, if (cox) as.double(G$w) else ls_response(spec, G$y, length(jj)),
-                       if (plan$mode == 2L) NULL else rep(1, nrow(X)), NULL, plan, control,
+                       if (plan$mode == 2L) NULL else rep(1, G$n), NULL, plan, control,
                        unit_weights = TRUE)
+  rm(X)
   on.exit(ses$close(), add = TRUE)
-  t1 <- proc.time()[["elapsed"]]
+  t_session <- proc.time()[["elapsed"]]
   P <- gf_problem(G, if (cox) gf_cox_rows(G, ses) else gf_ls_rows(G, spec, ses), ses)
+  # (X's rows the family's initialize() and the checks below take: the
+  # matrix's, or built from the recipe on those rows)
+  P$x_rows <- function(rows) gf_x_rows(S, rows)
   # (initial.spg()'s starting coefficients; gamgpu's location-scale rows
   # against the family's own on the first rows there, as ls_ll() checks
   # them; cox.ph()'s rows on a device against the CPU engine's, as
@@ -406,19 +408,31 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
   b_sp <- gf_start(P, G, fam_out, P$Eb, FALSE)
   if (cox && plan$mode != 0L) {
     tm <- as.numeric(G$y)
-    why <- cox_device_agrees(dev, X, drop(P$Tm %*% b_sp), G$offset, match(tm, unique(tm)),
-                             as.integer(G$w))
+    why <- cox_device_agrees(dev, P$x_rows(seq_len(min(G$n, 2000L))), drop(P$Tm %*% b_sp),
+                             G$offset, match(tm, unique(tm)), as.integer(G$w))
     if (!is.null(why)) return(NULL)
   }
   if (!cox) {
     chk <- new.env(parent = emptyenv())
     chk$own <- general_family_with_ll(family, name, NULL, NULL)$ll
     chk$spec <- spec
-    if (!ls_rows_agree(chk, G$y, X, drop(P$Tm %*% b_sp), G$w, family, G$offset)) return(NULL)
+    if (!ls_rows_agree(chk, G$y, P$x_rows(seq_len(min(G$n, 100L))), drop(P$Tm %*% b_sp), G$w,
+                       family, G$offset)) return(NULL)
   }
+  t1 <- proc.time()[["elapsed"]]
   e <- gf_outer(P, G, fam_out, ctrl, ctrl$newton$conv.tol, b_sp)
   P$Xr <- NULL
   t2 <- proc.time()[["elapsed"]]
+  # (a family whose postproc reads X is given X from the session, where the
+  # recipe built it; cox.ph()'s runs in gamgpu's C, cox_postproc(), which
+  # takes it from the session itself)
+  if (!cox && !is.matrix(S$X) && "X" %in% all.names(fam_out$postproc)) {
+    X <- ses$op("mul", diag(p), FALSE)
+    dimnames(X) <- dimnames(G$X)
+    attr(X, "lpi") <- attr(G$X, "lpi")
+    G$X <- X
+    rm(X)
+  }
   object <- gf_finish(e, P, G, ses, fam_out, ctrl, method)
   info <- ses$info()
   t3 <- proc.time()[["elapsed"]]
@@ -428,9 +442,11 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
     reason = if (backend == "cuda") "the model session ran on the device" else
       if (nzchar(info$fallback)) info$fallback else "device = \"off\" or no device",
     placement = info$placement,
-    model_matrix = "matrix",
-    model_matrix_reason = sprintf("gam()'s own setup built X on every row (%s(), a general family)",
-                                  name),
+    # "recipe": X built by the model session from its recipe (on the
+    # device for a GPU fit); "matrix": gam()'s setup built it in R, and
+    # model_matrix_reason says why
+    model_matrix = S$source,
+    model_matrix_reason = S$reason,
     route = sprintf(paste("general family, gamgpu's native route: gamgpu's Newton iteration",
                           "(gam.fit5's algorithm) and outer REML iteration (newton()'s) on p x p",
                           "quantities, %s()'s rows' log likelihood and derivatives on a model",
@@ -443,7 +459,13 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
     ll_calls_by_deriv = P$calls,
     ll_seconds_by_deriv = P$seconds,
     inner_converged = e$inner_converged,
-    timings = c(setup = t1 - t0, selection = 0, iterations = t2 - t1, postproc = t3 - t2))
+    # setup: gam_gpu()'s checks, the model's set-up, the session's load
+    # (X built or copied there), the problem's p x p set-up, the starting
+    # coefficients and the first rows' checks -- split in setup_split;
+    # iterations: the Newton and outer iterations; postproc: gam()'s object
+    timings = c(setup = t1 - t0, selection = 0, iterations = t2 - t1, postproc = t3 - t2),
+    setup_split = c(model = t_model - t0, session = t_session - t_model,
+                    start = t1 - t_session))
   object$call <- gcall
   class(object) <- c("gam_gpu", class(object))
   # (gam()'s warnings: the outer iteration short of convergence, the inner

@@ -729,7 +729,11 @@ tprs_matrix <- function(s, mf, threads = setup_threads(nrow(mf))) {
 # device dev = c(mode, ordinal) that may sum to rounding (option
 # gamgpu.tensor_cores), where the device's direct sums on these rows cost
 # less than the table (tp1_table_pays(): at 1e5 rows on 2000 knots).
-model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf)), dev = NULL) {
+# parametric: the parametric columns' blocks made by the caller (a general
+# family's, each linear predictor's at its columns: R/general_setup.R) in
+# place of parametric_blocks(G, mf).
+model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf)), dev = NULL,
+                              parametric = NULL) {
   if (!isTRUE(getOption("gamgpu.x_recipe", TRUE)))
     return(no_recipe("option gamgpu.x_recipe is FALSE"))
   # (gam()'s set-up of a t2() smooth, modCon = 0: its fit's constraint is
@@ -743,7 +747,9 @@ model_matrix_plan <- function(G, mf, threads = setup_threads(nrow(mf)), dev = NU
   p <- ncol(G$X)
   blocks <- list()
   codes <- new.env(parent = emptyenv())
-  if (G$nsdf > 0) {
+  if (!is.null(parametric)) {
+    blocks <- parametric
+  } else if (G$nsdf > 0) {
     pb <- parametric_blocks(G, mf, codes)
     if (inherits(pb, "gg_no_recipe")) return(pb)
     blocks <- pb

@@ -23,7 +23,9 @@
 # default.  Prints wall times, the ratio, gamgpu's time in its own
 # products (ll_seconds), its ll() calls and X's loads into a model
 # session (x_loads; device fits), and the largest difference of the linear
-# predictors relative to their range.
+# predictors relative to their range; and fit$device$timings' setup,
+# iterations and postproc seconds with how X was made (x: "recipe", built
+# where the fit runs, or "matrix", R's).
 suppressMessages({
   library(mgcv)
   library(gamgpu)
@@ -100,6 +102,7 @@ for (name in fams) for (n in ns) for (rt in routes) {
     lg <- as.matrix(g$fit$linear.predictors)
     max(sweep(abs(lg - lb), 2, apply(lb, 2, function(x) diff(range(x))), "/"))
   }
+  tm <- g$fit$device$timings
   row <- data.frame(family = name, route = rt, n = n, p = length(coef(g$fit)),
                     gam_gpu_s = round(g$secs, 3), gam_s = if (is.null(b)) NA else round(b$secs, 3),
                     ratio = if (is.null(b)) NA else round(b$secs / g$secs, 2),
@@ -107,6 +110,9 @@ for (name in fams) for (n in ns) for (rt in routes) {
                     ll_calls = g$fit$device$ll_calls,
                     x_loads = if (is.null(g$fit$device$ll_sessions)) NA
                               else g$fit$device$ll_sessions,
+                    setup_s = round(tm[["setup"]], 3), iter_s = round(tm[["iterations"]], 3),
+                    post_s = round(tm[["postproc"]], 3),
+                    x = if (is.null(g$fit$device$model_matrix)) NA else g$fit$device$model_matrix,
                     backend = g$fit$device$backend, lp_diff = signif(diff, 3),
                     stringsAsFactors = FALSE)
   print(row, row.names = FALSE)

@@ -377,6 +377,13 @@ static int cpu_xtmul(gg_backend *be, const double *V, int k, double *out, gg_sta
     return 0;
 }
 
+/* X built here from its recipe (dense; NULL where the rows are sparse) */
+static const double *cpu_host_x(gg_backend *be)
+{
+    cpu_state *s = S(be);
+    return s->sparse ? NULL : s->X_built;
+}
+
 static const gg_backend_ops cpu_ops = {
     .name      = "cpu",
     .load      = cpu_load,
@@ -394,6 +401,7 @@ static const gg_backend_ops cpu_ops = {
     .xtmul     = cpu_xtmul,
     .release   = cpu_release,
     .outer     = NULL,
+    .host_x    = cpu_host_x,
 };
 
 int gg_backend_cpu_init(gg_backend *be, size_t chunk_rows, gg_status *st)

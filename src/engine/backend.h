@@ -180,6 +180,12 @@ typedef struct gg_backend_ops {
      * X (the device's), or NULL: the caller runs gg_cox_ll() on the host's. */
     int (*cox_ll)(gg_backend *self, const struct gg_cox_call *c, struct gg_cox_out *o,
                   gg_status *st);
+
+    /* The backend's X in host memory (n x p, column-major) where it built
+     * X there from its recipe, else NULL (or no such op): the host ll()s
+     * above (ls_ll, cox_ll NULL) take it where the session holds no X of
+     * its own -- a device session moved to the CPU. */
+    const double *(*host_x)(gg_backend *self);
 } gg_backend_ops;
 
 struct gg_backend {

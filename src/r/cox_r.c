@@ -132,17 +132,18 @@ static int cox_on_session(gg_backend *be, const gg_data *d, void *ctx_, gg_statu
     const gg_cox_call *c = x->c;
     if (be->ops->cox_ll != NULL)
         return be->ops->cox_ll(be, c, x->o, st);
-    if (d->X == NULL)
+    const double *X = d->X != NULL ? d->X : be->ops->host_x != NULL ? be->ops->host_x(be) : NULL;
+    if (X == NULL)
         return gg_fail(st, "gamgpu_internal_error", "cox.ph() rows: the session holds no X in host memory");
     double *eta = malloc((c->n ? c->n : 1) * sizeof(double));
     if (eta == NULL) return gg_fail(st, "gamgpu_host_oom", "out of memory (cox.ph() rows)");
-    if (c->n > 0 && gg_matprod(d->X, c->n, c->n, c->p, c->coef, 1, eta, c->n, st) != 0) {
+    if (c->n > 0 && gg_matprod(X, c->n, c->n, c->p, c->coef, 1, eta, c->n, st) != 0) {
         free(eta);
         return -1;
     }
     if (c->off != NULL)
         for (size_t i = 0; i < c->n; i++) eta[i] += c->off[i];
-    gg_cox_rows rows = {eta, d->X, c->n, c->p, c->grp, c->event, c->nt};
+    gg_cox_rows rows = {eta, X, c->n, c->p, c->grp, c->event, c->nt};
     const int rc = gg_cox_ll(&rows, c->level, c->d1b, c->M, c->d2b, c->W, x->o, st);
     free(eta);
     return rc;

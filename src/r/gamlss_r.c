@@ -275,10 +275,11 @@ static int ls_on_session(gg_backend *be, const gg_data *d, void *ctx_, gg_status
     if (be->ops->ls_ll != NULL)
         return be->ops->ls_ll(be, &a->m, a->deriv, a->d1b, a->M, a->d2b, a->Hm, &c->l, c->lb,
                               c->lbb, c->d1H, c->tr, st);
-    if (d->X == NULL || d->y == NULL)
+    const double *X = d->X != NULL ? d->X : be->ops->host_x != NULL ? be->ops->host_x(be) : NULL;
+    if (X == NULL || d->y == NULL)
         return gg_fail(st, "gamgpu_internal_error",
                        "location-scale rows: the session holds no X or y in host memory");
-    a->m.rows.X = d->X;
+    a->m.rows.X = X;
     a->m.y = d->y;
     return gg_ls_ll(&a->m, a->deriv, a->d1b, a->M, a->d2b, a->Hm, &c->l, NULL, c->lb, c->lbb,
                     c->d1H, c->tr, st);
