@@ -739,8 +739,11 @@ outer_post_proc <- function(fit, lap, G, Lx, lsp0x, obj, control, sp_index, sp.n
   fit$mgcv.conv <- NULL
   ev <- eigen(lap$XWX, symmetric = TRUE)
   Rx <- sqrt(pmax(ev$values, 0)) * t(ev$vectors)
+  # (one thread: post.proc's QR of the p x p Rx is mgcv's pqr(), which
+  # on a square matrix takes 0.1 - 2.4 s with 2 or more threads where one
+  # takes a millisecond -- p = 20 - 100, mgcv 1.8-41)
   obj <- c(obj, list(rV = lap$rV, K = Rx %*% lap$rV, weights = rep(1, P$p),
-                     control = list(nthreads = control$nthreads),
+                     control = list(nthreads = 1L),
                      db.drho = if (ncol(Lx) > 0 && NCOL(lap$db) > 0) lap$db, outer.info = list(hess = lap$Hs),
                      sp = exp(lap$theta), coefficients = lap$beta))
   mv <- mgcv_fun("gam.fit3.post.proc")(Rx, Lx, lsp0x, G$S, G$off, obj, P$gamma)
