@@ -467,11 +467,11 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
     backend = backend,
     reason = device_reason(policy, backend, if (nzchar(info$fallback)) info$fallback else
       "the model session ran on the CPU"),
-    # (where the session held X: on the device, resident or built there, for
-    # the whole fit)
+    # (where the session held X for the whole fit: on the device, resident
+    # or built there; on the host, as a matrix or sparse rows)
     placement = if (backend == "cuda")
       paste(c(setdiff(info$placement, "host"), "one model session for the fit"),
-            collapse = "; ") else "host",
+            collapse = "; ") else info$placement,
     # "recipe": X built by the model session from its recipe (on the
     # device for a GPU fit); "matrix": gam()'s setup built it in R, and
     # model_matrix_reason says why
