@@ -275,10 +275,25 @@ resolve_family <- function(family, env) {
 #'   the response the times or \code{cbind(time, stratum)}, the weights the
 #'   event indicators): fitted as \code{gam()} fits it, by gam()'s Laplace
 #'   REML (whatever method of gam()'s is given, as \code{gam()}; "fREML" is
-#'   refused, as \code{bam()} does not fit it), with mgcv's own Newton and
-#'   outer iterations around gamgpu's log partial likelihood and its
-#'   derivatives; on the GPU where one is usable (see below);
-#'   \code{fit$device$route} says so.
+#'   refused, as \code{bam()} does not fit it).  With \code{method =
+#'   "REML"} (and no \code{G}, \code{optimizer}, \code{in.out} or
+#'   \code{gamma} other than 1), \code{cox.ph()} without strata and the
+#'   location-scale families below whose rows gamgpu's C has (all but
+#'   \code{twlss()}, whose missing third and fourth derivatives gam() meets
+#'   by another iteration) are fitted by gamgpu's native route: gam.fit5's
+#'   Newton iteration and newton()'s outer REML iteration, the algorithm of
+#'   the installed mgcv, run by gamgpu on p x p quantities, X loaded once
+#'   into a model session (built there from its recipe at many rows on a
+#'   GPU), every pass over the rows gamgpu's -- the fit gam()'s to the
+#'   tolerances both stop at.  Every other call (other methods, strata,
+#'   \code{mvn()}, \code{twlss()}, a set-up object \code{G}, ...), and
+#'   every call under \code{options(gamgpu.general_route = "gam")}, is
+#'   fitted by mgcv's own Newton and outer iterations (\code{gam()} on the
+#'   call's arguments) around gamgpu's log likelihood and its derivatives;
+#'   \code{fit$device$route} says which route ran and
+#'   \code{fit$device$route_reason} why gam()'s did (the option is
+#'   \code{"native"}, the default, or \code{"gam"}).  Either route runs
+#'   the rows on the GPU where one is usable (see below).
 #'   The same for mgcv's location-scale families \code{gaulss()},
 #'   \code{gammals()}, \code{gumbls()}, \code{gevlss()}, \code{twlss()},
 #'   \code{ziplss()}, \code{shash()} and for \code{multinom()} (the formula a
@@ -294,12 +309,13 @@ resolve_family <- function(family, env) {
 #'   rows ran ("gamgpu" or "family").  On a GPU (\code{device = "auto"}
 #'   or \code{"required"}) the \code{ll()} of \code{gaulss()},
 #'   \code{gumbls()}, \code{gammals()}, \code{ziplss()}, \code{gevlss()},
-#'   \code{twlss()}, \code{shash()} and \code{multinom()} runs on the device: the model matrix gam() hands it
+#'   \code{twlss()}, \code{shash()} and \code{multinom()} runs on the device: the model matrix
 #'   is loaded into a model session once (\code{fit$device$ll_sessions}
-#'   counts the loads, \code{ll_session_seconds} the sessions' copies and
+#'   counts the loads -- on gam()'s iteration one per X it hands the
+#'   \code{ll()} --, \code{ll_session_seconds} the sessions' copies and
 #'   row work) and the rows, Gram products and REML's traces stay in
-#'   device memory; mgcv's Newton and outer iterations and its set-up run
-#'   in R as for \code{gam()}.  So does \code{cox.ph()}'s \code{ll()} of
+#'   device memory; the Newton and outer iterations run on the host (on
+#'   gam()'s iteration, with its set-up, in R as for \code{gam()}).  So does \code{cox.ph()}'s \code{ll()} of
 #'   one stratum: the risk sets' sums as prefix sums down the rows, the
 #'   Gram products and REML's traces on the device, checked at the first
 #'   call against the CPU engine's on the first 2000 rows.  \code{cox.ph()}

@@ -7,12 +7,18 @@
 # likelihood with its derivatives in beta and those of its Hessian in the
 # log smoothing parameters.
 #
-# gamgpu's route runs that iteration as gam() runs it -- mgcv's own code,
-# through gam() on the call's arguments -- with the family's ll() replaced
-# by gamgpu's: the work over the rows (for cox.ph(), the risk sets' prefix
-# sums and weighted Gram products of src/family/family_cox.c) in gamgpu's engine,
-# the p x p Newton and REML work in mgcv's.  The fitted object is gam()'s,
-# with the family's own ll() put back and fit$device beside it.
+# gamgpu fits them by one of two routes.  The native route (the default
+# wherever it takes the call, general_native_refusal():
+# R/general_outer.R) runs gam.fit5()'s and newton()'s algorithm itself on
+# p x p quantities, X in a model session.  gam()'s iteration (every other
+# call, or options(gamgpu.general_route = "gam")) runs it as gam() runs
+# it -- mgcv's own code, through gam() on the call's arguments -- with the
+# family's ll() replaced by gamgpu's: the work over the rows (for cox.ph(),
+# the risk sets' prefix sums and weighted Gram products of
+# src/family/family_cox.c) in gamgpu's engine, the p x p Newton and REML
+# work in mgcv's.  The fitted object is gam()'s, with the family's own ll()
+# put back and fit$device beside it, fit$device$route saying which route
+# ran (and route_reason why gam()'s iteration did).
 
 # The general families gamgpu fits, by the name their ll() has here; NULL
 # for any other family.
@@ -333,9 +339,10 @@ general_weights_unused <- function(name, family, object) {
   invisible()
 }
 
-# gam_gpu() for a general family: gam()'s fit on the call's arguments with
-# gamgpu's ll() (see the top of this file).  cl: gam_gpu()'s call, env its
-# frame; the arguments already read by gam_gpu() beside it.
+# gam_gpu() for a general family: the native route's fit, or gam()'s on the
+# call's arguments with gamgpu's ll() (see the top of this file).  cl:
+# gam_gpu()'s call, env its frame; the arguments already read by gam_gpu()
+# beside it.
 general_family_fit <- function(cl, env, family, method, control, device, dots, t0) {
   name <- general_family_name(family)
   if (identical(method, "fREML"))
@@ -406,12 +413,25 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
     gcall$G <- G
     gcall$family <- NULL
   }
-  # (gamgpu's own Newton and outer iteration, behind an internal switch
-  # while it is built: R/general_outer.R)
-  if (general_native_wanted() && general_native_takes(family, spec, method, cl, env, dots)) {
-    object <- general_native_fit(gcall, env, family, name, spec, dev, control, gcall$control,
-                                 method, t0)
-    if (!is.null(object)) {
+  # (an error of gam()'s set-up or fit, or of the family's own code, as
+  # gamgpu's classed error on either route)
+  gam_failed <- function(e) {
+    if (inherits(e, "gamgpu_error")) stop(e)
+    gamgpu_abort("gamgpu_setup_failed", paste0("gam() could not fit the model: ",
+                                               conditionMessage(e)), call = NULL)
+  }
+  # gamgpu's own Newton and outer iteration (R/general_outer.R) wherever it
+  # takes the call, unless options(gamgpu.general_route = "gam"); else, or
+  # where it declines the fit, gam()'s iteration, fit$device$route_reason
+  # saying why
+  route_why <- if (!general_native_wanted())
+    "options(gamgpu.general_route = \"gam\") selects gam()'s iteration" else
+      general_native_refusal(family, spec, method, cl, env, dots)
+  if (is.null(route_why)) {
+    object <- tryCatch(general_native_fit(gcall, env, family, name, spec, dev, control,
+                                          gcall$control, method, t0, policy),
+                       error = gam_failed)
+    if (!inherits(object, "gamgpu_gf_declined")) {
       if (!is.null(formula)) object$formula <- gg_tp_restored(object$formula, formula)
       object$call <- cl
       object$device$tp_bases <- .gamgpu_state$gg_tp_built
@@ -419,16 +439,12 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
       if (dots$gc.level > 0) gc()
       return(object)
     }
+    route_why <- object$why
   }
   t1 <- proc.time()[["elapsed"]]
   progress_phase(progress_wanted(NA), sprintf("Fitting by gam()'s iteration with gamgpu's %s() rows",
                                               name))
-  object <- withCallingHandlers(
-    tryCatch(eval(gcall, env), error = function(e) {
-      if (inherits(e, "gamgpu_error")) stop(e)
-      gamgpu_abort("gamgpu_setup_failed", paste0("gam() could not fit the model: ",
-                                                 conditionMessage(e)))
-    }))
+  object <- withCallingHandlers(tryCatch(eval(gcall, env), error = gam_failed))
   if (!is.null(formula)) object$formula <- gg_tp_restored(object$formula, formula)
   if (!inherits(object, "gam")) return(object)               # fit = FALSE: the setup
   ll_env <- general_family_counts(object$family)
@@ -477,6 +493,8 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
                        "REML iteration, %s()'s rows' derivatives by the family's own ll() (%s),",
                        "the products over the rows (gamlss.gH()'s) by gamgpu's engine"), name,
                  attr(rows_by, "why")),
+    # why gam()'s iteration ran, not gamgpu's native route (R/general_outer.R)
+    route_reason = route_why,
     # whose code computed the rows' log likelihood and derivatives
     ll_rows = as.vector(rows_by),
     # the thin plate bases of s() terms built by gamgpu's construction and

@@ -4,8 +4,7 @@
 # Vc, the EDFs by mgcv's gam.fit5.post.proc() on the p x p quantities at
 # the optimum), gam()'s own (model frame, terms, ...) from the setup G --
 # with the linear predictors from one pass over the model session's X and
-# the family's postproc where it has one.  Reached only through
-# options(gamgpu.general_route = "native").
+# the family's postproc where it has one.
 
 # gam()'s object from the outer iteration's result e (gf_outer()), the
 # problem P (gf_problem()), the setup G, the session ses, the family with
@@ -113,5 +112,12 @@ gf_finish <- function(e, P, G, ses, family, ctrl, method) {
   class(object) <- c("gam", "glm", "lm")
   object$deviance <- sum(stats::residuals(object, "deviance")^2)
   names(object$gcv.ubre) <- method
+  # (as gam() ends: no environment of the call's kept in the object's
+  # formulas and terms, which would hold it and all it refers to)
+  environment(object$formula) <- environment(object$pred.formula) <-
+    environment(object$terms) <- environment(object$pterms) <- .GlobalEnv
+  if (!is.null(object$model)) environment(attr(object$model, "terms")) <- .GlobalEnv
+  if (!is.null(attr(object$pred.formula, "full")))
+    environment(attr(object$pred.formula, "full")) <- .GlobalEnv
   object
 }

@@ -257,9 +257,10 @@ gf_inner <- function(P, St, beta, eps, maxit, keep = NULL, fallback = NULL) {
       stiff <- if (any(db != 0)) mean(abs(drop(St %*% db))) / mean(abs(db)) else 0
       err <- min(1e-3, fac$kappa() * max(1, stiff) * .Machine$double.eps)
       converged <- (conv0 && iter == 1L) || max(abs(grad)) / abs(ll0) <= max(err, 2 * eps)
+      # (gam.fit5's warning, in its words)
       if (!converged)
-        warn <- c(warn, sprintf("Newton step failed: max |gradient| / |penalized ll| = %g",
-                                max(abs(grad)) / abs(ll0)))
+        warn <- c(warn, paste("gam.fit5 step failed: max magnitude relative grad =",
+                              max(abs(grad)) / abs(ll0)))
       break
     }
     # (the step taken -- or, at the iteration limit, whatever it came to)
@@ -323,7 +324,7 @@ gf_inner <- function(P, St, beta, eps, maxit, keep = NULL, fallback = NULL) {
     }
   }
   if (iter == 2L * maxit && !converged)
-    warn <- c(warn, sprintf("Newton iteration limit reached: max |gradient| = %g",
+    warn <- c(warn, sprintf("gam.fit5 iteration limit reached: max abs grad = %g",
                             max(abs(grad))))
   # (the factor of the final Hp where the loop ran out after a step)
   if (!fac_now) fac <- gf_factor(Hp)

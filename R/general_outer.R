@@ -19,18 +19,32 @@
 # stability of log|S|) is not applied to X or beta here; ldetS() gives the
 # log determinant stably on its own.
 #
-# Reached only through the internal switch
-#   options(gamgpu.general_route = "native")
-# (default unset: gam()'s own iteration around gamgpu's ll(),
-# R/general_family.R), for the location-scale families whose rows gamgpu's
-# C has (ls_rows_spec()) and cox.ph() without strata, method "REML".  Not
-# yet done: cox.ph() with strata, mvn().  The model's set-up:
+# The route gam_gpu() takes for a general family wherever it takes the
+# call (general_native_refusal()): the location-scale families whose rows
+# gamgpu's C has (ls_rows_spec()) with third and fourth derivatives, and
+# cox.ph() without strata, method "REML"; options(gamgpu.general_route =
+# "gam") selects gam()'s own iteration around gamgpu's ll()
+# (R/general_family.R), which fits every other call.  Not yet done:
+# cox.ph() with strata, mvn().  The model's set-up:
 # R/general_setup.R (at many rows X is built from its recipe where the fit
 # runs, never formed in R; the family's initialize() takes a subsample of
 # its rows, gf_start()).  The fitted object: R/general_finish.R.
 
-# Whether the native route is switched on (internal option, see above).
-general_native_wanted <- function() identical(getOption("gamgpu.general_route"), "native")
+# Whether the native route is wanted: options(gamgpu.general_route =
+# "native") (the default, as NULL) or "gam" (gam()'s own iteration); any
+# other value is an error.
+general_native_wanted <- function() {
+  o <- getOption("gamgpu.general_route", "native")
+  if (!is.character(o) || length(o) != 1L || !(o %in% c("native", "gam")))
+    gamgpu_abort("gamgpu_bad_input",
+                 sprintf("option gamgpu.general_route must be \"native\" or \"gam\", not %s",
+                         paste(format(o), collapse = " ")), call = NULL)
+  o == "native"
+}
+
+# What general_native_fit() returns where it does not take the fit after
+# all: why, for fit$device$route_reason of gam()'s iteration, which fits it.
+gf_declined <- function(why) structure(list(why = why), class = "gamgpu_gf_declined")
 
 # The problem of a fit: from gam()'s setup G (gam(..., fit = FALSE)) and
 # rows(coef, deriv, d1b, d2b, Hi), the family's log likelihood on the
@@ -368,10 +382,14 @@ gf_outer <- function(P, G, family, control, conv.tol, b_sp) {
 # at many rows, its recipe), X loaded once into a model session (on the
 # device of dev's plan, or the CPU backend; built there from a recipe), the
 # outer iteration (gf_outer()) and gam()'s object (gf_finish(),
-# R/general_finish.R) with fit$device.  NULL where the route does not take
-# the fit after all (gamgpu's rows differ from the family's own on the
-# first rows): the caller goes on with gam()'s iteration.
-general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctrl, method, t0) {
+# R/general_finish.R) with fit$device (policy: the call's device policy).
+# gf_declined(why) where the route does not take the fit after all
+# (cox.ph() with strata; gamgpu's rows differ from the family's own, or a
+# device's from the CPU engine's, on the first rows): the caller goes on
+# with gam()'s iteration, which says so and, for the rows, takes the
+# family's own or the CPU's (a counted fallback).
+general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctrl, method, t0,
+                               policy) {
   plan <- if (is.null(dev)) list(mode = 0L, ordinal = 0L) else dev$plan
   S <- gf_setup(gcall, env, plan, control$nthreads)
   G <- S$G
@@ -379,7 +397,8 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
   cox <- name == "cox.ph"
   # (cox.ph() with strata: its rows stratum by stratum are not on a
   # session yet -- gam()'s iteration fits it)
-  if (cox && is.matrix(G$y)) return(NULL)
+  if (cox && is.matrix(G$y))
+    return(gf_declined("cox.ph() with strata: the native route takes one stratum so far"))
   # the fitted object's family: gam()'s, with the family's own ll()
   fam_out <- G$family
   fam_out$ll <- family$ll
@@ -406,18 +425,22 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
   # cox_ll() checks them -- the CPU engine's are checked against mgcv's in
   # their tests)
   b_sp <- gf_start(P, G, fam_out, P$Eb, FALSE)
-  if (cox && plan$mode != 0L) {
+  if (cox && plan$mode != 0L && identical(ses$info()$backend, "cuda")) {
     tm <- as.numeric(G$y)
     why <- cox_device_agrees(dev, P$x_rows(seq_len(min(G$n, 2000L))), drop(P$Tm %*% b_sp),
                              G$offset, match(tm, unique(tm)), as.integer(G$w))
-    if (!is.null(why)) return(NULL)
+    if (!is.null(why))
+      return(gf_declined(sprintf("gamgpu's cox.ph() rows on the device %s on the first rows",
+                                 why)))
   }
   if (!cox) {
     chk <- new.env(parent = emptyenv())
     chk$own <- general_family_with_ll(family, name, NULL, NULL)$ll
     chk$spec <- spec
     if (!ls_rows_agree(chk, G$y, P$x_rows(seq_len(min(G$n, 100L))), drop(P$Tm %*% b_sp), G$w,
-                       family, G$offset)) return(NULL)
+                       family, G$offset))
+      return(gf_declined(sprintf(paste("gamgpu's %s() rows differed from the family's own on",
+                                       "the first rows (another mgcv release?)"), name)))
   }
   t1 <- proc.time()[["elapsed"]]
   e <- gf_outer(P, G, fam_out, ctrl, ctrl$newton$conv.tol, b_sp)
@@ -437,11 +460,18 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
   info <- ses$info()
   t3 <- proc.time()[["elapsed"]]
   backend <- if (identical(info$backend, "cuda") && !nzchar(info$fallback)) "cuda" else "cpu"
+  # (fit$device as gam()'s iteration reports it, R/general_family.R, where
+  # a field means the same; the session's fallback is counted where it
+  # left the device, R/session.R)
   object$device <- list(
     backend = backend,
-    reason = if (backend == "cuda") "the model session ran on the device" else
-      if (nzchar(info$fallback)) info$fallback else "device = \"off\" or no device",
-    placement = info$placement,
+    reason = device_reason(policy, backend, if (nzchar(info$fallback)) info$fallback else
+      "the model session ran on the CPU"),
+    # (where the session held X for the whole fit: on the device, resident
+    # or built there; on the host, as a matrix or sparse rows)
+    placement = if (backend == "cuda")
+      paste(c(setdiff(info$placement, "host"), "one model session for the fit"),
+            collapse = "; ") else info$placement,
     # "recipe": X built by the model session from its recipe (on the
     # device for a GPU fit); "matrix": gam()'s setup built it in R, and
     # model_matrix_reason says why
@@ -453,11 +483,17 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
                           "session's X"), name),
     ll_rows = "gamgpu",
     ll_calls = sum(P$calls),
+    # (mgcv's gamlss.gH() is not called on this route)
+    ll_delegated = 0L,
     ll_seconds = sum(P$seconds),
     # (by derivative level: 0 the halvings' trials, 1 Newton's steps, 3 and
     # 4 the REML derivatives)
     ll_calls_by_deriv = P$calls,
     ll_seconds_by_deriv = P$seconds,
+    # X's loads into a model session (one a fit here) and the session's
+    # seconds in copies and in the rows' work
+    ll_sessions = 1L,
+    ll_session_seconds = c(transfer = info$t_transfer, rows = info$t_rows),
     inner_converged = e$inner_converged,
     # setup: gam_gpu()'s checks, the model's set-up, the session's load
     # (X built or copied there), the problem's p x p set-up, the starting
@@ -465,7 +501,10 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
     # iterations: the Newton and outer iterations; postproc: gam()'s object
     timings = c(setup = t1 - t0, selection = 0, iterations = t2 - t1, postproc = t3 - t2),
     setup_split = c(model = t_model - t0, session = t_session - t_model,
-                    start = t1 - t_session))
+                    start = t1 - t_session),
+    # (cox.ph()'s Gram products on the CPU go through gg_cpu_gram(), as on
+    # gam()'s iteration)
+    cpu_gram = if (cox && backend == "cpu") cpu_gram_note(p))
   object$call <- gcall
   class(object) <- c("gam_gpu", class(object))
   # (gam()'s warnings: the outer iteration short of convergence, the inner
@@ -479,22 +518,37 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
   object
 }
 
-# Whether the native route takes gam_gpu()'s call (cl, evaluated in env)
-# for this family: cox.ph() or a family whose rows gamgpu's C has (spec),
-# with third and fourth derivatives (gam() fits twlss(), which has none,
-# by its extended Fellner-Schall iteration instead), method "REML",
-# gam()'s default optimizer, gamma 1, no in.out, no setup object G, fit
-# not FALSE, and REML among the family's methods where it names some
-# (estimate.gam() of mgcv 1.9 fits by the family's first otherwise).  (Under mgcv 1.8-41 and 1.9-3 alike: where gam()'s fit of
-# these families changed between them -- initial.spg()'s starting
+# Why the native route does not take gam_gpu()'s call (cl, evaluated in
+# env) for this family, NULL where it does: cox.ph() or a family whose rows
+# gamgpu's C has (spec), with third and fourth derivatives (gam() fits
+# twlss(), which has none, by its extended Fellner-Schall iteration
+# instead), method "REML", gam()'s default optimizer, gamma 1, no in.out,
+# no setup object G, fit not FALSE, and REML among the family's methods
+# where it names some (estimate.gam() of mgcv 1.9 fits by the family's
+# first otherwise).  (Under mgcv 1.8-41 and 1.9-3 alike: where gam()'s fit
+# of these families changed between them -- initial.spg()'s starting
 # smoothing parameters, gam.fit5()'s Newton iteration, its Vg field -- the
 # route follows the installed mgcv, found by what its functions do:
-# gf_initial_lsp(), gf_fit5_behaviour().)
-general_native_takes <- function(family, spec, method, cl, env, dots) {
+# gf_initial_lsp(), gf_fit5_behaviour().)  The reason is
+# fit$device$route_reason of gam()'s iteration, which fits the call.
+general_native_refusal <- function(family, spec, method, cl, env, dots) {
+  name <- general_family_name(family)
   derivs <- family$available.derivs
-  rows <- !is.null(spec) || identical(general_family_name(family), "cox.ph")
-  rows && (is.null(derivs) || derivs == 2) && identical(method, "REML") && is.null(dots$G) &&
-    (is.null(family$method) || "REML" %in% family$method) &&
-    !isFALSE(eval(cl$fit, env)) && is.null(cl$optimizer) && is.null(cl$in.out) &&
-    (is.null(cl$gamma) || identical(as.numeric(eval(cl$gamma, env)), 1))
+  not <- function(what) sprintf("the native route does not take %s yet", what)
+  if (is.null(spec) && !identical(name, "cox.ph"))
+    return(not(if (identical(name, "mvn")) "mvn()" else
+      sprintf("%s() with these links (gamgpu's C has not its rows)", name)))
+  if (!is.null(derivs) && derivs != 2)
+    return(sprintf(paste("%s() has no third and fourth derivatives: gam() fits it by its",
+                         "extended Fellner-Schall iteration"), name))
+  if (!identical(method, "REML")) return(not(sprintf("method \"%s\"", method)))
+  if (!is.null(family$method) && !"REML" %in% family$method)
+    return(sprintf("%s() does not list REML among its methods", name))
+  if (!is.null(dots$G)) return(not("a setup object G"))
+  if (isFALSE(eval(cl$fit, env))) return("fit = FALSE: gam()'s set-up is returned")
+  if (!is.null(cl$optimizer)) return(not("an optimizer"))
+  if (!is.null(cl$in.out)) return(not("in.out"))
+  if (!is.null(cl$gamma) && !identical(as.numeric(eval(cl$gamma, env)), 1))
+    return(not("gamma other than 1"))
+  NULL
 }

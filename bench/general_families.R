@@ -12,11 +12,15 @@
 #   GAMGPU_BENCH_DEVICE    gam_gpu's device (default "auto": the rows on the
 #                          GPU where one is usable)
 #   GAMGPU_BENCH_CSV       also write the rows to this CSV file
-#   GAMGPU_BENCH_ROUTE     gam_gpu's route for the general families: "gam"
-#                          (default: gam()'s iteration around gamgpu's ll()),
-#                          "native" (gamgpu's own Newton and outer iteration,
-#                          R/general_outer.R: options(gamgpu.general_route =
-#                          "native")) or "both" (a row for each)
+#   GAMGPU_BENCH_ROUTE     gam_gpu's route for the general families:
+#                          "native" (default, as gam_gpu()'s: gamgpu's own
+#                          Newton and outer iteration, R/general_outer.R,
+#                          where it takes the fit -- not mvn()), "gam"
+#                          (gam()'s iteration around gamgpu's ll():
+#                          options(gamgpu.general_route = "gam"); the only
+#                          route, and so the rows, of runs before the native
+#                          one was the default) or "both" (a row for each);
+#                          the rows' route column says which route ran
 # Four smooths (k = 10) of gamSim(1)'s covariates; for the location-scale
 # families, multinom and mvn a second linear predictor of two smooths.  Both
 # fitters are at their defaults (REML); mgcv uses one thread, as gam()'s
@@ -36,7 +40,7 @@ fams <- strsplit(Sys.getenv("GAMGPU_BENCH_FAMILIES", "cox.ph,gaulss,ziplss,multi
 gam_max <- as.numeric(Sys.getenv("GAMGPU_BENCH_GAM_MAX", "1e5"))
 device <- Sys.getenv("GAMGPU_BENCH_DEVICE", "auto")
 csv <- Sys.getenv("GAMGPU_BENCH_CSV", "")
-route <- Sys.getenv("GAMGPU_BENCH_ROUTE", "gam")
+route <- Sys.getenv("GAMGPU_BENCH_ROUTE", "native")
 routes <- if (route == "both") c("gam", "native") else route
 
 case <- function(name, n) {
@@ -92,9 +96,9 @@ rows <- list()
 b <- NULL
 for (name in fams) for (n in ns) for (rt in routes) {
   cs <- case(name, n)
-  options(gamgpu.general_route = if (rt == "native") "native")
+  old <- options(gamgpu.general_route = rt)
   g <- fit_with(gam_gpu, cs, method = "REML", device = device)
-  options(gamgpu.general_route = NULL)
+  options(old)
   b <- if (n <= gam_max && (rt == routes[1L] || is.null(b))) fit_with(gam, cs, method = "REML")
     else if (n <= gam_max) b
   diff <- if (is.null(b)) NA else {
@@ -103,7 +107,8 @@ for (name in fams) for (n in ns) for (rt in routes) {
     max(sweep(abs(lg - lb), 2, apply(lb, 2, function(x) diff(range(x))), "/"))
   }
   tm <- g$fit$device$timings
-  row <- data.frame(family = name, route = rt, n = n, p = length(coef(g$fit)),
+  ran <- if (grepl("native route", g$fit$device$route)) "native" else "gam"
+  row <- data.frame(family = name, route = ran, n = n, p = length(coef(g$fit)),
                     gam_gpu_s = round(g$secs, 3), gam_s = if (is.null(b)) NA else round(b$secs, 3),
                     ratio = if (is.null(b)) NA else round(b$secs / g$secs, 2),
                     ll_s = round(g$fit$device$ll_seconds, 3),

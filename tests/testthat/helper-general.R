@@ -67,3 +67,14 @@ ls_three_predictors <- function(n, seed) {
   attr(X, "lpi") <- list(1:3, 4:5, 6:7)
   list(X = X, x = x, z = z)
 }
+
+# gam()'s own iteration around gamgpu's ll() (R/general_family.R) for the
+# general families' fits until the calling test ends, where the test's
+# subject is that route (its ll() calls, its products, its sessions per X):
+# the native route (R/general_outer.R) is the default wherever it takes
+# the call.
+local_gam_route <- function(env = parent.frame()) {
+  old <- options(gamgpu.general_route = "gam")
+  do.call(on.exit, list(substitute(options(old)), add = TRUE), envir = env)
+  invisible()
+}

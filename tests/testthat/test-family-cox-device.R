@@ -141,6 +141,9 @@ test_that("cox.ph()'s ll() on the device equals the CPU session's, its kernels l
 
 test_that("cox.ph() fits on the device equal the CPU's and gam()'s", {
   skip_if_no_device()
+  # (gam()'s iteration around the ll() on a session per X, this file's
+  # subject: the native route on the device is test-family-general-outer-device.R's)
+  local_gam_route()
   set.seed(6)
   n <- 3000
   dat <- data.frame(x0 = runif(n), x1 = runif(n), x2 = runif(n))

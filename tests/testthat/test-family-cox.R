@@ -4,8 +4,11 @@
 # gam_gpu() against mgcv::gam() on mgcv's own examples -- plain, with
 # strata, without smooths -- and its refusals.  Measured (CPU): ll() 5e-16
 # (l, lb, lbb) to 6e-15 (d1H, trHid2H) relative, by gamgpu's products
-# over threads and by R's BLAS; the fits 3e-15 of the
-# fitted range apart, REML equal to 1e-13 relative, log sp 4e-11.
+# over threads and by R's BLAS; the fits by gam()'s iteration (method
+# "GCV.Cp", strata, other optimizers, a setup object: calls the native
+# route does not take) 3e-15 of the fitted range apart, REML equal to
+# 1e-13 relative, log sp 4e-11; by the native route see the test under
+# the policy "auto".
 
 cox_rows <- function(n = 300, p = 6, seed = 3, strata = FALSE) {
   set.seed(seed)
@@ -160,11 +163,21 @@ test_that("a simulated cox.ph() model under the policy 'auto' without a GPU coun
   gpu_telemetry(reset = TRUE)
   g <- gam_gpu(t ~ s(x0) + s(x1), family = mgcv::cox.ph, weights = d, data = dat,
                method = "REML", device = "auto")
+  # (the native route, the default here, and gam() each stop at their
+  # default tolerances; measured, mgcv 1.8-41 / 1.9-3: 3.0e-10 / 3.4e-10 of
+  # the range, fitted values 1.3e-10 / 1.4e-10, REML 7e-14 / 6e-14
+  # relative, log sp 2e-7 / 1.6e-7, EDFs 2.4e-9 / 2.7e-9)
+  expect_match(g$device$route, "native route")
   expect_cox_fit(g, b)
   expect_gt(sum(gpu_telemetry()$fallbacks), 0)
   expect_identical(g$device$backend, "cpu")
   expect_match(g$device$reason, "^fell back to the CPU")
+  expect_identical(g$device$placement, "host")
   expect_identical(g$device$ll_sessions, 1L)
+  expect_match(g$device$cpu_gram, "BLAS|gamgpu's own kernel")
+  # (the reason the fit gives is the one counted)
+  expect_true(sub("^fell back to the CPU: ", "", g$device$reason) %in%
+                attr(gpu_telemetry(), "fallback_reasons")$reason)
   # (the session's CPU rows make eta in C, not by the BLAS: a rounding apart)
   a <- gam_gpu(t ~ s(x0) + s(x1), family = mgcv::cox.ph, weights = d, data = dat,
                method = "REML", device = "off")

@@ -82,9 +82,13 @@ test_that("the products over many row jobs are mgcv's, whatever the threads and 
   expect_lt(rel_err(b3$trHid2H, a$trHid2H), 1e-14)
 })
 
-# gam() and gam_gpu() on the same call: every linear predictor within
-# 1e-8 of its range, the same REML, smoothing parameters, EDFs
+# gam() and gam_gpu() on the same call, gam_gpu() by gam()'s own iteration
+# around gamgpu's products (the subject here; the native route, the
+# default, which does not call gamlss.gH(), is test-family-general-outer.R's):
+# every linear predictor within 1e-8 of its range, the same REML,
+# smoothing parameters, EDFs
 expect_ls_fit <- function(formula, family, data) {
+  local_gam_route()
   b <- mgcv::gam(formula, family = family, data = data)
   g <- gam_gpu(formula, family = family, data = data, method = "REML", device = "off")
   expect_s3_class(g, "gam_gpu")

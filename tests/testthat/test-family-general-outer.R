@@ -1,8 +1,8 @@
 # gamgpu's native route for the general families (R/general_outer.R,
 # R/general_inner.R, R/general_finish.R): its own Newton iteration
 # (gam.fit5's algorithm) and outer REML iteration (newton()'s) on a model
-# session's X, reached through options(gamgpu.general_route = "native"),
-# against mgcv::gam(method = "REML") fitted to tight control, under
+# session's X, the default wherever it takes the call (selected here by
+# options(gamgpu.general_route = "native") all the same), against mgcv::gam(method = "REML") fitted to tight control, under
 # whichever mgcv is installed (gam()'s fit of these families changed
 # between mgcv 1.8-41 and 1.9-3; the route follows the installed one).
 # Measured (CPU session), largest difference of a linear predictor over
@@ -99,19 +99,37 @@ test_that("gumbls(), gammals(), ziplss(), gevlss(), shash(), multinom(): gam()'s
     expect_native_fit(ls_fit_formula(fam), fam, d)
 })
 
-test_that("the native route is internal: unset, gam()'s iteration runs; twlss() stays there", {
+test_that("the native route is the default; option \"gam\" selects gam()'s iteration, which fits what the native route does not take and says why", {
   d <- ls_fit_data(200)
   fam <- mgcv::gaulss()
   old <- options(gamgpu.general_route = NULL)
   on.exit(options(old))
   g <- gam_gpu(ls_fit_formula(fam), family = fam, data = d, method = "REML", device = "off")
-  expect_match(g$device$route, "gam\\(\\)'s Newton iteration")
-  options(gamgpu.general_route = "native")
+  expect_match(g$device$route, "native route")
+  expect_null(g$device$route_reason)
+  options(gamgpu.general_route = "gam")
+  a <- gam_gpu(ls_fit_formula(fam), family = fam, data = d, method = "REML", device = "off")
+  expect_match(a$device$route, "gam\\(\\)'s Newton iteration")
+  expect_match(a$device$route_reason, "gamgpu.general_route = \"gam\"", fixed = TRUE)
+  # (both at gam()'s default control: each stops at its own tolerance)
+  expect_lt(max(abs(log(g$sp / a$sp))), 1e-4)
+  for (bad in list("mgcv", TRUE, c("gam", "native"))) {
+    options(gamgpu.general_route = bad)
+    expect_error(gam_gpu(ls_fit_formula(fam), family = fam, data = d, method = "REML",
+                         device = "off"), class = "gamgpu_bad_input")
+  }
+  options(gamgpu.general_route = NULL)
   # (twlss() has no third and fourth derivatives: gam() fits it by its
-  # extended Fellner-Schall iteration, not Newton's)
+  # extended Fellner-Schall iteration, not Newton's; method "ML" is not the
+  # native route's)
   fam <- mgcv::twlss()
   g <- gam_gpu(ls_fit_formula(fam), family = fam, data = d, method = "REML", device = "off")
   expect_match(g$device$route, "gam\\(\\)'s Newton iteration")
+  expect_match(g$device$route_reason, "Fellner-Schall")
+  fam <- mgcv::gaulss()
+  g <- gam_gpu(ls_fit_formula(fam), family = fam, data = d, method = "ML", device = "off")
+  expect_match(g$device$route, "gam\\(\\)'s Newton iteration")
+  expect_match(g$device$route_reason, "method \"ML\"", fixed = TRUE)
 })
 
 test_that("cox.ph() on mgcv's colon example: gam()'s fit; with strata gam()'s iteration runs", {
@@ -146,6 +164,7 @@ test_that("cox.ph() on mgcv's colon example: gam()'s fit; with strata gam()'s it
   g2 <- gam_gpu(cbind(time, strata) ~ s(age) + s(nodes), family = mgcv::cox.ph(), data = col1,
                 weights = status, method = "REML", device = "off")
   expect_match(g2$device$route, "gam\\(\\)'s Newton iteration")
+  expect_match(g2$device$route_reason, "strata")
 })
 
 test_that("an aliased coefficient is dropped (gam.fit5's rank check): gam()'s fit without it", {

@@ -1,9 +1,14 @@
 # A general family's set-up (R/general_family_setup.R): gam()'s, with the
 # s() terms' thin plate bases built by gamgpu's construction where mgcv
-# draws knots (more than 2000 distinct values).  Measured (CPU): gaulss
-# linear predictors 1.4e-15 of their range from gam()'s under mgcv 1.8-41,
-# 5.4e-11 under 1.9-3 (its REML flatter there: the same criterion to
-# 1e-11); cox.ph's 3e-15 and 1.9e-15.
+# draws knots (more than 2000 distinct values).  The fits are the native
+# route's (the default), gam()'s its own iteration, each stopping at its
+# own tolerance.  Measured (CPU), mgcv 1.8-41 / 1.9-3: gaulss (gam()'s
+# default control) linear predictors 1.3e-10 / 5.4e-11 of their range from
+# gam()'s, log sp 1e-9 / 1.1e-8, EDFs 2.2e-10 / 3.8e-9, REML 6e-13 /
+# 6e-14 relative; cox.ph (epsilon and newton.tol 1e-8 for both: at gam()'s
+# default control 4.1e-10 / 1.4e-8 of the range; at 1e-9 and below
+# mgcv 1.8-41's gam() ends this case in "step failed") 4.6e-10 / 4.1e-12,
+# log sp 1.5e-10 / 4.4e-10.
 
 test_that("s() terms of mgcv's default basis, and only those, are marked", {
   f <- gamgpu:::gg_tp_formula(y ~ s(x0) + s(x1, bs = "tp", k = 5) + s(x2, bs = "cr") +
@@ -31,6 +36,7 @@ test_that("gaulss() above max.knots rows: gamgpu's thin plate bases, gam()'s fit
   fml <- list(y ~ s(x0) + s(x1, bs = "cr"), ~ s(x2, k = 6))
   b <- mgcv::gam(fml, family = mgcv::gaulss(), data = d, method = "REML")
   g <- gam_gpu(fml, family = mgcv::gaulss(), data = d, method = "REML", device = "off")
+  expect_match(g$device$route, "native route")
   expect_identical(g$device$tp_bases, c(gamgpu = 2L, mgcv = 0L))
   expect_identical(b$outer.info$conv, "full convergence")
   expect_identical(g$outer.info$conv, b$outer.info$conv)
@@ -57,9 +63,13 @@ test_that("cox.ph() above max.knots rows: gamgpu's thin plate basis, gam()'s fit
   d$t <- rexp(n, exp(sin(2 * pi * d$x) + d$z))
   d$ev <- as.numeric(runif(n) < 0.8)
   fml <- t ~ s(x, k = 6) + z
-  b <- mgcv::gam(fml, family = mgcv::cox.ph(), data = d, weights = ev, method = "REML")
+  b <- mgcv::gam(fml, family = mgcv::cox.ph(), data = d, weights = ev, method = "REML",
+                 control = mgcv::gam.control(epsilon = 1e-8, newton = list(conv.tol = 1e-8)))
   g <- gam_gpu(fml, family = mgcv::cox.ph(), data = d, weights = ev, method = "REML",
-               device = "off")
+               device = "off", control = list(epsilon = 1e-8, newton.tol = 1e-8))
+  expect_match(g$device$route, "native route")
+  expect_identical(g$outer.info$conv, "full convergence")
+  expect_identical(b$outer.info$conv, "full convergence")
   expect_identical(g$device$tp_bases, c(gamgpu = 1L, mgcv = 0L))
   expect_identical(g$formula, b$formula)
   expect_lt(max(abs(g$linear.predictors - b$linear.predictors)) /

@@ -183,6 +183,9 @@ test_that("the ll() on the device equals the CPU session's, with the rows' kerne
 
 test_that("location-scale fits on the device equal the CPU's", {
   skip_if_no_device()
+  # (gam()'s iteration around the ll() on a session per X, this file's
+  # subject: the native route on the device is test-family-general-outer-device.R's)
+  local_gam_route()
   d <- ls_fit_data(2000)
   for (fam in list(mgcv::gaulss(), mgcv::gumbls(), mgcv::gammals(), mgcv::multinom(K = 2),
                    mgcv::ziplss(), mgcv::gevlss(), mgcv::twlss(), mgcv::shash())) {
