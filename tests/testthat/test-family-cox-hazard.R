@@ -94,5 +94,7 @@ test_that("the native route's cox.ph() post-processing is gam()'s", {
                method = "REML", device = "off",
                control = list(epsilon = 1e-10, newton.tol = 1e-10))
   expect_match(g$device$route, "native route")
-  expect_cox_postproc(g, b)
+  # (under another BLAS than R's reference one both fits move by rounding:
+  # 1e-8 apart on the GPU machine's OpenBLAS, 7a2c252)
+  expect_cox_postproc(g, b, if (reference_blas()) 1e-9 else 1e-7)
 })

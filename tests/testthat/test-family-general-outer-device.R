@@ -53,7 +53,9 @@ test_that("cox.ph() by the native route: its rows on the device, the fit the CPU
   d$t <- rexp(n, exp((2 * sin(pi * d$x0) + d$x1 - d$x2) / 2))
   d$ev <- as.numeric(d$t < quantile(d$t, 0.8))
   r <- native_device_fit(t ~ s(x0) + s(x1) + x2, mgcv::cox.ph(), d, weights = "ev")
-  expect_native_device(r, "cox")
+  # (the device's sums in another order: 1.4e-8 of the range from the
+  # CPU's fit on an H100, 7a2c252)
+  expect_native_device(r, "cox", tol = 5e-8)
   # (the post-processing's hazard by gamgpu's C on the session's X)
   expect_equal(r$gpu$family$data$h, r$cpu$family$data$h, tolerance = 1e-9)
   expect_equal(r$gpu$family$data$Rs, r$cpu$family$data$Rs, tolerance = 1e-8)
