@@ -137,14 +137,8 @@ gf_recipe_setup <- function(gcall, env, plan, threads) {
     return(gf_no_recipe(sprintf("gam()'s own setup built X on every row (n <= %d)",
                                 gf_setup_min_rows)))
   terms <- attr(mf, "terms")
-  vars <- all_vars1(gp$fake.formula[-2])
-  inp <- parse(text = paste("list(", paste(vars, collapse = ","), ")"))
-  if (!is.list(data) && !is.data.frame(data)) data <- as.data.frame(data)
-  dl <- eval(inp, data, env)
+  var.summary <- data_var_summary(gp, data, env, n, threads)
   rm(data)
-  names(dl) <- vars
-  var.summary <- lean_variable_summary(gp$pf, dl, n, threads)
-  rm(dl)
   # (the parametric terms: their predvars and dataClasses are the same
   # whichever rows na.action keeps and whatever levels are dropped)
   pmf$na.action <- stats::na.pass

@@ -251,6 +251,18 @@ lean_setup_why <- function(mc, env) {
   if (is.null(why)) "the lean setup could not build gam()'s bases for this call" else why
 }
 
+# The variable summaries of the formula's variables (gp: interpret.gam()'s),
+# on the data before subset and NA handling, as gam() and bam() make them
+# (lean_variable_summary(); n: the model frame's rows).
+data_var_summary <- function(gp, data, env, n, threads) {
+  vars <- all_vars1(gp$fake.formula[-2])
+  inp <- parse(text = paste("list(", paste(vars, collapse = ","), ")"))
+  if (!is.list(data) && !is.data.frame(data)) data <- as.data.frame(data)
+  dl <- eval(inp, data, env)
+  names(dl) <- vars
+  lean_variable_summary(gp$pf, dl, n, threads)
+}
+
 # Whether the lean path covers this call (cheap checks, before any data).
 lean_setup_ok <- function(mc, env) {
   no <- function(why) structure(FALSE, why = why)
@@ -337,15 +349,8 @@ lean_setup <- function(mc, env, nthreads = 1L, gam_bases = FALSE, plan = list(mo
   if (nrow(mf) < 2) return(NULL)
   terms <- attr(mf, "terms")
 
-  ## variable summaries, on the data before subset and NA handling
-  vars <- all_vars1(gp$fake.formula[-2])
-  inp <- parse(text = paste("list(", paste(vars, collapse = ","), ")"))
-  if (!is.list(data) && !is.data.frame(data)) data <- as.data.frame(data)
-  dl <- eval(inp, data, env)
+  var.summary <- data_var_summary(gp, data, env, nrow(mf), nthreads)
   rm(data)
-  names(dl) <- vars
-  var.summary <- lean_variable_summary(gp$pf, dl, nrow(mf), nthreads)
-  rm(dl)
   drop.intercept <- FALSE
 
   # gam_bases: the bases as gam() sets them up -- on every row, with its

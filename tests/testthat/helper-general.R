@@ -78,3 +78,14 @@ local_gam_route <- function(env = parent.frame()) {
   do.call(on.exit, list(substitute(options(old)), add = TRUE), envir = env)
   invisible()
 }
+
+# Simulated survival rows for the cox.ph() device tests: 3000 rows of
+# three covariates, times t with about 20% censored (d the event flag).
+cox_device_data <- function() {
+  set.seed(6)
+  n <- 3000
+  dat <- data.frame(x0 = runif(n), x1 = runif(n), x2 = runif(n))
+  dat$t <- rexp(n, exp((2 * sin(pi * dat$x0) + dat$x1 - dat$x2) / 2))
+  dat$d <- as.numeric(dat$t < quantile(dat$t, 0.8))
+  dat
+}

@@ -144,11 +144,7 @@ test_that("cox.ph() fits on the device equal the CPU's and gam()'s", {
   # (gam()'s iteration around the ll() on a session per X, this file's
   # subject: the native route on the device is test-family-general-outer-device.R's)
   local_gam_route()
-  set.seed(6)
-  n <- 3000
-  dat <- data.frame(x0 = runif(n), x1 = runif(n), x2 = runif(n))
-  dat$t <- rexp(n, exp((2 * sin(pi * dat$x0) + dat$x1 - dat$x2) / 2))
-  dat$d <- as.numeric(dat$t < quantile(dat$t, 0.8))
+  dat <- cox_device_data()
   cases <- list(list(t ~ s(x0) + s(x1) + x2, dat, "d"))
   # (survival's colon data, where survival is installed)
   if (requireNamespace("survival", quietly = TRUE)) {

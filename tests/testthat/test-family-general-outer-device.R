@@ -47,12 +47,8 @@ test_that("gaulss() by the native route: its rows on the device, the fit the CPU
 
 test_that("cox.ph() by the native route: its rows on the device, the fit the CPU's", {
   skip_if_no_device()
-  set.seed(6)
-  n <- 3000
-  d <- data.frame(x0 = runif(n), x1 = runif(n), x2 = runif(n))
-  d$t <- rexp(n, exp((2 * sin(pi * d$x0) + d$x1 - d$x2) / 2))
-  d$ev <- as.numeric(d$t < quantile(d$t, 0.8))
-  r <- native_device_fit(t ~ s(x0) + s(x1) + x2, mgcv::cox.ph(), d, weights = "ev")
+  r <- native_device_fit(t ~ s(x0) + s(x1) + x2, mgcv::cox.ph(), cox_device_data(),
+                         weights = "d")
   # (the device's sums in another order: 1.4e-8 of the range from the
   # CPU's fit on an H100, 7a2c252)
   expect_native_device(r, "cox", tol = 5e-8)
