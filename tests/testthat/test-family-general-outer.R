@@ -62,6 +62,8 @@ expect_native_fit <- function(formula, family, data, lp_tol = 1e-8) {
   r <- ifelse(r > 0, r, pmax(apply(abs(lb), 2, max), 1))
   expect_lt(max(sweep(abs(lg - lb), 2, r, "/")), lp_tol)
   expect_equal(unname(g$gcv.ubre), unname(b$gcv.ubre), tolerance = 1e-9)
+  # (the deviance: multinom()'s summed directly, gf_deviance())
+  expect_equal(g$deviance, b$deviance, tolerance = 1e-8)
   expect_lt(max(abs(log(g$sp / b$sp))), 1e-6)
   expect_lt(max(abs(g$edf - b$edf)), 1e-6)
   expect_lt(max(abs(g$Vp - b$Vp)) / max(abs(b$Vp)), 1e-6)
