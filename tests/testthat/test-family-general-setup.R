@@ -40,20 +40,23 @@ test_that("gaulss() above max.knots rows: gamgpu's thin plate bases, gam()'s fit
   expect_identical(g$device$tp_bases, c(gamgpu = 2L, mgcv = 0L))
   expect_identical(b$outer.info$conv, "full convergence")
   expect_identical(g$outer.info$conv, b$outer.info$conv)
+  # (under another BLAS than R's reference one both fits move by rounding:
+  # 8.3e-9 of the range on the GPU machine's OpenBLAS, 8aed7ec)
+  blas <- if (reference_blas()) 1 else 100
   lb <- as.matrix(b$linear.predictors)
   lg <- as.matrix(g$linear.predictors)
   r <- apply(lb, 2, function(x) diff(range(x)))
-  expect_lt(max(sweep(abs(lg - lb), 2, r, "/")), 1e-9)
-  expect_equal(unname(g$gcv.ubre), unname(b$gcv.ubre), tolerance = 1e-11)
-  expect_lt(max(abs(log(g$sp / b$sp))), 1e-6)
-  expect_lt(max(abs(g$edf - b$edf)), 1e-8)
+  expect_lt(max(sweep(abs(lg - lb), 2, r, "/")), 1e-9 * blas)
+  expect_equal(unname(g$gcv.ubre), unname(b$gcv.ubre), tolerance = 1e-11 * blas)
+  expect_lt(max(abs(log(g$sp / b$sp))), 1e-6 * blas)
+  expect_lt(max(abs(g$edf - b$edf)), 1e-8 * blas)
   # (the caller's formula, with gam()'s attributes, and mgcv's smooths)
   expect_identical(g$formula, b$formula)
   expect_identical(lapply(g$smooth, class), lapply(b$smooth, class))
   expect_identical(vapply(g$smooth, `[[`, "", "label"), vapply(b$smooth, `[[`, "", "label"))
   nd <- d[c(1, 7, 99), ]
   pb <- predict(b, nd, type = "response")
-  expect_lt(max(abs(predict(g, nd, type = "response") - pb)), 1e-9 * max(abs(pb)))
+  expect_lt(max(abs(predict(g, nd, type = "response") - pb)), 1e-9 * blas * max(abs(pb)))
 })
 
 test_that("cox.ph() above max.knots rows: gamgpu's thin plate basis, gam()'s fit", {
