@@ -275,9 +275,9 @@ resolve_family <- function(family, env) {
 #'   the response the times or \code{cbind(time, stratum)}, the weights the
 #'   event indicators): fitted as \code{gam()} fits it, by gam()'s Laplace
 #'   REML (whatever method of gam()'s is given, as \code{gam()}; "fREML" is
-#'   refused, as \code{bam()} does not fit it).  With \code{method =
-#'   "REML"} (and no \code{G}, \code{optimizer}, \code{in.out} or
-#'   \code{gamma} other than 1), \code{cox.ph()} without strata and the
+#'   refused, as \code{bam()} does not fit it).  With any method of
+#'   gam()'s but "NCV" (and no \code{G}, \code{optimizer}, \code{in.out} or
+#'   \code{gamma} other than 1), \code{cox.ph()} (with or without strata) and the
 #'   location-scale families below whose rows gamgpu's C has (all but
 #'   \code{twlss()}, whose missing third and fourth derivatives gam() meets
 #'   by another iteration) are fitted by gamgpu's native route: gam.fit5's
@@ -285,7 +285,7 @@ resolve_family <- function(family, env) {
 #'   the installed mgcv, run by gamgpu on p x p quantities, X loaded once
 #'   into a model session (built there from its recipe at many rows on a
 #'   GPU), every pass over the rows gamgpu's -- the fit gam()'s to the
-#'   tolerances both stop at.  Every other call (other methods, strata,
+#'   tolerances both stop at.  Every other call (method "NCV",
 #'   \code{mvn()}, \code{twlss()}, a set-up object \code{G}, ...), and
 #'   every call under \code{options(gamgpu.general_route = "gam")}, is
 #'   fitted by mgcv's own Newton and outer iterations (\code{gam()} on the
@@ -315,12 +315,11 @@ resolve_family <- function(family, env) {
 #'   \code{ll()} --, \code{ll_session_seconds} the sessions' copies and
 #'   row work) and the rows, Gram products and REML's traces stay in
 #'   device memory; the Newton and outer iterations run on the host (on
-#'   gam()'s iteration, with its set-up, in R as for \code{gam()}).  So does \code{cox.ph()}'s \code{ll()} of
-#'   one stratum: the risk sets' sums as prefix sums down the rows, the
-#'   Gram products and REML's traces on the device, checked at the first
-#'   call against the CPU engine's on the first 2000 rows.  \code{cox.ph()}
-#'   with strata runs on the CPU engine (a counted fallback under "auto",
-#'   refused under "required").  The location-scale
+#'   gam()'s iteration, with its set-up, in R as for \code{gam()}).  So does \code{cox.ph()}'s \code{ll()}:
+#'   the risk sets' sums as prefix sums down the rows (segmented by
+#'   stratum), the Gram products and REML's traces on the device, checked
+#'   at the first call against the CPU engine's on the first 2000 rows.
+#'   The location-scale
 #'   families' and \code{multinom()}'s \code{ll()} reads no prior weights:
 #'   \code{gam()} fits them without any, as does \code{gam_gpu()}, with a
 #'   warning of class \code{gamgpu_weights_unused} where weights are

@@ -48,8 +48,9 @@
 #'   \item{mgcv's general families}{\code{cox.ph()}, \code{gaulss()},
 #'     \code{gammals()}, \code{gumbls()}, \code{gevlss()}, \code{twlss()},
 #'     \code{ziplss()}, \code{shash()}, \code{multinom()} and \code{mvn()}: \code{gam()}'s
-#'     REML by gam.fit5.  With \code{method = "REML"} gamgpu's native route
-#'     fits \code{cox.ph()} without strata and the location-scale families
+#'     REML by gam.fit5.  With any method but "NCV" (REML, as in
+#'     \code{gam()}) gamgpu's native route
+#'     fits \code{cox.ph()} (strata too) and the location-scale families
 #'     and \code{multinom()} but \code{twlss()}: gam.fit5's Newton and
 #'     newton()'s outer iterations run by gamgpu on p x p quantities, X in
 #'     one model session; the others (and every call under
@@ -59,8 +60,8 @@
 #'     (\code{fit$device$route} says which route, \code{route_reason} why
 #'     gam()'s): on the GPU (the
 #'     log likelihood's rows, the products and REML's traces; X loaded once
-#'     a fit; \code{cox.ph()}'s risk sets as prefix sums, one stratum),
-#'     \code{cox.ph()} with strata on the CPU so far.
+#'     a fit; \code{cox.ph()}'s risk sets as prefix sums, segmented by
+#'     stratum).
 #'     \code{mvn()}'s log likelihood from the rows' sufficient statistics
 #'     (the residuals' products with X and with themselves, on the device
 #'     for a GPU fit).

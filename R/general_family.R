@@ -66,42 +66,24 @@ cox_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2
   if (!is.null(d2b)) d2b <- matrix(as.double(d2b), p)
   if (!is.double(X)) storage.mode(X) <- "double"
   ev_ind <- as.integer(wt)
-  strata <- cox_time_groups(env, y)
-  rows <- strata$rows
-  grp <- strata$grp
-  if (!is.null(dev) && length(rows) > 1L) {
-    ls_device_refused(dev, paste("cox.ph() with strata: the device takes one stratum, and",
-                                 "the CPU engine ran the rows"))
-    env$device <- dev <- NULL
-  }
+  g <- cox_time_groups(env, y)
   if (!is.null(dev) && !isTRUE(env$checked)) {
     env$checked <- TRUE
-    why <- cox_device_agrees(dev, X, coef, offset, grp[[1L]]$grp, ev_ind)
+    why <- cox_device_agrees(dev, X, coef, offset, g$grp, ev_ind, g$gstr)
     if (!is.null(why)) {
       ls_device_refused(dev, sprintf("gamgpu's cox.ph() rows on the device %s on the first rows",
                                      why))
       env$device <- dev <- NULL
     }
   }
-  out <- NULL
   if (!is.null(dev)) {
-    g <- grp[[1L]]
-    out <- cox_ll_session(dev, X, coef, offset, g$grp, ev_ind, g$nt, clevel, d1b, d2b, W)
-    rows <- list()
+    out <- cox_ll_session(dev, X, coef, offset, g$grp, ev_ind, g$nt, clevel, d1b, d2b, W,
+                          g$gstr)
   } else {
     eta <- drop(X %*% coef)
     if (length(offset)) eta <- eta + offset
-  }
-  for (s in seq_along(rows)) {
-    ind <- rows[[s]]
-    g <- grp[[s]]
-    o <- .Call(gg_cox_ll_r,
-               if (is.null(ind)) eta else eta[ind],
-               if (is.null(ind)) X else X[ind, , drop = FALSE],
-               g$grp, if (is.null(ind)) ev_ind else ev_ind[ind],
-               g$nt, clevel, d1b, d2b, W, general_family_threads())
-    out <- if (is.null(out)) o else
-      Map(function(a, b) if (is.null(a)) NULL else a + b, out, o)
+    out <- .Call(gg_cox_ll_r, eta, X, g$grp, ev_ind, g$nt, g$gstr, clevel, d1b, d2b, W,
+                 general_family_threads())
   }
   d1H <- NULL
   if (level == 1L) {
@@ -117,26 +99,13 @@ cox_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2
        trHid2H = if (level >= 3L) out$trHid2H)
 }
 
-# The strata's rows (`rows`: a list of row indices, list(NULL) for one
-# stratum) and each stratum's time groups (`grp`: grp 1.. along its rows,
-# nt of them), kept in a fit's ll() environment (general_family_with_ll()'s)
-# for the response they were found for: gam.fit5() hands ll() the same y
-# (times, or cbind(time, stratum)) on every call.
+# cox_groups() of y, kept in a fit's ll() environment
+# (general_family_with_ll()'s) for the response they were found for:
+# gam.fit5() hands ll() the same y on every call.
 cox_time_groups <- function(env, y) {
   keep <- exists("calls", envir = env, inherits = FALSE)
   if (keep && identical(env$.grp_y, y)) return(env$.grp)
-  tm <- if (is.matrix(y)) y[, 1L] else y
-  rows <- list(NULL)
-  if (is.matrix(y)) {
-    k <- match(y[, 2L], unique(y[, 2L]))
-    rows <- split(seq_along(tm), factor(k, seq_len(max(k))))
-  }
-  grp <- lapply(rows, function(ind) {
-    ts <- if (is.null(ind)) tm else tm[ind]
-    times <- unique(ts)
-    list(grp = match(ts, times), nt = length(times))
-  })
-  out <- list(rows = unname(rows), grp = grp)
+  out <- cox_groups(y)
   if (keep) {
     env$.grp_y <- y
     env$.grp <- out
@@ -144,17 +113,41 @@ cox_time_groups <- function(env, y) {
   out
 }
 
+# The rows' time groups for cox.ph()'s C (src/family/family_cox.h): y the
+# times, or cbind(time, stratum), in the family's preinitialize()'s order
+# (decreasing time within each stratum, the strata one after another).
+# grp: 1.. along the rows, a group for each time of a stratum; nt of them;
+# gstr: each group's stratum (0.., non-decreasing), NULL for the times
+# alone.
+cox_groups <- function(y) {
+  if (!is.matrix(y)) {
+    times <- unique(y)
+    return(list(grp = match(y, times), nt = length(times), gstr = NULL))
+  }
+  tm <- y[, 1L]
+  n <- length(tm)
+  sk <- match(y[, 2L], unique(y[, 2L]))
+  if (n > 1L && any(diff(sk) < 0L))
+    gamgpu_abort("gamgpu_bad_input", paste("cox.ph()'s strata must each be one run of rows,",
+                                           "as the family's preinitialize() sorts them"),
+                 call = NULL)
+  new <- c(TRUE, tm[-1L] != tm[-n] | sk[-1L] != sk[-n])
+  grp <- cumsum(new)
+  list(grp = as.integer(grp), nt = as.integer(grp[n]), gstr = as.integer(sk[new] - 1L))
+}
+
 # Whether cox.ph()'s ll() where dev's sessions run (its device) equals the
-# CPU engine's on the fit's first rows (at most 2000, their own risk sets)
-# at these coefficients: at levels 0, 2 and 3 with fixed derivative
-# inputs, each result within 1e-9 of its largest entry -- asked once per
-# fit before the device takes its rows.  NULL where it does, else what
-# went wrong.
-cox_device_agrees <- function(dev, X, coef, offset, grp, event) {
+# CPU engine's on the fit's first rows (at most 2000, their own risk sets;
+# gstr: the time groups' strata, or NULL) at these coefficients: at levels
+# 0, 2 and 3 with fixed derivative inputs, each result within 1e-9 of its
+# largest entry -- asked once per fit before the device takes its rows.
+# NULL where it does, else what went wrong.
+cox_device_agrees <- function(dev, X, coef, offset, grp, event, gstr = NULL) {
   m <- min(nrow(X), 2000L)
   rows <- seq_len(m)
   Xs <- X[rows, , drop = FALSE]
   g <- grp[rows] - grp[1L] + 1L
+  gs <- if (!is.null(gstr)) gstr[grp[1L]:grp[m]]
   ev <- event[rows]
   off <- if (length(offset) > 1L) offset[rows] else offset
   p <- ncol(X)
@@ -172,9 +165,9 @@ cox_device_agrees <- function(dev, X, coef, offset, grp, event) {
     length(u) == 0L || (all(is.finite(v)) && max(abs(u - v)) <= 1e-9 * max(abs(u)))
   }
   for (level in c(0L, 2L, 3L)) {
-    a <- .Call(gg_cox_ll_r, eta, Xs, g, ev, g[m], level, d1b, if (level >= 3L) d2b,
+    a <- .Call(gg_cox_ll_r, eta, Xs, g, ev, g[m], gs, level, d1b, if (level >= 3L) d2b,
                if (level >= 3L) W, 1L)
-    b <- tryCatch(cox_ll_session(chk, Xs, coef, off, g, ev, g[m], level, d1b, d2b, W),
+    b <- tryCatch(cox_ll_session(chk, Xs, coef, off, g, ev, g[m], level, d1b, d2b, W, gs),
                   error = function(e) e)
     if (inherits(b, "error")) return(paste("failed:", conditionMessage(b)))
     if (!all(vapply(names(a), function(nm) close(a[[nm]], b[[nm]]), NA)))
@@ -183,15 +176,17 @@ cox_device_agrees <- function(dev, X, coef, offset, grp, event) {
   NULL
 }
 
-# cox.ph()'s ll() of one stratum on a model session's X (R/session.R): on
+# cox.ph()'s ll() (gstr: the time groups' strata, or NULL) on a model
+# session's X (R/session.R): on
 # the GPU for a device fit, X resident in its memory from the first call
 # on an X to the next X that differs, as ls_ll_session()'s; eta made there
 # from the coefficients.  The rows' event indicators stand as the
 # session's response (the ll() reads them from its arguments).
-cox_ll_session <- function(dev, X, coef, offset, grp, event, nt, level, d1b, d2b, W) {
+cox_ll_session <- function(dev, X, coef, offset, grp, event, nt, level, d1b, d2b, W,
+                           gstr = NULL) {
   ses <- general_session(dev, X, function() as.double(event))
   off <- if (length(offset) && any(offset != 0)) as.double(rep_len(offset, nrow(X)))
-  .Call(gg_cox_session_ll_r, ses$ptr, as.double(coef), off, grp, event, nt, level,
+  .Call(gg_cox_session_ll_r, ses$ptr, as.double(coef), off, grp, event, nt, gstr, level,
         d1b, d2b, W)
 }
 
@@ -429,7 +424,7 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
       general_native_refusal(family, spec, method, cl, env, dots)
   if (is.null(route_why)) {
     object <- tryCatch(general_native_fit(gcall, env, family, name, spec, dev, control,
-                                          gcall$control, method, t0, policy),
+                                          gcall$control, t0, policy),
                        error = gam_failed)
     if (!inherits(object, "gamgpu_gf_declined")) {
       if (!is.null(formula)) object$formula <- gg_tp_restored(object$formula, formula)

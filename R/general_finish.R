@@ -72,8 +72,13 @@ gf_finish <- function(e, P, G, ses, family, ctrl, method) {
   # re-parameterization to undo: Sl empty)
   # (cox.ph()'s by gamgpu's C, R/family_cox_hazard.R, on G's X or, where
   # the session built X from its recipe, X from the session)
-  pp <- if (identical(family$family, "Cox PH"))
-    cox_postproc(object, G, if (nrow(G$X) == P$n) G$X else ses$op("mul", diag(p), FALSE))
+  pp <- NULL
+  if (identical(family$family, "Cox PH")) {
+    # (with strata the family's own postproc, which reads G$X)
+    if (nrow(G$X) != P$n) G$X <- structure(ses$op("mul", diag(p), FALSE),
+                                           dimnames = list(NULL, colnames(G$X)))
+    pp <- cox_postproc(object, G, G$X)
+  }
   if (!is.null(pp)) {
     object <- pp
   } else if (!is.null(family$postproc)) {

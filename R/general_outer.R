@@ -22,10 +22,11 @@
 # The route gam_gpu() takes for a general family wherever it takes the
 # call (general_native_refusal()): the location-scale families whose rows
 # gamgpu's C has (ls_rows_spec()) with third and fourth derivatives, and
-# cox.ph() without strata, method "REML"; options(gamgpu.general_route =
-# "gam") selects gam()'s own iteration around gamgpu's ll()
-# (R/general_family.R), which fits every other call.  Not yet done:
-# cox.ph() with strata, mvn().  The model's set-up:
+# cox.ph(), by REML (gam()'s for every method but "NCV");
+# options(gamgpu.general_route = "gam") selects gam()'s own iteration
+# around gamgpu's ll() (R/general_family.R), which fits every other call.
+# Not yet done: mvn(), twlss() (gam()'s BFGS and extended Fellner-Schall
+# iterations).  The model's set-up:
 # R/general_setup.R (at many rows X is built from its recipe where the fit
 # runs, never formed in R; the family's initialize() takes a subsample of
 # its rows, gf_start()).  The fitted object: R/general_finish.R.
@@ -113,19 +114,18 @@ gf_ls_rows <- function(G, spec, ses) {
           spec$i2, spec$i3, spec$i4, d1b, d2b, Hi)
 }
 
-# cox.ph()'s rows on the session (src/family/family_cox.c, one stratum; G
-# preinitialized: y the times in decreasing order, G$w the event
-# indicators): rows() of gf_problem().  (mgcv's deriv 0, 1, 3, 4 are the
-# C's levels -1, 0, 2, 3, as cox_ll() maps them.)
+# cox.ph()'s rows on the session (src/family/family_cox.c; G
+# preinitialized: y the times, or cbind(time, stratum), in decreasing
+# order of time within strata, G$w the event indicators): rows() of
+# gf_problem().  (mgcv's deriv 0, 1, 3, 4 are the C's levels -1, 0, 2, 3,
+# as cox_ll() maps them.)
 gf_cox_rows <- function(G, ses) {
-  tm <- as.numeric(G$y)
-  times <- unique(tm)
-  grp <- match(tm, times)
+  g <- cox_groups(G$y)
   event <- as.integer(G$w)
   off <- if (length(G$offset) && any(G$offset != 0)) as.double(rep_len(G$offset, G$n))
   function(coef, deriv, d1b, d2b, Hi) {
     level <- c(-1L, 0L, NA, 2L, 3L)[deriv + 1L]
-    .Call(gg_cox_session_ll_r, ses$ptr, as.double(coef), off, grp, event, length(times),
+    .Call(gg_cox_session_ll_r, ses$ptr, as.double(coef), off, g$grp, event, g$nt, g$gstr,
           level, d1b, d2b, Hi)
   }
 }
@@ -384,21 +384,17 @@ gf_outer <- function(P, G, family, control, conv.tol, b_sp) {
 # outer iteration (gf_outer()) and gam()'s object (gf_finish(),
 # R/general_finish.R) with fit$device (policy: the call's device policy).
 # gf_declined(why) where the route does not take the fit after all
-# (cox.ph() with strata; gamgpu's rows differ from the family's own, or a
+# (gamgpu's rows differ from the family's own, or a
 # device's from the CPU engine's, on the first rows): the caller goes on
 # with gam()'s iteration, which says so and, for the rows, takes the
 # family's own or the CPU's (a counted fallback).
-general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctrl, method, t0,
+general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctrl, t0,
                                policy) {
   plan <- if (is.null(dev)) list(mode = 0L, ordinal = 0L) else dev$plan
   S <- gf_setup(gcall, env, plan, control$nthreads)
   G <- S$G
   t_model <- proc.time()[["elapsed"]]
   cox <- name == "cox.ph"
-  # (cox.ph() with strata: its rows stratum by stratum are not on a
-  # session yet -- gam()'s iteration fits it)
-  if (cox && is.matrix(G$y))
-    return(gf_declined("cox.ph() with strata: the native route takes one stratum so far"))
   # the fitted object's family: gam()'s, with the family's own ll()
   fam_out <- G$family
   fam_out$ll <- family$ll
@@ -426,9 +422,9 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
   # their tests)
   b_sp <- gf_start(P, G, fam_out, P$Eb, FALSE)
   if (cox && plan$mode != 0L && identical(ses$info()$backend, "cuda")) {
-    tm <- as.numeric(G$y)
+    g <- cox_groups(G$y)
     why <- cox_device_agrees(dev, P$x_rows(seq_len(min(G$n, 2000L))), drop(P$Tm %*% b_sp),
-                             G$offset, match(tm, unique(tm)), as.integer(G$w))
+                             G$offset, g$grp, as.integer(G$w), g$gstr)
     if (!is.null(why))
       return(gf_declined(sprintf("gamgpu's cox.ph() rows on the device %s on the first rows",
                                  why)))
@@ -456,7 +452,9 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
     G$X <- X
     rm(X)
   }
-  object <- gf_finish(e, P, G, ses, fam_out, ctrl, method)
+  # (gam() fits a general family by REML whatever method it is given but
+  # "NCV": general_native_refusal())
+  object <- gf_finish(e, P, G, ses, fam_out, ctrl, "REML")
   info <- ses$info()
   t3 <- proc.time()[["elapsed"]]
   backend <- if (identical(info$backend, "cuda") && !nzchar(info$fallback)) "cuda" else "cpu"
@@ -522,8 +520,8 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
 # env) for this family, NULL where it does: cox.ph() or a family whose rows
 # gamgpu's C has (spec), with third and fourth derivatives (gam() fits
 # twlss(), which has none, by its extended Fellner-Schall iteration
-# instead), method "REML", gam()'s default optimizer, gamma 1, no in.out,
-# no setup object G, fit not FALSE, and REML among the family's methods
+# instead), any method but "NCV" (gam()'s REML), gam()'s default
+# optimizer, gamma 1, no in.out, no setup object G, fit not FALSE, and REML among the family's methods
 # where it names some (estimate.gam() of mgcv 1.9 fits by the family's
 # first otherwise).  (Under mgcv 1.8-41 and 1.9-3 alike: where gam()'s fit
 # of these families changed between them -- initial.spg()'s starting
@@ -541,7 +539,10 @@ general_native_refusal <- function(family, spec, method, cl, env, dots) {
   if (!is.null(derivs) && derivs != 2)
     return(sprintf(paste("%s() has no third and fourth derivatives: gam() fits it by its",
                          "extended Fellner-Schall iteration"), name))
-  if (!identical(method, "REML")) return(not(sprintf("method \"%s\"", method)))
+  # (gam() fits a general family by REML for every method but "NCV",
+  # estimate.gam(): so does the native route)
+  if (!method %in% c("REML", "ML", "P-REML", "P-ML", "GCV.Cp", "GACV.Cp"))
+    return(not(sprintf("method \"%s\"", method)))
   if (!is.null(family$method) && !"REML" %in% family$method)
     return(sprintf("%s() does not list REML among its methods", name))
   if (!is.null(dots$G)) return(not("a setup object G"))

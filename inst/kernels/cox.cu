@@ -1,7 +1,8 @@
 // cox.cu -- the row-wise work of cox.ph()'s log partial likelihood on the
 // device backend (src/cuda/cuda_cox.c drives it; the host's twin is
 // src/family/family_cox.c): the risk sets' sums as prefix sums down the
-// rows (time decreasing) read at the rows that close an event time, the
+// rows (time decreasing) read at the rows that close an event time
+// (segmented by the rows' strata where there are strata), the
 // rows' weights of the Hessian's Gram products, the event times' bilinear
 // forms b' W b and the terms of REML's traces.
 // X's columns, its Gram products and X B are the backend's own passes
@@ -47,14 +48,87 @@ static __device__ double block_exclusive(double x)
     return incl - x;
 }
 
+// Segmented scans (key not null: key[j] the segment of element j, the
+// segments one run of elements each; first > 0: key[-1] is the segment of
+// the element before these).  Whether element i (in scan order) begins a
+// segment: its key differs from the one before it.
+static __device__ int seg_start(const int *key, long long n, int rev, long long first,
+                                long long i)
+{
+    if (rev) return i > 0 && key[n - 1 - i] != key[n - i];
+    return (i > 0 || first > 0) && key[i] != key[i - 1];
+}
+
+// A thread's SCAN_ROWS elements from r0 as a segmented pair: f, whether
+// one of them begins a segment; the sum from the last that does (or all)
+static __device__ double thread_seg(const double *V, long long ldv, const double *s,
+                                    long long n, int rev, const int *key, long long first,
+                                    long long r0, int k, int *f)
+{
+    double x = 0.0;
+    *f = 0;
+    for (int r = 0; r < SCAN_ROWS && r0 + r < n; r++) {
+        if (seg_start(key, n, rev, first, r0 + r)) { x = 0.0; *f = 1; }
+        x += scan_val(V, ldv, s, n, rev, r0 + r, k);
+    }
+    return x;
+}
+
+// The block's segmented exclusive scan of the threads' pairs (f, x), in a
+// fixed order: returns the sum since the last segment start before this
+// thread (*F: whether there was one in the block); *tail and *open: the
+// whole block's (its last segment's sum; no start in it), for every thread
+static __device__ double block_exclusive_seg(double x, int f, int *F, double *tail, int *open)
+{
+    __shared__ double a[NTHREADS], b[NTHREADS];
+    __shared__ int fa[NTHREADS], fb[NTHREADS];
+    a[threadIdx.x] = x;
+    fa[threadIdx.x] = f;
+    __syncthreads();
+    double *src = a, *dst = b;
+    int *fs = fa, *fd = fb;
+    for (int d = 1; d < NTHREADS; d <<= 1) {
+        if (threadIdx.x >= d) {
+            const int fr = fs[threadIdx.x];
+            dst[threadIdx.x] = fr ? src[threadIdx.x] : src[threadIdx.x - d] + src[threadIdx.x];
+            fd[threadIdx.x] = fr | fs[threadIdx.x - d];
+        } else {
+            dst[threadIdx.x] = src[threadIdx.x];
+            fd[threadIdx.x] = fs[threadIdx.x];
+        }
+        __syncthreads();
+        double *t = src; src = dst; dst = t;
+        int *u = fs; fs = fd; fd = u;
+    }
+    const double excl = threadIdx.x > 0 ? src[threadIdx.x - 1] : 0.0;
+    *F = threadIdx.x > 0 ? fs[threadIdx.x - 1] : 0;
+    *tail = src[NTHREADS - 1];
+    *open = !fs[NTHREADS - 1];
+    __syncthreads();
+    return excl;
+}
+
 // Scan, step 1: tsum[t + k ntiles] = the sum of tile t of column k (grid
-// ntiles x q)
+// ntiles x q); segmented (key): the sum of the tile's last segment, and
+// topen[t] whether the tile begins none
 extern "C" __global__ void __launch_bounds__(NTHREADS)
 cox_scan_tiles(const double *__restrict__ V, long long ldv, const double *__restrict__ s,
-               long long n, int rev, double *__restrict__ tsum)
+               long long n, int rev, const int *__restrict__ key, long long first,
+               double *__restrict__ tsum, int *__restrict__ topen)
 {
     const int k = blockIdx.y;
     const long long r0 = (long long) blockIdx.x * TILE + (long long) threadIdx.x * SCAN_ROWS;
+    if (key != nullptr) {
+        int f, F, open;
+        double tail;
+        const double x = thread_seg(V, ldv, s, n, rev, key, first, r0, k, &f);
+        block_exclusive_seg(x, f, &F, &tail, &open);
+        if (threadIdx.x == 0) {
+            tsum[blockIdx.x + (long long) k * gridDim.x] = tail;
+            if (k == 0) topen[blockIdx.x] = open;
+        }
+        return;
+    }
     double x = 0.0;
     for (int r = 0; r < SCAN_ROWS; r++)
         if (r0 + r < n) x += scan_val(V, ldv, s, n, rev, r0 + r, k);
@@ -63,9 +137,11 @@ cox_scan_tiles(const double *__restrict__ V, long long ldv, const double *__rest
 
 // Scan, step 2: each column's tile sums into exclusive prefixes, from
 // carry[k] (the earlier chunks' total, updated; null: 0) -- one thread a
-// column, tiles in order
+// column, tiles in order; segmented (topen): the running sum of the
+// segment that reaches each tile
 extern "C" __global__ void
-cox_scan_carry(double *__restrict__ tsum, int ntiles, int q, double *__restrict__ carry)
+cox_scan_carry(double *__restrict__ tsum, const int *__restrict__ topen, int ntiles, int q,
+               double *__restrict__ carry)
 {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k >= q) return;
@@ -73,27 +149,39 @@ cox_scan_carry(double *__restrict__ tsum, int ntiles, int q, double *__restrict_
     for (int t = 0; t < ntiles; t++) {
         const double v = tsum[t + (long long) k * ntiles];
         tsum[t + (long long) k * ntiles] = acc;
-        acc += v;
+        acc = topen == nullptr || topen[t] ? acc + v : v;
     }
     if (carry != nullptr) carry[k] = acc;
 }
 
-// Scan, step 3: the inclusive prefix sums of column k, written at row i's
-// event time rowe[i] (rows that close none: -1) of out (ldo rows a
-// column), or with rowe null at every element; grid ntiles x q
+// Scan, step 3: the inclusive prefix sums of column k (of each segment,
+// with key), written at row i's event time rowe[i] (rows that close none:
+// -1) of out (ldo rows a column), or with rowe null at every element; grid
+// ntiles x q
 extern "C" __global__ void __launch_bounds__(NTHREADS)
 cox_scan_write(const double *__restrict__ V, long long ldv, const double *__restrict__ s,
-               long long n, int rev, const int *__restrict__ rowe,
-               const double *__restrict__ tsum, double *__restrict__ out, long long ldo)
+               long long n, int rev, const int *__restrict__ key, long long first,
+               const int *__restrict__ rowe, const double *__restrict__ tsum,
+               double *__restrict__ out, long long ldo)
 {
     const int k = blockIdx.y;
     const long long r0 = (long long) blockIdx.x * TILE + (long long) threadIdx.x * SCAN_ROWS;
-    double x = 0.0;
-    for (int r = 0; r < SCAN_ROWS; r++)
-        if (r0 + r < n) x += scan_val(V, ldv, s, n, rev, r0 + r, k);
-    double run = tsum[blockIdx.x + (long long) k * gridDim.x] + block_exclusive(x);
+    double run;
+    if (key != nullptr) {
+        int f, F, open;
+        double tail;
+        const double x = thread_seg(V, ldv, s, n, rev, key, first, r0, k, &f);
+        const double excl = block_exclusive_seg(x, f, &F, &tail, &open);
+        run = F ? excl : tsum[blockIdx.x + (long long) k * gridDim.x] + excl;
+    } else {
+        double x = 0.0;
+        for (int r = 0; r < SCAN_ROWS; r++)
+            if (r0 + r < n) x += scan_val(V, ldv, s, n, rev, r0 + r, k);
+        run = tsum[blockIdx.x + (long long) k * gridDim.x] + block_exclusive(x);
+    }
     for (int r = 0; r < SCAN_ROWS && r0 + r < n; r++) {
         const long long i = r0 + r;
+        if (key != nullptr && seg_start(key, n, rev, first, i)) run = 0.0;
         run += scan_val(V, ldv, s, n, rev, i, k);
         const long long j = rev ? n - 1 - i : i;
         if (rowe == nullptr) out[j + k * ldo] = run;

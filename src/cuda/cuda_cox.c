@@ -8,7 +8,8 @@
  *   Gamma, b, b_m      prefix sums down the rows (time decreasing) of
  *                      gamma, gamma x, d gamma / d rho_m x, read where a
  *                      row closes an event time (cox.cu's scans; over X's
- *                      chunks in order where X is streamed)
+ *                      chunks in order where X is streamed); with strata
+ *                      segmented scans, the rows' strata their keys
  *   g, H               X'(d - gamma C); X' diag(gamma C) X by the backend's
  *                      Gram pass, B' diag(e) B by cuda_gram.c's over B
  *   d1H                the Gram pass with each rho's row weights, [B C_m]'
@@ -43,6 +44,7 @@ typedef struct cox_dev {
     int          p;
     long long    ne;
     CUdeviceptr  tsum, carry, rowe, rowf, event, dr;
+    CUdeviceptr  rowkey, evkey, topen;  /* strata: the rows', the event times'; 0: none */
     double      *A;                /* host: a p x p product */
 } cox_dev;
 
@@ -93,18 +95,23 @@ static int one_sum(cox_dev *d, double *out, gg_status *st)
 /* The inclusive prefix sums of q columns of V (len rows, leading dimension
  * ldv) times s (or not), in reverse with rev; written at the event time
  * rowe[i] of each row (rowe 0: every element) of out (ldo rows a column).
- * carry (q, or 0): the columns' sums before these rows, updated. */
+ * carry (q, or 0): the columns' sums before these rows, updated.  key (len
+ * ints, or 0): the elements' segments, each scanned on its own; first:
+ * the index of V's first row among the rows keyed (key[-1] the key of the
+ * row before, where first > 0). */
 static int scan(cox_dev *d, CUdeviceptr V, size_t ldv, int q, CUdeviceptr s, size_t len,
                 int rev, CUdeviceptr rowe, CUdeviceptr out, size_t ldo, CUdeviceptr carry,
-                CUstream stream, gg_status *st)
+                CUdeviceptr key, size_t first, CUstream stream, gg_status *st)
 {
     if (len == 0 || q == 0) return 0;
     const unsigned nt = (unsigned) ((len + COX_TILE - 1) / COX_TILE);
-    long long ldv_ = (long long) ldv, len_ = (long long) len, ldo_ = (long long) ldo;
+    long long ldv_ = (long long) ldv, len_ = (long long) len, ldo_ = (long long) ldo,
+              first_ = (long long) first;
     int ntiles = (int) nt;
-    void *a1[] = {&V, &ldv_, &s, &len_, &rev, &d->tsum};
-    void *a2[] = {&d->tsum, &ntiles, &q, &carry};
-    void *a3[] = {&V, &ldv_, &s, &len_, &rev, &rowe, &d->tsum, &out, &ldo_};
+    CUdeviceptr topen = key ? d->topen : 0;
+    void *a1[] = {&V, &ldv_, &s, &len_, &rev, &key, &first_, &d->tsum, &topen};
+    void *a2[] = {&d->tsum, &topen, &ntiles, &q, &carry};
+    void *a3[] = {&V, &ldv_, &s, &len_, &rev, &key, &first_, &rowe, &d->tsum, &out, &ldo_};
     return launch(d->f_tiles, nt, (unsigned) q, stream, a1, "cox: launching cox_scan_tiles",
                   st) ||
            launch(d->f_carry, (unsigned) (q + COX_THREADS - 1) / COX_THREADS, 1, stream, a2,
@@ -117,14 +124,15 @@ static int scan(cox_dev *d, CUdeviceptr V, size_t ldv, int q, CUdeviceptr s, siz
 static int scan_events(cox_dev *d, CUdeviceptr V, int q, CUdeviceptr s, CUdeviceptr out,
                        gg_status *st)
 {
-    return scan(d, V, d->n, q, s, d->n, 0, d->rowe, out, (size_t) d->ne, 0, d->r.stream, st);
+    return scan(d, V, d->n, q, s, d->n, 0, d->rowe, out, (size_t) d->ne, 0, d->rowkey, 0,
+                d->r.stream, st);
 }
 
-/* sfx[e] = the sum of c over the event times e' >= e */
+/* sfx[e] = the sum of c over the event times e' >= e of e's stratum */
 static int suffix(cox_dev *d, CUdeviceptr c, CUdeviceptr sfx, gg_status *st)
 {
     return scan(d, c, (size_t) d->ne, 1, 0, (size_t) d->ne, 1, 0, sfx, (size_t) d->ne, 0,
-                d->r.stream, st);
+                d->evkey, 0, d->r.stream, st);
 }
 
 typedef struct xscan_ctx {
@@ -139,7 +147,8 @@ static int xscan_chunk(CUdeviceptr Xc, size_t ldx, size_t r0, size_t rows, CUstr
     cox_dev *d = c->d;
     const int p = d->p;
     return scan(d, Xc, ldx, p, c->v + r0 * sizeof(double), rows, 0,
-                d->rowe + r0 * sizeof(int), c->out, (size_t) d->ne, d->carry, stream, st);
+                d->rowe + r0 * sizeof(int), c->out, (size_t) d->ne, d->carry,
+                d->rowkey ? d->rowkey + r0 * sizeof(int) : 0, r0, stream, st);
 }
 
 /* out (ne x p, leading dimension ne) = the risk sets' sums of v x at the
@@ -228,14 +237,23 @@ static int cox_on_device(void *arg, gg_status *st)
     gg_tel_dispatch(LABEL);
     int rc = -1;
     int *rowe = malloc((n ? n : 1) * sizeof(int)), *rowf = malloc((n ? n : 1) * sizeof(int));
+    int *rowkey = NULL, *evkey = NULL;
     double *dr = malloc(((size_t) c->nt + 1) * sizeof(double)), *G2h = NULL;
     d.A = malloc(pp * sizeof(double));
-    if (rowe == NULL || rowf == NULL || dr == NULL || d.A == NULL) {
+    if (c->gstr != NULL) {
+        rowkey = malloc((n ? n : 1) * sizeof(int));
+        evkey = malloc(((size_t) c->nt + 1) * sizeof(int));
+    }
+    if (rowe == NULL || rowf == NULL || dr == NULL || d.A == NULL ||
+        (c->gstr != NULL && (rowkey == NULL || evkey == NULL))) {
         gg_fail(st, "gamgpu_host_oom", "out of memory (cox.ph() rows)");
         goto done;
     }
-    const int ne_i = gg_cox_event_times(c->grp, c->event, n, c->nt, dr, rowe, rowf, st);
+    const int ne_i = gg_cox_event_times(c->grp, c->event, n, c->nt, c->gstr, dr, rowe, rowf,
+                                        evkey, st);
     if (ne_i < 0 || functions(&d, st)) goto done;
+    if (rowkey != NULL)
+        for (size_t i = 0; i < n; i++) rowkey[i] = c->gstr[c->grp[i] - 1];
     d.ne = ne_i;
     const size_t ne = (size_t) ne_i;
     long long nn = (long long) n, nel = d.ne;
@@ -250,6 +268,15 @@ static int cox_on_device(void *arg, gg_status *st)
     d.rowf = take(&d, (n + 1) / 2, st);
     d.event = take(&d, (n + 1) / 2, st);
     d.dr = take(&d, ne, st);
+    if (rowkey != NULL) {
+        d.rowkey = take(&d, (n + 1) / 2, st);
+        d.evkey = take(&d, (ne + 1) / 2, st);
+        d.topen = take(&d, (tiles + 1) / 2, st);
+        if (!d.rowkey || !d.evkey || !d.topen ||
+            upload(d.rowkey, rowkey, n * sizeof(int), st) ||
+            upload(d.evkey, evkey, ne * sizeof(int), st))
+            goto done;
+    }
     CUdeviceptr eta = take(&d, n, st), GD = take(&d, n * (size_t) (M + 1), st),
                 dcoef = take(&d, (size_t) p, st), off = c->off ? take(&d, n, st) : 0,
                 G = take(&d, ne, st), ev1 = take(&d, ne, st), ev2 = take(&d, ne, st);
@@ -398,6 +425,8 @@ done:
     gg_cuda_call_release(rc, &d.bufs, "cox.ph()'s rows on the device");
     free(rowe);
     free(rowf);
+    free(rowkey);
+    free(evkey);
     free(dr);
     free(d.A);
     free(G2h);
@@ -414,10 +443,7 @@ int gg_cuda_cox_ll(gg_backend *be, const gg_cox_call *c, gg_cox_out *o, gg_statu
         return gg_fail(st, "gamgpu_internal_error", "cox.ph()'s d1H needs beta's derivatives");
     if (c->level >= 3 && ((c->M > 0 && c->d2b == NULL) || c->W == NULL))
         return gg_fail(st, "gamgpu_internal_error", "cox.ph()'s traces need d2b and W");
-    for (size_t i = 0; i < c->n; i++)
-        if (c->grp[i] < 1 || c->grp[i] > c->nt || (i > 0 && c->grp[i] < c->grp[i - 1]))
-            return gg_fail(st, "gamgpu_bad_input",
-                           "cox.ph()'s rows must be in decreasing order of time");
+    if (gg_cox_check_groups(c->grp, c->n, c->nt, c->gstr, st) != 0) return -1;
     cox_call cc = {be, c, o};
     gg_cuda_rows r;
     gg_cuda_rows_of(be, &r);

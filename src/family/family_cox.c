@@ -1,6 +1,6 @@
 /* family_cox.c -- the Cox proportional hazards log partial likelihood
  * (mgcv's cox.ph(), Breslow's ties) and its derivatives in beta and in the
- * log smoothing parameters, over one stratum's rows (family_cox.h).
+ * log smoothing parameters, over the rows of its strata (family_cox.h).
  *
  * With the rows in decreasing order of time, the risk set of event time j
  * is every row up to the end of j's group: Gamma_j = sum gamma_i and b_j =
@@ -13,7 +13,10 @@
  * x x' are one weighted Gram product over the rows (gram_cpu.c) instead of
  * a running p x p sum per row, and the same holds for H's derivatives in
  * the log smoothing parameters (d1H, and the traces tr(W d2H) that REML's
- * Hessian needs).  No R API: the glue is cox_r.c. */
+ * Hessian needs).  With strata the sums down the rows start again at each
+ * stratum's first row, and C's sums over the event times end at its last
+ * event time: every other step is per row or per event time as it is.
+ * No R API: the glue is cox_r.c. */
 #define USE_FC_LEN_T
 #include "family_cox.h"
 #include "gram_cpu.h"
@@ -33,29 +36,44 @@ typedef struct cox_work {
     int     ne;        /* times with at least one event */
     int    *rowe;      /* n: the event time a row closes (0..ne-1), else -1 */
     int    *rowf;      /* n: the first event time at or after the row's (ne: none) */
+    int    *estr;      /* ne: the event times' strata */
     double *gam;       /* n: exp(eta) */
     double *G;         /* ne: Gamma at the event times */
     double *dr;        /* ne: events at each */
 } cox_work;
 
-/* out[e] = the running sum of v down the rows at the end of event time e */
+/* Whether row i (> 0) begins a stratum */
+static inline int new_stratum(const gg_cox_rows *r, size_t i)
+{
+    return r->gstr != NULL && r->grp[i] != r->grp[i - 1] &&
+           r->gstr[r->grp[i] - 1] != r->gstr[r->grp[i - 1] - 1];
+}
+
+/* out[e] = the running sum of v down the stratum's rows at the end of
+ * event time e */
 static void prefix_at_events(const cox_work *w, const double *v, const double *v2,
                              double *out)
 {
     double s = 0.0;
     const size_t n = w->r->n;
     for (size_t i = 0; i < n; i++) {
+        if (i > 0 && new_stratum(w->r, i)) s = 0.0;
         s += v2 == NULL ? v[i] : v[i] * v2[i];
         if (w->rowe[i] >= 0) out[w->rowe[i]] = s;
     }
 }
 
-/* row weights: out[i] = scale_i * sum over event times e >= row i's of c[e] */
+/* row weights: out[i] = scale_i * sum over the event times e >= row i's
+ * of its stratum of c[e] */
 static void suffix_to_rows(const cox_work *w, const double *c, const double *scale,
                            double *sfx, double *out)
 {
     double s = 0.0;
-    for (int e = w->ne - 1; e >= 0; e--) { s += c[e]; sfx[e] = s; }
+    for (int e = w->ne - 1; e >= 0; e--) {
+        if (e + 1 < w->ne && w->estr[e] != w->estr[e + 1]) s = 0.0;
+        s += c[e];
+        sfx[e] = s;
+    }
     const size_t n = w->r->n;
     for (size_t i = 0; i < n; i++) {
         const double C = w->rowf[i] < w->ne ? sfx[w->rowf[i]] : 0.0;
@@ -114,8 +132,22 @@ static int wgram(const double *X, size_t n, int p, const double *wt, double *A, 
 #define NEED(ptr) do { if ((ptr) == NULL) { rc = gg_fail(st, "gamgpu_host_oom", \
     "out of memory for cox.ph()'s derivatives (n = %zu, p = %d)", n, p); goto done; } } while (0)
 
-int gg_cox_event_times(const int *grp, const int *event, size_t n, int nt, double *dr,
-                       int *rowe, int *rowf, gg_status *st)
+int gg_cox_check_groups(const int *grp, size_t n, int nt, const int *gstr, gg_status *st)
+{
+    for (size_t i = 0; i < n; i++)
+        if (grp[i] < 1 || grp[i] > nt || (i > 0 && grp[i] < grp[i - 1]))
+            return gg_fail(st, "gamgpu_bad_input",
+                           "cox.ph()'s rows must be in decreasing order of time");
+    if (gstr != NULL)
+        for (int j = 0; j < nt; j++)
+            if (gstr[j] < 0 || (j > 0 && gstr[j] < gstr[j - 1]))
+                return gg_fail(st, "gamgpu_bad_input",
+                               "cox.ph()'s strata must be non-negative and follow each other along the rows");
+    return 0;
+}
+
+int gg_cox_event_times(const int *grp, const int *event, size_t n, int nt, const int *gstr,
+                       double *dr, int *rowe, int *rowf, int *estr, gg_status *st)
 {
     double *grpdr = calloc((size_t) nt + 1, sizeof(double));
     int *gfirst = malloc(((size_t) nt + 1) * sizeof(int));
@@ -128,11 +160,17 @@ int gg_cox_event_times(const int *grp, const int *event, size_t n, int nt, doubl
         if (event[i] == 1) grpdr[grp[i] - 1] += 1.0;
     int ne = 0;
     for (int j = 0; j < nt; j++) ne += grpdr[j] > 0;
-    int e = ne;
+    /* (backwards over the time groups: each group's first event time at or
+     * after it in its stratum; none, ne, past a stratum's last) */
+    int e = ne, next = ne;
     for (int j = nt - 1; j >= 0; j--) {
-        if (grpdr[j] > 0) e--;
-        gfirst[j] = e;
-        if (grpdr[j] > 0) dr[e] = grpdr[j];
+        if (j + 1 < nt && gstr != NULL && gstr[j] != gstr[j + 1]) next = ne;
+        if (grpdr[j] > 0) {
+            next = --e;
+            dr[e] = grpdr[j];
+            if (estr != NULL) estr[e] = gstr != NULL ? gstr[j] : 0;
+        }
+        gfirst[j] = next;
     }
     for (size_t i = 0; i < n; i++) {
         const int j = grp[i] - 1;
@@ -153,20 +191,17 @@ int gg_cox_ll(const gg_cox_rows *r, int level, const double *d1b, int M,
     const size_t pp = (size_t) p * p;
     int rc = 0;
     if (n > 2147483647u)
-        return gg_fail(st, "gamgpu_bad_input", "cox.ph() takes fewer than 2^31 rows per stratum");
+        return gg_fail(st, "gamgpu_bad_input", "cox.ph() takes fewer than 2^31 rows");
     if (level >= 2 && (M < 0 || d1b == NULL))
         return gg_fail(st, "gamgpu_internal_error", "cox.ph()'s d1H needs beta's derivatives");
     if (level >= 3 && (d2b == NULL || W == NULL))
         return gg_fail(st, "gamgpu_internal_error", "cox.ph()'s traces need d2b and W");
-    for (size_t i = 0; i < n; i++)
-        if (r->grp[i] < 1 || r->grp[i] > nt || (i > 0 && r->grp[i] < r->grp[i - 1]))
-            return gg_fail(st, "gamgpu_bad_input",
-                           "cox.ph()'s rows must be in decreasing order of time");
+    if (gg_cox_check_groups(r->grp, n, nt, r->gstr, st) != 0) return -1;
 
     /* (gamgpu's products over threads where they are the faster here) */
     const int own = level >= 2 ? gg_cpu_gram_prefers_own(r->X, n, p, st) : 0;
     if (own < 0) return -1;
-    cox_work w = {r, 0, NULL, NULL, NULL, NULL, NULL};
+    cox_work w = {r, 0, NULL, NULL, NULL, NULL, NULL, NULL};
     double *grpG = NULL, *grpdr = NULL, *grpeta = NULL, *c = NULL, *sfx = NULL,
            *C = NULL, *v = NULL, *B = NULL, *A = NULL, *Bm = NULL, *d1eta = NULL,
            *d1g = NULL, *G1 = NULL, *T = NULL, *XW = NULL, *q = NULL, *d2eta = NULL,
@@ -182,6 +217,7 @@ int gg_cox_ll(const gg_cox_rows *r, int level, const double *d1b, int M,
     double run = 0.0;
     for (size_t i = 0; i < n; i++) {
         const int j = r->grp[i] - 1;
+        if (i > 0 && new_stratum(r, i)) run = 0.0;
         w.gam[i] = exp(r->eta[i]);
         run += w.gam[i];
         grpG[j] = run;
@@ -200,8 +236,10 @@ int gg_cox_ll(const gg_cox_rows *r, int level, const double *d1b, int M,
     w.dr = malloc(((size_t) nt + 1) * sizeof(double));
     w.rowe = malloc(n * sizeof(int));
     w.rowf = malloc(n * sizeof(int));
-    NEED(w.G); NEED(w.dr); NEED(w.rowe); NEED(w.rowf);
-    if (gg_cox_event_times(r->grp, r->event, n, nt, w.dr, w.rowe, w.rowf, st) != ne) {
+    w.estr = malloc(((size_t) nt + 1) * sizeof(int));
+    NEED(w.G); NEED(w.dr); NEED(w.rowe); NEED(w.rowf); NEED(w.estr);
+    if (gg_cox_event_times(r->grp, r->event, n, nt, r->gstr, w.dr, w.rowe, w.rowf, w.estr, st) !=
+        ne) {
         rc = -1;
         goto done;
     }
@@ -341,7 +379,7 @@ int gg_cox_ll(const gg_cox_rows *r, int level, const double *d1b, int M,
         }
 
 done:
-    free(w.gam); free(w.G); free(w.dr); free(w.rowe); free(w.rowf);
+    free(w.gam); free(w.G); free(w.dr); free(w.rowe); free(w.rowf); free(w.estr);
     free(grpG); free(grpdr); free(grpeta); free(c); free(sfx); free(C); free(v); free(B);
     free(A); free(Bm); free(d1eta); free(d1g); free(G1); free(T); free(XW); free(q);
     free(d2eta); free(d2g); free(U); free(BmW); free(Bmk); free(tA); free(tA1); free(tA2);

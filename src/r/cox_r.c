@@ -30,14 +30,15 @@ static const double *real_matrix(SEXP x, R_xlen_t rows, int cols, const char *wh
 }
 
 /* The arguments both entry points share, checked for n rows and p
- * columns: the time groups and events, nt, the level and its inputs. */
+ * columns: the time groups and events, nt, the level and its inputs.
+ * gstr: the time groups' strata (integer nt), or NULL for one stratum. */
 typedef struct cox_args {
     gg_cox_call c;
     int         nhh;
 } cox_args;
 
-static void read_args(R_xlen_t n, int p, SEXP grp, SEXP event, SEXP nt_, SEXP level_,
-                      SEXP d1b, SEXP d2b, SEXP W, cox_args *a)
+static void read_args(R_xlen_t n, int p, SEXP grp, SEXP event, SEXP nt_, SEXP gstr,
+                      SEXP level_, SEXP d1b, SEXP d2b, SEXP W, cox_args *a)
 {
     if (!Rf_isInteger(grp) || XLENGTH(grp) != n || !Rf_isInteger(event) || XLENGTH(event) != n)
         gg_abort("gamgpu_bad_input", "cox.ph()'s time groups and events must be integer vectors, one per row");
@@ -46,6 +47,12 @@ static void read_args(R_xlen_t n, int p, SEXP grp, SEXP event, SEXP nt_, SEXP le
     a->c.grp = INTEGER(grp);
     a->c.event = INTEGER(event);
     a->c.nt = gg_as_int(nt_, "the number of event times", 0, INT_MAX, "gamgpu_bad_input");
+    a->c.gstr = NULL;
+    if (gstr != R_NilValue) {
+        if (!Rf_isInteger(gstr) || XLENGTH(gstr) != a->c.nt)
+            gg_abort("gamgpu_bad_input", "cox.ph()'s strata must be an integer vector, one per time group");
+        a->c.gstr = INTEGER(gstr);
+    }
     a->c.level = gg_as_int(level_, "the derivative level", -1, 3, "gamgpu_bad_input");
     if (a->c.level == 1) gg_abort("gamgpu_bad_input", "cox.ph()'s level 1 is level 2's traces (R)");
     a->c.M = 0;
@@ -93,20 +100,21 @@ static void x_dims(SEXP X, SEXP eta, R_xlen_t *n, int *p)
     real_matrix(eta, *n, 1, "eta");
 }
 
-/* eta (n), X (n x p), grp and event (integer n), nt, level (-1, 0, 2, 3),
+/* eta (n), X (n x p), grp and event (integer n), nt, gstr (integer nt, or
+ * NULL: one stratum), level (-1, 0, 2, 3),
  * d1b (p x M), d2b (p x M (M + 1) / 2), W (p x p), nthreads: list(l, lb,
  * lbb, d1H, trHid2H): d1H at level 2, trHid2H at level 3, else NULL. */
-SEXP gg_cox_ll_r(SEXP eta, SEXP X, SEXP grp, SEXP event, SEXP nt_, SEXP level_, SEXP d1b,
-                 SEXP d2b, SEXP W, SEXP nthreads)
+SEXP gg_cox_ll_r(SEXP eta, SEXP X, SEXP grp, SEXP event, SEXP nt_, SEXP gstr, SEXP level_,
+                 SEXP d1b, SEXP d2b, SEXP W, SEXP nthreads)
 {
     R_xlen_t n;
     int p;
     x_dims(X, eta, &n, &p);
     cox_args a = {{0}, 0};
-    read_args(n, p, grp, event, nt_, level_, d1b, d2b, W, &a);
+    read_args(n, p, grp, event, nt_, gstr, level_, d1b, d2b, W, &a);
     gg_cox_out o;
     SEXP out = PROTECT(result(&a, &o));
-    gg_cox_rows rows = {REAL(eta), REAL(X), (size_t) n, p, a.c.grp, a.c.event, a.c.nt};
+    gg_cox_rows rows = {REAL(eta), REAL(X), (size_t) n, p, a.c.grp, a.c.event, a.c.nt, a.c.gstr};
     gg_status st;
     gg_status_clear(&st);
     const int nth = gg_as_int(nthreads, "nthreads", 1, GG_MAX_THREADS, "gamgpu_bad_input");
@@ -143,20 +151,20 @@ static int cox_on_session(gg_backend *be, const gg_data *d, void *ctx_, gg_statu
     }
     if (c->off != NULL)
         for (size_t i = 0; i < c->n; i++) eta[i] += c->off[i];
-    gg_cox_rows rows = {eta, X, c->n, c->p, c->grp, c->event, c->nt};
+    gg_cox_rows rows = {eta, X, c->n, c->p, c->grp, c->event, c->nt, c->gstr};
     const int rc = gg_cox_ll(&rows, c->level, c->d1b, c->M, c->d2b, c->W, x->o, st);
     free(eta);
     return rc;
 }
 
-/* The ll() of gg_cox_ll_r() over a model session's X (R/general_family.R,
- * one stratum), eta = X coef + offset (NULL: none) made where X is. */
+/* The ll() of gg_cox_ll_r() over a model session's X (R/general_family.R),
+ * eta = X coef + offset (NULL: none) made where X is. */
 SEXP gg_cox_session_ll_r(SEXP ptr, SEXP coef, SEXP offset, SEXP grp, SEXP event, SEXP nt_,
-                         SEXP level_, SEXP d1b, SEXP d2b, SEXP W)
+                         SEXP gstr, SEXP level_, SEXP d1b, SEXP d2b, SEXP W)
 {
     const gg_data *d = gg_session_data(ptr);
     cox_args a = {{0}, 0};
-    read_args((R_xlen_t) d->n, d->p, grp, event, nt_, level_, d1b, d2b, W, &a);
+    read_args((R_xlen_t) d->n, d->p, grp, event, nt_, gstr, level_, d1b, d2b, W, &a);
     a.c.coef = real_matrix(coef, d->p, 1, "coefficients");
     a.c.off = offset == R_NilValue ? NULL : real_matrix(offset, (R_xlen_t) d->n, 1, "offset");
     gg_cox_out o;
@@ -180,7 +188,8 @@ SEXP gg_cox_hazard_r(SEXP eta, SEXP X, SEXP grp, SEXP event, SEXP nt_, SEXP wt, 
     x_dims(X, eta, &n, &p);
     real_matrix(wt, n, 1, "prior weights");
     cox_args a = {{0}, 0};
-    read_args(n, p, grp, event, nt_, Rf_ScalarInteger(-1), R_NilValue, R_NilValue, R_NilValue, &a);
+    read_args(n, p, grp, event, nt_, R_NilValue, Rf_ScalarInteger(-1), R_NilValue, R_NilValue,
+              R_NilValue, &a);
     if (order != R_NilValue) {
         if (!Rf_isInteger(order) || XLENGTH(order) != n)
             gg_abort("gamgpu_bad_input", "cox.ph()'s row order must be an integer vector, one per row");

@@ -5,16 +5,21 @@
 # direct C ll() (gg_cox_ll_r) on the CPU, and for the device the CPU
 # session; then fits against device = "off".
 
-cox_session_case <- function(n = 700, p = 7, M = 3L, seed = 5, ties = TRUE) {
+# (strata > 0: that many strata, the rows in decreasing order of time
+# within each, as the family's preinitialize() sorts them; gstr the time
+# groups' strata, rows each stratum's rows)
+cox_session_case <- function(n = 700, p = 7, M = 3L, seed = 5, ties = TRUE, strata = 0L) {
   set.seed(seed)
   X <- cbind(1, matrix(runif(n * (p - 1)), n))
   tm <- if (ties) round(rexp(n), 2) else rexp(n)
-  o <- order(tm, decreasing = TRUE)
+  st <- if (strata > 0L) sample(strata, n, replace = TRUE) else rep(1L, n)
+  o <- order(st, tm, decreasing = TRUE)
   tm <- tm[o]
+  st <- st[o]
   X <- X[o, , drop = FALSE]
-  times <- unique(tm)
+  g <- gamgpu:::cox_groups(if (strata > 0L) cbind(tm, st) else tm)
   W <- crossprod(matrix(rnorm(p * p), p)) / p
-  list(X = X, grp = match(tm, times), nt = length(times),
+  list(X = X, grp = g$grp, nt = g$nt, gstr = g$gstr, rows = split(seq_len(n), -st),
        event = as.integer(runif(n) < 0.7), coef = rnorm(p) / 4,
        off = runif(n) / 10, d1b = matrix(cos(seq_len(p * M)) / 3, p),
        d2b = matrix(sin(seq_len(p * M * (M + 1) / 2)) / 5, p), W = (W + t(W)) / 2)
@@ -26,10 +31,11 @@ cox_state <- function(policy, mode, nthreads = 2L)
 
 session_cox <- function(dev, r, level, off = r$off, X = r$X)
   gamgpu:::cox_ll_session(dev, X, r$coef, off, r$grp, r$event, r$nt, level,
-                          if (level >= 2) r$d1b, if (level >= 3) r$d2b, if (level >= 3) r$W)
+                          if (level >= 2) r$d1b, if (level >= 3) r$d2b, if (level >= 3) r$W,
+                          r$gstr)
 direct_cox <- function(r, level, off = r$off) {
   eta <- drop(r$X %*% r$coef) + if (is.null(off)) 0 else off
-  .Call(gamgpu:::gg_cox_ll_r, eta, r$X, r$grp, r$event, r$nt, as.integer(level),
+  .Call(gamgpu:::gg_cox_ll_r, eta, r$X, r$grp, r$event, r$nt, r$gstr, as.integer(level),
         if (level >= 2) r$d1b, if (level >= 3) r$d2b, if (level >= 3) r$W, 2L)
 }
 
@@ -67,6 +73,37 @@ test_that("cox.ph()'s ll() on a CPU session equals the direct C's at every level
   }
 })
 
+test_that("with strata: the sum of each stratum's own ll(), on the CPU", {
+  # (3 strata, and 150 of a few rows each: risk sets that end at each
+  # stratum's last row, event times tied across strata)
+  for (k in c(3L, 150L)) {
+    r <- cox_session_case(n = 900, strata = k)
+    expect_identical(length(r$rows), k)
+    dev <- cox_state("off", 0L)
+    for (level in c(-1, 0, 2, 3)) {
+      whole <- direct_cox(r, level)
+      parts <- lapply(r$rows, function(i) {
+        s <- r
+        s$X <- r$X[i, , drop = FALSE]
+        s$event <- r$event[i]
+        s$grp <- r$grp[i] - r$grp[i[1]] + 1L
+        s$nt <- max(s$grp)
+        s$gstr <- NULL
+        direct_cox(s, level, r$off[i])
+      })
+      sum_parts <- Reduce(function(a, b) Map(function(u, v) if (!is.null(u)) u + v, a, b),
+                          parts)
+      expect_cox_close(whole, sum_parts, level, tol = 1e-12)
+      expect_cox_close(session_cox(dev, r, level), whole, level, tol = 1e-12)
+    }
+    gamgpu:::ls_session_close(dev)
+  }
+  # (the strata's order checked in C)
+  r <- cox_session_case(n = 100, strata = 3L)
+  r$gstr <- rev(r$gstr)
+  expect_error(direct_cox(r, 0), class = "gamgpu_bad_input")
+})
+
 test_that("the first call's check of a session's rows against the CPU engine's", {
   r <- cox_session_case(n = 2600)
   for (off in list(r$off, NULL, 0.1))
@@ -94,26 +131,55 @@ test_that("a cox.ph() session refuses bad input with classed errors", {
   gamgpu:::ls_session_close(dev)
 })
 
-test_that("cox.ph() with strata runs on the CPU: refused under 'required', counted under 'auto'", {
+test_that("cox.ph() with strata on the device: segmented scans equal the CPU's", {
   skip_if_no_device()
+  # (over several of the scans' 2048-row tiles: 3 strata, and 1500 of a
+  # few rows each, whose boundaries fall inside tiles and at their edges)
+  for (k in c(3L, 1500L)) {
+    r <- cox_session_case(n = 9000, strata = k)
+    cpu <- cox_state("off", 0L)
+    gpu <- cox_state("required", 2L)
+    gpu_telemetry(reset = TRUE)
+    for (level in c(-1, 0, 2, 3))
+      expect_cox_close(session_cox(gpu, r, level), session_cox(cpu, r, level), level,
+                       tol = 1e-9)
+    t <- gpu_telemetry()
+    expect_gt(sum(t$launches[t$backend == "cox"]), 0)
+    expect_equal(sum(t$fallbacks), 0)
+    gamgpu:::ls_session_close(gpu)
+    gamgpu:::ls_session_close(cpu)
+    expect_identical(gpu$backends, "cuda")
+    expect_device_arena_empty()
+  }
+  # a fit with strata on the device (the native route), as the CPU's and
+  # gam()'s
   set.seed(8)
-  n <- 600
+  n <- 6000
   sdat <- data.frame(x0 = runif(n), x1 = runif(n), strata = sample(1:3, n, TRUE))
   sdat$time <- rexp(n, exp(sin(2 * pi * sdat$x0) + sdat$x1 + sdat$strata / 4 - 0.5))
   sdat$status <- as.numeric(sdat$time < quantile(sdat$time, 0.8))
   f <- cbind(time, strata) ~ s(x0) + x1
-  expect_error(gam_gpu(f, family = mgcv::cox.ph(), data = sdat, weights = status,
-                       method = "REML", device = "required"),
-               class = "gamgpu_device_unavailable")
+  ctrl <- list(epsilon = 1e-10, newton.tol = 1e-10)
   gpu_telemetry(reset = TRUE)
   g <- gam_gpu(f, family = mgcv::cox.ph(), data = sdat, weights = status, method = "REML",
-               device = "auto")
+               device = "required", control = ctrl)
+  t <- gpu_telemetry()
   a <- gam_gpu(f, family = mgcv::cox.ph(), data = sdat, weights = status, method = "REML",
-               device = "off")
-  expect_identical(g$device$backend, "cpu")
-  expect_match(g$device$reason, "strata")
-  expect_gt(sum(gpu_telemetry()$fallbacks), 0)
-  expect_identical(g$coefficients, a$coefficients)
+               device = "off", control = ctrl)
+  b <- mgcv::gam(f, family = mgcv::cox.ph(), data = sdat, weights = status, method = "REML",
+                 control = mgcv::gam.control(epsilon = 1e-10, newton = list(conv.tol = 1e-10)))
+  expect_gt(sum(t$launches[t$backend == "cox"]), 0)
+  expect_equal(sum(t$fallbacks), 0)
+  expect_identical(g$device$backend, "cuda")
+  expect_match(g$device$route, "native route")
+  for (ref in list(a, b)) {
+    expect_identical(g$outer.info$conv, ref$outer.info$conv)
+    expect_lt(max(abs(g$linear.predictors - ref$linear.predictors)) /
+                diff(range(ref$linear.predictors)), 5e-8)
+    expect_lt(max(abs(log(g$sp) - log(ref$sp))), 1e-5)
+    expect_equal(unname(g$gcv.ubre), unname(ref$gcv.ubre), tolerance = 1e-9)
+  }
+  expect_device_arena_empty()
 })
 
 test_that("cox.ph()'s ll() on the device equals the CPU session's, its kernels launched", {

@@ -110,6 +110,7 @@ expect_cox_fit <- function(g, b) {
 
 test_that("gam_gpu() fits mgcv's cox.ph() colon example as gam() does", {
   skip_if_not_installed("survival")
+  local_gam_route()
   col1 <- colon1()
   f <- time ~ s(age, by = sex) + sex + s(nodes) + perfor + rx + obstruct + adhere
   b <- mgcv::gam(f, family = mgcv::cox.ph(), data = col1, weights = status)
@@ -128,6 +129,7 @@ test_that("gam_gpu() fits mgcv's cox.ph() colon example as gam() does", {
 
 test_that("gam_gpu() fits cox.ph() with strata as gam() does", {
   skip_if_not_installed("survival")
+  local_gam_route()
   col1 <- colon1()
   set.seed(1)
   col1$strata <- sample(1:2, nrow(col1), replace = TRUE)
