@@ -323,7 +323,10 @@ resolve_family <- function(family, env) {
 #'   families' and \code{multinom()}'s \code{ll()} reads no prior weights:
 #'   \code{gam()} fits them without any, as does \code{gam_gpu()}, with a
 #'   warning of class \code{gamgpu_weights_unused} where weights are
-#'   given.  The \code{s()} terms' thin plate
+#'   given; \code{gam()} fits \code{twlss()} (by its extended
+#'   Fellner-Schall iteration) without its offsets, as does
+#'   \code{gam_gpu()}, with a warning of class \code{gamgpu_offset_unused}.
+#'   The \code{s()} terms' thin plate
 #'   bases are built by gamgpu's construction (\code{fit$device$tp_bases}:
 #'   how many by gamgpu's and by mgcv's).  Their control settings are
 #'   gam()'s: \code{trace},

@@ -334,6 +334,24 @@ general_weights_unused <- function(name, family, object) {
   invisible()
 }
 
+# A family without derivatives beyond the first (twlss()): gam() fits it
+# by its extended Fellner-Schall iteration, whose call of mgcv's efsud()
+# hands it no offset (mgcv 1.8-41: none; 1.9-3: G$offxset, NULL) -- the
+# fit as without the offsets, which gam() keeps in fit$offset.  gam_gpu()
+# fits it as gam() does and says so.
+general_offset_unused <- function(name, family, object) {
+  derivs <- family$available.derivs
+  off <- unlist(object$offset)
+  if (!is.null(derivs) && derivs == 0 && length(off) && any(off != 0))
+    gamgpu_warn("gamgpu_offset_unused",
+                sprintf(paste("gam() fits %s() by its extended Fellner-Schall iteration,",
+                              "which takes no offset: gam() fits the model without the",
+                              "offsets, and so did gam_gpu() (they are kept in fit$offset);",
+                              "where they matter, enter the variable as a covariate, its",
+                              "coefficient estimated"), name), call = NULL)
+  invisible()
+}
+
 # gam_gpu() for a general family: the native route's fit, or gam()'s on the
 # call's arguments with gamgpu's ll() (see the top of this file).  cl:
 # gam_gpu()'s call, env its frame; the arguments already read by gam_gpu()
@@ -445,6 +463,7 @@ general_family_fit <- function(cl, env, family, method, control, device, dots, t
   ll_env <- general_family_counts(object$family)
   rows_by <- general_family_rows(object$family, name)
   general_weights_unused(name, family, object)
+  general_offset_unused(name, family, object)
   object$family$ll <- family$ll
   object$family$hazard <- family$hazard
   object$call <- cl

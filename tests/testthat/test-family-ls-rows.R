@@ -234,6 +234,25 @@ test_that("twlss()'s rows in C equal its ll(), zero responses and its (a, b) inc
   expect_identical(g$device$ll_delegated, 0L)
 })
 
+test_that("twlss() with an offset: fitted as gam() fits it (without it), and said", {
+  # (gam()'s extended Fellner-Schall iteration hands mgcv's efsud() no
+  # offset, under mgcv 1.8-41 and 1.9-3 alike)
+  d <- ls_fit_data(300)
+  d$o <- runif(nrow(d)) / 2
+  fml <- list(yt ~ s(x0) + s(x1) + offset(o), ~ 1, ~ s(x2))
+  # (twlss()'s ll() finds mgcv's ldTweedie() only with mgcv attached)
+  b <- with_mgcv(mgcv::gam(fml, family = mgcv::twlss(), data = d))
+  expect_warning(g <- gam_gpu(fml, family = mgcv::twlss(), data = d, method = "REML",
+                              device = "off"), class = "gamgpu_offset_unused")
+  expect_equal(g$linear.predictors, b$linear.predictors, tolerance = 1e-6)
+  expect_identical(g$offset, b$offset)
+  # (no word where there is no offset, nor for a family that takes one)
+  expect_no_warning(gam_gpu(ls_fit_formula(mgcv::twlss()), family = mgcv::twlss(), data = d,
+                            method = "REML", device = "off"))
+  expect_no_warning(gam_gpu(list(y ~ s(x0) + offset(o), ~ s(x2)), family = mgcv::gaulss(),
+                            data = d, method = "REML", device = "off"))
+})
+
 # shash()'s ll() and gamgpu's on one row at predictors eta (X a row of
 # ones, one column a predictor): lb, lbb, d1H (d1b the identity) and the
 # traces are the row's derivatives in eta and sums of its fourth
