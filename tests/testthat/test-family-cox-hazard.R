@@ -31,6 +31,31 @@ test_that("cox_hazard() is the family's hazard(), ties and censored rows include
   }
 })
 
+test_that("with strata: the family's hazard(), stratum by stratum", {
+  own <- mgcv::cox.ph()$hazard
+  for (ties in c(FALSE, TRUE)) {
+    cs <- hazard_case(900, 5, ties = ties, seed = 3)
+    # (the strata in the family's preinitialize()'s order: decreasing
+    # stratum, decreasing time within it; times tied across strata)
+    st <- sample(1:4, length(cs$y), replace = TRUE)
+    o <- order(st, cs$y, decreasing = TRUE)
+    y <- cbind(cs$y[o], st[o])
+    X <- cs$X[o, ]
+    w <- cs$w[o]
+    off <- cs$off[o]
+    for (nth in c(1L, 2L))
+      expect_identical(gamgpu:::cox_hazard_strata(y, X, cs$b, w, off, nthreads = nth),
+                       own(y, X, cs$b, w, off))
+    expect_identical(gamgpu:::cox_hazard_strata(y, matrix(0, nrow(y), 0), cs$b, w),
+                     own(y, matrix(0, nrow(y), 0), cs$b, w))
+    # (a stratum with one event: mgcv's own code, which cannot take it)
+    w1 <- w
+    w1[y[, 2] == 2] <- 0
+    w1[which(y[, 2] == 2)[1]] <- 1
+    expect_null(gamgpu:::cox_hazard_strata(y, X, cs$b, w1, off))
+  }
+})
+
 test_that("cox_hazard() refuses malformed rows with classed errors", {
   cs <- hazard_case(50, 2)
   expect_error(gamgpu:::cox_hazard(cs$y, cs$X, cs$b, cs$w, cs$off, order = rep(1L, 50)),
