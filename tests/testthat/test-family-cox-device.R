@@ -131,28 +131,8 @@ test_that("a cox.ph() session refuses bad input with classed errors", {
   gamgpu:::ls_session_close(dev)
 })
 
-test_that("cox.ph() with strata on the device: segmented scans equal the CPU's", {
+test_that("cox.ph() with strata fitted on the device, as on the CPU and by gam()", {
   skip_if_no_device()
-  # (over several of the scans' 2048-row tiles: 3 strata, and 1500 of a
-  # few rows each, whose boundaries fall inside tiles and at their edges)
-  for (k in c(3L, 1500L)) {
-    r <- cox_session_case(n = 9000, strata = k)
-    cpu <- cox_state("off", 0L)
-    gpu <- cox_state("required", 2L)
-    gpu_telemetry(reset = TRUE)
-    for (level in c(-1, 0, 2, 3))
-      expect_cox_close(session_cox(gpu, r, level), session_cox(cpu, r, level), level,
-                       tol = 1e-9)
-    t <- gpu_telemetry()
-    expect_gt(sum(t$launches[t$backend == "cox"]), 0)
-    expect_equal(sum(t$fallbacks), 0)
-    gamgpu:::ls_session_close(gpu)
-    gamgpu:::ls_session_close(cpu)
-    expect_identical(gpu$backends, "cuda")
-    expect_device_arena_empty()
-  }
-  # a fit with strata on the device (the native route), as the CPU's and
-  # gam()'s
   set.seed(8)
   n <- 6000
   sdat <- data.frame(x0 = runif(n), x1 = runif(n), strata = sample(1:3, n, TRUE))
@@ -184,9 +164,14 @@ test_that("cox.ph() with strata on the device: segmented scans equal the CPU's",
 
 test_that("cox.ph()'s ll() on the device equals the CPU session's, its kernels launched", {
   skip_if_no_device()
-  # (n over several of the scans' 2048-row tiles)
-  for (cs in list(list(n = 5000, ties = TRUE), list(n = 9000, ties = FALSE))) {
-    r <- cox_session_case(n = cs$n, ties = cs$ties)
+  # (n over several of the scans' 2048-row tiles; with strata, segmented
+  # scans: 3 strata, and 1500 of a few rows each, whose boundaries fall
+  # inside tiles and at their edges)
+  for (cs in list(list(n = 5000, ties = TRUE, strata = 0L),
+                  list(n = 9000, ties = FALSE, strata = 0L),
+                  list(n = 9000, ties = TRUE, strata = 3L),
+                  list(n = 9000, ties = TRUE, strata = 1500L))) {
+    r <- cox_session_case(n = cs$n, ties = cs$ties, strata = cs$strata)
     cpu <- cox_state("off", 0L)
     gpu <- cox_state("required", 2L)
     gpu_telemetry(reset = TRUE)
