@@ -1,5 +1,6 @@
 # bench/general_families.R -- gam_gpu() with mgcv's general families
-# (cox.ph, gaulss, ziplss, multinom with 3 classes, mvn with 2 responses)
+# (cox.ph, cox.ph with 10 strata "cox.strata", gaulss, ziplss, multinom
+# with 3 classes, mvn with 2 responses)
 # against mgcv::gam() on the same model and data, in one process on one
 # machine (not a test):
 #
@@ -55,6 +56,13 @@ case <- function(name, n) {
       d$d <- as.numeric(d$t < quantile(d$t, 0.8))
       list(formula = t ~ s(x0) + s(x1) + s(x2) + s(x3), family = cox.ph(), data = d,
            weights = d$d)
+    },
+    cox.strata = {
+      d$st <- sample(10, n, replace = TRUE)
+      d$t <- rexp(n, exp(f / 2 + d$st / 10))
+      d$d <- as.numeric(d$t < quantile(d$t, 0.8))
+      list(formula = cbind(t, st) ~ s(x0) + s(x1) + s(x2) + s(x3), family = cox.ph(),
+           data = d, weights = d$d)
     },
     gaulss = {
       d$y <- f + rnorm(n) * exp(f1 / 4 - 0.5)
