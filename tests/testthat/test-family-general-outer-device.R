@@ -56,3 +56,12 @@ test_that("cox.ph() by the native route: its rows on the device, the fit the CPU
   expect_equal(r$gpu$family$data$h, r$cpu$family$data$h, tolerance = 1e-9)
   expect_equal(r$gpu$family$data$Rs, r$cpu$family$data$Rs, tolerance = 1e-8)
 })
+
+test_that("ziplss() and multinom() by the native route: their rows on the device", {
+  skip_if_no_device()
+  d <- ls_fit_data(2000)
+  for (fam in list(mgcv::ziplss(), mgcv::multinom(K = 2))) {
+    r <- native_device_fit(ls_fit_formula(fam), fam, d)
+    expect_native_device(r, "ls", tol = 5e-8)
+  }
+})
