@@ -188,6 +188,18 @@ test_that("cox.ph()'s ll() on the device equals the CPU session's, its kernels l
     expect_identical(gpu$backends, "cuda")
     expect_device_arena_empty()
   }
+  # X streamed through the device in chunks: the scans' carries (and with
+  # strata their segments) across the chunks
+  r <- cox_session_case(n = 9000, ties = TRUE, strata = 40L)
+  local_gg_options(gamgpu.device_memory = floor(length(r$X) * 8 / 3))
+  cpu <- cox_state("off", 0L)
+  gpu <- cox_state("required", 2L)
+  for (level in c(0, 3))
+    expect_cox_close(session_cox(gpu, r, level), session_cox(cpu, r, level), level, tol = 1e-9)
+  expect_match(paste(gpu$placement, collapse = " "), "streamed")
+  gamgpu:::ls_session_close(gpu)
+  gamgpu:::ls_session_close(cpu)
+  expect_device_arena_empty()
 })
 
 test_that("cox.ph() fits on the device equal the CPU's and gam()'s", {
