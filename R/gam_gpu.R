@@ -318,7 +318,8 @@ resolve_family <- function(family, env) {
 #'   gam()'s iteration, with its set-up, in R as for \code{gam()}).  So does \code{cox.ph()}'s \code{ll()}:
 #'   the risk sets' sums as prefix sums down the rows (segmented by
 #'   stratum), the Gram products and REML's traces on the device, checked
-#'   at the first call against the CPU engine's on the first 2000 rows.
+#'   at the first call against the CPU engine's on 2000 rows (5000 across
+#'   the first stratum's end with strata).
 #'   The location-scale
 #'   families' and \code{multinom()}'s \code{ll()} reads no prior weights:
 #'   \code{gam()} fits them without any, as does \code{gam_gpu()}, with a

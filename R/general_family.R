@@ -71,7 +71,8 @@ cox_ll <- function(y, X, coef, wt, family, offset = NULL, deriv = 0, d1b = 0, d2
     env$checked <- TRUE
     why <- cox_device_agrees(dev, X, coef, offset, g$grp, ev_ind, g$gstr)
     if (!is.null(why)) {
-      ls_device_refused(dev, sprintf("gamgpu's cox.ph() rows on the device %s on the first rows",
+      ls_device_refused(dev, sprintf(paste("gamgpu's cox.ph() rows on the device %s on the",
+                                           "check's rows"),
                                      why))
       env$device <- dev <- NULL
     }
@@ -136,18 +137,33 @@ cox_groups <- function(y) {
   list(grp = as.integer(grp), nt = as.integer(grp[n]), gstr = as.integer(sk[new] - 1L))
 }
 
+# The rows cox_device_agrees() takes of n: the first 2000; with strata
+# (gstr, the time groups' strata) 5000 around the first stratum's end,
+# so that the device's segmented scans meet a stratum's start and the
+# carries between their 2048-row tiles.
+cox_check_rows <- function(n, grp, gstr = NULL) {
+  if (is.null(gstr)) return(seq_len(min(n, 2000L)))
+  m <- min(n, 5000L)
+  rs <- gstr[grp]
+  b <- which(rs[-1L] != rs[-n])[1L]
+  start <- if (is.na(b)) 1L else max(1L, min(b - m %/% 2L, n - m + 1L))
+  start - 1L + seq_len(m)
+}
+
 # Whether cox.ph()'s ll() where dev's sessions run (its device) equals the
-# CPU engine's on the fit's first rows (at most 2000, their own risk sets;
-# gstr: the time groups' strata, or NULL) at these coefficients: at levels
-# 0, 2 and 3 with fixed derivative inputs, each result within 1e-9 of its
-# largest entry -- asked once per fit before the device takes its rows.
-# NULL where it does, else what went wrong.
-cox_device_agrees <- function(dev, X, coef, offset, grp, event, gstr = NULL) {
-  m <- min(nrow(X), 2000L)
-  rows <- seq_len(m)
-  Xs <- X[rows, , drop = FALSE]
-  g <- grp[rows] - grp[1L] + 1L
-  gs <- if (!is.null(gstr)) gstr[grp[1L]:grp[m]]
+# CPU engine's on some of the fit's rows (rows, cox_check_rows(); their own
+# risk sets; X all the rows or those; gstr: the time groups' strata, or
+# NULL) at these coefficients: at levels 0, 2 and 3 with fixed derivative
+# inputs, each result within 1e-9 of its largest entry -- asked once per
+# fit before the device takes its rows.  NULL where it does, else what
+# went wrong.
+cox_device_agrees <- function(dev, X, coef, offset, grp, event, gstr = NULL,
+                              rows = cox_check_rows(length(grp), grp, gstr)) {
+  m <- length(rows)
+  Xs <- if (nrow(X) == m) X else X[rows, , drop = FALSE]
+  gr <- grp[rows]
+  g <- gr - gr[1L] + 1L
+  gs <- if (!is.null(gstr)) gstr[gr[1L]:gr[m]]
   ev <- event[rows]
   off <- if (length(offset) > 1L) offset[rows] else offset
   p <- ncol(X)

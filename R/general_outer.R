@@ -423,10 +423,12 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
   b_sp <- gf_start(P, G, fam_out, P$Eb, FALSE)
   if (cox && plan$mode != 0L && identical(ses$info()$backend, "cuda")) {
     g <- cox_groups(G$y)
-    why <- cox_device_agrees(dev, P$x_rows(seq_len(min(G$n, 2000L))), drop(P$Tm %*% b_sp),
-                             G$offset, g$grp, as.integer(G$w), g$gstr)
+    rows <- cox_check_rows(G$n, g$grp, g$gstr)
+    why <- cox_device_agrees(dev, P$x_rows(rows), drop(P$Tm %*% b_sp), G$offset, g$grp,
+                             as.integer(G$w), g$gstr, rows)
     if (!is.null(why))
-      return(gf_declined(sprintf("gamgpu's cox.ph() rows on the device %s on the first rows",
+      return(gf_declined(sprintf(paste("gamgpu's cox.ph() rows on the device %s on the",
+                                       "check's rows"),
                                  why)))
   }
   if (!cox) {

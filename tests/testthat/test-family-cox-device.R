@@ -109,6 +109,17 @@ test_that("the first call's check of a session's rows against the CPU engine's",
   for (off in list(r$off, NULL, 0.1))
     expect_null(gamgpu:::cox_device_agrees(cox_state("off", 0L), r$X, r$coef, off, r$grp,
                                            r$event))
+  # with strata: 5000 rows around the first stratum's end
+  r <- cox_session_case(n = 9000, strata = 3L)
+  rows <- gamgpu:::cox_check_rows(9000, r$grp, r$gstr)
+  expect_length(rows, 5000)
+  expect_equal(rows, rows[1] - 1 + 1:5000)
+  expect_identical(sort(unique(r$gstr[r$grp[rows]])), c(0L, 1L))
+  expect_null(gamgpu:::cox_device_agrees(cox_state("off", 0L), r$X, r$coef, r$off, r$grp,
+                                         r$event, r$gstr))
+  expect_null(gamgpu:::cox_device_agrees(cox_state("off", 0L), r$X[rows, ], r$coef, r$off,
+                                         r$grp, r$event, r$gstr, rows))
+  expect_identical(gamgpu:::cox_check_rows(100, r$grp[1:100], r$gstr), 1:100)
   # (a session that fails: its message)
   bad <- cox_state("off", 0L)
   bad$control$nthreads <- -1L
