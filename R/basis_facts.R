@@ -661,6 +661,8 @@ smooth.construct.gg_facts.smooth.spec <- function(object, data, knots) {
   f <- attr(object, "gg_facts")
   if (!is.null(f[["sz"]])) return(sz_from_facts(object, data, knots, f))
   sm <- f$sm
+  # (facts another linear predictor's smooth shares: this one's label)
+  sm$label <- object$label
   # the raw basis on these rows (by the C evaluators over threads; on the
   # device of a GPU fit where they are many -- a thin plate basis by its
   # direct sums there -- else the host's: the few rows of the mini frame

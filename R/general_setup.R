@@ -161,10 +161,13 @@ gf_recipe_setup <- function(gcall, env, plan, threads) {
   }
 
   ## gam()'s bases from facts of every row, predictor by predictor (the
-  ## smooths of one predictor are set up together: gam.side())
+  ## smooths of one predictor are set up together: gam.side()); a smooth
+  ## that an earlier predictor has too (gaulss()'s s(x1) in both) takes
+  ## that one's facts, the same basis of the same rows
   gp_setup <- gp
   rows <- integer(0)
   facts <- vector("list", lengthf)
+  done <- list()
   for (i in seq_len(lengthf)) {
     specs <- if (is.list(formula)) gp[[i]]$smooth.spec else gp$smooth.spec
     if (!length(specs)) next
@@ -174,10 +177,24 @@ gf_recipe_setup <- function(gcall, env, plan, threads) {
       if (identical(class(s), "gg_tp.smooth.spec")) class(s) <- "tp.smooth.spec"
       s
     })
-    f <- gam_basis_facts(specs, mf, knots, threads, plan)
+    # (the same smooth but for its label: s.1(x1) is s(x1) in the second)
+    unlabelled <- function(s) `[[<-`(s, "label", NULL)
+    at <- vapply(specs, function(s)
+      Position(function(d) identical(d$spec, unlabelled(s)), done, nomatch = 0L), 0L)
+    seen <- at > 0L
+    f <- if (all(seen)) list(specs = list(), rows = integer(0)) else
+      gam_basis_facts(specs[!seen], mf, knots, threads, plan)
     if (is.null(f$specs))
       return(gf_no_recipe(if (!is.null(attr(f, "why"))) attr(f, "why") else
         "gam()'s bases set up on every row in R"))
+    out <- vector("list", length(specs))
+    out[!seen] <- f$specs
+    out[seen] <- Map(function(s, d) structure(s, class = class(d$facts),
+                                              gg_facts = attr(d$facts, "gg_facts")),
+                     specs[seen], done[at[seen]])
+    done <- c(done, Map(function(s, o) list(spec = unlabelled(s), facts = o), specs[!seen],
+                        f$specs))
+    f$specs <- out
     facts[[i]] <- f
     rows <- c(rows, f$rows)
     if (is.list(formula)) gp_setup[[i]]$smooth.spec <- f$specs else gp_setup$smooth.spec <- f$specs

@@ -80,6 +80,26 @@ test_that("gaulss(): the set-up from the facts is gam(fit = FALSE)'s, field by f
     mgcv::gaulss(), d))
 })
 
+test_that("smooths in two linear predictors: one basis's facts, each its own label", {
+  # (s(x0) and the thin plate s(x2) in both predictors: the second takes
+  # the first's facts; the by-factor smooth differs by its k, so has its own)
+  d <- recipe_data(12000)
+  seen <- new.env()
+  seen$n <- integer(0)
+  suppressMessages(trace(gamgpu:::gam_basis_facts,
+                         bquote(assign("n", c(.(seen)$n, length(specs)), envir = .(seen))),
+                         print = FALSE,
+                         where = asNamespace("gamgpu")))
+  on.exit(suppressMessages(untrace(gamgpu:::gam_basis_facts, where = asNamespace("gamgpu"))))
+  s <- recipe_setups(list(y ~ s(x0, k = 6) + s(x2, k = 5) + s(x1, by = fac, k = 4),
+                          ~ s(x2, k = 5) + s(x0, k = 6) + s(x1, by = fac, k = 5)),
+                     mgcv::gaulss(), d)
+  expect_identical(seen$n, c(3L, 1L))
+  expect_setup_as_gam(s)
+  expect_identical(vapply(s$S$G$smooth, `[[`, "", "label"),
+                   vapply(s$Gm$smooth, `[[`, "", "label"))
+})
+
 test_that("cox.ph(): the set-up from the facts is gam(fit = FALSE)'s, rows sorted by time", {
   d <- recipe_data(12000)
   s <- recipe_setups(t ~ s(x0, k = 6) + s(x1, by = fac, k = 5) + fac + offset(off),
