@@ -193,10 +193,9 @@ cox_device_agrees <- function(dev, X, coef, offset, grp, event, gstr = NULL,
 }
 
 # cox.ph()'s ll() (gstr: the time groups' strata, or NULL) on a model
-# session's X (R/session.R): on
-# the GPU for a device fit, X resident in its memory from the first call
-# on an X to the next X that differs, as ls_ll_session()'s; eta made there
-# from the coefficients.  The rows' event indicators stand as the
+# session's X (R/session.R): on the GPU for a device fit, X resident in
+# its memory from the first call on an X to the next X that differs, as
+# ls_ll_session()'s; eta made there from the coefficients.  The rows' event indicators stand as the
 # session's response (the ll() reads them from its arguments).
 cox_ll_session <- function(dev, X, coef, offset, grp, event, nt, level, d1b, d2b, W,
                            gstr = NULL) {

@@ -74,7 +74,8 @@ gf_finish <- function(e, P, G, ses, family, ctrl, method) {
   # the session built X from its recipe, X from the session)
   pp <- NULL
   if (identical(family$family, "Cox PH")) {
-    # (with strata the family's own postproc, which reads G$X)
+    # (the family's own postproc, where cox_postproc() leaves it the fit,
+    # reads G$X)
     if (nrow(G$X) != P$n) G$X <- structure(ses$op("mul", diag(p), FALSE),
                                            dimnames = list(NULL, colnames(G$X)))
     pp <- cox_postproc(object, G, G$X)
