@@ -8,8 +8,9 @@
 
 # gam()'s object from the outer iteration's result e (gf_outer()), the
 # problem P (gf_problem()), the setup G, the session ses, the family with
-# its own ll(), gam.control() ctrl and the method.
-gf_finish <- function(e, P, G, ses, family, ctrl, method) {
+# its own ll() and gam.control() ctrl; the method REML, by which gam()
+# fits a general family.
+gf_finish <- function(e, P, G, ses, family, ctrl) {
   p <- P$p
   Tm <- P$Tm
   beta_r <- e$beta
@@ -53,7 +54,7 @@ gf_finish <- function(e, P, G, ses, family, ctrl, method) {
     outer.info = if (!isTRUE(e$no_outer))
       list(conv = e$conv, iter = e$iter, grad = matrix(e$g, ncol = 1L), hess = e$Hs,
            score.hist = e$score.hist),
-    scale.estimated = FALSE, scale = 1, control = ctrl, method = method)
+    scale.estimated = FALSE, scale = 1, control = ctrl, method = "REML")
   # (gam.fit5()'s fields as the installed mgcv has them: Vg, NULL for REML,
   # where its gam.fit5() returns one -- mgcv 1.9)
   if (!"Vg" %in% gf_fit5_behaviour()$fields) object$Vg <- NULL
@@ -117,7 +118,7 @@ gf_finish <- function(e, P, G, ses, family, ctrl, method) {
   object$call <- G$cl
   class(object) <- c("gam", "glm", "lm")
   object$deviance <- gf_deviance(object)
-  names(object$gcv.ubre) <- method
+  names(object$gcv.ubre) <- "REML"
   # (as gam() ends: no environment of the call's kept in the object's
   # formulas and terms, which would hold it and all it refers to)
   environment(object$formula) <- environment(object$pred.formula) <-

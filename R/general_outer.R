@@ -117,10 +117,9 @@ gf_ls_rows <- function(G, spec, ses) {
 # cox.ph()'s rows on the session (src/family/family_cox.c; G
 # preinitialized: y the times, or cbind(time, stratum), in decreasing
 # order of time within strata, G$w the event indicators): rows() of
-# gf_problem().  (mgcv's deriv 0, 1, 3, 4 are the C's levels -1, 0, 2, 3,
-# as cox_ll() maps them.)
-gf_cox_rows <- function(G, ses) {
-  g <- cox_groups(G$y)
+# gf_problem(); g: cox_groups() of G$y.  (mgcv's deriv 0, 1, 3, 4 are the
+# C's levels -1, 0, 2, 3, as cox_ll() maps them.)
+gf_cox_rows <- function(G, ses, g) {
   event <- as.integer(G$w)
   off <- if (length(G$offset) && any(G$offset != 0)) as.double(rep_len(G$offset, G$n))
   function(coef, deriv, d1b, d2b, Hi) {
@@ -384,8 +383,8 @@ gf_outer <- function(P, G, family, control, conv.tol, b_sp) {
 # outer iteration (gf_outer()) and gam()'s object (gf_finish(),
 # R/general_finish.R) with fit$device (policy: the call's device policy).
 # gf_declined(why) where the route does not take the fit after all
-# (gamgpu's rows differ from the family's own, or a
-# device's from the CPU engine's, on the first rows): the caller goes on
+# (gamgpu's rows differ from the family's own on the first rows, or a
+# device's from the CPU engine's on the check's rows): the caller goes on
 # with gam()'s iteration, which says so and, for the rows, takes the
 # family's own or the CPU's (a counted fallback).
 general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctrl, t0,
@@ -411,7 +410,8 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
   rm(X)
   on.exit(ses$close(), add = TRUE)
   t_session <- proc.time()[["elapsed"]]
-  P <- gf_problem(G, if (cox) gf_cox_rows(G, ses) else gf_ls_rows(G, spec, ses), ses)
+  groups <- if (cox) cox_groups(G$y)
+  P <- gf_problem(G, if (cox) gf_cox_rows(G, ses, groups) else gf_ls_rows(G, spec, ses), ses)
   # (X's rows the family's initialize() and the checks below take: the
   # matrix's, or built from the recipe on those rows)
   P$x_rows <- function(rows) gf_x_rows(S, rows)
@@ -422,10 +422,9 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
   # their tests)
   b_sp <- gf_start(P, G, fam_out, P$Eb, FALSE)
   if (cox && plan$mode != 0L && identical(ses$info()$backend, "cuda")) {
-    g <- cox_groups(G$y)
-    rows <- cox_check_rows(G$n, g$grp, g$gstr)
-    why <- cox_device_agrees(dev, P$x_rows(rows), drop(P$Tm %*% b_sp), G$offset, g$grp,
-                             as.integer(G$w), g$gstr, rows)
+    rows <- cox_check_rows(G$n, groups$grp, groups$gstr)
+    why <- cox_device_agrees(dev, P$x_rows(rows), drop(P$Tm %*% b_sp), G$offset, groups$grp,
+                             as.integer(G$w), groups$gstr, rows)
     if (!is.null(why))
       return(gf_declined(sprintf(paste("gamgpu's cox.ph() rows on the device %s on the",
                                        "check's rows"),
@@ -454,9 +453,9 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
     G$X <- X
     rm(X)
   }
-  # (gam() fits a general family by REML whatever method it is given but
-  # "NCV": general_native_refusal())
-  object <- gf_finish(e, P, G, ses, fam_out, ctrl, "REML")
+  # (by REML, as gam() fits a general family whatever method it is given
+  # but "NCV": general_native_refusal())
+  object <- gf_finish(e, P, G, ses, fam_out, ctrl)
   info <- ses$info()
   t3 <- proc.time()[["elapsed"]]
   backend <- if (identical(info$backend, "cuda") && !nzchar(info$fallback)) "cuda" else "cpu"
@@ -523,9 +522,9 @@ general_native_fit <- function(gcall, env, family, name, spec, dev, control, ctr
 # gamgpu's C has (spec), with third and fourth derivatives (gam() fits
 # twlss(), which has none, by its extended Fellner-Schall iteration
 # instead), any method but "NCV" (gam()'s REML), gam()'s default
-# optimizer, gamma 1, no in.out, no setup object G, fit not FALSE, and REML among the family's methods
-# where it names some (estimate.gam() of mgcv 1.9 fits by the family's
-# first otherwise).  (Under mgcv 1.8-41 and 1.9-3 alike: where gam()'s fit
+# optimizer, gamma 1, no in.out, no setup object G, fit not FALSE, and
+# REML among the family's methods where it names some (estimate.gam() of
+# mgcv 1.9 fits by the family's first otherwise).  (Under mgcv 1.8-41 and 1.9-3 alike: where gam()'s fit
 # of these families changed between them -- initial.spg()'s starting
 # smoothing parameters, gam.fit5()'s Newton iteration, its Vg field -- the
 # route follows the installed mgcv, found by what its functions do:

@@ -168,6 +168,8 @@ gf_recipe_setup <- function(gcall, env, plan, threads) {
   rows <- integer(0)
   facts <- vector("list", lengthf)
   done <- list()
+  # (the same smooth but for its label: s.1(x1) is s(x1) in the second)
+  unlabelled <- function(s) `[[<-`(s, "label", NULL)
   for (i in seq_len(lengthf)) {
     specs <- if (is.list(formula)) gp[[i]]$smooth.spec else gp$smooth.spec
     if (!length(specs)) next
@@ -177,8 +179,6 @@ gf_recipe_setup <- function(gcall, env, plan, threads) {
       if (identical(class(s), "gg_tp.smooth.spec")) class(s) <- "tp.smooth.spec"
       s
     })
-    # (the same smooth but for its label: s.1(x1) is s(x1) in the second)
-    unlabelled <- function(s) `[[<-`(s, "label", NULL)
     at <- vapply(specs, function(s)
       Position(function(d) identical(d$spec, unlabelled(s)), done, nomatch = 0L), 0L)
     seen <- at > 0L

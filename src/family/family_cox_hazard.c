@@ -96,10 +96,7 @@ int gg_cox_hazard(const gg_cox_rows *r, const double *wt, const int *order, int 
     const size_t n = r->n;
     const int p = r->p, nt = r->nt;
     if (nt < 1) return gg_fail(st, "gamgpu_bad_input", "cox.ph()'s hazard needs at least one time");
-    for (size_t i = 0; i < n; i++)
-        if (r->grp[i] < 1 || r->grp[i] > nt || (i > 0 && r->grp[i] < r->grp[i - 1]))
-            return gg_fail(st, "gamgpu_bad_input",
-                           "cox.ph()'s hazard: time groups must be 1..nt, non-decreasing along the rows");
+    if (gg_cox_check_groups(r->grp, n, nt, NULL, st) != 0) return -1;
     double *gp = calloc((size_t) nt, sizeof(double)), *gnp = calloc((size_t) nt, sizeof(double));
     double *dc = calloc((size_t) nt, sizeof(double)), *xs = malloc((size_t) nt * sizeof(double));
     double *gamma = malloc((n ? n : 1) * sizeof(double));

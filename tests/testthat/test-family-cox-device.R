@@ -210,6 +210,7 @@ test_that("cox.ph()'s ll() on the device equals the CPU session's, its kernels l
   expect_match(paste(gpu$placement, collapse = " "), "streamed")
   gamgpu:::ls_session_close(gpu)
   gamgpu:::ls_session_close(cpu)
+  expect_identical(gpu$backends, "cuda")
   expect_device_arena_empty()
 })
 
